@@ -1,0 +1,797 @@
+//! Configuration, under Kafka's own names and with Kafka's own defaults.
+//!
+//! The simulation follows **Apache Kafka 3.9**, the last release line whose
+//! controller runs on ZooKeeper (the controller design the source notes
+//! describe). Every knob a scenario can set is spelled exactly as in Kafka's
+//! documentation (`min.insync.replicas`, `replica.lag.time.max.ms`, ...), so a
+//! learner can look it up; knobs that belong to the simulation itself rather
+//! than to Kafka (link latency, say) use `snake_case` so the two never mix.
+//!
+//! Ratios that Kafka keeps as a `double` (`min.cleanable.dirty.ratio`) are held
+//! as parts per million: the engine uses no floating point, so a trace cannot
+//! differ between platforms.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// A configuration or scenario problem, with the field it concerns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigError {
+    /// Where the problem is, as a path into the scenario (`topics[0].replication.factor`).
+    pub field: String,
+    /// Why, in a sentence a person understands.
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
+        ConfigError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A ratio in parts per million (`0.5` is `500_000`). Written in JSON as a
+/// decimal number, as in Kafka's properties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Ratio(pub u32);
+
+impl Ratio {
+    pub const ONE: u32 = 1_000_000;
+}
+
+impl Serialize for Ratio {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let whole = self.0 / Ratio::ONE;
+        let frac = self.0 % Ratio::ONE;
+        let text = if frac == 0 {
+            format!("{whole}.0")
+        } else {
+            let f = format!("{frac:06}");
+            format!("{whole}.{}", f.trim_end_matches('0'))
+        };
+        let n: serde_json::Number = text.parse().map_err(serde::ser::Error::custom)?;
+        n.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ratio {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = serde_json::Number::deserialize(d)?;
+        // Parse the decimal text ourselves: exact, and no float rounding.
+        let text = n.to_string();
+        parse_ratio(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "{text} is not a ratio between 0 and 1 with at most 6 decimals"
+            ))
+        })
+    }
+}
+
+fn parse_ratio(text: &str) -> Option<Ratio> {
+    let (whole, frac) = match text.split_once('.') {
+        Some((w, f)) => (w, f),
+        None => (text, ""),
+    };
+    if frac.len() > 6 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let whole: u32 = whole.parse().ok()?;
+    let mut f = frac.to_string();
+    while f.len() < 6 {
+        f.push('0');
+    }
+    let frac: u32 = f.parse().ok()?;
+    let v = whole.checked_mul(Ratio::ONE)?.checked_add(frac)?;
+    (v <= Ratio::ONE).then_some(Ratio(v))
+}
+
+/// `cleanup.policy`: `delete`, `compact`, or both (`compact,delete`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CleanupPolicy {
+    pub delete: bool,
+    pub compact: bool,
+}
+
+impl CleanupPolicy {
+    pub const DELETE: CleanupPolicy = CleanupPolicy {
+        delete: true,
+        compact: false,
+    };
+    pub const COMPACT: CleanupPolicy = CleanupPolicy {
+        delete: false,
+        compact: true,
+    };
+}
+
+impl fmt::Display for CleanupPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.compact, self.delete) {
+            (true, true) => write!(f, "compact,delete"),
+            (true, false) => write!(f, "compact"),
+            (false, true) => write!(f, "delete"),
+            (false, false) => write!(f, ""),
+        }
+    }
+}
+
+impl Serialize for CleanupPolicy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for CleanupPolicy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let mut p = CleanupPolicy {
+            delete: false,
+            compact: false,
+        };
+        for part in s.split(',').map(str::trim) {
+            match part {
+                "delete" => p.delete = true,
+                "compact" => p.compact = true,
+                other => {
+                    return Err(serde::de::Error::custom(format!(
+                        "`{other}` is not a cleanup.policy (expected delete, compact or compact,delete)"
+                    )))
+                }
+            }
+        }
+        if !p.delete && !p.compact {
+            return Err(serde::de::Error::custom(
+                "cleanup.policy is empty (expected delete, compact or compact,delete)",
+            ));
+        }
+        Ok(p)
+    }
+}
+
+/// `message.timestamp.type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TimestampType {
+    CreateTime,
+    LogAppendTime,
+}
+
+macro_rules! defaults {
+    ($($name:ident: $t:ty = $v:expr;)*) => {
+        $(fn $name() -> $t { $v })*
+    };
+}
+
+defaults! {
+    d_segment_bytes: u64 = 1_073_741_824;
+    d_segment_ms: u64 = 604_800_000;
+    d_segment_index_bytes: u64 = 10_485_760;
+    d_index_interval_bytes: u64 = 4096;
+    d_retention_bytes: i64 = -1;
+    d_cleanup: CleanupPolicy = CleanupPolicy::DELETE;
+    d_dirty_ratio: Ratio = Ratio(500_000);
+    d_delete_retention_ms: u64 = 86_400_000;
+    d_file_delete_delay_ms: u64 = 60_000;
+    d_min_compaction_lag_ms: u64 = 0;
+    d_ts_type: TimestampType = TimestampType::CreateTime;
+    d_one_i32: i32 = 1;
+    d_false: bool = false;
+    d_true: bool = true;
+    d_replica_lag: u64 = 30_000;
+    d_fetch_wait: u64 = 500;
+    d_fetch_min_bytes: u64 = 1;
+    d_fetch_max_bytes: u64 = 1_048_576;
+    d_fetch_backoff: u64 = 1000;
+    d_hw_checkpoint: u64 = 5000;
+    d_imbalance_pct: u32 = 10;
+    d_imbalance_interval_s: u64 = 300;
+    d_zk_session: u64 = 18_000;
+    d_retention_check: u64 = 300_000;
+    d_cleaner_backoff: u64 = 15_000;
+    d_offsets_partitions: i32 = 50;
+    d_offsets_rf: i32 = 3;
+    d_offsets_segment_bytes: u64 = 104_857_600;
+    d_initial_rebalance_delay: u64 = 3000;
+    d_min_session: u64 = 6000;
+    d_max_session: u64 = 1_800_000;
+    d_ibp: String = "3.9".to_string();
+    d_request_timeout: u64 = 30_000;
+}
+
+/// Per-topic log settings (`segment.bytes`, `retention.ms`, ...). Unset keys
+/// take the broker's `log.*` defaults, as in Kafka.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicConfigOverrides {
+    #[serde(
+        rename = "cleanup.policy",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cleanup_policy: Option<CleanupPolicy>,
+    #[serde(
+        rename = "segment.bytes",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub segment_bytes: Option<u64>,
+    #[serde(
+        rename = "segment.ms",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub segment_ms: Option<u64>,
+    #[serde(
+        rename = "segment.index.bytes",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub segment_index_bytes: Option<u64>,
+    #[serde(
+        rename = "index.interval.bytes",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub index_interval_bytes: Option<u64>,
+    #[serde(
+        rename = "retention.ms",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub retention_ms: Option<i64>,
+    #[serde(
+        rename = "retention.bytes",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub retention_bytes: Option<i64>,
+    #[serde(
+        rename = "min.insync.replicas",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_insync_replicas: Option<i32>,
+    #[serde(
+        rename = "unclean.leader.election.enable",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unclean_leader_election_enable: Option<bool>,
+    #[serde(
+        rename = "min.cleanable.dirty.ratio",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_cleanable_dirty_ratio: Option<Ratio>,
+    #[serde(
+        rename = "delete.retention.ms",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub delete_retention_ms: Option<u64>,
+    #[serde(
+        rename = "file.delete.delay.ms",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub file_delete_delay_ms: Option<u64>,
+    #[serde(
+        rename = "min.compaction.lag.ms",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_compaction_lag_ms: Option<u64>,
+    #[serde(
+        rename = "message.timestamp.type",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub message_timestamp_type: Option<TimestampType>,
+}
+
+/// The broker's `server.properties`, the subset the simulation acts on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrokerConfig {
+    #[serde(rename = "default.replication.factor", default = "d_one_i32")]
+    pub default_replication_factor: i32,
+    #[serde(rename = "num.partitions", default = "d_one_i32")]
+    pub num_partitions: i32,
+    #[serde(rename = "min.insync.replicas", default = "d_one_i32")]
+    pub min_insync_replicas: i32,
+    #[serde(rename = "unclean.leader.election.enable", default = "d_false")]
+    pub unclean_leader_election_enable: bool,
+    #[serde(rename = "auto.leader.rebalance.enable", default = "d_true")]
+    pub auto_leader_rebalance_enable: bool,
+    #[serde(
+        rename = "leader.imbalance.per.broker.percentage",
+        default = "d_imbalance_pct"
+    )]
+    pub leader_imbalance_per_broker_percentage: u32,
+    #[serde(
+        rename = "leader.imbalance.check.interval.seconds",
+        default = "d_imbalance_interval_s"
+    )]
+    pub leader_imbalance_check_interval_seconds: u64,
+    #[serde(rename = "controlled.shutdown.enable", default = "d_true")]
+    pub controlled_shutdown_enable: bool,
+    #[serde(rename = "replica.lag.time.max.ms", default = "d_replica_lag")]
+    pub replica_lag_time_max_ms: u64,
+    #[serde(rename = "replica.fetch.wait.max.ms", default = "d_fetch_wait")]
+    pub replica_fetch_wait_max_ms: u64,
+    #[serde(rename = "replica.fetch.min.bytes", default = "d_fetch_min_bytes")]
+    pub replica_fetch_min_bytes: u64,
+    #[serde(rename = "replica.fetch.max.bytes", default = "d_fetch_max_bytes")]
+    pub replica_fetch_max_bytes: u64,
+    #[serde(rename = "replica.fetch.backoff.ms", default = "d_fetch_backoff")]
+    pub replica_fetch_backoff_ms: u64,
+    #[serde(
+        rename = "replica.high.watermark.checkpoint.interval.ms",
+        default = "d_hw_checkpoint"
+    )]
+    pub replica_high_watermark_checkpoint_interval_ms: u64,
+    #[serde(rename = "zookeeper.session.timeout.ms", default = "d_zk_session")]
+    pub zookeeper_session_timeout_ms: u64,
+    /// Below `0.11` followers truncate to their high watermark (the source
+    /// notes' rule); from `0.11` on they use leader epochs (KIP-101).
+    #[serde(rename = "inter.broker.protocol.version", default = "d_ibp")]
+    pub inter_broker_protocol_version: String,
+    #[serde(rename = "log.segment.bytes", default = "d_segment_bytes")]
+    pub log_segment_bytes: u64,
+    #[serde(
+        rename = "log.roll.ms",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_roll_ms: Option<u64>,
+    #[serde(
+        rename = "log.roll.hours",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_roll_hours: Option<u64>,
+    #[serde(rename = "log.index.size.max.bytes", default = "d_segment_index_bytes")]
+    pub log_index_size_max_bytes: u64,
+    #[serde(
+        rename = "log.index.interval.bytes",
+        default = "d_index_interval_bytes"
+    )]
+    pub log_index_interval_bytes: u64,
+    #[serde(
+        rename = "log.retention.ms",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_retention_ms: Option<i64>,
+    #[serde(
+        rename = "log.retention.minutes",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_retention_minutes: Option<i64>,
+    #[serde(
+        rename = "log.retention.hours",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub log_retention_hours: Option<i64>,
+    #[serde(rename = "log.retention.bytes", default = "d_retention_bytes")]
+    pub log_retention_bytes: i64,
+    #[serde(
+        rename = "log.retention.check.interval.ms",
+        default = "d_retention_check"
+    )]
+    pub log_retention_check_interval_ms: u64,
+    #[serde(rename = "log.cleanup.policy", default = "d_cleanup")]
+    pub log_cleanup_policy: CleanupPolicy,
+    #[serde(rename = "log.cleaner.min.cleanable.ratio", default = "d_dirty_ratio")]
+    pub log_cleaner_min_cleanable_ratio: Ratio,
+    #[serde(
+        rename = "log.cleaner.delete.retention.ms",
+        default = "d_delete_retention_ms"
+    )]
+    pub log_cleaner_delete_retention_ms: u64,
+    #[serde(
+        rename = "log.cleaner.min.compaction.lag.ms",
+        default = "d_min_compaction_lag_ms"
+    )]
+    pub log_cleaner_min_compaction_lag_ms: u64,
+    #[serde(rename = "log.cleaner.backoff.ms", default = "d_cleaner_backoff")]
+    pub log_cleaner_backoff_ms: u64,
+    #[serde(
+        rename = "log.segment.delete.delay.ms",
+        default = "d_file_delete_delay_ms"
+    )]
+    pub log_segment_delete_delay_ms: u64,
+    #[serde(rename = "log.message.timestamp.type", default = "d_ts_type")]
+    pub log_message_timestamp_type: TimestampType,
+    #[serde(
+        rename = "offsets.topic.num.partitions",
+        default = "d_offsets_partitions"
+    )]
+    pub offsets_topic_num_partitions: i32,
+    #[serde(rename = "offsets.topic.replication.factor", default = "d_offsets_rf")]
+    pub offsets_topic_replication_factor: i32,
+    #[serde(
+        rename = "offsets.topic.segment.bytes",
+        default = "d_offsets_segment_bytes"
+    )]
+    pub offsets_topic_segment_bytes: u64,
+    #[serde(
+        rename = "group.initial.rebalance.delay.ms",
+        default = "d_initial_rebalance_delay"
+    )]
+    pub group_initial_rebalance_delay_ms: u64,
+    #[serde(rename = "group.min.session.timeout.ms", default = "d_min_session")]
+    pub group_min_session_timeout_ms: u64,
+    #[serde(rename = "group.max.session.timeout.ms", default = "d_max_session")]
+    pub group_max_session_timeout_ms: u64,
+    #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
+    pub request_timeout_ms: u64,
+}
+
+impl Default for BrokerConfig {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("all broker settings have defaults")
+    }
+}
+
+/// The log settings in force for one topic: the topic's overrides, else the
+/// broker's `log.*` defaults. Field names are the topic-level Kafka keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LogConfig {
+    #[serde(rename = "cleanup.policy")]
+    pub cleanup_policy: CleanupPolicy,
+    #[serde(rename = "segment.bytes")]
+    pub segment_bytes: u64,
+    #[serde(rename = "segment.ms")]
+    pub segment_ms: u64,
+    #[serde(rename = "segment.index.bytes")]
+    pub segment_index_bytes: u64,
+    #[serde(rename = "index.interval.bytes")]
+    pub index_interval_bytes: u64,
+    /// `-1` = keep forever.
+    #[serde(rename = "retention.ms")]
+    pub retention_ms: i64,
+    /// `-1` = no size limit.
+    #[serde(rename = "retention.bytes")]
+    pub retention_bytes: i64,
+    #[serde(rename = "min.insync.replicas")]
+    pub min_insync_replicas: i32,
+    #[serde(rename = "unclean.leader.election.enable")]
+    pub unclean_leader_election_enable: bool,
+    #[serde(rename = "min.cleanable.dirty.ratio")]
+    pub min_cleanable_dirty_ratio: Ratio,
+    #[serde(rename = "delete.retention.ms")]
+    pub delete_retention_ms: u64,
+    #[serde(rename = "file.delete.delay.ms")]
+    pub file_delete_delay_ms: u64,
+    #[serde(rename = "min.compaction.lag.ms")]
+    pub min_compaction_lag_ms: u64,
+    #[serde(rename = "message.timestamp.type")]
+    pub message_timestamp_type: TimestampType,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        BrokerConfig::default().log_config(&TopicConfigOverrides::default())
+    }
+}
+
+impl BrokerConfig {
+    /// `log.retention.ms`, else `log.retention.minutes`, else
+    /// `log.retention.hours` (168, seven days): Kafka's order of precedence.
+    pub fn effective_retention_ms(&self) -> i64 {
+        if let Some(ms) = self.log_retention_ms {
+            return ms;
+        }
+        if let Some(m) = self.log_retention_minutes {
+            return m.saturating_mul(60_000);
+        }
+        self.log_retention_hours
+            .unwrap_or(168)
+            .saturating_mul(3_600_000)
+    }
+
+    /// `log.roll.ms`, else `log.roll.hours` (168).
+    pub fn effective_roll_ms(&self) -> u64 {
+        if let Some(ms) = self.log_roll_ms {
+            return ms;
+        }
+        self.log_roll_hours.unwrap_or(168).saturating_mul(3_600_000)
+    }
+
+    /// Leader epochs (KIP-101) are in use from inter-broker protocol 0.11.0 on.
+    pub fn uses_leader_epochs(&self) -> bool {
+        !matches!(
+            self.inter_broker_protocol_version.as_str(),
+            "0.8" | "0.9" | "0.10" | "0.10.0" | "0.10.1" | "0.10.2"
+        ) && !self.inter_broker_protocol_version.starts_with("0.8.")
+            && !self.inter_broker_protocol_version.starts_with("0.9.")
+            && !self.inter_broker_protocol_version.starts_with("0.10.")
+    }
+
+    pub fn log_config(&self, o: &TopicConfigOverrides) -> LogConfig {
+        LogConfig {
+            cleanup_policy: o.cleanup_policy.unwrap_or(self.log_cleanup_policy),
+            segment_bytes: o.segment_bytes.unwrap_or(self.log_segment_bytes),
+            segment_ms: o.segment_ms.unwrap_or(self.effective_roll_ms()),
+            segment_index_bytes: o
+                .segment_index_bytes
+                .unwrap_or(self.log_index_size_max_bytes),
+            index_interval_bytes: o
+                .index_interval_bytes
+                .unwrap_or(self.log_index_interval_bytes),
+            retention_ms: o.retention_ms.unwrap_or(self.effective_retention_ms()),
+            retention_bytes: o.retention_bytes.unwrap_or(self.log_retention_bytes),
+            min_insync_replicas: o.min_insync_replicas.unwrap_or(self.min_insync_replicas),
+            unclean_leader_election_enable: o
+                .unclean_leader_election_enable
+                .unwrap_or(self.unclean_leader_election_enable),
+            min_cleanable_dirty_ratio: o
+                .min_cleanable_dirty_ratio
+                .unwrap_or(self.log_cleaner_min_cleanable_ratio),
+            delete_retention_ms: o
+                .delete_retention_ms
+                .unwrap_or(self.log_cleaner_delete_retention_ms),
+            file_delete_delay_ms: o
+                .file_delete_delay_ms
+                .unwrap_or(self.log_segment_delete_delay_ms),
+            min_compaction_lag_ms: o
+                .min_compaction_lag_ms
+                .unwrap_or(self.log_cleaner_min_compaction_lag_ms),
+            message_timestamp_type: o
+                .message_timestamp_type
+                .unwrap_or(self.log_message_timestamp_type),
+        }
+    }
+
+    /// Checks values Kafka itself would refuse, naming the key.
+    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
+        let f = |k: &str| format!("{at}.{k}");
+        if self.default_replication_factor < 1 {
+            return Err(ConfigError::new(
+                f("default.replication.factor"),
+                "must be at least 1",
+            ));
+        }
+        if self.num_partitions < 1 {
+            return Err(ConfigError::new(f("num.partitions"), "must be at least 1"));
+        }
+        if self.min_insync_replicas < 1 {
+            return Err(ConfigError::new(
+                f("min.insync.replicas"),
+                "must be at least 1",
+            ));
+        }
+        if self.leader_imbalance_per_broker_percentage > 100 {
+            return Err(ConfigError::new(
+                f("leader.imbalance.per.broker.percentage"),
+                "is a percentage: at most 100",
+            ));
+        }
+        if self.replica_lag_time_max_ms == 0 {
+            return Err(ConfigError::new(
+                f("replica.lag.time.max.ms"),
+                "must be positive",
+            ));
+        }
+        if self.replica_fetch_wait_max_ms >= self.replica_lag_time_max_ms {
+            // Kafka refuses this too: a follower waiting longer than the lag limit
+            // would be thrown out of the ISR while it waits.
+            return Err(ConfigError::new(
+                f("replica.fetch.wait.max.ms"),
+                "must be less than replica.lag.time.max.ms (Kafka requires it, or followers drop out of the ISR while waiting)",
+            ));
+        }
+        if self.offsets_topic_num_partitions < 1 {
+            return Err(ConfigError::new(
+                f("offsets.topic.num.partitions"),
+                "must be at least 1",
+            ));
+        }
+        if self.offsets_topic_replication_factor < 1 {
+            return Err(ConfigError::new(
+                f("offsets.topic.replication.factor"),
+                "must be at least 1",
+            ));
+        }
+        if self.zookeeper_session_timeout_ms == 0 {
+            return Err(ConfigError::new(
+                f("zookeeper.session.timeout.ms"),
+                "must be positive",
+            ));
+        }
+        if self.group_min_session_timeout_ms > self.group_max_session_timeout_ms {
+            return Err(ConfigError::new(
+                f("group.min.session.timeout.ms"),
+                "must not exceed group.max.session.timeout.ms",
+            ));
+        }
+        if self.log_retention_check_interval_ms == 0 {
+            return Err(ConfigError::new(
+                f("log.retention.check.interval.ms"),
+                "must be positive",
+            ));
+        }
+        let lc = self.log_config(&TopicConfigOverrides::default());
+        lc.validate(at, "log.")
+    }
+}
+
+impl LogConfig {
+    /// Kafka's own lower bounds (`segment.bytes` ≥ 14, the size of a record
+    /// batch's log overhead; index sizes at least one entry).
+    pub fn validate(&self, at: &str, prefix: &str) -> Result<(), ConfigError> {
+        let f = |k: &str| format!("{at}.{prefix}{k}");
+        if self.segment_bytes < 14 {
+            return Err(ConfigError::new(
+                f("segment.bytes"),
+                "must be at least 14 (Kafka's minimum: the size of a batch header's log overhead)",
+            ));
+        }
+        if self.segment_bytes > i32::MAX as u64 {
+            return Err(ConfigError::new(
+                f("segment.bytes"),
+                "must fit in a Java int (at most 2147483647)",
+            ));
+        }
+        if self.segment_index_bytes < 8 {
+            return Err(ConfigError::new(
+                f("segment.index.bytes"),
+                "must hold at least one 8-byte index entry",
+            ));
+        }
+        if self.segment_ms == 0 {
+            return Err(ConfigError::new(f("segment.ms"), "must be positive"));
+        }
+        if self.retention_ms < -1 {
+            return Err(ConfigError::new(
+                f("retention.ms"),
+                "must be -1 (forever) or at least 0",
+            ));
+        }
+        if self.retention_bytes < -1 {
+            return Err(ConfigError::new(
+                f("retention.bytes"),
+                "must be -1 (no limit) or at least 0",
+            ));
+        }
+        if self.min_insync_replicas < 1 {
+            return Err(ConfigError::new(
+                f("min.insync.replicas"),
+                "must be at least 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Settings of the simulated network (the simulation's own, hence snake_case).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkConfig {
+    /// One-way latency of every link between brokers and clients, in ms.
+    #[serde(default = "d_latency")]
+    pub latency_ms: u64,
+    /// One-way latency between a broker and ZooKeeper, in ms.
+    #[serde(default = "d_zk_latency")]
+    pub zookeeper_latency_ms: u64,
+}
+
+fn d_latency() -> u64 {
+    5
+}
+fn d_zk_latency() -> u64 {
+    2
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            latency_ms: d_latency(),
+            zookeeper_latency_ms: d_zk_latency(),
+        }
+    }
+}
+
+impl NetworkConfig {
+    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
+        if self.latency_ms == 0 {
+            return Err(ConfigError::new(
+                format!("{at}.latency_ms"),
+                "must be at least 1 ms (a message cannot arrive the instant it is sent)",
+            ));
+        }
+        if self.zookeeper_latency_ms == 0 {
+            return Err(ConfigError::new(
+                format!("{at}.zookeeper_latency_ms"),
+                "must be at least 1 ms",
+            ));
+        }
+        if self.latency_ms > 60_000 || self.zookeeper_latency_ms > 60_000 {
+            return Err(ConfigError::new(
+                format!("{at}.latency_ms"),
+                "must be at most 60000 ms",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broker_defaults_are_kafkas() {
+        let b = BrokerConfig::default();
+        assert_eq!(b.replica_lag_time_max_ms, 30_000);
+        assert_eq!(b.log_segment_bytes, 1 << 30);
+        assert_eq!(b.log_index_interval_bytes, 4096);
+        assert_eq!(b.effective_retention_ms(), 7 * 24 * 3_600_000);
+        assert_eq!(b.log_retention_check_interval_ms, 300_000);
+        assert_eq!(b.offsets_topic_num_partitions, 50);
+        assert_eq!(b.default_replication_factor, 1);
+        assert!(!b.unclean_leader_election_enable);
+        assert!(b.uses_leader_epochs());
+    }
+
+    #[test]
+    fn retention_precedence_is_ms_then_minutes_then_hours() {
+        let mut b = BrokerConfig {
+            log_retention_hours: Some(1),
+            ..BrokerConfig::default()
+        };
+        assert_eq!(b.effective_retention_ms(), 3_600_000);
+        b.log_retention_minutes = Some(2);
+        assert_eq!(b.effective_retention_ms(), 120_000);
+        b.log_retention_ms = Some(5);
+        assert_eq!(b.effective_retention_ms(), 5);
+    }
+
+    #[test]
+    fn ratios_parse_exactly() {
+        assert_eq!(parse_ratio("0.5"), Some(Ratio(500_000)));
+        assert_eq!(parse_ratio("1"), Some(Ratio(1_000_000)));
+        assert_eq!(parse_ratio("0.000001"), Some(Ratio(1)));
+        assert_eq!(parse_ratio("1.5"), None);
+        assert_eq!(parse_ratio("0.1234567"), None);
+        let r: Ratio = serde_json::from_str("0.25").unwrap();
+        assert_eq!(r, Ratio(250_000));
+        assert_eq!(serde_json::to_string(&r).unwrap(), "0.25");
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_named() {
+        let e = serde_json::from_str::<BrokerConfig>(r#"{"min.insync.replica": 2}"#).unwrap_err();
+        assert!(e.to_string().contains("min.insync.replica"), "{e}");
+        let b: BrokerConfig = serde_json::from_str(r#"{"min.insync.replicas": 0}"#).unwrap();
+        let e = b.validate("cluster.config").unwrap_err();
+        assert_eq!(e.field, "cluster.config.min.insync.replicas");
+        let p = serde_json::from_str::<CleanupPolicy>(r#""compact,delete""#).unwrap();
+        assert!(p.compact && p.delete);
+        assert!(serde_json::from_str::<CleanupPolicy>(r#""shred""#).is_err());
+    }
+
+    #[test]
+    fn old_protocol_versions_truncate_to_high_watermark() {
+        let b = BrokerConfig {
+            inter_broker_protocol_version: "0.10.2".into(),
+            ..BrokerConfig::default()
+        };
+        assert!(!b.uses_leader_epochs());
+    }
+}

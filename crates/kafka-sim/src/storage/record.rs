@@ -1,0 +1,698 @@
+//! Kafka's v2 record batch ("magic 2"), byte for byte.
+//!
+//! Since Kafka 0.11 every `.log` file, produce request and fetch response
+//! carries records in this layout (`DefaultRecordBatch` / `DefaultRecord`):
+//!
+//! ```text
+//! baseOffset: int64            ┐ LOG_OVERHEAD (12 bytes)
+//! batchLength: int32           ┘ bytes that follow this field
+//! partitionLeaderEpoch: int32
+//! magic: int8 (= 2)
+//! crc: uint32                  CRC-32C of everything from `attributes` to the end
+//! attributes: int16            bits 0-2 compression, 3 timestamp type,
+//!                              4 transactional, 5 control, 6 delete horizon set
+//! lastOffsetDelta: int32
+//! baseTimestamp: int64
+//! maxTimestamp: int64
+//! producerId: int64
+//! producerEpoch: int16
+//! baseSequence: int32
+//! records count: int32         ── 61 bytes of header (RECORD_BATCH_OVERHEAD)
+//! records: [Record]
+//!
+//! Record:
+//! length: varint  attributes: int8  timestampDelta: varlong  offsetDelta: varint
+//! keyLength: varint  key  valueLength: varint  value  headers count: varint
+//! Header: headerKeyLength: varint  headerKey  headerValueLength: varint  value
+//! ```
+//!
+//! Because the CRC starts at `attributes`, a broker can stamp the real
+//! `baseOffset` and `partitionLeaderEpoch` into a producer's batch without
+//! recomputing it, which is exactly what the leader does on append. The
+//! simulation does not compress (compression bits are always 0).
+
+use super::crc32c::crc32c;
+use super::varint::{varint_size, varlong_size, write_varint, write_varlong, Reader};
+use super::DecodeError;
+use serde::{Deserialize, Serialize};
+
+pub const MAGIC_V2: i8 = 2;
+/// `baseOffset` + `batchLength`.
+pub const LOG_OVERHEAD: usize = 12;
+/// Size of the batch header, records excluded.
+pub const RECORD_BATCH_OVERHEAD: usize = 61;
+pub const NO_PRODUCER_ID: i64 = -1;
+pub const NO_PRODUCER_EPOCH: i16 = -1;
+pub const NO_SEQUENCE: i32 = -1;
+pub const NO_PARTITION_LEADER_EPOCH: i32 = -1;
+pub const NO_TIMESTAMP: i64 = -1;
+
+pub const BASE_OFFSET_OFFSET: usize = 0;
+pub const LENGTH_OFFSET: usize = 8;
+pub const PARTITION_LEADER_EPOCH_OFFSET: usize = 12;
+pub const MAGIC_OFFSET: usize = 16;
+pub const CRC_OFFSET: usize = 17;
+pub const ATTRIBUTES_OFFSET: usize = 21;
+pub const LAST_OFFSET_DELTA_OFFSET: usize = 23;
+pub const BASE_TIMESTAMP_OFFSET: usize = 27;
+pub const MAX_TIMESTAMP_OFFSET: usize = 35;
+pub const PRODUCER_ID_OFFSET: usize = 43;
+pub const PRODUCER_EPOCH_OFFSET: usize = 51;
+pub const BASE_SEQUENCE_OFFSET: usize = 53;
+pub const RECORDS_COUNT_OFFSET: usize = 57;
+
+const TIMESTAMP_TYPE_MASK: i16 = 0x08;
+const TRANSACTIONAL_MASK: i16 = 0x10;
+const CONTROL_MASK: i16 = 0x20;
+const DELETE_HORIZON_MASK: i16 = 0x40;
+const COMPRESSION_MASK: i16 = 0x07;
+
+/// The batch header, decoded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchHeader {
+    pub base_offset: i64,
+    pub batch_length: i32,
+    pub partition_leader_epoch: i32,
+    pub magic: i8,
+    pub crc: u32,
+    pub attributes: i16,
+    pub last_offset_delta: i32,
+    pub base_timestamp: i64,
+    pub max_timestamp: i64,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub base_sequence: i32,
+    pub records_count: i32,
+}
+
+impl BatchHeader {
+    pub fn last_offset(&self) -> i64 {
+        self.base_offset + self.last_offset_delta as i64
+    }
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset() + 1
+    }
+    /// Whole batch, `baseOffset` and `batchLength` included.
+    pub fn size_in_bytes(&self) -> u64 {
+        self.batch_length as u64 + LOG_OVERHEAD as u64
+    }
+    pub fn compression_code(&self) -> i16 {
+        self.attributes & COMPRESSION_MASK
+    }
+    pub fn is_log_append_time(&self) -> bool {
+        self.attributes & TIMESTAMP_TYPE_MASK != 0
+    }
+    pub fn is_transactional(&self) -> bool {
+        self.attributes & TRANSACTIONAL_MASK != 0
+    }
+    pub fn is_control(&self) -> bool {
+        self.attributes & CONTROL_MASK != 0
+    }
+    /// KIP-534: the cleaner stores a tombstone's delete horizon in `baseTimestamp`.
+    pub fn has_delete_horizon(&self) -> bool {
+        self.attributes & DELETE_HORIZON_MASK != 0
+    }
+    pub fn has_producer_id(&self) -> bool {
+        self.producer_id >= 0
+    }
+    /// The sequence number of the batch's last record (wrapping as Kafka does).
+    pub fn last_sequence(&self) -> i32 {
+        if self.base_sequence == NO_SEQUENCE {
+            return NO_SEQUENCE;
+        }
+        let s = self.base_sequence as i64 + self.last_offset_delta as i64;
+        if s > i32::MAX as i64 {
+            (s - i32::MAX as i64 - 1) as i32
+        } else {
+            s as i32
+        }
+    }
+}
+
+/// One record header (`Header` in Kafka).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordHeader {
+    pub key: String,
+    pub value: Option<Vec<u8>>,
+}
+
+/// A record as stored inside a batch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// Bytes of the record body, as in its leading `length` varint.
+    pub length: i32,
+    pub attributes: i8,
+    pub timestamp_delta: i64,
+    pub offset_delta: i32,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<RecordHeader>,
+}
+
+/// A record to be written: what a producer hands to the batch builder.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewRecord {
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub timestamp: i64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<RecordHeader>,
+    /// Offset delta to write; `None` = the record's position in the batch.
+    /// (Only the log cleaner writes gaps, when it drops records.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_delta: Option<i32>,
+}
+
+impl NewRecord {
+    pub fn new(key: Option<&[u8]>, value: Option<&[u8]>, timestamp: i64) -> NewRecord {
+        NewRecord {
+            key: key.map(<[u8]>::to_vec),
+            value: value.map(<[u8]>::to_vec),
+            timestamp,
+            headers: Vec::new(),
+            offset_delta: None,
+        }
+    }
+}
+
+/// The batch-level fields a writer chooses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchSpec {
+    pub base_offset: i64,
+    pub partition_leader_epoch: i32,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub base_sequence: i32,
+    pub log_append_time: bool,
+    /// Set by the cleaner (KIP-534); replaces `baseTimestamp`.
+    pub delete_horizon_ms: Option<i64>,
+    /// `lastOffsetDelta` to write; `None` = records count − 1. The cleaner keeps
+    /// the original delta so a batch's last offset survives compaction.
+    pub last_offset_delta: Option<i32>,
+}
+
+impl Default for BatchSpec {
+    fn default() -> Self {
+        BatchSpec {
+            base_offset: 0,
+            partition_leader_epoch: NO_PARTITION_LEADER_EPOCH,
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: NO_PRODUCER_EPOCH,
+            base_sequence: NO_SEQUENCE,
+            log_append_time: false,
+            delete_horizon_ms: None,
+            last_offset_delta: None,
+        }
+    }
+}
+
+fn bytes_field_size(b: &Option<Vec<u8>>) -> usize {
+    match b {
+        None => varint_size(-1),
+        Some(v) => varint_size(v.len() as i32) + v.len(),
+    }
+}
+
+fn write_bytes_field(out: &mut Vec<u8>, b: &Option<Vec<u8>>) {
+    match b {
+        None => write_varint(out, -1),
+        Some(v) => {
+            write_varint(out, v.len() as i32);
+            out.extend_from_slice(v);
+        }
+    }
+}
+
+/// Size in bytes of one record body (what its `length` varint holds).
+pub fn record_body_size(offset_delta: i32, timestamp_delta: i64, r: &NewRecord) -> usize {
+    let mut n = 1; // attributes
+    n += varlong_size(timestamp_delta);
+    n += varint_size(offset_delta);
+    n += bytes_field_size(&r.key);
+    n += bytes_field_size(&r.value);
+    n += varint_size(r.headers.len() as i32);
+    for h in &r.headers {
+        n += varint_size(h.key.len() as i32) + h.key.len();
+        n += bytes_field_size(&h.value);
+    }
+    n
+}
+
+/// Size of a whole batch holding `records`, as `build_batch` would write it.
+pub fn batch_size(records: &[NewRecord]) -> usize {
+    let base_ts = records.first().map(|r| r.timestamp).unwrap_or(NO_TIMESTAMP);
+    let mut n = RECORD_BATCH_OVERHEAD;
+    for (i, r) in records.iter().enumerate() {
+        let delta = r.offset_delta.unwrap_or(i as i32);
+        let body = record_body_size(delta, r.timestamp - base_ts, r);
+        n += varint_size(body as i32) + body;
+    }
+    n
+}
+
+/// Encodes a batch exactly as Kafka's `MemoryRecordsBuilder` does for an
+/// uncompressed v2 batch: `baseTimestamp` is the first record's timestamp,
+/// `maxTimestamp` the largest (or the append time), deltas relative to them.
+pub fn build_batch(spec: &BatchSpec, records: &[NewRecord]) -> Vec<u8> {
+    let first_ts = records.first().map(|r| r.timestamp).unwrap_or(NO_TIMESTAMP);
+    // With a delete horizon (KIP-534) `baseTimestamp` holds the horizon and the
+    // record deltas are taken from it, as MemoryRecordsBuilder does.
+    let base_ts = spec.delete_horizon_ms.unwrap_or(first_ts);
+    let max_ts = records
+        .iter()
+        .map(|r| r.timestamp)
+        .max()
+        .unwrap_or(NO_TIMESTAMP);
+    let mut out = Vec::with_capacity(batch_size(records));
+    out.extend_from_slice(&spec.base_offset.to_be_bytes());
+    out.extend_from_slice(&0i32.to_be_bytes()); // batchLength, patched below
+    out.extend_from_slice(&spec.partition_leader_epoch.to_be_bytes());
+    out.push(MAGIC_V2 as u8);
+    out.extend_from_slice(&0u32.to_be_bytes()); // crc, patched below
+    let mut attributes: i16 = 0;
+    if spec.log_append_time {
+        attributes |= TIMESTAMP_TYPE_MASK;
+    }
+    if spec.delete_horizon_ms.is_some() {
+        attributes |= DELETE_HORIZON_MASK;
+    }
+    out.extend_from_slice(&attributes.to_be_bytes());
+    let last_delta = spec.last_offset_delta.unwrap_or_else(|| {
+        records
+            .last()
+            .map(|r| r.offset_delta.unwrap_or(records.len() as i32 - 1))
+            .unwrap_or(0)
+    });
+    out.extend_from_slice(&last_delta.to_be_bytes());
+    out.extend_from_slice(&base_ts.to_be_bytes());
+    out.extend_from_slice(&max_ts.to_be_bytes());
+    out.extend_from_slice(&spec.producer_id.to_be_bytes());
+    out.extend_from_slice(&spec.producer_epoch.to_be_bytes());
+    out.extend_from_slice(&spec.base_sequence.to_be_bytes());
+    out.extend_from_slice(&(records.len() as i32).to_be_bytes());
+    for (i, r) in records.iter().enumerate() {
+        let delta = r.offset_delta.unwrap_or(i as i32);
+        let ts_delta = r.timestamp - base_ts;
+        let body = record_body_size(delta, ts_delta, r);
+        write_varint(&mut out, body as i32);
+        out.push(0); // record attributes: unused, always 0
+        write_varlong(&mut out, ts_delta);
+        write_varint(&mut out, delta);
+        write_bytes_field(&mut out, &r.key);
+        write_bytes_field(&mut out, &r.value);
+        write_varint(&mut out, r.headers.len() as i32);
+        for h in &r.headers {
+            write_varint(&mut out, h.key.len() as i32);
+            out.extend_from_slice(h.key.as_bytes());
+            write_bytes_field(&mut out, &h.value);
+        }
+    }
+    let batch_length = (out.len() - LOG_OVERHEAD) as i32;
+    out[LENGTH_OFFSET..LENGTH_OFFSET + 4].copy_from_slice(&batch_length.to_be_bytes());
+    let crc = crc32c(&out[ATTRIBUTES_OFFSET..]);
+    out[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_be_bytes());
+    out
+}
+
+/// Reads the 61-byte header at the start of `bytes` (`pos` = its position in
+/// the file, for messages). Checks magic and length, not the CRC.
+pub fn read_header(bytes: &[u8], pos: u64) -> Result<BatchHeader, DecodeError> {
+    let mut r = Reader::new(bytes, pos);
+    let base_offset = r.i64("baseOffset")?;
+    let batch_length = r.i32("batchLength")?;
+    if batch_length < (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) as i32 {
+        return Err(DecodeError {
+            position: pos + LENGTH_OFFSET as u64,
+            field: "batchLength",
+            message: format!(
+                "{batch_length} is smaller than the minimum batch size {} (record batch is corrupt)",
+                RECORD_BATCH_OVERHEAD - LOG_OVERHEAD
+            ),
+        });
+    }
+    let partition_leader_epoch = r.i32("partitionLeaderEpoch")?;
+    let magic = r.i8("magic")?;
+    if magic != MAGIC_V2 {
+        return Err(DecodeError {
+            position: pos + MAGIC_OFFSET as u64,
+            field: "magic",
+            message: format!("magic {magic} is not supported (only v2 record batches, magic 2)"),
+        });
+    }
+    Ok(BatchHeader {
+        base_offset,
+        batch_length,
+        partition_leader_epoch,
+        magic,
+        crc: r.u32("crc")?,
+        attributes: r.i16("attributes")?,
+        last_offset_delta: r.i32("lastOffsetDelta")?,
+        base_timestamp: r.i64("baseTimestamp")?,
+        max_timestamp: r.i64("maxTimestamp")?,
+        producer_id: r.i64("producerId")?,
+        producer_epoch: r.i16("producerEpoch")?,
+        base_sequence: r.i32("baseSequence")?,
+        records_count: r.i32("recordsCount")?,
+    })
+}
+
+/// A batch read back from bytes, with its CRC checked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecodedBatch {
+    /// Position of the batch in the file it was read from.
+    pub position: u64,
+    pub header: BatchHeader,
+    pub computed_crc: u32,
+    pub records: Vec<Record>,
+}
+
+impl DecodedBatch {
+    pub fn crc_valid(&self) -> bool {
+        self.computed_crc == self.header.crc
+    }
+    /// Absolute offset of the `i`th record.
+    pub fn offset_of(&self, r: &Record) -> i64 {
+        self.header.base_offset + r.offset_delta as i64
+    }
+    /// Absolute timestamp of a record (its delta from `baseTimestamp`; with
+    /// `LogAppendTime`, the batch's `maxTimestamp`).
+    pub fn timestamp_of(&self, r: &Record) -> i64 {
+        if self.header.is_log_append_time() {
+            self.header.max_timestamp
+        } else {
+            self.header.base_timestamp + r.timestamp_delta
+        }
+    }
+}
+
+fn read_bytes_field(
+    r: &mut Reader<'_>,
+    field: &'static str,
+) -> Result<Option<Vec<u8>>, DecodeError> {
+    let len = r.varint(field)?;
+    if len == -1 {
+        return Ok(None);
+    }
+    if len < -1 {
+        return Err(DecodeError {
+            position: 0,
+            field,
+            message: format!("length {len} is negative"),
+        });
+    }
+    Ok(Some(r.take(len as usize, field)?.to_vec()))
+}
+
+/// Decodes the batch at the start of `bytes` (`pos` = its file position).
+/// Records are decoded even when the CRC does not match, so a dump can show
+/// them next to the bad checksum; use [`DecodedBatch::crc_valid`].
+pub fn decode_batch(bytes: &[u8], pos: u64) -> Result<DecodedBatch, DecodeError> {
+    let header = read_header(bytes, pos)?;
+    let size = header.size_in_bytes() as usize;
+    if bytes.len() < size {
+        return Err(DecodeError {
+            position: pos + LENGTH_OFFSET as u64,
+            field: "batchLength",
+            message: format!(
+                "batch claims {size} bytes but only {} are present",
+                bytes.len()
+            ),
+        });
+    }
+    let body = &bytes[..size];
+    let computed_crc = crc32c(&body[ATTRIBUTES_OFFSET..]);
+    if header.records_count < 0 {
+        return Err(DecodeError {
+            position: pos + RECORDS_COUNT_OFFSET as u64,
+            field: "recordsCount",
+            message: format!("{} is negative", header.records_count),
+        });
+    }
+    let mut r = Reader::new(
+        &body[RECORD_BATCH_OVERHEAD..],
+        pos + RECORD_BATCH_OVERHEAD as u64,
+    );
+    // Each record takes at least 7 bytes, so a huge count cannot make us allocate.
+    let mut records =
+        Vec::with_capacity((header.records_count as usize).min(r.remaining() / 7 + 1));
+    for _ in 0..header.records_count {
+        let start = r.position();
+        let length = r.varint("record length")?;
+        if length < 0 {
+            return Err(DecodeError {
+                position: pos + (RECORD_BATCH_OVERHEAD + start) as u64,
+                field: "record length",
+                message: format!("{length} is negative"),
+            });
+        }
+        let body_start = r.position();
+        let attributes = r.i8("record attributes")?;
+        let timestamp_delta = r.varlong("timestampDelta")?;
+        let offset_delta = r.varint("offsetDelta")?;
+        let key = read_bytes_field(&mut r, "keyLength").map_err(|e| fix_pos(e, pos, &r))?;
+        let value = read_bytes_field(&mut r, "valueLength").map_err(|e| fix_pos(e, pos, &r))?;
+        let n_headers = r.varint("headers count")?;
+        if n_headers < 0 {
+            return Err(DecodeError {
+                position: pos + (RECORD_BATCH_OVERHEAD + r.position()) as u64,
+                field: "headers count",
+                message: format!("{n_headers} is negative"),
+            });
+        }
+        let mut headers = Vec::new();
+        for _ in 0..n_headers {
+            let klen = r.varint("headerKeyLength")?;
+            if klen < 0 {
+                return Err(DecodeError {
+                    position: pos + (RECORD_BATCH_OVERHEAD + r.position()) as u64,
+                    field: "headerKeyLength",
+                    message: format!("{klen} is negative"),
+                });
+            }
+            let k = r.take(klen as usize, "headerKey")?;
+            let key = String::from_utf8_lossy(k).into_owned();
+            let value =
+                read_bytes_field(&mut r, "headerValueLength").map_err(|e| fix_pos(e, pos, &r))?;
+            headers.push(RecordHeader { key, value });
+        }
+        let consumed = r.position() - body_start;
+        if consumed != length as usize {
+            return Err(DecodeError {
+                position: pos + (RECORD_BATCH_OVERHEAD + start) as u64,
+                field: "record length",
+                message: format!("says {length} bytes but the record's fields take {consumed}"),
+            });
+        }
+        records.push(Record {
+            length,
+            attributes,
+            timestamp_delta,
+            offset_delta,
+            key,
+            value,
+            headers,
+        });
+    }
+    if r.remaining() != 0 {
+        return Err(DecodeError {
+            position: pos + (RECORD_BATCH_OVERHEAD + r.position()) as u64,
+            field: "recordsCount",
+            message: format!(
+                "{} records leave {} unread bytes in the batch",
+                header.records_count,
+                r.remaining()
+            ),
+        });
+    }
+    Ok(DecodedBatch {
+        position: pos,
+        header,
+        computed_crc,
+        records,
+    })
+}
+
+fn fix_pos(mut e: DecodeError, pos: u64, r: &Reader<'_>) -> DecodeError {
+    if e.position == 0 {
+        e.position = pos + (RECORD_BATCH_OVERHEAD + r.position()) as u64;
+    }
+    e
+}
+
+/// Checks a batch the way a broker does before appending it
+/// (`DefaultRecordBatch.ensureValid`): size, magic, then the CRC.
+pub fn ensure_valid(bytes: &[u8], pos: u64) -> Result<BatchHeader, DecodeError> {
+    let h = read_header(bytes, pos)?;
+    let size = h.size_in_bytes() as usize;
+    if bytes.len() < size {
+        return Err(DecodeError {
+            position: pos + LENGTH_OFFSET as u64,
+            field: "batchLength",
+            message: format!(
+                "batch claims {size} bytes but only {} are present",
+                bytes.len()
+            ),
+        });
+    }
+    let computed = crc32c(&bytes[ATTRIBUTES_OFFSET..size]);
+    if computed != h.crc {
+        return Err(DecodeError {
+            position: pos + CRC_OFFSET as u64,
+            field: "crc",
+            message: format!(
+                "record is corrupt (stored crc = {}, computed crc = {computed})",
+                h.crc
+            ),
+        });
+    }
+    Ok(h)
+}
+
+/// Stamps offsets into a batch, as the leader does on append
+/// (`setLastOffset`): not covered by the CRC.
+pub fn set_base_offset(bytes: &mut [u8], base_offset: i64) {
+    bytes[BASE_OFFSET_OFFSET..BASE_OFFSET_OFFSET + 8].copy_from_slice(&base_offset.to_be_bytes());
+}
+
+/// Stamps the leader epoch into a batch (`setPartitionLeaderEpoch`).
+pub fn set_partition_leader_epoch(bytes: &mut [u8], epoch: i32) {
+    bytes[PARTITION_LEADER_EPOCH_OFFSET..PARTITION_LEADER_EPOCH_OFFSET + 4]
+        .copy_from_slice(&epoch.to_be_bytes());
+}
+
+/// `setMaxTimestamp(LOG_APPEND_TIME, now)`: sets the type bit and the time, and
+/// recomputes the CRC (both fields are covered by it).
+pub fn set_log_append_time(bytes: &mut [u8], now: i64) {
+    let mut attrs = i16::from_be_bytes([bytes[ATTRIBUTES_OFFSET], bytes[ATTRIBUTES_OFFSET + 1]]);
+    attrs |= TIMESTAMP_TYPE_MASK;
+    bytes[ATTRIBUTES_OFFSET..ATTRIBUTES_OFFSET + 2].copy_from_slice(&attrs.to_be_bytes());
+    bytes[MAX_TIMESTAMP_OFFSET..MAX_TIMESTAMP_OFFSET + 8].copy_from_slice(&now.to_be_bytes());
+    let len =
+        i32::from_be_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize + LOG_OVERHEAD;
+    let crc = crc32c(&bytes[ATTRIBUTES_OFFSET..len]);
+    bytes[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_be_bytes());
+}
+
+/// Splits a buffer of back-to-back batches (a `MemoryRecords`) into their
+/// headers and positions, checking each one's CRC.
+pub fn split_batches(bytes: &[u8]) -> Result<Vec<(usize, BatchHeader)>, DecodeError> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let h = ensure_valid(&bytes[pos..], pos as u64)?;
+        let size = h.size_in_bytes() as usize;
+        out.push((pos, h));
+        pos += size;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<NewRecord> {
+        vec![
+            NewRecord::new(Some(b"k1"), Some(b"hello"), 1_700_000_000_000),
+            NewRecord::new(None, Some(b"no key"), 1_700_000_000_005),
+            NewRecord {
+                headers: vec![RecordHeader {
+                    key: "trace".into(),
+                    value: Some(b"abc".to_vec()),
+                }],
+                ..NewRecord::new(Some(b"k3"), None, 1_700_000_000_002)
+            },
+        ]
+    }
+
+    #[test]
+    fn a_single_record_batch_matches_kafkas_bytes() {
+        // Hand-assembled from the format description: one record, key "k",
+        // value "v", timestamp 0, no producer id, base offset 0, epoch 0.
+        let spec = BatchSpec {
+            partition_leader_epoch: 0,
+            ..BatchSpec::default()
+        };
+        let b = build_batch(&spec, &[NewRecord::new(Some(b"k"), Some(b"v"), 0)]);
+        let record: [u8; 9] = [
+            0x10, // length 8, zig-zag
+            0x00, // attributes
+            0x00, // timestampDelta 0
+            0x00, // offsetDelta 0
+            0x02, b'k', // keyLength 1, key
+            0x02, b'v', // valueLength 1, value
+            0x00, // headers 0
+        ];
+        assert_eq!(b.len(), RECORD_BATCH_OVERHEAD + record.len());
+        assert_eq!(&b[RECORD_BATCH_OVERHEAD..], record);
+        assert_eq!(&b[0..8], &[0; 8]); // baseOffset
+        assert_eq!(i32::from_be_bytes(b[8..12].try_into().unwrap()), 58); // batchLength
+        assert_eq!(b[MAGIC_OFFSET], 2);
+        assert_eq!(&b[PRODUCER_ID_OFFSET..PRODUCER_ID_OFFSET + 8], &[0xff; 8]); // -1
+        let crc = u32::from_be_bytes(b[CRC_OFFSET..CRC_OFFSET + 4].try_into().unwrap());
+        assert_eq!(crc, crc32c(&b[ATTRIBUTES_OFFSET..]));
+    }
+
+    #[test]
+    fn decode_of_encode_round_trips() {
+        let spec = BatchSpec {
+            base_offset: 42,
+            partition_leader_epoch: 3,
+            producer_id: 1000,
+            producer_epoch: 0,
+            base_sequence: 7,
+            ..BatchSpec::default()
+        };
+        let recs = sample();
+        let bytes = build_batch(&spec, &recs);
+        assert_eq!(bytes.len(), batch_size(&recs));
+        let d = decode_batch(&bytes, 0).unwrap();
+        assert!(d.crc_valid());
+        assert_eq!(d.header.base_offset, 42);
+        assert_eq!(d.header.last_offset(), 44);
+        assert_eq!(d.header.base_timestamp, 1_700_000_000_000);
+        assert_eq!(d.header.max_timestamp, 1_700_000_000_005);
+        assert_eq!(d.header.last_sequence(), 9);
+        for (i, (r, n)) in d.records.iter().zip(&recs).enumerate() {
+            assert_eq!(d.offset_of(r), 42 + i as i64);
+            assert_eq!(d.timestamp_of(r), n.timestamp);
+            assert_eq!(r.key, n.key);
+            assert_eq!(r.value, n.value);
+            assert_eq!(r.headers, n.headers);
+        }
+    }
+
+    #[test]
+    fn stamping_offset_and_epoch_keeps_the_crc_valid() {
+        let mut bytes = build_batch(&BatchSpec::default(), &sample());
+        set_base_offset(&mut bytes, 1234);
+        set_partition_leader_epoch(&mut bytes, 9);
+        let h = ensure_valid(&bytes, 0).unwrap();
+        assert_eq!(h.base_offset, 1234);
+        assert_eq!(h.partition_leader_epoch, 9);
+        set_log_append_time(&mut bytes, 99);
+        let h = ensure_valid(&bytes, 0).unwrap();
+        assert!(h.is_log_append_time());
+        assert_eq!(h.max_timestamp, 99);
+    }
+
+    #[test]
+    fn a_corrupted_byte_is_caught_by_the_crc() {
+        let bytes = build_batch(&BatchSpec::default(), &sample());
+        for i in ATTRIBUTES_OFFSET..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x01;
+            let e = ensure_valid(&bad, 0).unwrap_err();
+            assert_eq!(e.field, "crc", "flip at {i}");
+        }
+    }
+
+    #[test]
+    fn truncated_batches_name_the_field() {
+        let bytes = build_batch(&BatchSpec::default(), &sample());
+        let e = decode_batch(&bytes[..30], 100).unwrap_err();
+        assert_eq!(e.field, "baseTimestamp");
+        let e = decode_batch(&bytes[..bytes.len() - 1], 0).unwrap_err();
+        assert_eq!(e.field, "batchLength");
+    }
+}
