@@ -1,1 +1,56 @@
-fn main() {}
+//! `kafka-sim`: run Kafka Visualiser scenarios headless and answer "what would
+//! Kafka do" questions.
+//!
+//! Every subcommand reads files or stdin and writes stdout; bad input prints
+//! one line naming the problem to stderr and exits with code 2. Nothing panics
+//! on user input.
+
+mod commands;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+kafka-sim: Apache Kafka, simulated (Kafka 3.9, ZooKeeper controller)
+
+USAGE:
+  kafka-sim run SCENARIO.json [--json] [--lang en|zh] [--all]
+      Run a scenario; print the narrated trace (or JSON lines with --json).
+      Routine events (idle fetch cycles) are hidden unless --all or --json.
+  kafka-sim digest SCENARIO.json
+      Print the trace digest (FNV-1a 64 of the JSON lines).
+  kafka-sim segments --input BATCHES.json --out DIR [--segment-bytes N] [--index-interval-bytes N]
+      Write a partition log's .log/.index/.timeindex files as Kafka would.
+  kafka-sim dump-log FILE...
+      Print .log, .index and .timeindex files like kafka-dump-log.
+  kafka-sim lookup DIR (--offset N | --timestamp T) [--json]
+      Look up an offset or timestamp in a partition directory, step by step.
+  kafka-sim place --json < REQUEST.json
+      Kafka's replica placement (AdminUtils.assignReplicasToBrokers).
+  kafka-sim elect --json < REQUEST.json
+      Kafka's partition leader election rules.
+  kafka-sim partition --partitions N [--json] KEY...
+      murmur2 partitioning of keys.
+  kafka-sim assign --strategy range|roundrobin|sticky|cooperative-sticky --json < REQUEST.json
+      Consumer group partition assignment.
+  kafka-sim coordinator --group G [--offsets-partitions 50] [--json]
+      The __consumer_offsets partition (and so the coordinator) of a group.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help" {
+        print!("{USAGE}");
+        return if args.is_empty() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    match commands::dispatch(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("kafka-sim: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}

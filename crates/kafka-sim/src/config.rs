@@ -176,7 +176,6 @@ macro_rules! defaults {
 
 defaults! {
     d_segment_bytes: u64 = 1_073_741_824;
-    d_segment_ms: u64 = 604_800_000;
     d_segment_index_bytes: u64 = 10_485_760;
     d_index_interval_bytes: u64 = 4096;
     d_retention_bytes: i64 = -1;

@@ -472,12 +472,6 @@ pub struct Log {
     pub pending_deletes: Vec<PendingDelete>,
 }
 
-fn sto(e: StorageError) -> AppendError {
-    AppendError::CorruptMessage {
-        detail: e.to_string(),
-    }
-}
-
 impl Log {
     /// Creates an empty log with its first segment at offset 0.
     pub fn create<S: Storage>(
@@ -523,12 +517,6 @@ impl Log {
 
     pub fn active(&self) -> &Segment {
         self.segments.last().expect("a log always has a segment")
-    }
-
-    fn active_mut(&mut self) -> &mut Segment {
-        self.segments
-            .last_mut()
-            .expect("a log always has a segment")
     }
 
     /// Total bytes of `.log` files (Kafka's `UnifiedLog.size`).

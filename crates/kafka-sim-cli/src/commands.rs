@@ -1,0 +1,142 @@
+//! The subcommands. Each returns `Err(one line)` on bad input.
+
+use kafka_sim::{Lang, Scenario, Timeline};
+use std::io::{Read, Write};
+
+type Res = Result<(), String>;
+
+/// Minimal flag parsing: `--name value` and `--flag`.
+struct Args<'a> {
+    rest: Vec<&'a str>,
+}
+
+impl<'a> Args<'a> {
+    fn new(a: &'a [String]) -> Args<'a> {
+        Args {
+            rest: a.iter().map(String::as_str).collect(),
+        }
+    }
+
+    fn flag(&mut self, name: &str) -> bool {
+        if let Some(i) = self.rest.iter().position(|a| *a == name) {
+            self.rest.remove(i);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self, name: &str) -> Result<Option<&'a str>, String> {
+        let Some(i) = self.rest.iter().position(|a| *a == name) else {
+            return Ok(None);
+        };
+        if i + 1 >= self.rest.len() {
+            return Err(format!("{name} needs a value"));
+        }
+        let v = self.rest.remove(i + 1);
+        self.rest.remove(i);
+        Ok(Some(v))
+    }
+
+    fn number<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>, String> {
+        match self.value(name)? {
+            None => Ok(None),
+            Some(v) => v
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("{name}: `{v}` is not a valid number")),
+        }
+    }
+
+    fn no_more_flags(&self) -> Res {
+        if let Some(f) = self.rest.iter().find(|a| a.starts_with("--")) {
+            return Err(format!("unknown option {f} (see kafka-sim --help)"));
+        }
+        Ok(())
+    }
+}
+
+pub fn dispatch(all: &[String]) -> Res {
+    let cmd = all[0].as_str();
+    let mut a = Args::new(&all[1..]);
+    match cmd {
+        "run" => run(&mut a),
+        "digest" => digest(&mut a),
+        _ => crate_commands(cmd, &mut a),
+    }
+}
+
+fn crate_commands(cmd: &str, _a: &mut Args<'_>) -> Res {
+    Err(format!("unknown command `{cmd}` (see kafka-sim --help)"))
+}
+
+fn load_scenario(path: &str) -> Result<Scenario, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
+    Scenario::from_json(&text).map_err(|e| {
+        if e.field.is_empty() {
+            format!("{path}: {}", e.message)
+        } else {
+            format!("{path}: {}: {}", e.field, e.message)
+        }
+    })
+}
+
+fn one_path<'a>(a: &Args<'a>, what: &str) -> Result<&'a str, String> {
+    match a.rest.as_slice() {
+        [p] => Ok(p),
+        [] => Err(format!("missing {what}")),
+        _ => Err(format!("expected one {what}, got {}", a.rest.len())),
+    }
+}
+
+fn run(a: &mut Args<'_>) -> Res {
+    let json = a.flag("--json");
+    let all = a.flag("--all");
+    let lang = match a.value("--lang")? {
+        None | Some("en") => Lang::En,
+        Some("zh") => Lang::Zh,
+        Some(other) => return Err(format!("--lang: `{other}` is not en or zh")),
+    };
+    a.no_more_flags()?;
+    let path = one_path(a, "SCENARIO.json")?;
+    let sc = load_scenario(path)?;
+    let mut t = Timeline::new(sc).map_err(|e| format!("{path}: {e}"))?;
+    t.run_to_end();
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    for e in t.events() {
+        let r = if json {
+            let mut v = serde_json::to_value(e).map_err(|e| e.to_string())?;
+            v["caption"] = serde_json::Value::String(e.caption(lang));
+            writeln!(out, "{v}")
+        } else {
+            if !all && e.kind.importance() == kafka_sim::event::Importance::Routine {
+                continue;
+            }
+            writeln!(out, "#{:<6} {:>7} ms  {}", e.id, e.time_ms, e.caption(lang))
+        };
+        if r.is_err() {
+            return Ok(()); // stdout closed (e.g. piped into head): stop quietly
+        }
+    }
+    Ok(())
+}
+
+fn digest(a: &mut Args<'_>) -> Res {
+    a.no_more_flags()?;
+    let path = one_path(a, "SCENARIO.json")?;
+    let sc = load_scenario(path)?;
+    let mut t = Timeline::new(sc).map_err(|e| format!("{path}: {e}"))?;
+    t.run_to_end();
+    println!("{:016x} ({} events)", t.digest(), t.len());
+    Ok(())
+}
+
+#[allow(dead_code)]
+fn read_stdin() -> Result<String, String> {
+    let mut s = String::new();
+    std::io::stdin()
+        .read_to_string(&mut s)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    Ok(s)
+}

@@ -1,0 +1,1584 @@
+//! Plain-language captions for events, in English and 简体中文.
+//!
+//! A caption is derived from the event's facts only, so it can never disagree
+//! with them. The UI and the CLI both use these.
+
+use crate::event::{ids_list, DropReason, Event, EventKind, Guarantee, TruncateReason};
+use crate::ids::NodeId;
+use crate::msg::acks_name;
+use crate::storage::log::LookupStep;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+fn node(n: &NodeId, l: Lang) -> String {
+    match (l, n) {
+        (Lang::En, NodeId::Broker(b)) => format!("broker {b}"),
+        (Lang::Zh, NodeId::Broker(b)) => format!("broker {b}"),
+        (Lang::En, NodeId::ZooKeeper) => "ZooKeeper".into(),
+        (Lang::Zh, NodeId::ZooKeeper) => "ZooKeeper".into(),
+        (Lang::En, NodeId::Producer(p)) => format!("producer {p}"),
+        (Lang::Zh, NodeId::Producer(p)) => format!("生产者 {p}"),
+        (Lang::En, NodeId::Consumer(c)) => format!("consumer {c}"),
+        (Lang::Zh, NodeId::Consumer(c)) => format!("消费者 {c}"),
+        (Lang::En, NodeId::User) => "you".into(),
+        (Lang::Zh, NodeId::User) => "你".into(),
+    }
+}
+
+fn opt(s: &Option<String>) -> String {
+    match s {
+        Some(v) => format!("\"{v}\""),
+        None => "null".into(),
+    }
+}
+
+fn guarantee_name(g: Guarantee, l: Lang) -> &'static str {
+    match (g, l) {
+        (Guarantee::AcknowledgedRecordsSurvive, Lang::En) => "acknowledged records survive",
+        (Guarantee::AcknowledgedRecordsSurvive, Lang::Zh) => "已确认的消息不丢失",
+        (Guarantee::OneLeaderPerEpoch, Lang::En) => "one leader per leader epoch",
+        (Guarantee::OneLeaderPerEpoch, Lang::Zh) => "每个 leader epoch 只有一个 leader",
+        (Guarantee::HighWatermarkWithinIsr, Lang::En) => {
+            "high watermark within every ISR member's log"
+        }
+        (Guarantee::HighWatermarkWithinIsr, Lang::Zh) => "HW 不超过任何 ISR 副本的 LEO",
+        (Guarantee::HighWatermarkMonotonic, Lang::En) => {
+            "a leader's high watermark never goes back"
+        }
+        (Guarantee::HighWatermarkMonotonic, Lang::Zh) => "leader 的 HW 不回退",
+        (Guarantee::SingleOwnerPerPartition, Lang::En) => "one owner per partition in a group",
+        (Guarantee::SingleOwnerPerPartition, Lang::Zh) => "组内每个分区只有一个消费者",
+    }
+}
+
+fn lookup_step(s: &LookupStep, l: Lang) -> String {
+    match (s, l) {
+        (
+            LookupStep::SegmentProbe {
+                mid,
+                base_offset,
+                cmp,
+                ..
+            },
+            Lang::En,
+        ) => format!(
+            "segment search: segment #{mid} starts at offset {base_offset} ({})",
+            match cmp {
+                1 => "too high, look left",
+                -1 => "not above the target, look right",
+                _ => "exact match",
+            }
+        ),
+        (
+            LookupStep::SegmentProbe {
+                mid,
+                base_offset,
+                cmp,
+                ..
+            },
+            Lang::Zh,
+        ) => format!(
+            "二分查找 segment：第 {mid} 个 segment 起始 offset 为 {base_offset}（{}）",
+            match cmp {
+                1 => "太大，往左",
+                -1 => "不大于目标，往右",
+                _ => "正好相等",
+            }
+        ),
+        (
+            LookupStep::SegmentTimestampCheck {
+                base_offset,
+                largest_timestamp,
+                matches,
+            },
+            Lang::En,
+        ) => format!(
+            "segment {base_offset}: largest timestamp {largest_timestamp} {}",
+            if *matches {
+                "reaches the target: search here"
+            } else {
+                "is before the target: next"
+            }
+        ),
+        (
+            LookupStep::SegmentTimestampCheck {
+                base_offset,
+                largest_timestamp,
+                matches,
+            },
+            Lang::Zh,
+        ) => format!(
+            "segment {base_offset}：最大时间戳 {largest_timestamp}{}",
+            if *matches {
+                "，已达到目标，在此查找"
+            } else {
+                "，早于目标，看下一个"
+            }
+        ),
+        (
+            LookupStep::SegmentChosen {
+                base_offset,
+                index_entries,
+                ..
+            },
+            Lang::En,
+        ) => format!(
+            "chose segment {:020} ({index_entries} index entries)",
+            base_offset
+        ),
+        (
+            LookupStep::SegmentChosen {
+                base_offset,
+                index_entries,
+                ..
+            },
+            Lang::Zh,
+        ) => format!(
+            "选定 segment {:020}（索引有 {index_entries} 项）",
+            base_offset
+        ),
+        (LookupStep::IndexProbe { kind, probe }, Lang::En) => format!(
+            "{} probe slot {}: {} → {} ({})",
+            if *kind == crate::storage::index::IndexKind::Offset {
+                ".index"
+            } else {
+                ".timeindex"
+            },
+            probe.entry.slot,
+            probe.entry.key,
+            probe.entry.value,
+            match probe.cmp {
+                1 => "above the target",
+                -1 => "below the target",
+                _ => "equal to the target",
+            }
+        ),
+        (LookupStep::IndexProbe { kind, probe }, Lang::Zh) => format!(
+            "{} 查看第 {} 项：{} → {}（{}）",
+            if *kind == crate::storage::index::IndexKind::Offset {
+                ".index"
+            } else {
+                ".timeindex"
+            },
+            probe.entry.slot,
+            probe.entry.key,
+            probe.entry.value,
+            match probe.cmp {
+                1 => "大于目标",
+                -1 => "小于目标",
+                _ => "等于目标",
+            }
+        ),
+        (
+            LookupStep::IndexResult {
+                entry,
+                start_position,
+                ..
+            },
+            Lang::En,
+        ) => match entry {
+            Some(e) => format!(
+                "largest entry not above the target: {} → {}; scan from position {start_position}",
+                e.key, e.value
+            ),
+            None => format!("no index entry is small enough: scan from position {start_position}"),
+        },
+        (
+            LookupStep::IndexResult {
+                entry,
+                start_position,
+                ..
+            },
+            Lang::Zh,
+        ) => match entry {
+            Some(e) => format!(
+                "不大于目标的最大索引项：{} → {}；从位置 {start_position} 开始扫描",
+                e.key, e.value
+            ),
+            None => format!("没有足够小的索引项：从位置 {start_position} 开始扫描"),
+        },
+        (
+            LookupStep::BatchScanned {
+                position,
+                base_offset,
+                last_offset,
+                hit,
+                ..
+            },
+            Lang::En,
+        ) => format!(
+            "scanned batch at position {position}: offsets {base_offset}–{last_offset}{}",
+            if *hit { " — found it" } else { "" }
+        ),
+        (
+            LookupStep::BatchScanned {
+                position,
+                base_offset,
+                last_offset,
+                hit,
+                ..
+            },
+            Lang::Zh,
+        ) => format!(
+            "扫描位置 {position} 的批次：offset {base_offset}–{last_offset}{}",
+            if *hit { "，找到了" } else { "" }
+        ),
+        (
+            LookupStep::Found {
+                offset, position, ..
+            },
+            Lang::En,
+        ) => format!("found offset {offset} in the batch at position {position}"),
+        (
+            LookupStep::Found {
+                offset, position, ..
+            },
+            Lang::Zh,
+        ) => format!("在位置 {position} 的批次中找到 offset {offset}"),
+        (LookupStep::NotFound { reason }, Lang::En) => format!("not found: {reason}"),
+        (LookupStep::NotFound { reason }, Lang::Zh) => format!("未找到：{reason}"),
+    }
+}
+
+impl Event {
+    /// The event's caption in `lang`.
+    pub fn caption(&self, lang: Lang) -> String {
+        self.kind.caption(lang)
+    }
+}
+
+impl EventKind {
+    pub fn caption(&self, l: Lang) -> String {
+        use EventKind::*;
+        let en = l == Lang::En;
+        match self {
+            CommandIssued { command, .. } => {
+                let json = serde_json::to_string(command).unwrap_or_default();
+                if en {
+                    format!("You: {}", command_text(command, l).unwrap_or(json))
+                } else {
+                    format!("你：{}", command_text(command, l).unwrap_or(json))
+                }
+            }
+            CommandRejected { reason, .. } => {
+                if en {
+                    format!("Command not carried out: {reason}")
+                } else {
+                    format!("命令未执行：{reason}")
+                }
+            }
+            BrokerStarted {
+                broker,
+                incarnation,
+                recovered_logs,
+            } => {
+                if en {
+                    if *incarnation > 1 {
+                        format!("Broker {broker} restarted and recovered {recovered_logs} partition logs from disk")
+                    } else {
+                        format!("Broker {broker} started")
+                    }
+                } else if *incarnation > 1 {
+                    format!("Broker {broker} 重启，从磁盘恢复了 {recovered_logs} 个分区日志")
+                } else {
+                    format!("Broker {broker} 启动")
+                }
+            }
+            BrokerStopped { broker, controlled } => match (en, controlled) {
+                (true, true) => {
+                    format!("Broker {broker} finished its controlled shutdown and stopped")
+                }
+                (true, false) => {
+                    format!("Broker {broker} crashed (its memory is lost; its disk survives)")
+                }
+                (false, true) => format!("Broker {broker} 完成受控关闭并停止"),
+                (false, false) => format!("Broker {broker} 宕机（内存状态丢失，磁盘数据保留）"),
+            },
+            ZkSessionOpened { broker, session_id } => {
+                if en {
+                    format!("Broker {broker} opened ZooKeeper session 0x{session_id:x}")
+                } else {
+                    format!("Broker {broker} 建立了 ZooKeeper 会话 0x{session_id:x}")
+                }
+            }
+            ZkSessionExpired {
+                broker, timeout_ms, ..
+            } => {
+                if en {
+                    format!("ZooKeeper expired broker {broker}'s session: no heartbeat for zookeeper.session.timeout.ms={timeout_ms}")
+                } else {
+                    format!("ZooKeeper 判定 broker {broker} 的会话过期（{timeout_ms} ms 没有心跳）")
+                }
+            }
+            ZnodeCreated {
+                path,
+                data,
+                ephemeral_owner,
+                by,
+            } => {
+                let eph = ephemeral_owner.is_some();
+                if en {
+                    format!(
+                        "{} created {}{path} = {data}",
+                        cap(&node(by, l)),
+                        if eph { "ephemeral " } else { "" }
+                    )
+                } else {
+                    format!(
+                        "{} 创建{}节点 {path} = {data}",
+                        node(by, l),
+                        if eph { "临时" } else { "" }
+                    )
+                }
+            }
+            ZnodeUpdated {
+                path,
+                data,
+                version,
+                by,
+            } => {
+                if en {
+                    format!(
+                        "{} wrote {path} (version {version}) = {data}",
+                        cap(&node(by, l))
+                    )
+                } else {
+                    format!("{} 写入 {path}（版本 {version}）= {data}", node(by, l))
+                }
+            }
+            ZnodeDeleted { path, by } => {
+                if en {
+                    format!("{} deleted {path}", cap(&node(by, l)))
+                } else {
+                    format!("{} 删除了 {path}", node(by, l))
+                }
+            }
+            ZnodeExists { path, by, holder } => {
+                if en {
+                    format!(
+                        "{} found {path} already exists ({holder})",
+                        cap(&node(by, l))
+                    )
+                } else {
+                    format!("{} 发现 {path} 已存在（{holder}）", node(by, l))
+                }
+            }
+            WatchFired {
+                watcher,
+                path,
+                change,
+            } => {
+                if en {
+                    format!(
+                        "Broker {watcher}'s ZooKeeper watch fired: {path} {}",
+                        change_en(*change)
+                    )
+                } else {
+                    format!(
+                        "Broker {watcher} 的 ZooKeeper watch 触发：{path} {}",
+                        change_zh(*change)
+                    )
+                }
+            }
+            ControllerElected { broker, epoch } => {
+                if en {
+                    format!("Broker {broker} won /controller and became the controller (controller epoch {epoch})")
+                } else {
+                    format!("Broker {broker} 抢到 /controller，成为 Controller（controller epoch {epoch}）")
+                }
+            }
+            ControllerLoaded {
+                broker,
+                live_brokers,
+                partitions,
+                ..
+            } => {
+                if en {
+                    format!("Controller {broker} loaded the cluster from ZooKeeper: live brokers {}, {partitions} partitions", ids_list(live_brokers))
+                } else {
+                    format!("Controller {broker} 从 ZooKeeper 读取集群状态：存活 broker {}，共 {partitions} 个分区", ids_list(live_brokers))
+                }
+            }
+            ControllerMoved {
+                broker,
+                new_controller,
+            } => {
+                if en {
+                    format!("Broker {broker} is no longer the controller (now: {new_controller})")
+                } else {
+                    format!("Broker {broker} 不再是 Controller（当前：{new_controller}）")
+                }
+            }
+            StaleControllerIgnored {
+                broker,
+                request_epoch,
+                known_epoch,
+            } => {
+                if en {
+                    format!("Broker {broker} ignored a request from an old controller (epoch {request_epoch} < {known_epoch}): fencing")
+                } else {
+                    format!("Broker {broker} 忽略了旧 Controller 的请求（epoch {request_epoch} < {known_epoch}）：隔离过期 Controller")
+                }
+            }
+            BrokerChangeNoticed {
+                controller,
+                added,
+                removed,
+            } => {
+                if en {
+                    format!(
+                        "Controller {controller} saw /brokers/ids change: joined {}, left {}",
+                        ids_list(added),
+                        ids_list(removed)
+                    )
+                } else {
+                    format!(
+                        "Controller {controller} 发现 /brokers/ids 变化：加入 {}，离开 {}",
+                        ids_list(added),
+                        ids_list(removed)
+                    )
+                }
+            }
+            TopicCreated {
+                topic,
+                assignment,
+                placement,
+            } => {
+                let a: Vec<String> = assignment
+                    .iter()
+                    .take(4)
+                    .map(|(p, r)| format!("{p}:{}", ids_list(r)))
+                    .collect();
+                let more = if assignment.len() > 4 { " …" } else { "" };
+                let how = match (placement, en) {
+                    (Some(c), true) => format!(
+                        " (placement start index {}, shift {})",
+                        c.start_index, c.initial_shift
+                    ),
+                    (Some(c), false) => format!(
+                        "（副本分配起始下标 {}，偏移 {}）",
+                        c.start_index, c.initial_shift
+                    ),
+                    (None, true) => " (assignment given)".into(),
+                    (None, false) => "（指定分配）".into(),
+                };
+                if en {
+                    format!(
+                        "Created topic {topic} with {} partitions: {}{more}{how}",
+                        assignment.len(),
+                        a.join(" ")
+                    )
+                } else {
+                    format!(
+                        "创建主题 {topic}，{} 个分区：{}{more}{how}",
+                        assignment.len(),
+                        a.join(" ")
+                    )
+                }
+            }
+            TopicCreationFailed { topic, error } => {
+                if en {
+                    format!("Creating topic {topic} failed: {error}")
+                } else {
+                    format!("创建主题 {topic} 失败：{error}")
+                }
+            }
+            PartitionsAdded { topic, assignment } => {
+                if en {
+                    format!("Added {} partitions to {topic}", assignment.len())
+                } else {
+                    format!("为 {topic} 增加了 {} 个分区", assignment.len())
+                }
+            }
+            LeaderElected {
+                tp,
+                algorithm,
+                old_leader,
+                leader,
+                leader_epoch,
+                isr,
+                unclean,
+                candidates,
+            } => {
+                let ar: Vec<BrokerIdLike> = candidates
+                    .iter()
+                    .map(|c| BrokerIdLike(c.broker.0))
+                    .collect();
+                let ar = format!(
+                    "[{}]",
+                    ar.iter()
+                        .map(|b| b.0.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                );
+                let rule_en = match algorithm {
+                    crate::election::ElectionAlgorithm::Offline => {
+                        if *unclean {
+                            "unclean: no live ISR member, so the first live replica"
+                        } else {
+                            "first live replica in AR order that is in the ISR"
+                        }
+                    }
+                    crate::election::ElectionAlgorithm::Preferred => {
+                        "preferred replica (first in AR)"
+                    }
+                    crate::election::ElectionAlgorithm::ControlledShutdown => {
+                        "first ISR replica not shutting down"
+                    }
+                    crate::election::ElectionAlgorithm::Reassign => {
+                        "first live ISR replica of the new assignment"
+                    }
+                };
+                let rule_zh = match algorithm {
+                    crate::election::ElectionAlgorithm::Offline => {
+                        if *unclean {
+                            "unclean 选举：ISR 中没有存活副本，选 AR 中第一个存活的"
+                        } else {
+                            "按 AR 顺序，第一个存活且在 ISR 中的副本"
+                        }
+                    }
+                    crate::election::ElectionAlgorithm::Preferred => "优先副本（AR 的第一个）",
+                    crate::election::ElectionAlgorithm::ControlledShutdown => {
+                        "第一个不在关闭中的 ISR 副本"
+                    }
+                    crate::election::ElectionAlgorithm::Reassign => "新分配中第一个存活的 ISR 副本",
+                };
+                let was = if *old_leader >= 0 {
+                    format!("{old_leader}")
+                } else {
+                    "none".into()
+                };
+                if en {
+                    format!("{tp}: leader {was} → {leader} (leader epoch {leader_epoch}, ISR {}); rule: {rule_en}, AR {ar}", ids_list(isr))
+                } else {
+                    format!("{tp}：leader {was} → {leader}（leader epoch {leader_epoch}，ISR {}）；规则：{rule_zh}，AR {ar}", ids_list(isr))
+                }
+            }
+            NoLeaderElected { tp, isr, .. } => {
+                if en {
+                    format!("{tp} is offline: no live replica qualifies (ISR {}; unclean.leader.election.enable is off)", ids_list(isr))
+                } else {
+                    format!("{tp} 离线：没有符合条件的存活副本（ISR {}；未开启 unclean.leader.election.enable）", ids_list(isr))
+                }
+            }
+            IsrUpdatedByController {
+                tp,
+                old_isr,
+                new_isr,
+                leader_epoch,
+                reason,
+                ..
+            } => {
+                if en {
+                    format!(
+                        "Controller set {tp} ISR {} → {} (leader epoch {leader_epoch}): {reason}",
+                        ids_list(old_isr),
+                        ids_list(new_isr)
+                    )
+                } else {
+                    format!("Controller 将 {tp} 的 ISR {} → {}（leader epoch {leader_epoch}）：{reason}", ids_list(old_isr), ids_list(new_isr))
+                }
+            }
+            PreferredLeaderImbalance {
+                broker,
+                imbalanced,
+                total,
+                percentage,
+                ..
+            } => {
+                if en {
+                    format!("Leader imbalance on broker {broker}: it leads none of {imbalanced} of its {total} preferred partitions (over leader.imbalance.per.broker.percentage={percentage}%)")
+                } else {
+                    format!("Broker {broker} leader 不均衡：{total} 个优先分区中有 {imbalanced} 个不由它领导（超过 {percentage}%）")
+                }
+            }
+            MessageSent {
+                from, to, message, ..
+            } => {
+                if en {
+                    format!(
+                        "{} → {}: {}",
+                        cap(&node(from, l)),
+                        node(to, l),
+                        message.summary()
+                    )
+                } else {
+                    format!("{} → {}：{}", node(from, l), node(to, l), message.summary())
+                }
+            }
+            MessageDropped {
+                from,
+                to,
+                api,
+                reason,
+                ..
+            } => {
+                let why_en = match reason {
+                    DropReason::LinkCut => "the link is cut",
+                    DropReason::DestinationDown => "the destination is down",
+                    DropReason::ConnectionReset => "the destination restarted (connection reset)",
+                };
+                let why_zh = match reason {
+                    DropReason::LinkCut => "链路已断开",
+                    DropReason::DestinationDown => "目标节点已宕机",
+                    DropReason::ConnectionReset => "目标节点已重启（连接被重置）",
+                };
+                if en {
+                    format!(
+                        "{api} from {} to {} was lost: {why_en}",
+                        node(from, l),
+                        node(to, l)
+                    )
+                } else {
+                    format!(
+                        "{} 发往 {} 的 {api} 丢失：{why_zh}",
+                        node(from, l),
+                        node(to, l)
+                    )
+                }
+            }
+            LinkChanged {
+                a,
+                b,
+                cut,
+                extra_latency_ms,
+            } => {
+                if en {
+                    if *cut {
+                        format!("The link {}–{} is cut", node(a, l), node(b, l))
+                    } else if *extra_latency_ms > 0 {
+                        format!(
+                            "The link {}–{} is slow: +{extra_latency_ms} ms",
+                            node(a, l),
+                            node(b, l)
+                        )
+                    } else {
+                        format!("The link {}–{} is healthy", node(a, l), node(b, l))
+                    }
+                } else if *cut {
+                    format!("{} 与 {} 之间的链路断开", node(a, l), node(b, l))
+                } else if *extra_latency_ms > 0 {
+                    format!(
+                        "{} 与 {} 之间的链路变慢：+{extra_latency_ms} ms",
+                        node(a, l),
+                        node(b, l)
+                    )
+                } else {
+                    format!("{} 与 {} 之间的链路恢复正常", node(a, l), node(b, l))
+                }
+            }
+            BecameLeader {
+                broker,
+                tp,
+                leader_epoch,
+                isr,
+                high_watermark,
+                log_end_offset,
+            } => {
+                if en {
+                    format!("Broker {broker} became leader of {tp} (epoch {leader_epoch}, ISR {}, LEO {log_end_offset}, HW {high_watermark})", ids_list(isr))
+                } else {
+                    format!("Broker {broker} 成为 {tp} 的 leader（epoch {leader_epoch}，ISR {}，LEO {log_end_offset}，HW {high_watermark}）", ids_list(isr))
+                }
+            }
+            BecameFollower {
+                broker,
+                tp,
+                leader,
+                leader_epoch,
+                log_end_offset,
+                high_watermark,
+            } => {
+                if en {
+                    format!("Broker {broker} became a follower of {tp}, fetching from leader {leader} (epoch {leader_epoch}, LEO {log_end_offset}, HW {high_watermark})")
+                } else {
+                    format!("Broker {broker} 成为 {tp} 的 follower，从 leader {leader} 拉取（epoch {leader_epoch}，LEO {log_end_offset}，HW {high_watermark}）")
+                }
+            }
+            ReplicaStopped {
+                broker,
+                tp,
+                deleted,
+            } => {
+                if en {
+                    format!(
+                        "Broker {broker} stopped its replica of {tp}{}",
+                        if *deleted { " and deleted it" } else { "" }
+                    )
+                } else {
+                    format!(
+                        "Broker {broker} 停止了 {tp} 的副本{}",
+                        if *deleted { "并删除" } else { "" }
+                    )
+                }
+            }
+            LogCreated { broker, dir, .. } => {
+                if en {
+                    format!("Broker {broker} created the log directory {dir}/ with segment 00000000000000000000")
+                } else {
+                    format!("Broker {broker} 创建日志目录 {dir}/ 及 segment 00000000000000000000")
+                }
+            }
+            LogTruncated {
+                broker,
+                tp,
+                truncated,
+                reason,
+            } => {
+                let why_en = match reason {
+                    TruncateReason::HighWatermark { high_watermark } => {
+                        format!("cut to its high watermark {high_watermark} (the pre-KIP-101 rule)")
+                    }
+                    TruncateReason::LeaderEpoch { epoch, end_offset } => format!(
+                        "the leader says epoch {epoch} ends at offset {end_offset} (KIP-101)"
+                    ),
+                    TruncateReason::BelowLogStart { log_start_offset } => {
+                        format!("the leader's log now starts at {log_start_offset}")
+                    }
+                };
+                let why_zh = match reason {
+                    TruncateReason::HighWatermark { high_watermark } => {
+                        format!("截断到自己的 HW {high_watermark}（KIP-101 之前的规则）")
+                    }
+                    TruncateReason::LeaderEpoch { epoch, end_offset } => {
+                        format!("leader 告知 epoch {epoch} 结束于 offset {end_offset}（KIP-101）")
+                    }
+                    TruncateReason::BelowLogStart { log_start_offset } => {
+                        format!("leader 的日志现在从 {log_start_offset} 开始")
+                    }
+                };
+                if en {
+                    format!(
+                        "Broker {broker} truncated {tp} from LEO {} to {}: {why_en}",
+                        truncated.old_log_end_offset, truncated.to_offset
+                    )
+                } else {
+                    format!(
+                        "Broker {broker} 将 {tp} 从 LEO {} 截断到 {}：{why_zh}",
+                        truncated.old_log_end_offset, truncated.to_offset
+                    )
+                }
+            }
+            BatchAppended {
+                broker,
+                tp,
+                leader,
+                appended,
+            } => {
+                let idx_en = match appended.index_entry {
+                    Some((o, p)) => format!("; wrote .index entry {o} → {p}"),
+                    None => String::new(),
+                };
+                let idx_zh = match appended.index_entry {
+                    Some((o, p)) => format!("；写入 .index 项 {o} → {p}"),
+                    None => String::new(),
+                };
+                let role = match (leader, en) {
+                    (true, true) => "leader",
+                    (false, true) => "follower",
+                    (true, false) => "leader",
+                    (false, false) => "follower",
+                };
+                if en {
+                    format!(
+                        "Broker {broker} ({role}) appended offsets {}–{} to {tp} at position {} of segment {} ({} bytes); LEO {}{idx_en}",
+                        appended.first_offset, appended.last_offset, appended.position, appended.segment_base_offset, appended.size, appended.log_end_offset
+                    )
+                } else {
+                    format!(
+                        "Broker {broker}（{role}）把 offset {}–{} 追加到 {tp} 的 segment {} 位置 {}（{} 字节）；LEO {}{idx_zh}",
+                        appended.first_offset, appended.last_offset, appended.segment_base_offset, appended.position, appended.size, appended.log_end_offset
+                    )
+                }
+            }
+            AppendRejected {
+                broker,
+                tp,
+                error,
+                detail,
+            } => {
+                if en {
+                    format!("Broker {broker} refused to append to {tp}: {error} ({detail})")
+                } else {
+                    format!("Broker {broker} 拒绝追加到 {tp}：{error}（{detail}）")
+                }
+            }
+            SegmentRolled { broker, tp, roll } => {
+                let why = match (roll.reason, en) {
+                    (crate::storage::log::RollReason::SegmentBytes, true) => {
+                        "it would pass segment.bytes"
+                    }
+                    (crate::storage::log::RollReason::SegmentMs, true) => "segment.ms has passed",
+                    (crate::storage::log::RollReason::OffsetIndexFull, true) => {
+                        "its .index is full"
+                    }
+                    (crate::storage::log::RollReason::TimeIndexFull, true) => {
+                        "its .timeindex is full"
+                    }
+                    (crate::storage::log::RollReason::RelativeOffsetOverflow, true) => {
+                        "offsets would overflow 4 bytes"
+                    }
+                    (crate::storage::log::RollReason::Retention, true) => {
+                        "retention deletes every segment"
+                    }
+                    (crate::storage::log::RollReason::SegmentBytes, false) => {
+                        "将超过 segment.bytes"
+                    }
+                    (crate::storage::log::RollReason::SegmentMs, false) => "已超过 segment.ms",
+                    (crate::storage::log::RollReason::OffsetIndexFull, false) => ".index 已满",
+                    (crate::storage::log::RollReason::TimeIndexFull, false) => ".timeindex 已满",
+                    (crate::storage::log::RollReason::RelativeOffsetOverflow, false) => {
+                        "相对 offset 将溢出 4 字节"
+                    }
+                    (crate::storage::log::RollReason::Retention, false) => {
+                        "清理策略要删除全部 segment"
+                    }
+                };
+                if en {
+                    format!(
+                        "Broker {broker} rolled {tp}: new segment {:020} because {why}",
+                        roll.new_base_offset
+                    )
+                } else {
+                    format!(
+                        "Broker {broker} 滚动 {tp}：新 segment {:020}，因为{why}",
+                        roll.new_base_offset
+                    )
+                }
+            }
+            FollowerFetchRecorded {
+                broker,
+                tp,
+                follower,
+                follower_leo,
+                leader_leo,
+                ..
+            } => {
+                if en {
+                    format!("Leader {broker} learned follower {follower}'s LEO for {tp} from its fetch offset: {follower_leo} (leader LEO {leader_leo})")
+                } else {
+                    format!("Leader {broker} 从 follower {follower} 的 fetch offset 得知其 {tp} LEO = {follower_leo}（leader LEO {leader_leo}）")
+                }
+            }
+            HighWatermarkUpdated {
+                broker,
+                tp,
+                old,
+                new,
+                leader,
+                isr_leos,
+            } => {
+                let leos: Vec<String> = isr_leos.iter().map(|(b, o)| format!("{b}:{o}")).collect();
+                match (en, leader) {
+                    (true, true) => format!("Leader {broker} moved {tp}'s high watermark {old} → {new} (smallest LEO in the ISR: {})", leos.join(" ")),
+                    (true, false) => format!("Follower {broker} took the leader's high watermark for {tp}: {old} → {new}"),
+                    (false, true) => format!("Leader {broker} 将 {tp} 的 HW {old} → {new}（ISR 中最小的 LEO：{}）", leos.join(" ")),
+                    (false, false) => format!("Follower {broker} 从 leader 得知 {tp} 的 HW：{old} → {new}"),
+                }
+            }
+            HighWatermarkHeld {
+                broker,
+                tp,
+                isr_size,
+                min_insync_replicas,
+            } => {
+                if en {
+                    format!("Leader {broker} kept {tp}'s high watermark: the ISR has {isr_size} replica(s), fewer than min.insync.replicas={min_insync_replicas}")
+                } else {
+                    format!("Leader {broker} 未推进 {tp} 的 HW：ISR 只有 {isr_size} 个副本，少于 min.insync.replicas={min_insync_replicas}")
+                }
+            }
+            IsrChangeProposed {
+                broker,
+                tp,
+                old_isr,
+                new_isr,
+                reason,
+            } => {
+                if en {
+                    format!("Leader {broker} asks the controller to change {tp}'s ISR {} → {}: {reason}", ids_list(old_isr), ids_list(new_isr))
+                } else {
+                    format!(
+                        "Leader {broker} 请求 Controller 将 {tp} 的 ISR {} → {}：{reason}",
+                        ids_list(old_isr),
+                        ids_list(new_isr)
+                    )
+                }
+            }
+            IsrChangeApplied {
+                broker,
+                tp,
+                isr,
+                partition_epoch,
+            } => {
+                if en {
+                    format!("Leader {broker} now has ISR {} for {tp} (partition epoch {partition_epoch})", ids_list(isr))
+                } else {
+                    format!("Leader {broker} 的 {tp} ISR 更新为 {}（partition epoch {partition_epoch}）", ids_list(isr))
+                }
+            }
+            IsrChangeRejected { broker, tp, error } => {
+                if en {
+                    format!("The controller refused leader {broker}'s ISR change for {tp}: {error}")
+                } else {
+                    format!("Controller 拒绝了 leader {broker} 对 {tp} 的 ISR 变更：{error}")
+                }
+            }
+            HighWatermarkCheckpointed { broker, partitions } => {
+                if en {
+                    format!("Broker {broker} wrote replication-offset-checkpoint ({partitions} partitions)")
+                } else {
+                    format!(
+                        "Broker {broker} 写入 replication-offset-checkpoint（{partitions} 个分区）"
+                    )
+                }
+            }
+            DivergenceDetected {
+                broker,
+                tp,
+                follower,
+                epoch,
+                end_offset,
+            } => {
+                if en {
+                    format!("Leader {broker}: follower {follower}'s log of {tp} diverges; its epoch {epoch} ends here at offset {end_offset}")
+                } else {
+                    format!("Leader {broker}：follower {follower} 的 {tp} 日志出现分叉；epoch {epoch} 在这里结束于 offset {end_offset}")
+                }
+            }
+            ProduceRejected {
+                broker,
+                tp,
+                error,
+                detail,
+            } => {
+                if en {
+                    format!("Broker {broker} answered {error} for {tp}: {detail}")
+                } else {
+                    format!("Broker {broker} 对 {tp} 返回 {error}：{detail}")
+                }
+            }
+            ProduceCompleted {
+                broker,
+                tp,
+                base_offset,
+                acks,
+                waited_for_isr,
+            } => {
+                if en {
+                    if *waited_for_isr {
+                        format!("Broker {broker}: every ISR replica has {tp} up to the batch at {base_offset}, so acks={} is satisfied", acks_name(*acks))
+                    } else {
+                        format!("Broker {broker} acknowledges {tp}@{base_offset} as soon as it is in its own log (acks={})", acks_name(*acks))
+                    }
+                } else if *waited_for_isr {
+                    format!("Broker {broker}：所有 ISR 副本都已拥有 {tp} offset {base_offset} 的批次，满足 acks={}", acks_name(*acks))
+                } else {
+                    format!(
+                        "Broker {broker} 写入本地日志后即确认 {tp}@{base_offset}（acks={}）",
+                        acks_name(*acks)
+                    )
+                }
+            }
+            ProduceParked {
+                broker,
+                tp,
+                required_offset,
+                isr,
+            } => {
+                if en {
+                    format!("Broker {broker} holds the acks=all answer for {tp} until the high watermark reaches {required_offset} (ISR {})", ids_list(isr))
+                } else {
+                    format!("Broker {broker} 暂不回复 {tp} 的 acks=all 请求，等 HW 到达 {required_offset}（ISR {}）", ids_list(isr))
+                }
+            }
+            ProduceTimedOut {
+                broker,
+                tp,
+                required_offset,
+            } => {
+                if en {
+                    format!("Broker {broker}: the ISR did not reach {required_offset} on {tp} in time: REQUEST_TIMED_OUT")
+                } else {
+                    format!("Broker {broker}：ISR 未能及时在 {tp} 上到达 {required_offset}：REQUEST_TIMED_OUT")
+                }
+            }
+            FetchParked {
+                broker,
+                from,
+                max_wait_ms,
+                ..
+            } => {
+                if en {
+                    format!("Broker {broker} has nothing new for {}: it holds the fetch up to {max_wait_ms} ms (long poll)", node(from, l))
+                } else {
+                    format!("Broker {broker} 暂无新数据给 {}：把 fetch 挂起最多 {max_wait_ms} ms（长轮询）", node(from, l))
+                }
+            }
+            FetchRejected {
+                broker,
+                tp,
+                from,
+                error,
+            } => {
+                if en {
+                    format!(
+                        "Broker {broker} answered {error} to {}'s fetch of {tp}",
+                        node(from, l)
+                    )
+                } else {
+                    format!(
+                        "Broker {broker} 对 {} 拉取 {tp} 返回 {error}",
+                        node(from, l)
+                    )
+                }
+            }
+            SegmentsDeleted {
+                broker,
+                tp,
+                applied,
+            } => {
+                let bases: Vec<String> = applied
+                    .deleted
+                    .iter()
+                    .map(|d| d.base_offset.to_string())
+                    .collect();
+                if en {
+                    format!("Broker {broker} deleted segment(s) {} of {tp} ({}); log start offset is now {}", bases.join(", "), applied.detail, applied.log_start_offset)
+                } else {
+                    format!(
+                        "Broker {broker} 删除了 {tp} 的 segment {}（{}）；log start offset 变为 {}",
+                        bases.join(", "),
+                        applied.detail,
+                        applied.log_start_offset
+                    )
+                }
+            }
+            FilesDeleted { broker, files } => {
+                if en {
+                    format!(
+                        "Broker {broker} removed {} .deleted file(s) after file.delete.delay.ms",
+                        files.len()
+                    )
+                } else {
+                    format!(
+                        "Broker {broker} 在 file.delete.delay.ms 之后删除了 {} 个 .deleted 文件",
+                        files.len()
+                    )
+                }
+            }
+            LogCleaned { broker, tp, result } => {
+                let before: u64 = result.groups.iter().map(|g| g.records_before).sum();
+                let after: u64 = result.groups.iter().map(|g| g.records_after).sum();
+                if en {
+                    format!("Broker {broker}'s log cleaner compacted {tp}: {before} records → {after} (latest value per key kept), dirty ratio {}%", result.cleanable.dirty_ratio.0 / 10_000)
+                } else {
+                    format!("Broker {broker} 的 log cleaner 压缩了 {tp}：{before} 条 → {after} 条（每个 key 保留最新值），脏数据比例 {}%", result.cleanable.dirty_ratio.0 / 10_000)
+                }
+            }
+            CleanerSkipped {
+                broker,
+                tp,
+                dirty_ratio_ppm,
+                min_ratio_ppm,
+            } => {
+                if en {
+                    format!("Broker {broker} left {tp} alone: dirty ratio {}‰ below min.cleanable.dirty.ratio {}‰", dirty_ratio_ppm / 1000, min_ratio_ppm / 1000)
+                } else {
+                    format!(
+                        "Broker {broker} 暂不清理 {tp}：脏数据比例 {}‰ 低于 {}‰",
+                        dirty_ratio_ppm / 1000,
+                        min_ratio_ppm / 1000
+                    )
+                }
+            }
+            LookupStepped {
+                broker,
+                tp,
+                target,
+                step,
+            } => {
+                if en {
+                    format!(
+                        "Lookup of {target} in broker {broker}'s {tp}: {}",
+                        lookup_step(step, l)
+                    )
+                } else {
+                    format!(
+                        "在 broker {broker} 的 {tp} 中查找 {target}：{}",
+                        lookup_step(step, l)
+                    )
+                }
+            }
+            MetadataUpdated {
+                client, partitions, ..
+            } => {
+                if en {
+                    format!(
+                        "{} refreshed its metadata ({partitions} partitions)",
+                        cap(&node(client, l))
+                    )
+                } else {
+                    format!("{} 更新了元数据（{partitions} 个分区）", node(client, l))
+                }
+            }
+            ProducerIdAssigned {
+                producer,
+                producer_id,
+                producer_epoch,
+            } => {
+                if en {
+                    format!("Producer {producer} got producer id {producer_id}, epoch {producer_epoch} (InitProducerId)")
+                } else {
+                    format!("生产者 {producer} 获得 producer id {producer_id}，epoch {producer_epoch}（InitProducerId）")
+                }
+            }
+            RecordIntercepted {
+                producer,
+                record,
+                interceptor,
+                value_before,
+                value_after,
+            } => {
+                if en {
+                    format!("Producer {producer}, record #{record}: interceptor {interceptor}.onSend saw value {} → {}", opt(value_before), opt(value_after))
+                } else {
+                    format!("生产者 {producer} 第 {record} 条：拦截器 {interceptor}.onSend 处理 value {} → {}", opt(value_before), opt(value_after))
+                }
+            }
+            RecordSerialized {
+                producer,
+                record,
+                key_bytes,
+                value_bytes,
+                serializer,
+            } => {
+                let kb = key_bytes.as_ref().map(|b| b.len()).unwrap_or(0);
+                let vb = value_bytes.as_ref().map(|b| b.len()).unwrap_or(0);
+                if en {
+                    format!("Producer {producer}, record #{record}: {serializer} made {kb} key bytes and {vb} value bytes")
+                } else {
+                    format!("生产者 {producer} 第 {record} 条：{serializer} 序列化出 {kb} 字节 key、{vb} 字节 value")
+                }
+            }
+            RecordPartitioned {
+                producer,
+                record,
+                tp,
+                choice,
+            } => {
+                use crate::producer::PartitionChoice as P;
+                let why_en = match choice {
+                    P::Explicit { .. } => "the record named its partition".to_string(),
+                    P::Key { murmur2, positive, num_partitions, partition } => {
+                        format!("murmur2(key) = {murmur2}, toPositive = {positive}, {positive} % {num_partitions} = {partition}")
+                    }
+                    P::Sticky { produced_bytes, batch_size, switched_from, .. } => match switched_from {
+                        Some(f) => format!("no key: sticky partition switched from {f} after batch.size={batch_size} bytes"),
+                        None => format!("no key: sticky partition ({produced_bytes} of batch.size={batch_size} bytes sent to it so far)"),
+                    },
+                    P::RoundRobin { counter, .. } => format!("RoundRobinPartitioner, counter {counter}"),
+                };
+                let why_zh = match choice {
+                    P::Explicit { .. } => "消息指定了分区".to_string(),
+                    P::Key {
+                        murmur2,
+                        positive,
+                        num_partitions,
+                        partition,
+                    } => {
+                        format!("murmur2(key) = {murmur2}，toPositive = {positive}，{positive} % {num_partitions} = {partition}")
+                    }
+                    P::Sticky {
+                        produced_bytes,
+                        batch_size,
+                        switched_from,
+                        ..
+                    } => match switched_from {
+                        Some(f) => format!(
+                            "没有 key：发送满 batch.size={batch_size} 字节后粘性分区从 {f} 切换"
+                        ),
+                        None => format!(
+                            "没有 key：粘性分区（已发送 {produced_bytes}/{batch_size} 字节）"
+                        ),
+                    },
+                    P::RoundRobin { counter, .. } => format!("轮询分区器，计数 {counter}"),
+                };
+                if en {
+                    format!("Producer {producer}, record #{record} → {tp}: {why_en}")
+                } else {
+                    format!("生产者 {producer} 第 {record} 条 → {tp}：{why_zh}")
+                }
+            }
+            ProducerBlocked {
+                producer,
+                record,
+                reason,
+                max_block_ms,
+            } => {
+                if en {
+                    format!("Producer {producer}: send() of record #{record} blocks ({reason}), for at most max.block.ms={max_block_ms}")
+                } else {
+                    format!("生产者 {producer}：第 {record} 条的 send() 阻塞（{reason}），最多 max.block.ms={max_block_ms}")
+                }
+            }
+            RecordAccumulated {
+                producer,
+                record,
+                tp,
+                batch,
+                new_batch,
+                batch_records,
+                batch_bytes,
+                batch_size,
+                buffer_used,
+                buffer_memory,
+            } => {
+                if en {
+                    format!(
+                        "Producer {producer}: record #{record} joined {} batch {batch} for {tp} ({batch_records} records, {batch_bytes}/{batch_size} bytes; buffer {buffer_used}/{buffer_memory})",
+                        if *new_batch { "new" } else { "open" }
+                    )
+                } else {
+                    format!(
+                        "生产者 {producer}：第 {record} 条进入{}批次 {batch}（{tp}，{batch_records} 条，{batch_bytes}/{batch_size} 字节；缓冲区 {buffer_used}/{buffer_memory}）",
+                        if *new_batch { "新" } else { "已有" }
+                    )
+                }
+            }
+            BatchesDrained {
+                producer,
+                broker,
+                batches,
+                in_flight,
+                max_in_flight,
+            } => {
+                let b: Vec<String> = batches
+                    .iter()
+                    .map(|x| format!("{} ({} rec, {})", x.tp, x.records, x.reason))
+                    .collect();
+                if en {
+                    format!("Producer {producer}'s Sender drained {} for broker {broker} (request {in_flight} of max.in.flight {max_in_flight})", b.join("; "))
+                } else {
+                    format!("生产者 {producer} 的 Sender 为 broker {broker} 取出 {}（在途请求 {in_flight}/{max_in_flight}）", b.join("；"))
+                }
+            }
+            RecordAcknowledged {
+                producer,
+                record,
+                tp,
+                offset,
+                acks,
+                ..
+            } => {
+                if en {
+                    if *offset < 0 {
+                        format!("Producer {producer}: record #{record} counted as sent to {tp} (acks=0: no answer is awaited, offset unknown)")
+                    } else {
+                        format!("Producer {producer}: record #{record} acknowledged at {tp}@{offset} (acks={})", acks_name(*acks))
+                    }
+                } else if *offset < 0 {
+                    format!("生产者 {producer}：第 {record} 条已发往 {tp}（acks=0：不等待应答，offset 未知）")
+                } else {
+                    format!(
+                        "生产者 {producer}：第 {record} 条已确认，位于 {tp}@{offset}（acks={}）",
+                        acks_name(*acks)
+                    )
+                }
+            }
+            RecordFailed {
+                producer,
+                record,
+                error,
+                ..
+            } => {
+                if en {
+                    format!("Producer {producer}: record #{record} failed: {error}")
+                } else {
+                    format!("生产者 {producer}：第 {record} 条发送失败：{error}")
+                }
+            }
+            ProduceRetried {
+                producer,
+                tp,
+                batch,
+                attempt,
+                error,
+                backoff_ms,
+            } => {
+                if en {
+                    format!("Producer {producer}: batch {batch} for {tp} got {error}; retry #{attempt} after {backoff_ms} ms")
+                } else {
+                    format!("生产者 {producer}：{tp} 的批次 {batch} 收到 {error}；{backoff_ms} ms 后第 {attempt} 次重试")
+                }
+            }
+            InterceptorAcknowledged {
+                producer,
+                record,
+                interceptor,
+                offset,
+            } => {
+                if en {
+                    format!("Producer {producer}: interceptor {interceptor}.onAcknowledgement for record #{record} (offset {offset})")
+                } else {
+                    format!("生产者 {producer}：拦截器 {interceptor}.onAcknowledgement 处理第 {record} 条（offset {offset}）")
+                }
+            }
+            RecordsConsumed {
+                consumer,
+                tp,
+                records,
+                high_watermark,
+            } => {
+                let first = records.first().map(|r| r.offset).unwrap_or(-1);
+                let last = records.last().map(|r| r.offset).unwrap_or(-1);
+                if en {
+                    format!("Consumer {consumer}'s poll() returned {} record(s) from {tp}, offsets {first}–{last} (high watermark {high_watermark})", records.len())
+                } else {
+                    format!("消费者 {consumer} 的 poll() 返回 {tp} 的 {} 条消息，offset {first}–{last}（HW {high_watermark}）", records.len())
+                }
+            }
+            ConsumerPositionReset {
+                consumer,
+                tp,
+                position,
+                reason,
+            } => {
+                if en {
+                    format!("Consumer {consumer}: position of {tp} = {position}: {reason}")
+                } else {
+                    format!("消费者 {consumer}：{tp} 的位置 = {position}：{reason}")
+                }
+            }
+            GuaranteeBroken {
+                guarantee,
+                tp,
+                detail,
+            } => {
+                let tp = tp.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
+                if en {
+                    format!(
+                        "⚠ Guarantee broken — {}{tp}: {detail}",
+                        guarantee_name(*guarantee, l)
+                    )
+                } else {
+                    format!(
+                        "⚠ 保证被打破 —— {}{tp}：{detail}",
+                        guarantee_name(*guarantee, l)
+                    )
+                }
+            }
+        }
+    }
+}
+
+struct BrokerIdLike(i32);
+
+fn cap(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn change_en(c: crate::msg::ZkChange) -> &'static str {
+    match c {
+        crate::msg::ZkChange::Created => "was created",
+        crate::msg::ZkChange::Deleted => "was deleted",
+        crate::msg::ZkChange::DataChanged => "changed",
+        crate::msg::ZkChange::ChildrenChanged => "children changed",
+    }
+}
+
+fn change_zh(c: crate::msg::ZkChange) -> &'static str {
+    match c {
+        crate::msg::ZkChange::Created => "被创建",
+        crate::msg::ZkChange::Deleted => "被删除",
+        crate::msg::ZkChange::DataChanged => "数据变化",
+        crate::msg::ZkChange::ChildrenChanged => "子节点变化",
+    }
+}
+
+/// A command in words (for `CommandIssued`).
+pub fn command_text(c: &crate::scenario::Command, l: Lang) -> Option<String> {
+    use crate::scenario::Command::*;
+    let en = l == Lang::En;
+    Some(match c {
+        Produce {
+            producer,
+            topic,
+            key,
+            value,
+            partition,
+            count,
+        } => {
+            let n = count.unwrap_or(1);
+            let p = partition
+                .map(|p| format!(", partition {p}"))
+                .unwrap_or_default();
+            if en {
+                format!(
+                    "{producer}.send({topic}, key {}, value {}{p}){}",
+                    opt(key),
+                    opt(value),
+                    if n > 1 {
+                        format!(" ×{n}")
+                    } else {
+                        String::new()
+                    }
+                )
+            } else {
+                format!(
+                    "{producer}.send({topic}，key {}，value {}{p}){}",
+                    opt(key),
+                    opt(value),
+                    if n > 1 {
+                        format!(" ×{n}")
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+        }
+        KillBroker { broker } => {
+            if en {
+                format!("kill broker {broker}")
+            } else {
+                format!("强制停止 broker {broker}")
+            }
+        }
+        ShutdownBroker { broker } => {
+            if en {
+                format!("shut broker {broker} down (controlled)")
+            } else {
+                format!("受控关闭 broker {broker}")
+            }
+        }
+        RestartBroker { broker } => {
+            if en {
+                format!("restart broker {broker}")
+            } else {
+                format!("重启 broker {broker}")
+            }
+        }
+        CutLink { a, b } => {
+            if en {
+                format!("cut the link {a}–{b}")
+            } else {
+                format!("断开 {a}–{b} 链路")
+            }
+        }
+        HealLink { a, b } => {
+            if en {
+                format!("heal the link {a}–{b}")
+            } else {
+                format!("恢复 {a}–{b} 链路")
+            }
+        }
+        SlowLink {
+            a,
+            b,
+            extra_latency_ms,
+        } => {
+            if en {
+                format!("slow the link {a}–{b} by {extra_latency_ms} ms")
+            } else {
+                format!("让 {a}–{b} 链路变慢 {extra_latency_ms} ms")
+            }
+        }
+        CreateTopic { topic } => {
+            if en {
+                format!("create topic {}", topic.name)
+            } else {
+                format!("创建主题 {}", topic.name)
+            }
+        }
+        AddPartitions { topic, partitions } => {
+            if en {
+                format!("raise {topic} to {partitions} partitions")
+            } else {
+                format!("把 {topic} 扩到 {partitions} 个分区")
+            }
+        }
+        ElectPreferredLeaders { .. } => {
+            if en {
+                "run a preferred leader election".into()
+            } else {
+                "执行优先副本选举".into()
+            }
+        }
+        Reassign {
+            topic,
+            partition,
+            replicas,
+        } => {
+            if en {
+                format!("reassign {topic}-{partition} to {replicas:?}")
+            } else {
+                format!("把 {topic}-{partition} 重新分配到 {replicas:?}")
+            }
+        }
+        Lookup {
+            broker,
+            topic,
+            partition,
+            offset,
+            timestamp,
+        } => match (offset, timestamp, en) {
+            (Some(o), _, true) => {
+                format!("look up offset {o} in {topic}-{partition} on broker {broker}")
+            }
+            (Some(o), _, false) => {
+                format!("在 broker {broker} 的 {topic}-{partition} 中查找 offset {o}")
+            }
+            (_, Some(t), true) => {
+                format!("look up timestamp {t} in {topic}-{partition} on broker {broker}")
+            }
+            (_, Some(t), false) => {
+                format!("在 broker {broker} 的 {topic}-{partition} 中查找时间戳 {t}")
+            }
+            _ => return None,
+        },
+        AddConsumer { consumer } => {
+            if en {
+                format!("start consumer {}", consumer.name)
+            } else {
+                format!("启动消费者 {}", consumer.name)
+            }
+        }
+        StopConsumer { consumer } => {
+            if en {
+                format!("close consumer {consumer}")
+            } else {
+                format!("关闭消费者 {consumer}")
+            }
+        }
+        CrashConsumer { consumer } => {
+            if en {
+                format!("crash consumer {consumer}")
+            } else {
+                format!("让消费者 {consumer} 崩溃")
+            }
+        }
+        CommitSync { consumer } => format!("{consumer}.commitSync()"),
+        CommitAsync { consumer } => format!("{consumer}.commitAsync()"),
+        PauseConsumer {
+            consumer,
+            duration_ms,
+        } => {
+            if en {
+                format!("{consumer} stops polling for {duration_ms} ms")
+            } else {
+                format!("{consumer} 停止 poll {duration_ms} ms")
+            }
+        }
+    })
+}

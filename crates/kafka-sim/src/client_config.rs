@@ -1,0 +1,452 @@
+//! Producer and consumer configuration, under Kafka's names and with the
+//! defaults of the Kafka 3.9 clients.
+//!
+//! Defaults that changed across versions and matter in lessons: since 3.0 a
+//! producer has `acks=all` and `enable.idempotence=true` (before: `acks=1`,
+//! no idempotence); `linger.ms` is 0 in 3.x (4.0 made it 5); consumers use
+//! `[RangeAssignor, CooperativeStickyAssignor]` and `session.timeout.ms`
+//! 45000 (3.0+; 10000 before).
+
+use crate::config::ConfigError;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// `acks`: 0, 1 or all (-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acks(pub i16);
+
+impl Acks {
+    pub const ALL: Acks = Acks(-1);
+}
+
+impl fmt::Display for Acks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(crate::msg::acks_name(self.0))
+    }
+}
+
+impl Serialize for Acks {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(crate::msg::acks_name(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Acks {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        let s = match &v {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => String::new(),
+        };
+        match s.as_str() {
+            "0" => Ok(Acks(0)),
+            "1" => Ok(Acks(1)),
+            "all" | "-1" => Ok(Acks(-1)),
+            _ => Err(serde::de::Error::custom(format!(
+                "{v} is not a value of acks (expected 0, 1, all or -1)"
+            ))),
+        }
+    }
+}
+
+/// Which partitioner the producer uses (`partitioner.class`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PartitionerClass {
+    /// Unset: Kafka's built-in logic (explicit partition, else murmur2 of the
+    /// key, else the sticky partition; KIP-794).
+    #[serde(rename = "default")]
+    BuiltIn,
+    #[serde(rename = "org.apache.kafka.clients.producer.RoundRobinPartitioner")]
+    RoundRobin,
+}
+
+macro_rules! d {
+    ($($name:ident: $t:ty = $v:expr;)*) => { $(fn $name() -> $t { $v })* };
+}
+
+d! {
+    d_acks: Acks = Acks::ALL;
+    d_true: bool = true;
+    d_false: bool = false;
+    d_linger: u64 = 0;
+    d_batch: u64 = 16_384;
+    d_buffer: u64 = 33_554_432;
+    d_max_block: u64 = 60_000;
+    d_inflight: u32 = 5;
+    d_retries: u32 = 2_147_483_647;
+    d_backoff: u64 = 100;
+    d_backoff_max: u64 = 1000;
+    d_delivery: u64 = 120_000;
+    d_request_timeout: u64 = 30_000;
+    d_partitioner: PartitionerClass = PartitionerClass::BuiltIn;
+    d_metadata_age: u64 = 300_000;
+    d_strategies: Vec<AssignorName> = vec![AssignorName::Range, AssignorName::CooperativeSticky];
+    d_auto_commit_interval: u64 = 5000;
+    d_reset: AutoOffsetReset = AutoOffsetReset::Latest;
+    d_session: u64 = 45_000;
+    d_heartbeat: u64 = 3000;
+    d_max_poll_interval: u64 = 300_000;
+    d_max_poll_records: u32 = 500;
+    d_fetch_min: u64 = 1;
+    d_fetch_wait: u64 = 500;
+    d_fetch_max: u64 = 52_428_800;
+    d_partition_fetch_max: u64 = 1_048_576;
+    d_poll_interval: u64 = 100;
+    d_string_serializer: String = "org.apache.kafka.common.serialization.StringSerializer".into();
+    d_compression: String = "none".into();
+}
+
+/// The producer's configuration (`ProducerConfig`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProducerConfig {
+    #[serde(rename = "client.id", default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    #[serde(default = "d_acks")]
+    pub acks: Acks,
+    #[serde(rename = "enable.idempotence", default = "d_true")]
+    pub enable_idempotence: bool,
+    #[serde(rename = "linger.ms", default = "d_linger")]
+    pub linger_ms: u64,
+    #[serde(rename = "batch.size", default = "d_batch")]
+    pub batch_size: u64,
+    #[serde(rename = "buffer.memory", default = "d_buffer")]
+    pub buffer_memory: u64,
+    #[serde(rename = "max.block.ms", default = "d_max_block")]
+    pub max_block_ms: u64,
+    #[serde(
+        rename = "max.in.flight.requests.per.connection",
+        default = "d_inflight"
+    )]
+    pub max_in_flight_requests_per_connection: u32,
+    #[serde(default = "d_retries")]
+    pub retries: u32,
+    #[serde(rename = "retry.backoff.ms", default = "d_backoff")]
+    pub retry_backoff_ms: u64,
+    #[serde(rename = "retry.backoff.max.ms", default = "d_backoff_max")]
+    pub retry_backoff_max_ms: u64,
+    #[serde(rename = "delivery.timeout.ms", default = "d_delivery")]
+    pub delivery_timeout_ms: u64,
+    #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
+    pub request_timeout_ms: u64,
+    #[serde(rename = "partitioner.class", default = "d_partitioner")]
+    pub partitioner_class: PartitionerClass,
+    #[serde(rename = "partitioner.ignore.keys", default = "d_false")]
+    pub partitioner_ignore_keys: bool,
+    #[serde(rename = "metadata.max.age.ms", default = "d_metadata_age")]
+    pub metadata_max_age_ms: u64,
+    #[serde(rename = "key.serializer", default = "d_string_serializer")]
+    pub key_serializer: String,
+    #[serde(rename = "value.serializer", default = "d_string_serializer")]
+    pub value_serializer: String,
+    /// Only `none`: the simulation does not compress.
+    #[serde(rename = "compression.type", default = "d_compression")]
+    pub compression_type: String,
+    /// Interceptors the lesson installs, by name (see `producer.rs`).
+    #[serde(
+        rename = "interceptor.classes",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub interceptor_classes: Vec<String>,
+}
+
+impl Default for ProducerConfig {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every producer setting has a default")
+    }
+}
+
+impl ProducerConfig {
+    /// Kafka's own checks (`ProducerConfig.postProcessAndValidateIdempotenceConfigs`
+    /// and friends), with the key named.
+    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
+        let f = |k: &str| format!("{at}.{k}");
+        if self.batch_size == 0 {
+            return Err(ConfigError::new(f("batch.size"), "must be positive"));
+        }
+        if self.buffer_memory < self.batch_size {
+            return Err(ConfigError::new(
+                f("buffer.memory"),
+                "must be at least batch.size (a batch has to fit in the buffer)",
+            ));
+        }
+        if self.max_in_flight_requests_per_connection == 0 {
+            return Err(ConfigError::new(
+                f("max.in.flight.requests.per.connection"),
+                "must be at least 1",
+            ));
+        }
+        if self.enable_idempotence {
+            if self.max_in_flight_requests_per_connection > 5 {
+                return Err(ConfigError::new(
+                    f("max.in.flight.requests.per.connection"),
+                    "must be at most 5 to use the idempotent producer (Kafka keeps the last 5 batches per producer)",
+                ));
+            }
+            if self.acks != Acks::ALL {
+                return Err(ConfigError::new(
+                    f("acks"),
+                    "must be all in order to use the idempotent producer (set enable.idempotence=false to use acks=0 or 1)",
+                ));
+            }
+            if self.retries == 0 {
+                return Err(ConfigError::new(
+                    f("retries"),
+                    "must be greater than 0 to use the idempotent producer",
+                ));
+            }
+        }
+        if self.delivery_timeout_ms < self.linger_ms + self.request_timeout_ms {
+            return Err(ConfigError::new(
+                f("delivery.timeout.ms"),
+                "should be equal to or larger than linger.ms + request.timeout.ms",
+            ));
+        }
+        if self.compression_type != "none" {
+            return Err(ConfigError::new(
+                f("compression.type"),
+                "the simulation does not compress: only none is supported",
+            ));
+        }
+        for s in [&self.key_serializer, &self.value_serializer] {
+            if s != "org.apache.kafka.common.serialization.StringSerializer" {
+                return Err(ConfigError::new(
+                    f("key.serializer"),
+                    "only org.apache.kafka.common.serialization.StringSerializer is simulated",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An assignor in `partition.assignment.strategy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AssignorName {
+    Range,
+    RoundRobin,
+    Sticky,
+    CooperativeSticky,
+}
+
+impl AssignorName {
+    /// The protocol name the assignor registers with the group coordinator.
+    pub fn protocol_name(self) -> &'static str {
+        match self {
+            AssignorName::Range => "range",
+            AssignorName::RoundRobin => "roundrobin",
+            AssignorName::Sticky => "sticky",
+            AssignorName::CooperativeSticky => "cooperative-sticky",
+        }
+    }
+    pub fn class_name(self) -> &'static str {
+        match self {
+            AssignorName::Range => "org.apache.kafka.clients.consumer.RangeAssignor",
+            AssignorName::RoundRobin => "org.apache.kafka.clients.consumer.RoundRobinAssignor",
+            AssignorName::Sticky => "org.apache.kafka.clients.consumer.StickyAssignor",
+            AssignorName::CooperativeSticky => {
+                "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
+            }
+        }
+    }
+    pub fn parse(s: &str) -> Option<AssignorName> {
+        [
+            AssignorName::Range,
+            AssignorName::RoundRobin,
+            AssignorName::Sticky,
+            AssignorName::CooperativeSticky,
+        ]
+        .into_iter()
+        .find(|a| a.protocol_name() == s || a.class_name() == s)
+    }
+    /// CooperativeSticky supports the COOPERATIVE protocol; the rest EAGER only.
+    pub fn is_cooperative(self) -> bool {
+        self == AssignorName::CooperativeSticky
+    }
+}
+
+impl Serialize for AssignorName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.protocol_name())
+    }
+}
+
+impl<'de> Deserialize<'de> for AssignorName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        AssignorName::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "`{s}` is not an assignor (expected range, roundrobin, sticky, cooperative-sticky or a Kafka class name)"
+            ))
+        })
+    }
+}
+
+/// `auto.offset.reset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoOffsetReset {
+    Latest,
+    Earliest,
+    None,
+}
+
+/// The consumer's configuration (`ConsumerConfig`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsumerConfig {
+    #[serde(rename = "client.id", default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    #[serde(rename = "group.id", default, skip_serializing_if = "Option::is_none")]
+    pub group_id: Option<String>,
+    #[serde(
+        rename = "group.instance.id",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub group_instance_id: Option<String>,
+    #[serde(rename = "partition.assignment.strategy", default = "d_strategies")]
+    pub partition_assignment_strategy: Vec<AssignorName>,
+    #[serde(rename = "enable.auto.commit", default = "d_true")]
+    pub enable_auto_commit: bool,
+    #[serde(rename = "auto.commit.interval.ms", default = "d_auto_commit_interval")]
+    pub auto_commit_interval_ms: u64,
+    #[serde(rename = "auto.offset.reset", default = "d_reset")]
+    pub auto_offset_reset: AutoOffsetReset,
+    #[serde(rename = "session.timeout.ms", default = "d_session")]
+    pub session_timeout_ms: u64,
+    #[serde(rename = "heartbeat.interval.ms", default = "d_heartbeat")]
+    pub heartbeat_interval_ms: u64,
+    #[serde(rename = "max.poll.interval.ms", default = "d_max_poll_interval")]
+    pub max_poll_interval_ms: u64,
+    #[serde(rename = "max.poll.records", default = "d_max_poll_records")]
+    pub max_poll_records: u32,
+    #[serde(rename = "fetch.min.bytes", default = "d_fetch_min")]
+    pub fetch_min_bytes: u64,
+    #[serde(rename = "fetch.max.wait.ms", default = "d_fetch_wait")]
+    pub fetch_max_wait_ms: u64,
+    #[serde(rename = "fetch.max.bytes", default = "d_fetch_max")]
+    pub fetch_max_bytes: u64,
+    #[serde(
+        rename = "max.partition.fetch.bytes",
+        default = "d_partition_fetch_max"
+    )]
+    pub max_partition_fetch_bytes: u64,
+    #[serde(rename = "retry.backoff.ms", default = "d_backoff")]
+    pub retry_backoff_ms: u64,
+    #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
+    pub request_timeout_ms: u64,
+    #[serde(rename = "metadata.max.age.ms", default = "d_metadata_age")]
+    pub metadata_max_age_ms: u64,
+    /// The simulation's own: how often the application calls `poll()`.
+    #[serde(default = "d_poll_interval")]
+    pub poll_interval_ms: u64,
+    /// The simulation's own: how long the application takes per poll's records.
+    #[serde(default)]
+    pub processing_ms: u64,
+}
+
+impl Default for ConsumerConfig {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every consumer setting has a default")
+    }
+}
+
+impl ConsumerConfig {
+    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
+        let f = |k: &str| format!("{at}.{k}");
+        if self.partition_assignment_strategy.is_empty() {
+            return Err(ConfigError::new(
+                f("partition.assignment.strategy"),
+                "must name at least one assignor",
+            ));
+        }
+        if self.heartbeat_interval_ms >= self.session_timeout_ms {
+            return Err(ConfigError::new(
+                f("heartbeat.interval.ms"),
+                "must be lower than session.timeout.ms",
+            ));
+        }
+        if self.max_poll_records == 0 {
+            return Err(ConfigError::new(
+                f("max.poll.records"),
+                "must be at least 1",
+            ));
+        }
+        if self.poll_interval_ms == 0 {
+            return Err(ConfigError::new(
+                f("poll_interval_ms"),
+                "must be at least 1",
+            ));
+        }
+        if self.group_instance_id.is_some() && self.group_id.is_none() {
+            return Err(ConfigError::new(
+                f("group.instance.id"),
+                "needs a group.id (static membership is a group feature)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn producer_defaults_follow_kafka_3_9() {
+        let p = ProducerConfig::default();
+        assert_eq!(p.acks, Acks::ALL);
+        assert!(p.enable_idempotence);
+        assert_eq!(p.linger_ms, 0);
+        assert_eq!(p.batch_size, 16_384);
+        assert_eq!(p.buffer_memory, 32 * 1024 * 1024);
+        assert_eq!(p.max_in_flight_requests_per_connection, 5);
+        assert_eq!(p.delivery_timeout_ms, 120_000);
+        p.validate("producers[0].config").unwrap();
+    }
+
+    #[test]
+    fn acks_accepts_kafkas_spellings() {
+        for (s, v) in [
+            ("\"all\"", -1),
+            ("-1", -1),
+            ("\"-1\"", -1),
+            ("0", 0),
+            ("\"1\"", 1),
+        ] {
+            assert_eq!(serde_json::from_str::<Acks>(s).unwrap(), Acks(v), "{s}");
+        }
+        assert!(serde_json::from_str::<Acks>("2").is_err());
+    }
+
+    #[test]
+    fn idempotence_needs_acks_all() {
+        let p: ProducerConfig = serde_json::from_str(r#"{"acks": 1}"#).unwrap();
+        assert_eq!(
+            p.validate("producers[0].config").unwrap_err().field,
+            "producers[0].config.acks"
+        );
+        let p: ProducerConfig =
+            serde_json::from_str(r#"{"acks": 1, "enable.idempotence": false}"#).unwrap();
+        p.validate("p").unwrap();
+    }
+
+    #[test]
+    fn consumer_defaults_and_assignor_names() {
+        let c = ConsumerConfig::default();
+        assert_eq!(
+            c.partition_assignment_strategy,
+            vec![AssignorName::Range, AssignorName::CooperativeSticky]
+        );
+        assert_eq!(c.session_timeout_ms, 45_000);
+        assert_eq!(c.auto_offset_reset, AutoOffsetReset::Latest);
+        let c: ConsumerConfig = serde_json::from_str(
+            r#"{"partition.assignment.strategy": ["org.apache.kafka.clients.consumer.StickyAssignor"]}"#,
+        )
+        .unwrap();
+        assert_eq!(c.partition_assignment_strategy, vec![AssignorName::Sticky]);
+    }
+}

@@ -1,0 +1,191 @@
+//! Carrying out the scenario's commands (the person at the keyboard).
+
+use crate::event::EventKind;
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::msg::Message;
+use crate::scenario::Command;
+use crate::sim::{Step, Timer, World};
+
+impl World {
+    fn reject(&mut self, index: u32, reason: String) -> Step {
+        self.record(
+            vec![NodeId::User],
+            EventKind::CommandRejected { index, reason },
+        )
+        .map(|_| ())
+    }
+
+    pub(crate) fn run_command(&mut self, index: u32) -> Step {
+        let cmd = self.sc.commands[index as usize].command.clone();
+        self.record(
+            vec![NodeId::User],
+            EventKind::CommandIssued {
+                index,
+                command: cmd.clone(),
+            },
+        )?;
+        match cmd {
+            Command::Produce {
+                producer,
+                topic,
+                key,
+                value,
+                partition,
+                count,
+            } => {
+                let p = self.sc.producer_index(&producer).expect("validated") as u32;
+                let n = count.unwrap_or(1);
+                for i in 0..n {
+                    let v = match (&value, n) {
+                        (Some(v), 1) => Some(v.clone()),
+                        (Some(v), _) => Some(format!("{v}-{}", i + 1)),
+                        (None, _) => None,
+                    };
+                    self.producer_send(p, &topic, partition, key.clone(), v)?;
+                }
+                Ok(())
+            }
+            Command::KillBroker { broker } => {
+                let b = BrokerId(broker);
+                if !self.brokers[&b].alive {
+                    return self.reject(index, format!("broker {broker} is already down"));
+                }
+                self.broker_kill(b, false)
+            }
+            Command::ShutdownBroker { broker } => {
+                let b = BrokerId(broker);
+                if !self.brokers[&b].alive {
+                    return self.reject(index, format!("broker {broker} is already down"));
+                }
+                let controller = self.brokers[&b].metadata.controller_id;
+                if !self.sc.cluster.config.controlled_shutdown_enable || controller < 0 {
+                    return self.broker_kill(b, true);
+                }
+                self.gate()?;
+                self.brokers.get_mut(&b).expect("exists").shutting_down = true;
+                self.send(
+                    NodeId::Broker(b),
+                    NodeId::Broker(BrokerId(controller)),
+                    Message::ControlledShutdown { broker: b },
+                )?;
+                // Kafka gives up waiting after a while and stops anyway.
+                Ok(())
+            }
+            Command::RestartBroker { broker } => {
+                let b = BrokerId(broker);
+                if self.brokers[&b].alive {
+                    return self.reject(
+                        index,
+                        format!("broker {broker} is running; kill or shut it down first"),
+                    );
+                }
+                let now = self.now;
+                self.gate()?;
+                self.schedule_broker_start(b, now);
+                Ok(())
+            }
+            Command::CutLink { a, b } => self.apply_link(a, b, Some(true), None),
+            Command::HealLink { a, b } => self.apply_link(a, b, Some(false), None),
+            Command::SlowLink {
+                a,
+                b,
+                extra_latency_ms,
+            } => self.apply_link(a, b, None, Some(extra_latency_ms)),
+            Command::CreateTopic { topic } => self.admin_create_topic(&topic, index, false),
+            Command::AddPartitions { topic, partitions } => {
+                self.admin_add_partitions(&topic, partitions)
+            }
+            Command::ElectPreferredLeaders { topic, partition } => {
+                let Some(c) = self.zk.controller_id().filter(|c| self.is_controller(*c)) else {
+                    return self.reject(index, "no controller is running".into());
+                };
+                let only = topic.map(|t| {
+                    let n = self
+                        .zk
+                        .data_json(&format!("/brokers/topics/{t}"))
+                        .and_then(|v| {
+                            v.get("partitions")
+                                .and_then(|p| p.as_object().map(|o| o.len()))
+                        })
+                        .unwrap_or(0);
+                    match partition {
+                        Some(p) => vec![TopicPartition::new(t.as_str(), p)],
+                        None => (0..n as i32)
+                            .map(|p| TopicPartition::new(t.as_str(), p))
+                            .collect(),
+                    }
+                });
+                self.controller_elect_preferred(c, only)
+            }
+            Command::Reassign { .. } => {
+                self.reject(index, "partition reassignment is not simulated yet".into())
+            }
+            Command::Lookup {
+                broker,
+                topic,
+                partition,
+                offset,
+                timestamp,
+            } => self.broker_lookup(
+                BrokerId(broker),
+                &TopicPartition::new(topic.as_str(), partition),
+                offset,
+                timestamp,
+            ),
+            Command::AddConsumer { .. }
+            | Command::StopConsumer { .. }
+            | Command::CrashConsumer { .. }
+            | Command::CommitSync { .. }
+            | Command::CommitAsync { .. }
+            | Command::PauseConsumer { .. } => self.consumer_command(index, &cmd),
+        }
+    }
+
+    pub(crate) fn schedule_broker_start(&mut self, b: BrokerId, at: u64) {
+        let inc = self.brokers[&b].incarnation;
+        self.schedule_work_timer(NodeId::Broker(b), inc, Timer::BrokerStart, at);
+    }
+
+    fn consumer_command(&mut self, index: u32, cmd: &Command) -> Step {
+        let name = match cmd {
+            Command::StopConsumer { consumer }
+            | Command::CrashConsumer { consumer }
+            | Command::CommitSync { consumer }
+            | Command::CommitAsync { consumer }
+            | Command::PauseConsumer { consumer, .. } => consumer.clone(),
+            Command::AddConsumer { consumer } => consumer.name.clone(),
+            _ => return Ok(()),
+        };
+        let found = self.consumers.iter().position(|c| c.name == name);
+        match (cmd, found) {
+            (Command::AddConsumer { consumer }, None) => {
+                self.gate()?;
+                let i = self.consumers.len() as u32;
+                self.consumers
+                    .push(crate::consumer::Consumer::new(i, consumer));
+                let now = self.now;
+                self.schedule_work_timer(NodeId::Consumer(i), 0, Timer::ClientStart, now);
+                Ok(())
+            }
+            (Command::AddConsumer { .. }, Some(_)) => {
+                self.reject(index, format!("consumer {name} already exists"))
+            }
+            (_, None) => self.reject(index, format!("no consumer named {name}")),
+            (Command::PauseConsumer { duration_ms, .. }, Some(i)) => {
+                self.gate()?;
+                let until = self.now + duration_ms;
+                self.consumers[i].paused_until = until;
+                Ok(())
+            }
+            (Command::StopConsumer { .. } | Command::CrashConsumer { .. }, Some(i)) => {
+                self.gate()?;
+                self.consumers[i].alive = false;
+                Ok(())
+            }
+            (_, Some(_)) => self.reject(
+                index,
+                "offset commits need consumer groups, which are not simulated yet".into(),
+            ),
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! The consumer client (G1, G3, G4, G10): the poll loop.
+//!
+//! Kafka's consumer *pulls*: the application calls `poll()` in a loop; the
+//! client fetches from each partition's leader (`Fetch` with `fetch.min.bytes`
+//! and `fetch.max.wait.ms`, so an empty fetch waits at the broker instead of
+//! spinning), buffers what comes back, and each `poll()` hands the
+//! application at most `max.poll.records` records, advancing the partition's
+//! *position*. A partition without a position starts where
+//! `auto.offset.reset` says (`latest`: the high watermark; `earliest`: the log
+//! start) or, in a group, at the committed offset. Only records below the
+//! high watermark are ever returned.
+
+use crate::client::{ClientMetadata, ClientRef};
+use crate::client_config::{AutoOffsetReset, ConsumerConfig};
+use crate::event::{ConsumedRecord, EventKind};
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
+use crate::scenario::ConsumerSpec;
+use crate::sim::{Step, Timer, World};
+use crate::storage::record;
+use std::collections::{BTreeMap, VecDeque};
+
+/// A consumer client.
+#[derive(Clone, Debug)]
+pub struct Consumer {
+    pub index: u32,
+    pub name: String,
+    pub spec: ConsumerSpec,
+    pub config: ConsumerConfig,
+    pub alive: bool,
+    pub started: bool,
+    pub metadata: ClientMetadata,
+    pub next_correlation: i32,
+    /// Partitions this consumer reads (from `assign()` or the group).
+    pub assignment: Vec<TopicPartition>,
+    /// Next offset to hand to the application, per partition.
+    pub positions: BTreeMap<TopicPartition, i64>,
+    /// Fetched, not yet returned by `poll()`.
+    pub buffered: BTreeMap<TopicPartition, VecDeque<ConsumedRecord>>,
+    /// High watermark from the last fetch response (for lag).
+    pub high_watermarks: BTreeMap<TopicPartition, i64>,
+    pub fetches_in_flight: BTreeMap<BrokerId, i32>,
+    pub list_offsets_in_flight: BTreeMap<i32, Vec<TopicPartition>>,
+    pub paused_until: u64,
+    /// Records handed to the application so far.
+    pub consumed: u64,
+    /// Group membership state (None for a standalone consumer).
+    pub group: Option<crate::group::MemberState>,
+}
+
+impl Consumer {
+    pub fn new(index: u32, spec: &ConsumerSpec) -> Consumer {
+        Consumer {
+            index,
+            name: spec.name.clone(),
+            spec: spec.clone(),
+            config: spec.config.clone(),
+            alive: true,
+            started: false,
+            metadata: ClientMetadata::default(),
+            next_correlation: 0,
+            assignment: spec.assign.clone().unwrap_or_default(),
+            positions: BTreeMap::new(),
+            buffered: BTreeMap::new(),
+            high_watermarks: BTreeMap::new(),
+            fetches_in_flight: BTreeMap::new(),
+            list_offsets_in_flight: BTreeMap::new(),
+            paused_until: 0,
+            consumed: 0,
+            group: spec
+                .config
+                .group_id
+                .as_ref()
+                .filter(|_| spec.assign.is_none())
+                .map(|g| crate::group::MemberState::new(g)),
+        }
+    }
+
+    /// Lag per assigned partition: high watermark − position (G12 uses the committed offset).
+    pub fn lag(&self) -> BTreeMap<TopicPartition, i64> {
+        self.assignment
+            .iter()
+            .filter_map(|tp| {
+                let hw = self.high_watermarks.get(tp)?;
+                let pos = self.positions.get(tp)?;
+                Some((tp.clone(), (hw - pos).max(0)))
+            })
+            .collect()
+    }
+}
+
+fn cnode(c: u32) -> NodeId {
+    NodeId::Consumer(c)
+}
+
+impl World {
+    pub(crate) fn cs(&self, c: u32) -> &Consumer {
+        &self.consumers[c as usize]
+    }
+
+    pub(crate) fn csm(&mut self, c: u32) -> &mut Consumer {
+        &mut self.consumers[c as usize]
+    }
+
+    pub(crate) fn consumer_correlation(&mut self, c: u32) -> i32 {
+        let x = self.csm(c);
+        x.next_correlation += 1;
+        x.next_correlation
+    }
+
+    pub(crate) fn consumer_timer(&mut self, c: u32, timer: Timer) -> Step {
+        if !self.cs(c).alive {
+            return Ok(());
+        }
+        match timer {
+            Timer::ClientStart => {
+                self.gate()?;
+                self.csm(c).started = true;
+                let cid = self.consumer_correlation(c);
+                self.client_request_metadata(ClientRef::Consumer(c), cid)?;
+                self.group_client_start(c)?;
+                let at = self.now + self.cs(c).config.poll_interval_ms;
+                self.set_timer(cnode(c), at, Timer::ConsumerPoll)
+            }
+            Timer::ConsumerPoll => {
+                self.consumer_poll(c)?;
+                let at = self.now.max(self.cs(c).paused_until) + self.cs(c).config.poll_interval_ms;
+                self.set_timer(cnode(c), at, Timer::ConsumerPoll)
+            }
+            Timer::RequestTimeout { correlation_id } => {
+                if self.client_metadata_failed(ClientRef::Consumer(c), correlation_id)? {
+                    return Ok(());
+                }
+                let leader = self
+                    .cs(c)
+                    .fetches_in_flight
+                    .iter()
+                    .find(|(_, cid)| **cid == correlation_id)
+                    .map(|(b, _)| *b);
+                if let Some(b) = leader {
+                    self.gate()?;
+                    self.csm(c).fetches_in_flight.remove(&b);
+                    self.csm(c).metadata.stale = true;
+                }
+                if self
+                    .cs(c)
+                    .list_offsets_in_flight
+                    .contains_key(&correlation_id)
+                {
+                    self.gate()?;
+                    self.csm(c).list_offsets_in_flight.remove(&correlation_id);
+                }
+                self.group_request_timeout(c, correlation_id)
+            }
+            Timer::ConsumerResume => Ok(()),
+            other => self.group_timer(c, other),
+        }
+    }
+
+    /// One `poll()`: hand out buffered records, then keep fetches going.
+    fn consumer_poll(&mut self, c: u32) -> Step {
+        if self.now < self.cs(c).paused_until {
+            return Ok(());
+        }
+        self.group_on_poll(c)?;
+        if self.cs(c).metadata.stale || self.cs(c).metadata.partitions.is_empty() {
+            let cid = self.consumer_correlation(c);
+            self.client_request_metadata(ClientRef::Consumer(c), cid)?;
+        }
+        self.consumer_return_records(c)?;
+        self.consumer_reset_positions(c)?;
+        self.consumer_send_fetches(c)
+    }
+
+    fn consumer_return_records(&mut self, c: u32) -> Step {
+        let mut budget = self.cs(c).config.max_poll_records as usize;
+        let tps: Vec<TopicPartition> = self.cs(c).assignment.clone();
+        for tp in tps {
+            if budget == 0 {
+                break;
+            }
+            let n = self
+                .cs(c)
+                .buffered
+                .get(&tp)
+                .map(|b| b.len())
+                .unwrap_or(0)
+                .min(budget);
+            if n == 0 {
+                continue;
+            }
+            self.gate()?;
+            let hw = self.cs(c).high_watermarks.get(&tp).copied().unwrap_or(-1);
+            let recs: Vec<ConsumedRecord> = {
+                let x = self.csm(c);
+                let q = x.buffered.get_mut(&tp).expect("n > 0");
+                let recs: Vec<ConsumedRecord> = q.drain(..n).collect();
+                let last = recs.last().expect("n > 0").offset;
+                x.positions.insert(tp.clone(), last + 1);
+                x.consumed += n as u64;
+                recs
+            };
+            budget -= n;
+            self.emit(
+                vec![cnode(c)],
+                EventKind::RecordsConsumed {
+                    consumer: c,
+                    tp: tp.clone(),
+                    records: recs,
+                    high_watermark: hw,
+                },
+            );
+            self.group_after_records_returned(c, &tp)?;
+        }
+        Ok(())
+    }
+
+    /// Partitions without a position ask their leader for one (`ListOffsets`),
+    /// as `auto.offset.reset` says.
+    fn consumer_reset_positions(&mut self, c: u32) -> Step {
+        let pending: Vec<TopicPartition> = self
+            .cs(c)
+            .list_offsets_in_flight
+            .values()
+            .flatten()
+            .cloned()
+            .collect();
+        let need: Vec<TopicPartition> = self
+            .cs(c)
+            .assignment
+            .iter()
+            .filter(|tp| !self.cs(c).positions.contains_key(*tp) && !pending.contains(tp))
+            .filter(|tp| self.group_position_ready(c, tp))
+            .cloned()
+            .collect();
+        if need.is_empty() {
+            return Ok(());
+        }
+        let policy = self.cs(c).config.auto_offset_reset;
+        let mut by_leader: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        for tp in need {
+            if policy == AutoOffsetReset::None {
+                self.record(vec![cnode(c)], EventKind::ConsumerPositionReset {
+                    consumer: c,
+                    tp: tp.clone(),
+                    position: -1,
+                    reason: "NoOffsetForPartitionException: no committed offset and auto.offset.reset=none".into(),
+                })?;
+                continue;
+            }
+            if let Some(l) = self.cs(c).metadata.leader(&tp) {
+                by_leader.entry(l).or_default().push(tp);
+            }
+        }
+        let ts = if policy == AutoOffsetReset::Earliest {
+            -2
+        } else {
+            -1
+        };
+        for (leader, tps) in by_leader {
+            self.gate()?;
+            let cid = self.consumer_correlation(c);
+            self.csm(c).list_offsets_in_flight.insert(cid, tps.clone());
+            self.send(
+                cnode(c),
+                NodeId::Broker(leader),
+                Message::ListOffsets {
+                    correlation_id: cid,
+                    partitions: tps.into_iter().map(|tp| (tp, ts)).collect(),
+                },
+            )?;
+            let at = self.now + self.cs(c).config.request_timeout_ms;
+            self.set_timer(
+                cnode(c),
+                at,
+                Timer::RequestTimeout {
+                    correlation_id: cid,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    fn consumer_send_fetches(&mut self, c: u32) -> Step {
+        let cfg = self.cs(c).config.clone();
+        let mut by_leader: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
+        for tp in &self.cs(c).assignment {
+            let Some(pos) = self.cs(c).positions.get(tp) else {
+                continue;
+            };
+            if self.cs(c).buffered.get(tp).is_some_and(|b| !b.is_empty()) {
+                continue;
+            }
+            let Some(l) = self.cs(c).metadata.leader(tp) else {
+                continue;
+            };
+            if self.cs(c).fetches_in_flight.contains_key(&l) {
+                continue;
+            }
+            by_leader.entry(l).or_default().push(FetchPartition {
+                tp: tp.clone(),
+                fetch_offset: *pos,
+                current_leader_epoch: self.cs(c).metadata.leader_epoch(tp),
+                last_fetched_epoch: -1,
+                partition_max_bytes: cfg.max_partition_fetch_bytes,
+            });
+        }
+        for (leader, parts) in by_leader {
+            self.gate()?;
+            let cid = self.consumer_correlation(c);
+            self.csm(c).fetches_in_flight.insert(leader, cid);
+            self.send(
+                cnode(c),
+                NodeId::Broker(leader),
+                Message::Fetch {
+                    correlation_id: cid,
+                    replica_id: -1,
+                    max_wait_ms: cfg.fetch_max_wait_ms,
+                    min_bytes: cfg.fetch_min_bytes,
+                    max_bytes: cfg.fetch_max_bytes,
+                    partitions: parts,
+                },
+            )?;
+            let at = self.now + cfg.request_timeout_ms;
+            self.set_timer(
+                cnode(c),
+                at,
+                Timer::RequestTimeout {
+                    correlation_id: cid,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    fn consumer_on_fetch_response(
+        &mut self,
+        c: u32,
+        leader: BrokerId,
+        cid: i32,
+        parts: Vec<FetchPartitionResponse>,
+    ) -> Step {
+        if self.cs(c).fetches_in_flight.get(&leader) != Some(&cid) {
+            return Ok(());
+        }
+        self.gate()?;
+        self.csm(c).fetches_in_flight.remove(&leader);
+        self.cancel_timers(cnode(c), |t| {
+            *t == Timer::RequestTimeout {
+                correlation_id: cid,
+            }
+        });
+        for r in parts {
+            if !self.cs(c).assignment.contains(&r.tp) {
+                continue;
+            }
+            let Some(pos) = self.cs(c).positions.get(&r.tp).copied() else {
+                continue;
+            };
+            match r.error {
+                Some(ErrorCode::OffsetOutOfRange) => {
+                    let reset = match self.cs(c).config.auto_offset_reset {
+                        AutoOffsetReset::Earliest => "earliest",
+                        AutoOffsetReset::Latest => "latest",
+                        AutoOffsetReset::None => "none",
+                    };
+                    self.gate()?;
+                    self.csm(c).positions.remove(&r.tp);
+                    self.emit(vec![cnode(c)], EventKind::ConsumerPositionReset {
+                        consumer: c,
+                        tp: r.tp.clone(),
+                        position: -1,
+                        reason: format!("OFFSET_OUT_OF_RANGE at {pos}: resetting with auto.offset.reset={reset}"),
+                    });
+                    continue;
+                }
+                Some(_) => {
+                    self.gate()?;
+                    self.csm(c).metadata.stale = true;
+                    continue;
+                }
+                None => {}
+            }
+            self.gate()?;
+            self.csm(c)
+                .high_watermarks
+                .insert(r.tp.clone(), r.high_watermark);
+            let mut recs = Vec::new();
+            let bytes = &r.records.0;
+            let mut at = 0usize;
+            while at < bytes.len() {
+                let Ok(b) = record::decode_batch(&bytes[at..], at as u64) else {
+                    break;
+                };
+                at += b.header.size_in_bytes() as usize;
+                for rec in &b.records {
+                    let off = b.offset_of(rec);
+                    if off >= pos {
+                        recs.push(ConsumedRecord {
+                            offset: off,
+                            key: rec
+                                .key
+                                .as_ref()
+                                .map(|k| String::from_utf8_lossy(k).into_owned()),
+                            value: rec
+                                .value
+                                .as_ref()
+                                .map(|v| String::from_utf8_lossy(v).into_owned()),
+                            timestamp: b.timestamp_of(rec),
+                        });
+                    }
+                }
+            }
+            if !recs.is_empty() {
+                self.csm(c)
+                    .buffered
+                    .entry(r.tp.clone())
+                    .or_default()
+                    .extend(recs);
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn consumer_on_message(&mut self, c: u32, from: NodeId, msg: Message) -> Step {
+        if !self.cs(c).alive {
+            return Ok(());
+        }
+        match msg {
+            Message::MetadataResponse {
+                correlation_id,
+                brokers,
+                partitions,
+                ..
+            } => {
+                if self.client_on_metadata(
+                    ClientRef::Consumer(c),
+                    correlation_id,
+                    brokers,
+                    partitions,
+                )? {
+                    self.group_on_metadata(c)?;
+                }
+                Ok(())
+            }
+            Message::FetchResponse {
+                correlation_id,
+                partitions,
+                ..
+            } => {
+                let NodeId::Broker(b) = from else {
+                    return Ok(());
+                };
+                self.consumer_on_fetch_response(c, b, correlation_id, partitions)
+            }
+            Message::ListOffsetsResponse {
+                correlation_id,
+                partitions,
+            } => {
+                if !self
+                    .cs(c)
+                    .list_offsets_in_flight
+                    .contains_key(&correlation_id)
+                {
+                    return Ok(());
+                }
+                self.gate()?;
+                self.csm(c).list_offsets_in_flight.remove(&correlation_id);
+                self.cancel_timers(cnode(c), |t| *t == Timer::RequestTimeout { correlation_id });
+                let policy = self.cs(c).config.auto_offset_reset;
+                for (tp, err, off) in partitions {
+                    if err.is_some() || off < 0 {
+                        self.gate()?;
+                        self.csm(c).metadata.stale = true;
+                        continue;
+                    }
+                    self.gate()?;
+                    self.csm(c).positions.insert(tp.clone(), off);
+                    self.emit(
+                        vec![cnode(c)],
+                        EventKind::ConsumerPositionReset {
+                            consumer: c,
+                            tp,
+                            position: off,
+                            reason: format!(
+                                "no committed offset: auto.offset.reset={} starts at the {}",
+                                if policy == AutoOffsetReset::Earliest {
+                                    "earliest"
+                                } else {
+                                    "latest"
+                                },
+                                if policy == AutoOffsetReset::Earliest {
+                                    "log start offset"
+                                } else {
+                                    "high watermark"
+                                }
+                            ),
+                        },
+                    );
+                }
+                Ok(())
+            }
+            other => self.group_client_on_message(c, from, other),
+        }
+    }
+
+    pub(crate) fn consumer_disconnected(&mut self, c: u32, to: NodeId, msg: &Message) -> Step {
+        match (msg, to) {
+            (Message::Fetch { correlation_id, .. }, NodeId::Broker(b))
+                if self.cs(c).fetches_in_flight.get(&b) == Some(correlation_id) =>
+            {
+                self.gate()?;
+                self.csm(c).fetches_in_flight.remove(&b);
+                self.csm(c).metadata.stale = true;
+                Ok(())
+            }
+            (Message::Metadata { correlation_id, .. }, _) => {
+                self.client_metadata_failed(ClientRef::Consumer(c), *correlation_id)?;
+                Ok(())
+            }
+            (Message::ListOffsets { correlation_id, .. }, _) => {
+                self.gate()?;
+                self.csm(c).list_offsets_in_flight.remove(correlation_id);
+                self.csm(c).metadata.stale = true;
+                Ok(())
+            }
+            _ => self.group_disconnected(c, msg),
+        }
+    }
+}

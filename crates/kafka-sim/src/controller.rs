@@ -1,0 +1,1179 @@
+//! The controller (C1–C5): the one broker that runs the cluster's control
+//! plane, as Kafka's ZooKeeper-based `KafkaController` does.
+//!
+//! * **Election.** Every broker tries to create the ephemeral `/controller`
+//!   znode; the first wins, bumps `/controller_epoch`, and loads the cluster's
+//!   state from ZooKeeper. When it dies, its znode vanishes with its session,
+//!   every broker's watch fires, and the race runs again. Requests carry the
+//!   controller epoch; brokers ignore a stale controller (fencing).
+//! * **Broker changes.** A watch on `/brokers/ids` tells the controller who
+//!   joined or left. A dead leader's partitions get a new leader
+//!   (`OfflinePartitionLeaderElectionStrategy`); a dead follower leaves the ISR
+//!   (the ZooKeeper controller bumps the leader epoch when it does this).
+//! * **Topics.** A watch on `/brokers/topics` reports new topics; each new
+//!   partition's leader is the first live replica and its ISR the live replicas.
+//! * **ISR changes** from leaders arrive as `AlterPartition` (KIP-497) and are
+//!   written to the partition's state znode (its version is the partition epoch).
+//! * **Preferred leaders.** By command, or every
+//!   `leader.imbalance.check.interval.seconds` when
+//!   `auto.leader.rebalance.enable`, for brokers whose imbalance passes
+//!   `leader.imbalance.per.broker.percentage`.
+//! * **Controlled shutdown** moves leaderships off a stopping broker first.
+//!
+//! Every decision writes ZooKeeper first, then tells brokers with
+//! `LeaderAndIsr` (the replicas) and `UpdateMetadata` (everyone).
+
+use crate::broker::Broker;
+use crate::election::{elect, ElectionAlgorithm, ElectionInput};
+use crate::event::EventKind;
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::msg::{ErrorCode, Message, PartitionState};
+use crate::sim::{Step, Timer, World};
+use crate::zk::{partition_state_json, partition_state_path};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A partition's leader and ISR as the controller knows them (`LeaderIsrAndControllerEpoch`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderIsr {
+    pub leader: i32,
+    pub leader_epoch: i32,
+    pub isr: Vec<BrokerId>,
+    pub controller_epoch: i32,
+    /// The state znode's version.
+    pub partition_epoch: i32,
+}
+
+/// The controller's in-memory view (`ControllerContext`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControllerContext {
+    pub epoch: i32,
+    pub live: BTreeSet<BrokerId>,
+    pub shutting_down: BTreeSet<BrokerId>,
+    pub assignments: BTreeMap<TopicPartition, Vec<BrokerId>>,
+    pub states: BTreeMap<TopicPartition, LeaderIsr>,
+    pub topics: BTreeSet<String>,
+}
+
+/// Requests to send once a decision is written (`ControllerBrokerRequestBatch`).
+#[derive(Default)]
+pub(crate) struct Batch {
+    leader_and_isr: BTreeMap<BrokerId, Vec<PartitionState>>,
+    metadata: BTreeSet<TopicPartition>,
+    all_metadata: bool,
+}
+
+impl Batch {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.leader_and_isr.is_empty() && self.metadata.is_empty() && !self.all_metadata
+    }
+}
+
+fn ctl(w: &World, c: BrokerId) -> &ControllerContext {
+    w.brokers[&c]
+        .controller
+        .as_ref()
+        .expect("this broker is the controller")
+}
+
+fn ctl_mut(w: &mut World, c: BrokerId) -> &mut ControllerContext {
+    w.brokers
+        .get_mut(&c)
+        .and_then(|b| b.controller.as_mut())
+        .expect("this broker is the controller")
+}
+
+impl World {
+    pub(crate) fn is_controller(&self, b: BrokerId) -> bool {
+        self.brokers
+            .get(&b)
+            .is_some_and(|x| x.alive && x.controller.is_some())
+    }
+
+    /// Tries to win `/controller` (at startup, or when the znode disappears).
+    pub(crate) fn controller_try_elect(&mut self, b: BrokerId) -> Step {
+        self.zk_watch(b, "/controller")?;
+        if self.zk.get("/controller").is_some() {
+            let holder = self.zk.controller_id();
+            if holder != Some(b) {
+                self.zk_create(NodeId::Broker(b), "/controller", String::new(), Some(b))?;
+            }
+            return Ok(());
+        }
+        let data = format!(
+            "{{\"version\":2,\"brokerid\":{},\"timestamp\":\"{}\",\"kraftControllerEpoch\":-1}}",
+            b.0,
+            self.wall_ms()
+        );
+        if !self.zk_create(NodeId::Broker(b), "/controller", data, Some(b))? {
+            return Ok(());
+        }
+        let epoch = self.zk.controller_epoch() + 1;
+        self.zk_set(NodeId::Broker(b), "/controller_epoch", epoch.to_string())?;
+        self.gate()?;
+        self.brokers.get_mut(&b).expect("exists").controller = Some(ControllerContext {
+            epoch,
+            ..Default::default()
+        });
+        self.emit(
+            vec![NodeId::Broker(b)],
+            EventKind::ControllerElected { broker: b, epoch },
+        );
+        self.on_controller_failover(b)
+    }
+
+    /// `onControllerFailover`: load everything from ZooKeeper, then bring every
+    /// partition online and tell every broker.
+    fn on_controller_failover(&mut self, c: BrokerId) -> Step {
+        for p in ["/brokers/ids", "/brokers/topics"] {
+            self.zk_watch(c, p)?;
+        }
+        let live: BTreeSet<BrokerId> = self.zk.live_brokers().into_iter().collect();
+        let mut assignments = BTreeMap::new();
+        let mut states = BTreeMap::new();
+        let mut topics = BTreeSet::new();
+        for t in self.zk.children("/brokers/topics") {
+            self.zk_watch(c, &format!("/brokers/topics/{t}"))?;
+            topics.insert(t.clone());
+            for (p, reps) in self.zk_topic_assignment(&t) {
+                let tp = TopicPartition::new(t.as_str(), p);
+                if let Some(st) = self.zk_partition_state(&tp) {
+                    states.insert(tp.clone(), st);
+                }
+                assignments.insert(tp, reps);
+            }
+        }
+        let epoch = ctl(self, c).epoch;
+        self.gate()?;
+        let n = assignments.len() as u32;
+        {
+            let ctx = ctl_mut(self, c);
+            ctx.live = live.clone();
+            ctx.assignments = assignments;
+            ctx.states = states;
+            ctx.topics = topics;
+        }
+        self.emit(
+            vec![NodeId::Broker(c)],
+            EventKind::ControllerLoaded {
+                broker: c,
+                epoch,
+                live_brokers: live.iter().copied().collect(),
+                partitions: n,
+            },
+        );
+        let mut batch = Batch {
+            all_metadata: true,
+            ..Default::default()
+        };
+        // replicaStateMachine.startup: every live replica of an online partition
+        // hears the current state from the new controller.
+        let parts: Vec<TopicPartition> = ctl(self, c).assignments.keys().cloned().collect();
+        for tp in &parts {
+            let (ar, st) = {
+                let ctx = ctl(self, c);
+                (ctx.assignments[tp].clone(), ctx.states.get(tp).cloned())
+            };
+            match st {
+                None => self.controller_init_partition(c, tp, &mut batch)?,
+                Some(st) if st.leader >= 0 && live.contains(&BrokerId(st.leader)) => {
+                    for r in ar.iter().filter(|r| live.contains(r)) {
+                        self.batch_leader_and_isr(c, &mut batch, *r, tp, false);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        // partitionStateMachine.startup: offline partitions get a leader.
+        self.controller_elect_offline(c, &parts, &mut batch)?;
+        // Replicas on brokers that are gone leave the ISR.
+        let dead_in_isr: Vec<BrokerId> = {
+            let ctx = ctl(self, c);
+            ctx.states
+                .values()
+                .flat_map(|s| s.isr.iter().copied())
+                .filter(|b| !live.contains(b))
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect()
+        };
+        for d in dead_in_isr {
+            self.controller_remove_from_isr(
+                c,
+                d,
+                &mut batch,
+                "its broker is not registered in ZooKeeper",
+            )?;
+        }
+        self.controller_flush(c, batch)?;
+        if self.sc.cluster.config.auto_leader_rebalance_enable {
+            let at = self.now
+                + self
+                    .sc
+                    .cluster
+                    .config
+                    .leader_imbalance_check_interval_seconds
+                    * 1000;
+            self.set_timer(NodeId::Broker(c), at, Timer::AutoLeaderRebalance)?;
+        }
+        Ok(())
+    }
+
+    fn zk_topic_assignment(&self, topic: &str) -> BTreeMap<i32, Vec<BrokerId>> {
+        let mut out = BTreeMap::new();
+        if let Some(v) = self.zk.data_json(&format!("/brokers/topics/{topic}")) {
+            if let Some(ps) = v.get("partitions").and_then(|p| p.as_object()) {
+                for (k, reps) in ps {
+                    if let (Ok(p), Some(arr)) = (k.parse::<i32>(), reps.as_array()) {
+                        out.insert(
+                            p,
+                            arr.iter()
+                                .filter_map(|x| x.as_i64())
+                                .map(|x| BrokerId(x as i32))
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn zk_partition_state(&self, tp: &TopicPartition) -> Option<LeaderIsr> {
+        let path = partition_state_path(&tp.topic, tp.partition);
+        let node = self.zk.get(&path)?;
+        let v: serde_json::Value = serde_json::from_str(&node.data).ok()?;
+        Some(LeaderIsr {
+            leader: v.get("leader")?.as_i64()? as i32,
+            leader_epoch: v.get("leader_epoch")?.as_i64()? as i32,
+            isr: v
+                .get("isr")?
+                .as_array()?
+                .iter()
+                .filter_map(|x| x.as_i64())
+                .map(|x| BrokerId(x as i32))
+                .collect(),
+            controller_epoch: v.get("controller_epoch")?.as_i64()? as i32,
+            partition_epoch: node.version,
+        })
+    }
+
+    fn partition_state_msg(
+        &self,
+        c: BrokerId,
+        tp: &TopicPartition,
+        is_new: bool,
+    ) -> PartitionState {
+        let ctx = ctl(self, c);
+        let st = &ctx.states[tp];
+        PartitionState {
+            tp: tp.clone(),
+            controller_epoch: st.controller_epoch,
+            leader: st.leader,
+            leader_epoch: st.leader_epoch,
+            isr: st.isr.clone(),
+            partition_epoch: st.partition_epoch,
+            replicas: ctx.assignments[tp].clone(),
+            is_new,
+        }
+    }
+
+    fn batch_leader_and_isr(
+        &self,
+        c: BrokerId,
+        batch: &mut Batch,
+        to: BrokerId,
+        tp: &TopicPartition,
+        is_new: bool,
+    ) {
+        let s = self.partition_state_msg(c, tp, is_new);
+        let v = batch.leader_and_isr.entry(to).or_default();
+        v.retain(|x| &x.tp != tp);
+        v.push(s);
+        batch.metadata.insert(tp.clone());
+    }
+
+    /// Writes a partition's new leader and ISR to ZooKeeper and the context.
+    fn controller_write_state(
+        &mut self,
+        c: BrokerId,
+        tp: &TopicPartition,
+        leader: i32,
+        leader_epoch: i32,
+        isr: Vec<BrokerId>,
+    ) -> Step<i32> {
+        let epoch = ctl(self, c).epoch;
+        let path = partition_state_path(&tp.topic, tp.partition);
+        let version = self.zk_set(
+            NodeId::Broker(c),
+            &path,
+            partition_state_json(leader, leader_epoch, &isr, epoch),
+        )?;
+        self.gate()?;
+        ctl_mut(self, c).states.insert(
+            tp.clone(),
+            LeaderIsr {
+                leader,
+                leader_epoch,
+                isr,
+                controller_epoch: epoch,
+                partition_epoch: version,
+            },
+        );
+        Ok(version)
+    }
+
+    /// NewPartition → OnlinePartition: the first live replica leads.
+    fn controller_init_partition(
+        &mut self,
+        c: BrokerId,
+        tp: &TopicPartition,
+        batch: &mut Batch,
+    ) -> Step {
+        let (ar, live) = {
+            let ctx = ctl(self, c);
+            (ctx.assignments[tp].clone(), ctx.live.clone())
+        };
+        let live_reps: Vec<BrokerId> = ar.iter().copied().filter(|r| live.contains(r)).collect();
+        let Some(leader) = live_reps.first().copied() else {
+            let candidates = ar
+                .iter()
+                .map(|b| crate::election::Candidate {
+                    broker: *b,
+                    alive: false,
+                    in_isr: false,
+                    shutting_down: false,
+                    chosen: false,
+                })
+                .collect();
+            self.record(
+                vec![NodeId::Broker(c)],
+                EventKind::NoLeaderElected {
+                    tp: tp.clone(),
+                    algorithm: ElectionAlgorithm::Offline,
+                    candidates,
+                    isr: vec![],
+                },
+            )?;
+            return Ok(());
+        };
+        self.controller_write_state(c, tp, leader.0, 0, live_reps.clone())?;
+        let candidates = ar
+            .iter()
+            .map(|b| crate::election::Candidate {
+                broker: *b,
+                alive: live.contains(b),
+                in_isr: live.contains(b),
+                shutting_down: false,
+                chosen: *b == leader,
+            })
+            .collect();
+        self.record(
+            vec![NodeId::Broker(c), NodeId::Broker(leader)],
+            EventKind::LeaderElected {
+                tp: tp.clone(),
+                algorithm: ElectionAlgorithm::Offline,
+                old_leader: -1,
+                leader,
+                leader_epoch: 0,
+                isr: live_reps.clone(),
+                unclean: false,
+                candidates,
+            },
+        )?;
+        for r in &live_reps {
+            self.batch_leader_and_isr(c, batch, *r, tp, true);
+        }
+        Ok(())
+    }
+
+    /// Runs an election for one partition and records the outcome.
+    fn controller_elect(
+        &mut self,
+        c: BrokerId,
+        tp: &TopicPartition,
+        algorithm: ElectionAlgorithm,
+        batch: &mut Batch,
+    ) -> Step<Option<BrokerId>> {
+        let (ar, st, live, down) = {
+            let ctx = ctl(self, c);
+            let Some(st) = ctx.states.get(tp).cloned() else {
+                return Ok(None);
+            };
+            (
+                ctx.assignments[tp].clone(),
+                st,
+                ctx.live.clone(),
+                ctx.shutting_down.clone(),
+            )
+        };
+        let unclean = self
+            .topic_log_config(&tp.topic)
+            .unclean_leader_election_enable;
+        let input = ElectionInput {
+            algorithm,
+            assignment: ar.clone(),
+            isr: st.isr.clone(),
+            live: live
+                .iter()
+                .copied()
+                .filter(|b| algorithm == ElectionAlgorithm::ControlledShutdown || !down.contains(b))
+                .collect(),
+            unclean_leader_election_enable: unclean,
+            shutting_down: down.iter().copied().collect(),
+        };
+        let out = elect(&input);
+        let Some(leader) = out.leader else {
+            self.record(
+                vec![NodeId::Broker(c)],
+                EventKind::NoLeaderElected {
+                    tp: tp.clone(),
+                    algorithm,
+                    candidates: out.candidates,
+                    isr: st.isr.clone(),
+                },
+            )?;
+            return Ok(None);
+        };
+        let new_epoch = st.leader_epoch + 1;
+        self.controller_write_state(c, tp, leader.0, new_epoch, out.isr.clone())?;
+        self.record(
+            vec![NodeId::Broker(c), NodeId::Broker(leader)],
+            EventKind::LeaderElected {
+                tp: tp.clone(),
+                algorithm,
+                old_leader: st.leader,
+                leader,
+                leader_epoch: new_epoch,
+                isr: out.isr.clone(),
+                unclean: out.unclean,
+                candidates: out.candidates,
+            },
+        )?;
+        if out.unclean {
+            self.record(vec![NodeId::Broker(c)], EventKind::GuaranteeBroken {
+                guarantee: crate::event::Guarantee::AcknowledgedRecordsSurvive,
+                tp: Some(tp.clone()),
+                detail: format!(
+                    "unclean leader election: broker {} was not in the ISR {}, so records it never copied are gone",
+                    leader.0,
+                    crate::event::ids_list(&st.isr)
+                ),
+            })?;
+        }
+        for r in ar.iter().filter(|r| live.contains(r)) {
+            self.batch_leader_and_isr(c, batch, *r, tp, false);
+        }
+        Ok(Some(leader))
+    }
+
+    /// Offline partitions among `parts` (no live leader) get a new leader.
+    fn controller_elect_offline(
+        &mut self,
+        c: BrokerId,
+        parts: &[TopicPartition],
+        batch: &mut Batch,
+    ) -> Step {
+        for tp in parts {
+            let offline = {
+                let ctx = ctl(self, c);
+                match ctx.states.get(tp) {
+                    Some(st) => st.leader < 0 || !ctx.live.contains(&BrokerId(st.leader)),
+                    None => false,
+                }
+            };
+            if offline {
+                self.controller_elect(c, tp, ElectionAlgorithm::Offline, batch)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// OfflineReplica: `dead` leaves every ISR it is in (`removeReplicasFromIsr`).
+    /// If it was the only ISR member it stays, with no leader, so an unclean
+    /// election later knows who had the data.
+    fn controller_remove_from_isr(
+        &mut self,
+        c: BrokerId,
+        dead: BrokerId,
+        batch: &mut Batch,
+        reason: &str,
+    ) -> Step {
+        let parts: Vec<(TopicPartition, LeaderIsr)> = ctl(self, c)
+            .states
+            .iter()
+            .filter(|(_, s)| s.isr.contains(&dead))
+            .map(|(tp, s)| (tp.clone(), s.clone()))
+            .collect();
+        for (tp, st) in parts {
+            let new_leader = if st.leader == dead.0 { -1 } else { st.leader };
+            let new_isr: Vec<BrokerId> = if st.isr.len() == 1 {
+                st.isr.clone()
+            } else {
+                st.isr.iter().copied().filter(|b| *b != dead).collect()
+            };
+            if new_leader == st.leader && new_isr == st.isr {
+                continue;
+            }
+            let epoch = st.leader_epoch + 1;
+            let pe = self.controller_write_state(c, &tp, new_leader, epoch, new_isr.clone())?;
+            self.record(
+                vec![NodeId::Broker(c)],
+                EventKind::IsrUpdatedByController {
+                    tp: tp.clone(),
+                    old_isr: st.isr.clone(),
+                    new_isr,
+                    leader_epoch: epoch,
+                    partition_epoch: pe,
+                    reason: format!("broker {} {reason}", dead.0),
+                },
+            )?;
+            let live = ctl(self, c).live.clone();
+            let ar = ctl(self, c).assignments[&tp].clone();
+            for r in ar.iter().filter(|r| live.contains(r) && **r != dead) {
+                self.batch_leader_and_isr(c, batch, *r, &tp, false);
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends the batched LeaderAndIsr and UpdateMetadata requests.
+    pub(crate) fn controller_flush(&mut self, c: BrokerId, batch: Batch) -> Step {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let epoch = ctl(self, c).epoch;
+        for (to, partitions) in batch.leader_and_isr {
+            self.send(
+                NodeId::Broker(c),
+                NodeId::Broker(to),
+                Message::LeaderAndIsr {
+                    controller_id: c,
+                    controller_epoch: epoch,
+                    partitions,
+                },
+            )?;
+        }
+        let (live, parts): (Vec<BrokerId>, Vec<TopicPartition>) = {
+            let ctx = ctl(self, c);
+            let parts = if batch.all_metadata {
+                ctx.states.keys().cloned().collect()
+            } else {
+                batch
+                    .metadata
+                    .into_iter()
+                    .filter(|t| ctx.states.contains_key(t))
+                    .collect()
+            };
+            (ctx.live.iter().copied().collect(), parts)
+        };
+        let states: Vec<PartitionState> = parts
+            .iter()
+            .map(|tp| self.partition_state_msg(c, tp, false))
+            .collect();
+        for to in &live {
+            self.send(
+                NodeId::Broker(c),
+                NodeId::Broker(*to),
+                Message::UpdateMetadata {
+                    controller_id: c,
+                    controller_epoch: epoch,
+                    live_brokers: live.clone(),
+                    partitions: states.clone(),
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// A watch fired on a broker that is (or may become) the controller.
+    pub(crate) fn controller_on_watch(&mut self, b: BrokerId, path: &str) -> Step {
+        if path == "/controller" {
+            if self.zk.get("/controller").is_none() {
+                if self.brokers[&b].controller.is_some() {
+                    // We lost our own znode (session trouble): resign.
+                    self.gate()?;
+                    self.brokers.get_mut(&b).expect("exists").controller = None;
+                    self.emit(
+                        vec![NodeId::Broker(b)],
+                        EventKind::ControllerMoved {
+                            broker: b,
+                            new_controller: -1,
+                        },
+                    );
+                }
+                return self.controller_try_elect(b);
+            }
+            if self.brokers[&b].controller.is_some() && self.zk.controller_id() != Some(b) {
+                self.gate()?;
+                self.brokers.get_mut(&b).expect("exists").controller = None;
+                let now = self.zk.controller_id().map(|x| x.0).unwrap_or(-1);
+                self.emit(
+                    vec![NodeId::Broker(b)],
+                    EventKind::ControllerMoved {
+                        broker: b,
+                        new_controller: now,
+                    },
+                );
+            }
+            return Ok(());
+        }
+        if !self.is_controller(b) {
+            return Ok(());
+        }
+        if path == "/brokers/ids" {
+            return self.controller_on_broker_change(b);
+        }
+        if path == "/brokers/topics" {
+            return self.controller_on_topic_change(b);
+        }
+        if let Some(topic) = path.strip_prefix("/brokers/topics/") {
+            if !topic.contains('/') {
+                let topic = topic.to_string();
+                return self.controller_on_partition_modification(b, &topic);
+            }
+        }
+        Ok(())
+    }
+
+    fn controller_on_broker_change(&mut self, c: BrokerId) -> Step {
+        let now_live: BTreeSet<BrokerId> = self.zk.live_brokers().into_iter().collect();
+        let old = ctl(self, c).live.clone();
+        let added: Vec<BrokerId> = now_live.difference(&old).copied().collect();
+        let removed: Vec<BrokerId> = old.difference(&now_live).copied().collect();
+        if added.is_empty() && removed.is_empty() {
+            return Ok(());
+        }
+        self.gate()?;
+        {
+            let ctx = ctl_mut(self, c);
+            ctx.live = now_live.clone();
+            for r in &removed {
+                ctx.shutting_down.remove(r);
+            }
+        }
+        self.emit(
+            vec![NodeId::Broker(c)],
+            EventKind::BrokerChangeNoticed {
+                controller: c,
+                added: added.clone(),
+                removed: removed.clone(),
+            },
+        );
+        let mut batch = Batch::default();
+        if !removed.is_empty() {
+            // onBrokerFailure → onReplicasBecomeOffline: elect first, then shrink ISRs.
+            let parts: Vec<TopicPartition> = ctl(self, c).assignments.keys().cloned().collect();
+            self.controller_elect_offline(c, &parts, &mut batch)?;
+            for d in &removed {
+                self.controller_remove_from_isr(
+                    c,
+                    *d,
+                    &mut batch,
+                    "died (its ZooKeeper session ended)",
+                )?;
+            }
+        }
+        if !added.is_empty() {
+            // onBrokerStartup: tell the newcomer about its replicas, then bring
+            // back partitions that were offline.
+            batch.all_metadata = true;
+            let parts: Vec<(TopicPartition, Vec<BrokerId>)> = ctl(self, c)
+                .assignments
+                .iter()
+                .map(|(t, a)| (t.clone(), a.clone()))
+                .collect();
+            for (tp, ar) in &parts {
+                let has_state = ctl(self, c).states.contains_key(tp);
+                for a in &added {
+                    if ar.contains(a) && has_state {
+                        self.batch_leader_and_isr(c, &mut batch, *a, tp, false);
+                    }
+                }
+            }
+            let ps: Vec<TopicPartition> = parts.into_iter().map(|(t, _)| t).collect();
+            self.controller_elect_offline(c, &ps, &mut batch)?;
+        }
+        self.controller_flush(c, batch)
+    }
+
+    fn controller_on_topic_change(&mut self, c: BrokerId) -> Step {
+        let known = ctl(self, c).topics.clone();
+        let new_topics: Vec<String> = self
+            .zk
+            .children("/brokers/topics")
+            .into_iter()
+            .filter(|t| !known.contains(t))
+            .collect();
+        let mut batch = Batch::default();
+        for t in new_topics {
+            self.zk_watch(c, &format!("/brokers/topics/{t}"))?;
+            self.gate()?;
+            ctl_mut(self, c).topics.insert(t.clone());
+            self.controller_new_partitions(c, &t, &mut batch)?;
+        }
+        self.controller_flush(c, batch)
+    }
+
+    fn controller_on_partition_modification(&mut self, c: BrokerId, topic: &str) -> Step {
+        let mut batch = Batch::default();
+        self.controller_new_partitions(c, topic, &mut batch)?;
+        self.controller_flush(c, batch)
+    }
+
+    /// `onNewPartitionCreation` for partitions of `topic` the controller has not seen.
+    fn controller_new_partitions(&mut self, c: BrokerId, topic: &str, batch: &mut Batch) -> Step {
+        let assignment = self.zk_topic_assignment(topic);
+        for (p, reps) in assignment {
+            let tp = TopicPartition::new(topic, p);
+            if ctl(self, c).assignments.contains_key(&tp) {
+                continue;
+            }
+            self.gate()?;
+            ctl_mut(self, c).assignments.insert(tp.clone(), reps);
+            self.controller_init_partition(c, &tp, batch)?;
+        }
+        batch.metadata.insert(TopicPartition::new(topic, 0));
+        Ok(())
+    }
+
+    /// AlterPartition from a leader (KIP-497).
+    pub(crate) fn controller_on_alter_partition(
+        &mut self,
+        c: BrokerId,
+        from: BrokerId,
+        tp: TopicPartition,
+        leader_epoch: i32,
+        new_isr: Vec<BrokerId>,
+        partition_epoch: i32,
+    ) -> Step {
+        let (st, live) = {
+            let ctx = ctl(self, c);
+            (ctx.states.get(&tp).cloned(), ctx.live.clone())
+        };
+        let reply = |w: &mut World, error: Option<ErrorCode>, st: &LeaderIsr| {
+            w.send(
+                NodeId::Broker(c),
+                NodeId::Broker(from),
+                Message::AlterPartitionResponse {
+                    tp: tp.clone(),
+                    error,
+                    leader: st.leader,
+                    leader_epoch: st.leader_epoch,
+                    isr: st.isr.clone(),
+                    partition_epoch: st.partition_epoch,
+                },
+            )
+            .map(|_| ())
+        };
+        let Some(st) = st else {
+            let empty = LeaderIsr {
+                leader: -1,
+                leader_epoch: -1,
+                isr: vec![],
+                controller_epoch: 0,
+                partition_epoch: -1,
+            };
+            return reply(self, Some(ErrorCode::UnknownTopicOrPartition), &empty);
+        };
+        if leader_epoch != st.leader_epoch || st.leader != from.0 {
+            return reply(self, Some(ErrorCode::FencedLeaderEpoch), &st);
+        }
+        if partition_epoch != st.partition_epoch {
+            return reply(self, Some(ErrorCode::InvalidUpdateVersion), &st);
+        }
+        if new_isr.iter().any(|b| !live.contains(b)) {
+            return reply(self, Some(ErrorCode::IneligibleReplica), &st);
+        }
+        let pe =
+            self.controller_write_state(c, &tp, st.leader, st.leader_epoch, new_isr.clone())?;
+        self.record(
+            vec![NodeId::Broker(c)],
+            EventKind::IsrUpdatedByController {
+                tp: tp.clone(),
+                old_isr: st.isr.clone(),
+                new_isr,
+                leader_epoch: st.leader_epoch,
+                partition_epoch: pe,
+                reason: format!("AlterPartition from leader {}", from.0),
+            },
+        )?;
+        let st = ctl(self, c).states[&tp].clone();
+        reply(self, None, &st)?;
+        let mut batch = Batch::default();
+        batch.metadata.insert(tp);
+        self.controller_flush(c, batch)
+    }
+
+    /// Preferred-replica election for the given partitions (or all).
+    pub(crate) fn controller_elect_preferred(
+        &mut self,
+        c: BrokerId,
+        only: Option<Vec<TopicPartition>>,
+    ) -> Step {
+        let parts: Vec<TopicPartition> = {
+            let ctx = ctl(self, c);
+            ctx.states
+                .iter()
+                .filter(|(tp, st)| {
+                    only.as_ref().is_none_or(|o| o.contains(tp))
+                        && ctx
+                            .assignments
+                            .get(*tp)
+                            .and_then(|a| a.first())
+                            .is_some_and(|p| p.0 != st.leader)
+                })
+                .map(|(tp, _)| tp.clone())
+                .collect()
+        };
+        let mut batch = Batch::default();
+        for tp in parts {
+            self.controller_elect(c, &tp, ElectionAlgorithm::Preferred, &mut batch)?;
+        }
+        self.controller_flush(c, batch)
+    }
+
+    /// `checkAndTriggerAutoLeaderRebalance`: per broker, the share of the
+    /// partitions it should lead (it is their first replica) but does not.
+    pub(crate) fn controller_auto_rebalance(&mut self, c: BrokerId) -> Step {
+        let pct = self
+            .sc
+            .cluster
+            .config
+            .leader_imbalance_per_broker_percentage;
+        let mut todo = Vec::new();
+        let per_broker: BTreeMap<BrokerId, (u32, u32, Vec<TopicPartition>)> = {
+            let ctx = ctl(self, c);
+            let mut m: BTreeMap<BrokerId, (u32, u32, Vec<TopicPartition>)> = BTreeMap::new();
+            for (tp, ar) in &ctx.assignments {
+                let Some(pref) = ar.first() else { continue };
+                let Some(st) = ctx.states.get(tp) else {
+                    continue;
+                };
+                let e = m.entry(*pref).or_default();
+                e.1 += 1;
+                if st.leader != pref.0 {
+                    e.0 += 1;
+                    if ctx.live.contains(pref)
+                        && st.isr.contains(pref)
+                        && !ctx.shutting_down.contains(pref)
+                    {
+                        e.2.push(tp.clone());
+                    }
+                }
+            }
+            m
+        };
+        for (b, (imbalanced, total, candidates)) in per_broker {
+            // imbalance ratio = imbalanced / total, compared with the percentage.
+            if total > 0 && imbalanced * 100 > pct * total {
+                self.record(
+                    vec![NodeId::Broker(c)],
+                    EventKind::PreferredLeaderImbalance {
+                        controller: c,
+                        broker: b,
+                        imbalanced,
+                        total,
+                        percentage: pct,
+                    },
+                )?;
+                todo.extend(candidates);
+            }
+        }
+        if !todo.is_empty() {
+            self.controller_elect_preferred(c, Some(todo))?;
+        }
+        let at = self.now
+            + self
+                .sc
+                .cluster
+                .config
+                .leader_imbalance_check_interval_seconds
+                * 1000;
+        self.set_timer(NodeId::Broker(c), at, Timer::AutoLeaderRebalance)
+    }
+
+    /// ControlledShutdown from broker `s`: move its leaderships, drop it from ISRs.
+    pub(crate) fn controller_on_controlled_shutdown(&mut self, c: BrokerId, s: BrokerId) -> Step {
+        self.gate()?;
+        ctl_mut(self, c).shutting_down.insert(s);
+        let (led, followed): (Vec<TopicPartition>, Vec<TopicPartition>) = {
+            let ctx = ctl(self, c);
+            let led = ctx
+                .states
+                .iter()
+                .filter(|(tp, st)| st.leader == s.0 && ctx.assignments[*tp].len() > 1)
+                .map(|(tp, _)| tp.clone())
+                .collect();
+            let followed = ctx
+                .states
+                .iter()
+                .filter(|(_, st)| st.leader != s.0 && st.isr.contains(&s))
+                .map(|(tp, _)| tp.clone())
+                .collect();
+            (led, followed)
+        };
+        let mut batch = Batch::default();
+        for tp in &led {
+            self.controller_elect(c, tp, ElectionAlgorithm::ControlledShutdown, &mut batch)?;
+        }
+        for tp in followed {
+            let st = ctl(self, c).states[&tp].clone();
+            if st.isr.len() <= 1 {
+                continue;
+            }
+            let new_isr: Vec<BrokerId> = st.isr.iter().copied().filter(|b| *b != s).collect();
+            let epoch = st.leader_epoch + 1;
+            let pe = self.controller_write_state(c, &tp, st.leader, epoch, new_isr.clone())?;
+            self.record(
+                vec![NodeId::Broker(c)],
+                EventKind::IsrUpdatedByController {
+                    tp: tp.clone(),
+                    old_isr: st.isr.clone(),
+                    new_isr,
+                    leader_epoch: epoch,
+                    partition_epoch: pe,
+                    reason: format!("broker {} is shutting down", s.0),
+                },
+            )?;
+            let live = ctl(self, c).live.clone();
+            let ar = ctl(self, c).assignments[&tp].clone();
+            for r in ar.iter().filter(|r| live.contains(r)) {
+                self.batch_leader_and_isr(c, &mut batch, *r, &tp, false);
+            }
+        }
+        self.controller_flush(c, batch)?;
+        let remaining: Vec<TopicPartition> = ctl(self, c)
+            .states
+            .iter()
+            .filter(|(_, st)| st.leader == s.0)
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        self.send(
+            NodeId::Broker(c),
+            NodeId::Broker(s),
+            Message::ControlledShutdownResponse {
+                error: None,
+                partitions_remaining: remaining,
+            },
+        )?;
+        Ok(())
+    }
+
+    /// The scenario's admin (`kafka-topics --create`): place replicas and write
+    /// `/brokers/topics/<t>`; the controller takes it from there.
+    pub(crate) fn admin_create_topic(
+        &mut self,
+        spec: &crate::scenario::TopicSpec,
+        index: u32,
+        initial: bool,
+    ) -> Step {
+        let cfg = &self.sc.cluster.config;
+        let partitions = spec.partitions.unwrap_or(cfg.num_partitions);
+        let rf = spec
+            .replication_factor
+            .unwrap_or(cfg.default_replication_factor);
+        if self
+            .zk
+            .get(&format!("/brokers/topics/{}", spec.name))
+            .is_some()
+        {
+            self.record(
+                vec![NodeId::User],
+                EventKind::TopicCreationFailed {
+                    topic: spec.name.clone(),
+                    error: format!(
+                        "TOPIC_ALREADY_EXISTS: Topic '{}' already exists.",
+                        spec.name
+                    ),
+                },
+            )?;
+            return Ok(());
+        }
+        let (assignment, choices) = if let Some(a) = &spec.replica_assignment {
+            let mut m = BTreeMap::new();
+            for (k, v) in a {
+                m.insert(
+                    k.parse::<i32>().unwrap_or(0),
+                    v.iter().map(|b| BrokerId(*b)).collect(),
+                );
+            }
+            (m, None)
+        } else {
+            // Kafka places on the brokers registered now.
+            let live = self.zk.live_brokers();
+            let brokers = if live.is_empty() {
+                self.sc
+                    .cluster
+                    .brokers
+                    .iter()
+                    .map(|b| BrokerId(*b))
+                    .collect()
+            } else {
+                live
+            };
+            self.gate()?;
+            match crate::placement::assign_replicas_to_brokers(
+                &brokers,
+                partitions,
+                rf,
+                spec.fixed_start_index.unwrap_or(-1),
+                -1,
+                &mut self.rng,
+            ) {
+                Ok((a, ch)) => (a, Some(ch)),
+                Err(e) => {
+                    self.record(
+                        vec![NodeId::User],
+                        EventKind::TopicCreationFailed {
+                            topic: spec.name.clone(),
+                            error: e.to_string(),
+                        },
+                    )?;
+                    return Ok(());
+                }
+            }
+        };
+        let _ = (index, initial);
+        let overrides = serde_json::to_value(&spec.config).unwrap_or_default();
+        let cfg_json = format!("{{\"version\":1,\"config\":{overrides}}}");
+        self.zk_set(
+            NodeId::User,
+            &format!("/config/topics/{}", spec.name),
+            cfg_json,
+        )?;
+        self.record(
+            vec![NodeId::User],
+            EventKind::TopicCreated {
+                topic: spec.name.clone(),
+                assignment: assignment.clone(),
+                placement: choices,
+            },
+        )?;
+        self.zk_create(
+            NodeId::User,
+            &format!("/brokers/topics/{}", spec.name),
+            topic_znode_json(&assignment, &self.topic_id(&spec.name)),
+            None,
+        )?;
+        Ok(())
+    }
+
+    /// A topic id (Kafka's `Uuid`, URL-safe base64 of 16 bytes) derived from the name.
+    fn topic_id(&self, name: &str) -> String {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ self.sc.seed;
+        let mut bytes = Vec::new();
+        for round in 0..2u64 {
+            for b in name.bytes().chain(round.to_le_bytes()) {
+                h ^= b as u64;
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            bytes.extend_from_slice(&h.to_be_bytes());
+        }
+        base64_url(&bytes)
+    }
+
+    /// `kafka-topics --alter --partitions N`.
+    pub(crate) fn admin_add_partitions(&mut self, topic: &str, total: i32) -> Step {
+        let current = self.zk_topic_assignment(topic);
+        let have = current.len() as i32;
+        if total <= have {
+            self.record(vec![NodeId::User], EventKind::CommandRejected {
+                index: 0,
+                reason: format!("INVALID_PARTITIONS: Topic currently has {have} partitions, which is higher than the requested {total}."),
+            })?;
+            return Ok(());
+        }
+        let live = self.zk.live_brokers();
+        let rf = current.values().next().map(|v| v.len() as i32).unwrap_or(1);
+        self.gate()?;
+        let start_index = current
+            .get(&0)
+            .and_then(|r| r.first())
+            .and_then(|l| live.iter().position(|b| b == l))
+            .map(|i| i as i32)
+            .unwrap_or(-1);
+        let added = match crate::placement::assign_replicas_to_brokers(
+            &live,
+            total - have,
+            rf,
+            start_index,
+            have,
+            &mut self.rng,
+        ) {
+            Ok((a, _)) => a,
+            Err(e) => {
+                self.record(
+                    vec![NodeId::User],
+                    EventKind::CommandRejected {
+                        index: 0,
+                        reason: e.to_string(),
+                    },
+                )?;
+                return Ok(());
+            }
+        };
+        let mut all = current;
+        all.extend(added.clone());
+        self.record(
+            vec![NodeId::User],
+            EventKind::PartitionsAdded {
+                topic: topic.to_string(),
+                assignment: added,
+            },
+        )?;
+        let id = self.topic_id(topic);
+        self.zk_set(
+            NodeId::User,
+            &format!("/brokers/topics/{topic}"),
+            topic_znode_json(&all, &id),
+        )?;
+        Ok(())
+    }
+}
+
+fn base64_url(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (*b as u32) << (16 - 8 * i));
+        let chars = chunk.len() + 1;
+        for i in 0..chars {
+            out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// `/brokers/topics/<t>` as Kafka 3.x writes it.
+pub fn topic_znode_json(assignment: &BTreeMap<i32, Vec<BrokerId>>, topic_id: &str) -> String {
+    let parts: Vec<String> = assignment
+        .iter()
+        .map(|(p, r)| {
+            let r: Vec<String> = r.iter().map(|b| b.0.to_string()).collect();
+            format!("\"{p}\":[{}]", r.join(","))
+        })
+        .collect();
+    format!(
+        "{{\"partitions\":{{{}}},\"topic_id\":\"{topic_id}\",\"adding_replicas\":{{}},\"removing_replicas\":{{}},\"version\":3}}",
+        parts.join(",")
+    )
+}
+
+impl Broker {
+    /// Whether this broker currently runs the controller.
+    pub fn is_active_controller(&self) -> bool {
+        self.alive && self.controller.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn topic_ids_look_like_kafka_uuids() {
+        assert_eq!(super::base64_url(&[0u8; 16]).len(), 22);
+    }
+}

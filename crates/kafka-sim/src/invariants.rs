@@ -1,0 +1,285 @@
+//! Kafka's promises, checked as the simulation runs (stateright-style named
+//! properties).
+//!
+//! When one is broken the engine records a `GuaranteeBroken` event at that
+//! exact step, so a lesson can point at it ("here the acknowledged record was
+//! lost: acks=1 and the leader died before a follower copied it").
+//!
+//! * `acknowledged_records_survive` — every record a producer was told is
+//!   written (acks=1 or all) is still in the current leader's log. Kafka
+//!   promises this for acks=all with `min.insync.replicas` ≥ 2 and clean
+//!   elections while fewer than RF replicas fail; with acks=1, an unclean
+//!   election or the pre-KIP-101 truncation rule it can break, and the
+//!   simulation shows where.
+//! * `one_leader_per_epoch`, `high_watermark_within_isr`,
+//!   `high_watermark_monotonic` — internal consistency Kafka always keeps;
+//!   they are here to catch mistakes in the simulation itself.
+//!
+//! [`check_world`] checks the always-true ones on a whole world (used by the
+//! property tests after every step).
+
+use crate::event::{EventKind, Guarantee};
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::sim::{Step, World};
+use crate::storage::log::Log;
+use crate::storage::paged::MemStorage;
+use crate::storage::record;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A record a producer saw acknowledged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AckedRecord {
+    pub producer: u32,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub acks: i16,
+}
+
+/// What the checks remember between steps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ledger {
+    pub acked: BTreeMap<TopicPartition, BTreeMap<i64, AckedRecord>>,
+    /// Acknowledged records already reported lost (reported once).
+    pub lost: BTreeSet<(TopicPartition, i64)>,
+    /// (broker, partition) → (leader epoch, highest HW seen in it).
+    pub leader_hw: BTreeMap<(BrokerId, TopicPartition), (i32, i64)>,
+    pub reported: BTreeSet<(Guarantee, TopicPartition)>,
+}
+
+/// The record at `offset` in a log: key and value, if present.
+pub fn record_at(
+    log: &Log,
+    disk: &MemStorage,
+    offset: i64,
+) -> Option<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+    if offset < log.log_start_offset || offset >= log.log_end_offset {
+        return None;
+    }
+    let data = log
+        .read(disk, offset, u64::MAX, log.log_end_offset, true)
+        .ok()?;
+    let b = record::decode_batch(&data.bytes, 0).ok()?;
+    b.records
+        .iter()
+        .find(|r| b.offset_of(r) == offset)
+        .map(|r| (r.key.clone(), r.value.clone()))
+}
+
+impl World {
+    /// The broker currently leading `tp` (alive, with the highest leader epoch).
+    pub fn current_leader(&self, tp: &TopicPartition) -> Option<BrokerId> {
+        self.brokers
+            .values()
+            .filter(|b| b.alive)
+            .filter_map(|b| {
+                b.partitions
+                    .get(tp)
+                    .filter(|p| p.is_leader)
+                    .map(|p| (p.leader_epoch, b.id))
+            })
+            .max()
+            .map(|(_, b)| b)
+    }
+
+    /// A producer saw `tp`@`offset` acknowledged: remember it and check it.
+    pub(crate) fn ledger_ack(
+        &mut self,
+        producer: u32,
+        tp: &TopicPartition,
+        offset: i64,
+        key: Option<Vec<u8>>,
+        value: Option<Vec<u8>>,
+        acks: i16,
+    ) -> Step {
+        if acks == 0 || offset < 0 {
+            return Ok(());
+        }
+        self.gate()?;
+        self.ledger.acked.entry(tp.clone()).or_default().insert(
+            offset,
+            AckedRecord {
+                producer,
+                key,
+                value,
+                acks,
+            },
+        );
+        self.check_acked_records(tp)
+    }
+
+    /// `acknowledged_records_survive` for one partition.
+    pub(crate) fn check_acked_records(&mut self, tp: &TopicPartition) -> Step {
+        let Some(acked) = self.ledger.acked.get(tp) else {
+            return Ok(());
+        };
+        let Some(leader) = self.current_leader(tp) else {
+            return Ok(());
+        };
+        let b = &self.brokers[&leader];
+        let Some(log) = b.logs.get(tp) else {
+            return Ok(());
+        };
+        if log.config.cleanup_policy.compact {
+            return Ok(()); // compaction removes superseded records on purpose
+        }
+        let mut lost = Vec::new();
+        for (off, rec) in acked {
+            if *off < log.log_start_offset || self.ledger.lost.contains(&(tp.clone(), *off)) {
+                continue; // deleted by retention, or already reported
+            }
+            let present = record_at(log, &b.disk, *off);
+            if present.as_ref() != Some(&(rec.key.clone(), rec.value.clone())) {
+                lost.push((*off, rec.acks, present.is_some()));
+            }
+        }
+        if lost.is_empty() {
+            return Ok(());
+        }
+        self.gate()?;
+        for (o, _, _) in &lost {
+            self.ledger.lost.insert((tp.clone(), *o));
+        }
+        let offsets: Vec<String> = lost.iter().map(|(o, _, _)| o.to_string()).collect();
+        let acks: BTreeSet<&str> = lost
+            .iter()
+            .map(|(_, a, _)| crate::msg::acks_name(*a))
+            .collect();
+        let replaced = lost.iter().any(|(_, _, p)| *p);
+        let leo = log.log_end_offset;
+        let detail = format!(
+            "acknowledged record{} at offset{} {} (acks={}) {} on the new leader, broker {} (log end offset {leo})",
+            if lost.len() > 1 { "s" } else { "" },
+            if lost.len() > 1 { "s" } else { "" },
+            offsets.join(", "),
+            acks.into_iter().collect::<Vec<_>>().join("/"),
+            if replaced { "replaced by other records" } else { "missing" },
+            leader.0,
+        );
+        self.emit(
+            vec![NodeId::Broker(leader)],
+            EventKind::GuaranteeBroken {
+                guarantee: Guarantee::AcknowledgedRecordsSurvive,
+                tp: Some(tp.clone()),
+                detail,
+            },
+        );
+        Ok(())
+    }
+
+    fn report_once(
+        &mut self,
+        g: Guarantee,
+        tp: &TopicPartition,
+        node: NodeId,
+        detail: String,
+    ) -> Step {
+        if self.ledger.reported.contains(&(g, tp.clone())) {
+            return Ok(());
+        }
+        self.gate()?;
+        self.ledger.reported.insert((g, tp.clone()));
+        self.emit(
+            vec![node],
+            EventKind::GuaranteeBroken {
+                guarantee: g,
+                tp: Some(tp.clone()),
+                detail,
+            },
+        );
+        Ok(())
+    }
+
+    /// `one_leader_per_epoch` for one partition.
+    pub(crate) fn check_leaders(&mut self, tp: &TopicPartition) -> Step {
+        if let Some(d) = leaders_violation(self, tp) {
+            return self.report_once(Guarantee::OneLeaderPerEpoch, tp, NodeId::User, d);
+        }
+        Ok(())
+    }
+
+    /// `high_watermark_within_isr` and `high_watermark_monotonic` after a
+    /// leader's HW moved.
+    pub(crate) fn check_hw_within_isr(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+        if let Some(d) = hw_violation(self, b, tp) {
+            self.report_once(Guarantee::HighWatermarkWithinIsr, tp, NodeId::Broker(b), d)?;
+        }
+        let p = &self.brokers[&b].partitions[tp];
+        let (epoch, hw) = (p.leader_epoch, p.high_watermark);
+        let key = (b, tp.clone());
+        if let Some((e, prev)) = self.ledger.leader_hw.get(&key).copied() {
+            if e == epoch && hw < prev {
+                self.report_once(
+                    Guarantee::HighWatermarkMonotonic,
+                    tp,
+                    NodeId::Broker(b),
+                    format!(
+                        "leader {} moved its high watermark back from {prev} to {hw}",
+                        b.0
+                    ),
+                )?;
+            }
+        }
+        self.gate()?;
+        self.ledger.leader_hw.insert(key, (epoch, hw));
+        Ok(())
+    }
+}
+
+fn leaders_violation(w: &World, tp: &TopicPartition) -> Option<String> {
+    let mut by_epoch: BTreeMap<i32, Vec<BrokerId>> = BTreeMap::new();
+    for b in w.brokers.values().filter(|b| b.alive) {
+        if let Some(p) = b.partitions.get(tp).filter(|p| p.is_leader) {
+            by_epoch.entry(p.leader_epoch).or_default().push(b.id);
+        }
+    }
+    by_epoch
+        .into_iter()
+        .find(|(_, v)| v.len() > 1)
+        .map(|(e, v)| {
+            format!(
+                "brokers {} all lead {tp} in leader epoch {e}",
+                crate::event::ids_list(&v)
+            )
+        })
+}
+
+fn hw_violation(w: &World, b: BrokerId, tp: &TopicPartition) -> Option<String> {
+    let p = w.brokers[&b].partitions.get(tp).filter(|p| p.is_leader)?;
+    for m in &p.isr {
+        let leo = w
+            .brokers
+            .get(m)
+            .and_then(|x| x.logs.get(tp))
+            .map(|l| l.log_end_offset)?;
+        if p.high_watermark > leo {
+            return Some(format!(
+                "leader {} has high watermark {} above ISR member {}'s log end offset {leo}",
+                b.0, p.high_watermark, m.0
+            ));
+        }
+    }
+    None
+}
+
+/// The always-true invariants over a whole world: `(guarantee, detail)` for
+/// each violation. Property tests call this after every step.
+pub fn check_world(w: &World) -> Vec<(Guarantee, String)> {
+    let mut out = Vec::new();
+    let tps: BTreeSet<TopicPartition> = w
+        .brokers
+        .values()
+        .flat_map(|b| b.partitions.keys().cloned())
+        .collect();
+    for tp in &tps {
+        if let Some(d) = leaders_violation(w, tp) {
+            out.push((Guarantee::OneLeaderPerEpoch, d));
+        }
+        for b in w.brokers.values().filter(|b| b.alive) {
+            if let Some(d) = hw_violation(w, b.id, tp) {
+                out.push((Guarantee::HighWatermarkWithinIsr, d));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,628 @@
+//! Requests and responses on the wire, named after Kafka's APIs.
+//!
+//! Every interaction between nodes is one of these messages, sent along a link
+//! with latency and shown in the trace (`MessageSent`). Protocol outcomes are
+//! data: a response carries an [`ErrorCode`] under Kafka's name
+//! (`NOT_LEADER_OR_FOLLOWER`, `NOT_ENOUGH_REPLICAS`, ...) rather than the
+//! simulation failing. Records travel as the real v2 batch bytes.
+
+use crate::ids::{BrokerId, TopicPartition};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::sync::Arc;
+
+/// Raw bytes (record batches on the wire), shown as hex in JSON.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Bytes(pub Arc<[u8]>);
+
+impl Bytes {
+    pub fn new(v: Vec<u8>) -> Bytes {
+        Bytes(v.into())
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Bytes({} bytes)", self.0.len())
+    }
+}
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut hex = String::with_capacity(self.0.len() * 2);
+        for b in self.0.iter() {
+            hex.push_str(&format!("{b:02x}"));
+        }
+        s.serialize_str(&hex)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.len() % 2 != 0 {
+            return Err(serde::de::Error::custom("hex string of odd length"));
+        }
+        let mut v = Vec::with_capacity(s.len() / 2);
+        for i in (0..s.len()).step_by(2) {
+            let b = u8::from_str_radix(&s[i..i + 2], 16)
+                .map_err(|_| serde::de::Error::custom("not a hex string"))?;
+            v.push(b);
+        }
+        Ok(Bytes::new(v))
+    }
+}
+
+/// Kafka's error codes (`org.apache.kafka.common.protocol.Errors`), the ones
+/// the simulation produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    OffsetOutOfRange,
+    CorruptMessage,
+    UnknownTopicOrPartition,
+    LeaderNotAvailable,
+    NotLeaderOrFollower,
+    RequestTimedOut,
+    MessageTooLarge,
+    StaleControllerEpoch,
+    NotEnoughReplicas,
+    NotEnoughReplicasAfterAppend,
+    InvalidRecord,
+    FencedLeaderEpoch,
+    UnknownLeaderEpoch,
+    NotController,
+    InvalidUpdateVersion,
+    IneligibleReplica,
+    CoordinatorNotAvailable,
+    NotCoordinator,
+    IllegalGeneration,
+    InconsistentGroupProtocol,
+    UnknownMemberId,
+    InvalidSessionTimeout,
+    RebalanceInProgress,
+    MemberIdRequired,
+    FencedInstanceId,
+    GroupMaxSizeReached,
+    OutOfOrderSequenceNumber,
+    DuplicateSequenceNumber,
+    InvalidProducerEpoch,
+    UnknownProducerId,
+    RecordListTooLarge,
+    BrokerNotAvailable,
+    NetworkException,
+}
+
+impl ErrorCode {
+    /// Kafka's name, e.g. `NOT_LEADER_OR_FOLLOWER`.
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+
+    /// Whether Kafka's clients retry this error (`RetriableException`).
+    pub fn is_retriable(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::NotLeaderOrFollower
+                | ErrorCode::LeaderNotAvailable
+                | ErrorCode::UnknownTopicOrPartition
+                | ErrorCode::RequestTimedOut
+                | ErrorCode::NotEnoughReplicas
+                | ErrorCode::NotEnoughReplicasAfterAppend
+                | ErrorCode::CorruptMessage
+                | ErrorCode::FencedLeaderEpoch
+                | ErrorCode::UnknownLeaderEpoch
+                | ErrorCode::CoordinatorNotAvailable
+                | ErrorCode::NotCoordinator
+                | ErrorCode::NetworkException
+                | ErrorCode::BrokerNotAvailable
+        )
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// A partition's state as the controller sends it (`LeaderAndIsrPartitionState`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionState {
+    pub tp: TopicPartition,
+    pub controller_epoch: i32,
+    pub leader: i32,
+    pub leader_epoch: i32,
+    pub isr: Vec<BrokerId>,
+    /// The znode version of the partition state (`partitionEpoch`).
+    pub partition_epoch: i32,
+    pub replicas: Vec<BrokerId>,
+    pub is_new: bool,
+}
+
+/// Metadata of one partition (`MetadataResponsePartition`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionMetadata {
+    pub tp: TopicPartition,
+    pub error: Option<ErrorCode>,
+    /// `-1` when no leader is available.
+    pub leader: i32,
+    pub leader_epoch: i32,
+    pub replicas: Vec<BrokerId>,
+    pub isr: Vec<BrokerId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchPartition {
+    pub tp: TopicPartition,
+    pub fetch_offset: i64,
+    pub current_leader_epoch: i32,
+    /// The epoch of the last batch the follower has (Kafka ≥ 2.7 sends it so
+    /// the leader can detect a diverging log; -1 when unknown).
+    pub last_fetched_epoch: i32,
+    pub partition_max_bytes: u64,
+}
+
+/// The leader's answer when a follower's log diverges (`EpochEndOffset`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DivergingEpoch {
+    pub epoch: i32,
+    pub end_offset: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchPartitionResponse {
+    pub tp: TopicPartition,
+    pub error: Option<ErrorCode>,
+    pub high_watermark: i64,
+    pub log_start_offset: i64,
+    pub log_end_offset: i64,
+    pub diverging_epoch: Option<DivergingEpoch>,
+    pub records: Bytes,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProducePartitionResponse {
+    pub tp: TopicPartition,
+    pub error: Option<ErrorCode>,
+    pub base_offset: i64,
+    pub log_start_offset: i64,
+}
+
+/// A message on the wire.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "api")]
+pub enum Message {
+    /// Controller → broker: become leader or follower (`LeaderAndIsrRequest`).
+    LeaderAndIsr {
+        controller_id: BrokerId,
+        controller_epoch: i32,
+        partitions: Vec<PartitionState>,
+    },
+    LeaderAndIsrResponse {
+        controller_epoch: i32,
+        error: Option<ErrorCode>,
+        partitions: Vec<(TopicPartition, Option<ErrorCode>)>,
+    },
+    /// Controller → every broker: the cluster metadata to serve to clients.
+    UpdateMetadata {
+        controller_id: BrokerId,
+        controller_epoch: i32,
+        live_brokers: Vec<BrokerId>,
+        partitions: Vec<PartitionState>,
+    },
+    /// Controller → broker: stop replicating (and maybe delete) partitions.
+    StopReplica {
+        controller_epoch: i32,
+        partitions: Vec<TopicPartition>,
+        delete: bool,
+    },
+    /// Leader → controller: change the ISR (KIP-497).
+    AlterPartition {
+        broker: BrokerId,
+        tp: TopicPartition,
+        leader_epoch: i32,
+        new_isr: Vec<BrokerId>,
+        partition_epoch: i32,
+    },
+    AlterPartitionResponse {
+        tp: TopicPartition,
+        error: Option<ErrorCode>,
+        leader: i32,
+        leader_epoch: i32,
+        isr: Vec<BrokerId>,
+        partition_epoch: i32,
+    },
+    /// Broker → controller: move my leaderships away before I stop.
+    ControlledShutdown {
+        broker: BrokerId,
+    },
+    ControlledShutdownResponse {
+        error: Option<ErrorCode>,
+        partitions_remaining: Vec<TopicPartition>,
+    },
+    /// ZooKeeper → watcher: a watched znode changed.
+    WatchNotification {
+        path: String,
+        change: ZkChange,
+    },
+    Produce {
+        correlation_id: i32,
+        /// 0, 1 or -1 (`all`).
+        acks: i16,
+        timeout_ms: u64,
+        topic_data: Vec<(TopicPartition, Bytes)>,
+    },
+    ProduceResponse {
+        correlation_id: i32,
+        responses: Vec<ProducePartitionResponse>,
+    },
+    Fetch {
+        correlation_id: i32,
+        /// The follower's broker id, or -1 for a consumer.
+        replica_id: i32,
+        max_wait_ms: u64,
+        min_bytes: u64,
+        max_bytes: u64,
+        partitions: Vec<FetchPartition>,
+    },
+    FetchResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        partitions: Vec<FetchPartitionResponse>,
+    },
+    Metadata {
+        correlation_id: i32,
+        /// `None` = all topics.
+        topics: Option<Vec<String>>,
+    },
+    MetadataResponse {
+        correlation_id: i32,
+        brokers: Vec<BrokerId>,
+        controller_id: i32,
+        partitions: Vec<PartitionMetadata>,
+        /// Topics asked for that do not exist.
+        unknown_topics: Vec<String>,
+    },
+    ListOffsets {
+        correlation_id: i32,
+        /// -2 earliest, -1 latest, else a timestamp.
+        partitions: Vec<(TopicPartition, i64)>,
+    },
+    ListOffsetsResponse {
+        correlation_id: i32,
+        partitions: Vec<(TopicPartition, Option<ErrorCode>, i64)>,
+    },
+    InitProducerId {
+        correlation_id: i32,
+    },
+    InitProducerIdResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        producer_id: i64,
+        producer_epoch: i16,
+    },
+    FindCoordinator {
+        correlation_id: i32,
+        key: String,
+    },
+    FindCoordinatorResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        node_id: i32,
+        /// The `__consumer_offsets` partition that decides it.
+        partition: i32,
+    },
+    JoinGroup {
+        correlation_id: i32,
+        group_id: String,
+        session_timeout_ms: u64,
+        rebalance_timeout_ms: u64,
+        member_id: String,
+        group_instance_id: Option<String>,
+        protocol_type: String,
+        /// (assignor name, subscription) in preference order.
+        protocols: Vec<(String, Subscription)>,
+    },
+    JoinGroupResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        generation_id: i32,
+        protocol_name: Option<String>,
+        leader: String,
+        member_id: String,
+        /// Only the leader gets the members and their subscriptions.
+        members: Vec<JoinGroupMember>,
+    },
+    SyncGroup {
+        correlation_id: i32,
+        group_id: String,
+        generation_id: i32,
+        member_id: String,
+        group_instance_id: Option<String>,
+        /// Only from the leader: member → assigned partitions.
+        assignments: Vec<(String, Vec<TopicPartition>)>,
+    },
+    SyncGroupResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        assignment: Vec<TopicPartition>,
+    },
+    Heartbeat {
+        correlation_id: i32,
+        group_id: String,
+        generation_id: i32,
+        member_id: String,
+        group_instance_id: Option<String>,
+    },
+    HeartbeatResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+    },
+    LeaveGroup {
+        correlation_id: i32,
+        group_id: String,
+        member_id: String,
+    },
+    LeaveGroupResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+    },
+    OffsetCommit {
+        correlation_id: i32,
+        group_id: String,
+        generation_id: i32,
+        member_id: String,
+        offsets: Vec<(TopicPartition, i64)>,
+    },
+    OffsetCommitResponse {
+        correlation_id: i32,
+        partitions: Vec<(TopicPartition, Option<ErrorCode>)>,
+    },
+    OffsetFetch {
+        correlation_id: i32,
+        group_id: String,
+        partitions: Vec<TopicPartition>,
+    },
+    OffsetFetchResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        /// -1 = no committed offset.
+        offsets: Vec<(TopicPartition, i64)>,
+    },
+}
+
+/// What a consumer subscribes with (`ConsumerProtocolSubscription`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subscription {
+    pub topics: Vec<String>,
+    pub owned_partitions: Vec<TopicPartition>,
+    pub generation_id: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JoinGroupMember {
+    pub member_id: String,
+    pub group_instance_id: Option<String>,
+    pub subscription: Subscription,
+}
+
+/// A change to a watched znode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZkChange {
+    Created,
+    Deleted,
+    DataChanged,
+    ChildrenChanged,
+}
+
+impl Message {
+    /// Kafka's API name (`Produce`, `Fetch`, `LeaderAndIsr`, ...).
+    pub fn api(&self) -> &'static str {
+        match self {
+            Message::LeaderAndIsr { .. } => "LeaderAndIsr",
+            Message::LeaderAndIsrResponse { .. } => "LeaderAndIsrResponse",
+            Message::UpdateMetadata { .. } => "UpdateMetadata",
+            Message::StopReplica { .. } => "StopReplica",
+            Message::AlterPartition { .. } => "AlterPartition",
+            Message::AlterPartitionResponse { .. } => "AlterPartitionResponse",
+            Message::ControlledShutdown { .. } => "ControlledShutdown",
+            Message::ControlledShutdownResponse { .. } => "ControlledShutdownResponse",
+            Message::WatchNotification { .. } => "WatchNotification",
+            Message::Produce { .. } => "Produce",
+            Message::ProduceResponse { .. } => "ProduceResponse",
+            Message::Fetch { .. } => "Fetch",
+            Message::FetchResponse { .. } => "FetchResponse",
+            Message::Metadata { .. } => "Metadata",
+            Message::MetadataResponse { .. } => "MetadataResponse",
+            Message::ListOffsets { .. } => "ListOffsets",
+            Message::ListOffsetsResponse { .. } => "ListOffsetsResponse",
+            Message::InitProducerId { .. } => "InitProducerId",
+            Message::InitProducerIdResponse { .. } => "InitProducerIdResponse",
+            Message::FindCoordinator { .. } => "FindCoordinator",
+            Message::FindCoordinatorResponse { .. } => "FindCoordinatorResponse",
+            Message::JoinGroup { .. } => "JoinGroup",
+            Message::JoinGroupResponse { .. } => "JoinGroupResponse",
+            Message::SyncGroup { .. } => "SyncGroup",
+            Message::SyncGroupResponse { .. } => "SyncGroupResponse",
+            Message::Heartbeat { .. } => "Heartbeat",
+            Message::HeartbeatResponse { .. } => "HeartbeatResponse",
+            Message::LeaveGroup { .. } => "LeaveGroup",
+            Message::LeaveGroupResponse { .. } => "LeaveGroupResponse",
+            Message::OffsetCommit { .. } => "OffsetCommit",
+            Message::OffsetCommitResponse { .. } => "OffsetCommitResponse",
+            Message::OffsetFetch { .. } => "OffsetFetch",
+            Message::OffsetFetchResponse { .. } => "OffsetFetchResponse",
+        }
+    }
+
+    /// A one-line summary for captions and hover text.
+    pub fn summary(&self) -> String {
+        match self {
+            Message::LeaderAndIsr { partitions, .. } => {
+                let p: Vec<String> = partitions
+                    .iter()
+                    .take(3)
+                    .map(|p| format!("{} leader {} epoch {}", p.tp, p.leader, p.leader_epoch))
+                    .collect();
+                let more = if partitions.len() > 3 {
+                    format!(" (+{} more)", partitions.len() - 3)
+                } else {
+                    String::new()
+                };
+                format!("LeaderAndIsr [{}]{more}", p.join("; "))
+            }
+            Message::UpdateMetadata { partitions, .. } => {
+                format!("UpdateMetadata ({} partitions)", partitions.len())
+            }
+            Message::AlterPartition { tp, new_isr, .. } => {
+                format!(
+                    "AlterPartition {tp} ISR → {}",
+                    crate::event::ids_list(new_isr)
+                )
+            }
+            Message::AlterPartitionResponse { tp, error, isr, .. } => match error {
+                Some(e) => format!("AlterPartitionResponse {tp}: {e}"),
+                None => format!(
+                    "AlterPartitionResponse {tp}: ISR {}",
+                    crate::event::ids_list(isr)
+                ),
+            },
+            Message::Produce {
+                topic_data, acks, ..
+            } => {
+                let bytes: usize = topic_data.iter().map(|(_, b)| b.len()).sum();
+                let tps: Vec<String> = topic_data.iter().map(|(t, _)| t.to_string()).collect();
+                format!(
+                    "Produce {} (acks={}, {bytes} bytes)",
+                    tps.join(", "),
+                    acks_name(*acks)
+                )
+            }
+            Message::ProduceResponse { responses, .. } => {
+                let r: Vec<String> = responses
+                    .iter()
+                    .map(|r| match r.error {
+                        Some(e) => format!("{}: {e}", r.tp),
+                        None => format!("{}: base offset {}", r.tp, r.base_offset),
+                    })
+                    .collect();
+                format!("ProduceResponse {}", r.join("; "))
+            }
+            Message::Fetch {
+                replica_id,
+                partitions,
+                ..
+            } => {
+                let p: Vec<String> = partitions
+                    .iter()
+                    .take(3)
+                    .map(|p| format!("{} from {}", p.tp, p.fetch_offset))
+                    .collect();
+                let more = if partitions.len() > 3 {
+                    format!(" (+{} more)", partitions.len() - 3)
+                } else {
+                    String::new()
+                };
+                let who = if *replica_id >= 0 {
+                    "follower"
+                } else {
+                    "consumer"
+                };
+                format!("Fetch ({who}) {}{more}", p.join(", "))
+            }
+            Message::FetchResponse {
+                partitions, error, ..
+            } => {
+                if let Some(e) = error {
+                    return format!("FetchResponse: {e}");
+                }
+                let p: Vec<String> = partitions
+                    .iter()
+                    .take(3)
+                    .map(|p| match p.error {
+                        Some(e) => format!("{}: {e}", p.tp),
+                        None => format!(
+                            "{}: {} bytes, HW {}",
+                            p.tp,
+                            p.records.len(),
+                            p.high_watermark
+                        ),
+                    })
+                    .collect();
+                format!("FetchResponse {}", p.join("; "))
+            }
+            Message::WatchNotification { path, change } => format!("watch: {path} {change:?}"),
+            Message::JoinGroup {
+                group_id,
+                member_id,
+                ..
+            } => {
+                format!(
+                    "JoinGroup {group_id} as {}",
+                    if member_id.is_empty() {
+                        "(new member)"
+                    } else {
+                        member_id
+                    }
+                )
+            }
+            Message::JoinGroupResponse {
+                error,
+                generation_id,
+                ..
+            } => match error {
+                Some(e) => format!("JoinGroupResponse: {e}"),
+                None => format!("JoinGroupResponse generation {generation_id}"),
+            },
+            Message::SyncGroupResponse {
+                error, assignment, ..
+            } => match error {
+                Some(e) => format!("SyncGroupResponse: {e}"),
+                None => format!(
+                    "SyncGroupResponse [{}]",
+                    assignment
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            Message::OffsetCommit { offsets, .. } => format!(
+                "OffsetCommit {}",
+                offsets
+                    .iter()
+                    .map(|(t, o)| format!("{t}={o}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            other => {
+                let v = serde_json::to_value(other).unwrap_or_default();
+                let err = v
+                    .get("error")
+                    .and_then(|e| e.as_str())
+                    .map(|e| format!(": {e}"));
+                format!("{}{}", other.api(), err.unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// `acks` as a producer configures it.
+pub fn acks_name(acks: i16) -> &'static str {
+    match acks {
+        0 => "0",
+        1 => "1",
+        _ => "all",
+    }
+}

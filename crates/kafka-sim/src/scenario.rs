@@ -1,0 +1,821 @@
+//! Scenarios: a cluster, its topics and clients, a seed, and a timed list of
+//! commands. The same scenario always produces the same trace.
+//!
+//! The format is JSON (documented in `docs/scenario-format.md`). Kafka's own
+//! settings keep their dotted names (`"min.insync.replicas": 2`); the
+//! simulation's own fields are `snake_case`. Parsing reports the exact field
+//! that is wrong (`commands[2].broker: no broker 7 ...`) and never panics.
+
+use crate::client_config::{ConsumerConfig, ProducerConfig};
+use crate::config::{BrokerConfig, ConfigError, NetworkConfig, TopicConfigOverrides};
+use crate::ids::{NodeId, TopicPartition};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The format identifier written into exported scenarios.
+pub const FORMAT: &str = "kafka-visualiser/scenario@1";
+/// The longest a scenario may run, in simulated milliseconds (one day).
+pub const MAX_RUN_MS: u64 = 86_400_000;
+
+fn d_run_until() -> u64 {
+    10_000
+}
+fn d_clock_start() -> i64 {
+    1_700_000_000_000
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Seeds the simulation's only random number generator.
+    pub seed: u64,
+    /// The simulation stops at this simulated time (ms).
+    #[serde(default = "d_run_until")]
+    pub run_until_ms: u64,
+    /// Wall-clock time (ms since 1970) at simulated time 0, used for record
+    /// timestamps and retention. Default: 2023-11-14T22:13:20Z.
+    #[serde(default = "d_clock_start")]
+    pub clock_start_ms: i64,
+    pub cluster: ClusterSpec,
+    #[serde(default)]
+    pub topics: Vec<TopicSpec>,
+    #[serde(default)]
+    pub producers: Vec<ProducerSpec>,
+    #[serde(default)]
+    pub consumers: Vec<ConsumerSpec>,
+    #[serde(default)]
+    pub commands: Vec<TimedCommand>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    /// The brokers' `broker.id`s.
+    pub brokers: Vec<i32>,
+    /// `server.properties` shared by every broker.
+    #[serde(default)]
+    pub config: BrokerConfig,
+    #[serde(default)]
+    pub network: NetworkConfig,
+}
+
+/// A topic created when the scenario starts (or by a `create_topic` command).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicSpec {
+    pub name: String,
+    /// Default: the broker's `num.partitions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<i32>,
+    /// Default: the broker's `default.replication.factor`.
+    #[serde(
+        rename = "replication.factor",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replication_factor: Option<i32>,
+    /// Explicit placement, partition → replicas (as `--replica-assignment`).
+    #[serde(
+        rename = "replica.assignment",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replica_assignment: Option<BTreeMap<String, Vec<i32>>>,
+    /// Fixes Kafka's random start index (and first shift) of the placement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_start_index: Option<i32>,
+    /// Topic-level configs (`segment.bytes`, `retention.ms`, ...).
+    #[serde(default)]
+    pub config: TopicConfigOverrides,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProducerSpec {
+    pub name: String,
+    #[serde(default)]
+    pub config: ProducerConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsumerSpec {
+    pub name: String,
+    #[serde(default)]
+    pub config: ConsumerConfig,
+    /// `subscribe(topics)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<Vec<String>>,
+    /// `subscribe(Pattern)`, a regular expression over topic names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe_pattern: Option<String>,
+    /// `assign(partitions)`: a standalone consumer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assign: Option<Vec<TopicPartition>>,
+    /// When the consumer starts (ms); default at once.
+    #[serde(default)]
+    pub start_at_ms: u64,
+}
+
+/// Something the person running the scenario does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    /// `producer.send(new ProducerRecord(topic, partition, key, value))`,
+    /// `count` times (values get `-1`, `-2`, ... appended when count > 1).
+    Produce {
+        producer: String,
+        topic: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
+    },
+    /// A hard failure: the process dies, its ZooKeeper session expires later.
+    KillBroker {
+        broker: i32,
+    },
+    /// A controlled shutdown: leaderships move first, then the broker stops.
+    ShutdownBroker {
+        broker: i32,
+    },
+    RestartBroker {
+        broker: i32,
+    },
+    /// Packets between two nodes are lost until the link is healed.
+    CutLink {
+        a: NodeId,
+        b: NodeId,
+    },
+    HealLink {
+        a: NodeId,
+        b: NodeId,
+    },
+    /// Adds latency to the link (a slow follower).
+    SlowLink {
+        a: NodeId,
+        b: NodeId,
+        extra_latency_ms: u64,
+    },
+    CreateTopic {
+        topic: TopicSpec,
+    },
+    /// Raises the partition count to `partitions`.
+    AddPartitions {
+        topic: String,
+        partitions: i32,
+    },
+    /// `kafka-leader-election --election-type preferred`.
+    ElectPreferredLeaders {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        topic: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<i32>,
+    },
+    /// `kafka-reassign-partitions`: move a partition to new replicas.
+    Reassign {
+        topic: String,
+        partition: i32,
+        replicas: Vec<i32>,
+    },
+    /// An offset or timestamp lookup on one broker's copy, traced step by step.
+    Lookup {
+        broker: i32,
+        topic: String,
+        partition: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timestamp: Option<i64>,
+    },
+    /// A consumer joins (its spec, as in `consumers`).
+    AddConsumer {
+        consumer: ConsumerSpec,
+    },
+    /// `consumer.close()`: leaves the group cleanly.
+    StopConsumer {
+        consumer: String,
+    },
+    /// The consumer's process dies: no LeaveGroup, the session times out.
+    CrashConsumer {
+        consumer: String,
+    },
+    /// `commitSync()` of the current positions.
+    CommitSync {
+        consumer: String,
+    },
+    /// `commitAsync()` of the current positions.
+    CommitAsync {
+        consumer: String,
+    },
+    /// The application stalls: no `poll()` for this long.
+    PauseConsumer {
+        consumer: String,
+        duration_ms: u64,
+    },
+}
+
+impl Command {
+    pub fn name(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// A command and when it happens.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedCommand {
+    pub at_ms: u64,
+    pub command: Command,
+}
+
+impl Serialize for TimedCommand {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut v = serde_json::to_value(&self.command).map_err(serde::ser::Error::custom)?;
+        if let Some(o) = v.as_object_mut() {
+            let mut m = serde_json::Map::new();
+            m.insert("at_ms".into(), self.at_ms.into());
+            for (k, val) in std::mem::take(o) {
+                m.insert(k, val);
+            }
+            *o = m;
+        }
+        v.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for TimedCommand {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut v = serde_json::Map::deserialize(d)?;
+        let at = v.remove("at_ms").ok_or_else(|| {
+            serde::de::Error::custom("at_ms: missing (when the command happens, in ms)")
+        })?;
+        let at_ms = at.as_u64().ok_or_else(|| {
+            serde::de::Error::custom(format!("at_ms: {at} is not a whole number of milliseconds"))
+        })?;
+        let value = serde_json::Value::Object(v);
+        let command: Command = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            if path == "." || path.is_empty() {
+                serde::de::Error::custom(e.into_inner())
+            } else {
+                serde::de::Error::custom(format!("{path}: {}", e.into_inner()))
+            }
+        })?;
+        Ok(TimedCommand { at_ms, command })
+    }
+}
+
+/// Kafka's topic name rule (`Topic.validate`): 1–249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
+pub fn validate_topic_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("Topic name is illegal, it can't be empty".into());
+    }
+    if name == "." || name == ".." {
+        return Err("Topic name cannot be \".\" or \"..\"".into());
+    }
+    if name.len() > 249 {
+        return Err(format!(
+            "Topic name is illegal, it can't be longer than 249 characters, topic name: {name}"
+        ));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
+    {
+        return Err(format!(
+            "Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
+        ));
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// Parses JSON, naming the field at fault.
+    pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.to_string();
+            // serde_json appends " at line L column C": keep it, it helps.
+            ConfigError::new(if path == "." { String::new() } else { path }, msg)
+        })?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    pub fn producer_index(&self, name: &str) -> Option<usize> {
+        self.producers.iter().position(|p| p.name == name)
+    }
+
+    pub fn consumer_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.consumers.iter().map(|c| c.name.clone()).collect();
+        for c in &self.commands {
+            if let Command::AddConsumer { consumer } = &c.command {
+                v.push(consumer.name.clone());
+            }
+        }
+        v
+    }
+
+    /// Cross-field checks a JSON schema cannot express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(f) = &self.format {
+            if f != FORMAT {
+                return Err(ConfigError::new(
+                    "format",
+                    format!("`{f}` is not a known format (expected {FORMAT})"),
+                ));
+            }
+        }
+        if self.run_until_ms == 0 || self.run_until_ms > MAX_RUN_MS {
+            return Err(ConfigError::new(
+                "run_until_ms",
+                format!("must be between 1 and {MAX_RUN_MS} (one simulated day)"),
+            ));
+        }
+        let brokers = &self.cluster.brokers;
+        if brokers.is_empty() {
+            return Err(ConfigError::new(
+                "cluster.brokers",
+                "needs at least one broker id",
+            ));
+        }
+        if brokers.len() > 1000 {
+            return Err(ConfigError::new(
+                "cluster.brokers",
+                "at most 1000 brokers are simulated",
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, b) in brokers.iter().enumerate() {
+            if *b < 0 {
+                return Err(ConfigError::new(
+                    format!("cluster.brokers[{i}]"),
+                    "a broker.id must be 0 or more",
+                ));
+            }
+            if !seen.insert(*b) {
+                return Err(ConfigError::new(
+                    format!("cluster.brokers[{i}]"),
+                    format!("broker id {b} appears twice"),
+                ));
+            }
+        }
+        self.cluster.config.validate("cluster.config")?;
+        self.cluster.network.validate("cluster.network")?;
+        let mut topics = BTreeSet::new();
+        for (i, t) in self.topics.iter().enumerate() {
+            self.validate_topic(t, &format!("topics[{i}]"))?;
+            if !topics.insert(t.name.clone()) {
+                return Err(ConfigError::new(
+                    format!("topics[{i}].name"),
+                    format!("topic `{}` is listed twice", t.name),
+                ));
+            }
+        }
+        let mut names = BTreeSet::new();
+        for (i, p) in self.producers.iter().enumerate() {
+            if p.name.is_empty() {
+                return Err(ConfigError::new(
+                    format!("producers[{i}].name"),
+                    "must not be empty",
+                ));
+            }
+            if !names.insert(p.name.clone()) {
+                return Err(ConfigError::new(
+                    format!("producers[{i}].name"),
+                    format!("`{}` is used twice", p.name),
+                ));
+            }
+            p.config.validate(&format!("producers[{i}].config"))?;
+        }
+        let mut cnames = BTreeSet::new();
+        for (i, c) in self.consumers.iter().enumerate() {
+            self.validate_consumer(c, &format!("consumers[{i}]"))?;
+            if !cnames.insert(c.name.clone()) {
+                return Err(ConfigError::new(
+                    format!("consumers[{i}].name"),
+                    format!("`{}` is used twice", c.name),
+                ));
+            }
+        }
+        let mut created: BTreeSet<String> = topics.clone();
+        for (i, tc) in self.commands.iter().enumerate() {
+            let at = format!("commands[{i}]");
+            if tc.at_ms > self.run_until_ms {
+                return Err(ConfigError::new(
+                    format!("{at}.at_ms"),
+                    format!("{} is after run_until_ms ({})", tc.at_ms, self.run_until_ms),
+                ));
+            }
+            let broker_ok = |b: i32, field: &str| -> Result<(), ConfigError> {
+                if brokers.contains(&b) {
+                    Ok(())
+                } else {
+                    Err(ConfigError::new(
+                        format!("{at}.{field}"),
+                        format!("no broker {b} in cluster.brokers {brokers:?}"),
+                    ))
+                }
+            };
+            let node_ok = |n: &NodeId, field: &str| -> Result<(), ConfigError> {
+                match n {
+                    NodeId::Broker(b) => broker_ok(b.0, field),
+                    NodeId::Producer(p) if (*p as usize) < self.producers.len() => Ok(()),
+                    NodeId::Consumer(c) if (*c as usize) < self.consumer_names().len() => Ok(()),
+                    NodeId::ZooKeeper => Ok(()),
+                    other => Err(ConfigError::new(
+                        format!("{at}.{field}"),
+                        format!("no node {other} in this scenario"),
+                    )),
+                }
+            };
+            match &tc.command {
+                Command::Produce {
+                    producer,
+                    topic,
+                    partition,
+                    count,
+                    ..
+                } => {
+                    if self.producer_index(producer).is_none() {
+                        return Err(ConfigError::new(
+                            format!("{at}.producer"),
+                            format!("no producer named `{producer}` in producers"),
+                        ));
+                    }
+                    if !created.contains(topic) {
+                        return Err(ConfigError::new(
+                            format!("{at}.topic"),
+                            format!("topic `{topic}` is not created before this command"),
+                        ));
+                    }
+                    if partition.is_some_and(|p| p < 0) {
+                        return Err(ConfigError::new(
+                            format!("{at}.partition"),
+                            "must be 0 or more",
+                        ));
+                    }
+                    if count.is_some_and(|c| c == 0 || c > 100_000) {
+                        return Err(ConfigError::new(
+                            format!("{at}.count"),
+                            "must be between 1 and 100000",
+                        ));
+                    }
+                }
+                Command::KillBroker { broker }
+                | Command::ShutdownBroker { broker }
+                | Command::RestartBroker { broker } => broker_ok(*broker, "broker")?,
+                Command::CutLink { a, b }
+                | Command::HealLink { a, b }
+                | Command::SlowLink { a, b, .. } => {
+                    node_ok(a, "a")?;
+                    node_ok(b, "b")?;
+                    if a == b {
+                        return Err(ConfigError::new(
+                            format!("{at}.b"),
+                            "a link joins two different nodes",
+                        ));
+                    }
+                }
+                Command::CreateTopic { topic } => {
+                    self.validate_topic(topic, &format!("{at}.topic"))?;
+                    if !created.insert(topic.name.clone()) {
+                        return Err(ConfigError::new(
+                            format!("{at}.topic.name"),
+                            format!("Topic '{}' already exists.", topic.name),
+                        ));
+                    }
+                }
+                Command::AddPartitions { topic, partitions } => {
+                    if !created.contains(topic) {
+                        return Err(ConfigError::new(
+                            format!("{at}.topic"),
+                            format!("no topic `{topic}`"),
+                        ));
+                    }
+                    if *partitions < 1 {
+                        return Err(ConfigError::new(
+                            format!("{at}.partitions"),
+                            "must be at least 1",
+                        ));
+                    }
+                }
+                Command::ElectPreferredLeaders { topic, .. } => {
+                    if let Some(t) = topic {
+                        if !created.contains(t) {
+                            return Err(ConfigError::new(
+                                format!("{at}.topic"),
+                                format!("no topic `{t}`"),
+                            ));
+                        }
+                    }
+                }
+                Command::Reassign {
+                    topic, replicas, ..
+                } => {
+                    if !created.contains(topic) {
+                        return Err(ConfigError::new(
+                            format!("{at}.topic"),
+                            format!("no topic `{topic}`"),
+                        ));
+                    }
+                    if replicas.is_empty() {
+                        return Err(ConfigError::new(
+                            format!("{at}.replicas"),
+                            "needs at least one replica",
+                        ));
+                    }
+                    let mut s = BTreeSet::new();
+                    for (j, r) in replicas.iter().enumerate() {
+                        broker_ok(*r, &format!("replicas[{j}]"))?;
+                        if !s.insert(r) {
+                            return Err(ConfigError::new(
+                                format!("{at}.replicas[{j}]"),
+                                format!("broker {r} is listed twice"),
+                            ));
+                        }
+                    }
+                }
+                Command::Lookup {
+                    broker,
+                    topic,
+                    offset,
+                    timestamp,
+                    ..
+                } => {
+                    broker_ok(*broker, "broker")?;
+                    if !created.contains(topic) {
+                        return Err(ConfigError::new(
+                            format!("{at}.topic"),
+                            format!("no topic `{topic}`"),
+                        ));
+                    }
+                    if offset.is_some() == timestamp.is_some() {
+                        return Err(ConfigError::new(
+                            format!("{at}.offset"),
+                            "give exactly one of offset and timestamp",
+                        ));
+                    }
+                }
+                Command::AddConsumer { consumer } => {
+                    self.validate_consumer(consumer, &format!("{at}.consumer"))?;
+                    if !cnames.insert(consumer.name.clone()) {
+                        return Err(ConfigError::new(
+                            format!("{at}.consumer.name"),
+                            format!("`{}` is used twice", consumer.name),
+                        ));
+                    }
+                }
+                Command::StopConsumer { consumer }
+                | Command::CrashConsumer { consumer }
+                | Command::CommitSync { consumer }
+                | Command::CommitAsync { consumer }
+                | Command::PauseConsumer { consumer, .. } => {
+                    if !cnames.contains(consumer) {
+                        return Err(ConfigError::new(
+                            format!("{at}.consumer"),
+                            format!("no consumer named `{consumer}` before this command"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_topic(&self, t: &TopicSpec, at: &str) -> Result<(), ConfigError> {
+        validate_topic_name(&t.name).map_err(|m| ConfigError::new(format!("{at}.name"), m))?;
+        if t.name.starts_with("__") {
+            return Err(ConfigError::new(
+                format!("{at}.name"),
+                "names starting with __ are Kafka's internal topics (__consumer_offsets is created by the brokers)",
+            ));
+        }
+        let n_brokers = self.cluster.brokers.len() as i32;
+        if let Some(p) = t.partitions {
+            if p < 1 {
+                return Err(ConfigError::new(
+                    format!("{at}.partitions"),
+                    "Number of partitions must be larger than 0.",
+                ));
+            }
+            if p > 10_000 {
+                return Err(ConfigError::new(
+                    format!("{at}.partitions"),
+                    "at most 10000 partitions per topic are simulated",
+                ));
+            }
+        }
+        if let Some(rf) = t.replication_factor {
+            if rf < 1 {
+                return Err(ConfigError::new(
+                    format!("{at}.replication.factor"),
+                    "Replication factor must be larger than 0.",
+                ));
+            }
+            if rf > n_brokers && t.replica_assignment.is_none() {
+                return Err(ConfigError::new(
+                    format!("{at}.replication.factor"),
+                    format!("Replication factor: {rf} larger than available brokers: {n_brokers}."),
+                ));
+            }
+        }
+        if let Some(a) = &t.replica_assignment {
+            let mut rf = None;
+            for (k, reps) in a {
+                let p: i32 = k.parse().map_err(|_| {
+                    ConfigError::new(
+                        format!("{at}.replica.assignment"),
+                        format!("`{k}` is not a partition number"),
+                    )
+                })?;
+                if p < 0 || p as usize >= a.len() {
+                    return Err(ConfigError::new(
+                        format!("{at}.replica.assignment"),
+                        format!("partitions must be numbered 0..{} without gaps", a.len()),
+                    ));
+                }
+                if reps.is_empty() {
+                    return Err(ConfigError::new(
+                        format!("{at}.replica.assignment.{k}"),
+                        "needs at least one replica",
+                    ));
+                }
+                if *rf.get_or_insert(reps.len()) != reps.len() {
+                    return Err(ConfigError::new(
+                        format!("{at}.replica.assignment.{k}"),
+                        "every partition must have the same number of replicas",
+                    ));
+                }
+                let mut s = BTreeSet::new();
+                for r in reps {
+                    if !self.cluster.brokers.contains(r) {
+                        return Err(ConfigError::new(
+                            format!("{at}.replica.assignment.{k}"),
+                            format!("no broker {r} in cluster.brokers"),
+                        ));
+                    }
+                    if !s.insert(r) {
+                        return Err(ConfigError::new(
+                            format!("{at}.replica.assignment.{k}"),
+                            format!("broker {r} holds two replicas of one partition"),
+                        ));
+                    }
+                }
+            }
+            if let Some(p) = t.partitions {
+                if p as usize != a.len() {
+                    return Err(ConfigError::new(
+                        format!("{at}.partitions"),
+                        format!("says {p} but replica.assignment lists {}", a.len()),
+                    ));
+                }
+            }
+        }
+        if let Some(i) = t.fixed_start_index {
+            if i < 0 || i >= n_brokers {
+                return Err(ConfigError::new(
+                    format!("{at}.fixed_start_index"),
+                    format!(
+                        "must be between 0 and {} (an index into the sorted broker list)",
+                        n_brokers - 1
+                    ),
+                ));
+            }
+        }
+        let lc = self.cluster.config.log_config(&t.config);
+        lc.validate(at, "config.")?;
+        Ok(())
+    }
+
+    fn validate_consumer(&self, c: &ConsumerSpec, at: &str) -> Result<(), ConfigError> {
+        if c.name.is_empty() {
+            return Err(ConfigError::new(format!("{at}.name"), "must not be empty"));
+        }
+        c.config.validate(&format!("{at}.config"))?;
+        let ways = [
+            c.subscribe.is_some(),
+            c.subscribe_pattern.is_some(),
+            c.assign.is_some(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count();
+        if ways != 1 {
+            return Err(ConfigError::new(
+                format!("{at}.subscribe"),
+                "give exactly one of subscribe, subscribe_pattern and assign",
+            ));
+        }
+        if c.subscribe.is_some() || c.subscribe_pattern.is_some() {
+            return Err(ConfigError::new(
+                format!("{at}.subscribe"),
+                "consumer groups (subscribe) are not simulated yet; use assign for a standalone consumer",
+            ));
+        }
+        if (c.subscribe.is_some() || c.subscribe_pattern.is_some()) && c.config.group_id.is_none() {
+            return Err(ConfigError::new(
+                format!("{at}.config.group.id"),
+                "subscribe() needs a group.id (use assign for a consumer without a group)",
+            ));
+        }
+        if let Some(p) = &c.subscribe_pattern {
+            crate::regex::Regex::new(p)
+                .map_err(|e| ConfigError::new(format!("{at}.subscribe_pattern"), e))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"{
+        "seed": 1,
+        "cluster": {"brokers": [0, 1, 2]},
+        "topics": [{"name": "first", "partitions": 1, "replication.factor": 3}],
+        "producers": [{"name": "p"}],
+        "commands": [
+            {"at_ms": 100, "type": "produce", "producer": "p", "topic": "first", "key": "k", "value": "v"},
+            {"at_ms": 200, "type": "kill_broker", "broker": 1}
+        ]
+    }"#;
+
+    #[test]
+    fn a_minimal_scenario_parses_and_round_trips() {
+        let s = Scenario::from_json(MINIMAL).unwrap();
+        assert_eq!(s.commands.len(), 2);
+        assert_eq!(s.commands[1].command, Command::KillBroker { broker: 1 });
+        let again = Scenario::from_json(&s.to_json_pretty()).unwrap();
+        assert_eq!(again, s);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (
+                MINIMAL.replace("\"broker\": 1", "\"broker\": 7"),
+                "commands[1].broker",
+            ),
+            (
+                MINIMAL.replace("\"replication.factor\": 3", "\"replication.factor\": 4"),
+                "topics[0].replication.factor",
+            ),
+            (
+                MINIMAL.replace("\"kill_broker\"", "\"explode_broker\""),
+                "commands[1]",
+            ),
+            (MINIMAL.replace("\"seed\": 1,", ""), ""),
+            (
+                MINIMAL.replace("\"producer\": \"p\",", "\"producer\": \"q\","),
+                "commands[0].producer",
+            ),
+            (
+                MINIMAL.replace("\"first\", \"partitions\"", "\"fi rst\", \"partitions\""),
+                "topics[0].name",
+            ),
+            (
+                MINIMAL.replace(
+                    "{\"brokers\"",
+                    "{\"config\": {\"min.insync.replica\": 2}, \"brokers\"",
+                ),
+                "cluster.config",
+            ),
+        ];
+        for (text, field) in cases {
+            let e = Scenario::from_json(&text).unwrap_err();
+            assert!(e.field.starts_with(field), "expected {field}, got {e}");
+            assert!(!e.message.is_empty());
+        }
+        let e = Scenario::from_json("{not json").unwrap_err();
+        assert!(e.message.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn unknown_command_fields_are_refused() {
+        let t = MINIMAL.replace("\"broker\": 1}", "\"broker\": 1, \"brokr\": 2}");
+        let e = Scenario::from_json(&t).unwrap_err();
+        assert!(e.to_string().contains("brokr"), "{e}");
+    }
+}

@@ -1,0 +1,159 @@
+//! The timeline: a scenario's trace, with checkpoints for seeking.
+//!
+//! The timeline runs the world forward and keeps every event. Every so many
+//! events it keeps a clone of the world at a step boundary (a checkpoint; the
+//! segment pages are shared, so this is cheap). To show the state *at* event
+//! `n` it restores the nearest checkpoint at or before `n` and replays with an
+//! event budget of `n` (see `sim.rs`): stepping back is a restore and a short
+//! replay. At most [`MAX_CHECKPOINTS`] are kept: when there are more, every
+//! other one goes and the spacing doubles, so memory stays bounded and a seek
+//! replays at most one spacing's worth of events.
+
+use crate::config::ConfigError;
+use crate::event::Event;
+use crate::scenario::Scenario;
+use crate::sim::World;
+use std::sync::Arc;
+
+pub const MAX_CHECKPOINTS: usize = 256;
+/// Initial spacing of checkpoints, in events.
+pub const CHECKPOINT_INTERVAL: u64 = 256;
+/// A safety limit on trace length (a runaway scenario stops here).
+pub const MAX_EVENTS: u64 = 5_000_000;
+
+pub struct Timeline {
+    scenario: Arc<Scenario>,
+    head: World,
+    trace: Vec<Event>,
+    /// (events before it, world at that step boundary), ascending.
+    checkpoints: Vec<(u64, World)>,
+    interval: u64,
+    finished: bool,
+}
+
+impl Timeline {
+    /// Validates the scenario and sets up its initial world (no events yet).
+    pub fn new(scenario: Scenario) -> Result<Timeline, ConfigError> {
+        scenario.validate()?;
+        let sc = Arc::new(scenario);
+        let head = World::new(sc.clone());
+        Ok(Timeline {
+            scenario: sc,
+            checkpoints: vec![(0, head.clone())],
+            head,
+            trace: Vec::new(),
+            interval: CHECKPOINT_INTERVAL,
+            finished: false,
+        })
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Events recorded so far.
+    pub fn len(&self) -> u64 {
+        self.trace.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.trace.is_empty()
+    }
+
+    /// True once the scenario ran to `run_until_ms` (or `MAX_EVENTS`).
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.trace
+    }
+
+    pub fn event(&self, i: u64) -> Option<&Event> {
+        self.trace.get(i as usize)
+    }
+
+    pub fn checkpoints(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    /// Runs until at least `target` events exist (or the scenario ends).
+    /// Returns the number of events.
+    pub fn extend_to(&mut self, target: u64) -> u64 {
+        while !self.finished && (self.trace.len() as u64) < target {
+            if !self.head.step() || self.trace.len() as u64 >= MAX_EVENTS {
+                self.finished = true;
+            }
+            self.trace.extend(self.head.drain_events());
+            let n = self.trace.len() as u64;
+            let last = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
+            if n >= last + self.interval {
+                self.checkpoints.push((n, self.head.clone()));
+                if self.checkpoints.len() > MAX_CHECKPOINTS {
+                    let mut keep = Vec::with_capacity(MAX_CHECKPOINTS / 2 + 1);
+                    for (i, c) in std::mem::take(&mut self.checkpoints)
+                        .into_iter()
+                        .enumerate()
+                    {
+                        if i % 2 == 0 {
+                            keep.push(c);
+                        }
+                    }
+                    self.checkpoints = keep;
+                    self.interval *= 2;
+                }
+            }
+        }
+        self.trace.len() as u64
+    }
+
+    /// Runs the scenario to its end.
+    pub fn run_to_end(&mut self) -> u64 {
+        self.extend_to(u64::MAX)
+    }
+
+    /// The world as it was right after `n` events (0 = before the first).
+    /// Extends the trace if needed; `n` past the end is clamped.
+    pub fn state_at(&mut self, n: u64) -> World {
+        let n = n.min(self.extend_to(n));
+        let idx = match self.checkpoints.binary_search_by(|c| c.0.cmp(&n)) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let mut w = self.checkpoints[idx].1.clone();
+        if w.events_emitted() == n {
+            return w;
+        }
+        w.set_budget(Some(n));
+        while w.events_emitted() < n && !w.is_frozen() {
+            if !w.step() {
+                break;
+            }
+            let _ = w.drain_events();
+        }
+        w
+    }
+
+    /// The world after the last recorded event (at a step boundary).
+    pub fn head(&self) -> &World {
+        &self.head
+    }
+
+    /// A digest of the trace: FNV-1a 64 over each event's JSON line.
+    pub fn digest(&self) -> u64 {
+        digest(&self.trace)
+    }
+}
+
+/// FNV-1a 64 over the events' JSON lines: the same on every platform.
+pub fn digest(events: &[Event]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for e in events {
+        let line = serde_json::to_string(e).expect("events serialise");
+        for b in line.bytes().chain(std::iter::once(b'\n')) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}

@@ -1,0 +1,400 @@
+//! ZooKeeper, as the ZooKeeper-era Kafka controller uses it (C1, C2).
+//!
+//! A tree of znodes the learner can look into:
+//! * `/brokers/ids/<id>`: ephemeral, one per live broker (its session owns it);
+//! * `/controller`: ephemeral, the broker that won the controller election;
+//! * `/controller_epoch`: incremented by every new controller (fencing);
+//! * `/brokers/topics/<t>`: a topic's replica assignment;
+//! * `/brokers/topics/<t>/partitions/<p>/state`: leader, leader_epoch, isr,
+//!   controller_epoch — written by the controller;
+//! * `/config/topics/<t>`: topic-level config overrides.
+//!
+//! Sessions: a broker's session expires `zookeeper.session.timeout.ms` after
+//! its last heartbeat (here: after it dies), deleting its ephemeral znodes.
+//! Watches fire as notifications that travel to the watching broker with the
+//! ZooKeeper link's latency.
+//!
+//! Simplified: one ZooKeeper server instead of an ensemble; a broker's reads
+//! and writes take effect at once (Kafka's controller makes them synchronously),
+//! only notifications travel; watches stay registered after firing (Kafka
+//! re-registers them on every read, to the same effect).
+
+use crate::event::EventKind;
+use crate::ids::{BrokerId, NodeId};
+use crate::msg::{Message, ZkChange};
+use crate::sim::{Step, Timer, World};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Znode {
+    /// The znode's data: JSON, as Kafka writes it.
+    pub data: String,
+    pub version: i32,
+    /// The broker whose session owns this ephemeral znode.
+    pub ephemeral_owner: Option<BrokerId>,
+    /// ZooKeeper transaction ids of creation and last modification.
+    pub czxid: u64,
+    pub mzxid: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    pub id: u64,
+    pub broker: BrokerId,
+    pub open: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ZooKeeper {
+    pub nodes: BTreeMap<String, Znode>,
+    pub sessions: BTreeMap<BrokerId, Session>,
+    /// path → brokers watching it (data or children).
+    pub watches: BTreeMap<String, BTreeSet<BrokerId>>,
+    next_session: u64,
+    zxid: u64,
+}
+
+impl ZooKeeper {
+    pub fn get(&self, path: &str) -> Option<&Znode> {
+        self.nodes.get(path)
+    }
+
+    pub fn data_json(&self, path: &str) -> Option<serde_json::Value> {
+        self.nodes
+            .get(path)
+            .and_then(|n| serde_json::from_str(&n.data).ok())
+    }
+
+    /// Direct children names of `path`.
+    pub fn children(&self, path: &str) -> Vec<String> {
+        let prefix = format!("{path}/");
+        self.nodes
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .filter_map(|(k, _)| {
+                let rest = &k[prefix.len()..];
+                (!rest.contains('/')).then(|| rest.to_string())
+            })
+            .collect()
+    }
+
+    pub fn controller_id(&self) -> Option<BrokerId> {
+        self.data_json("/controller")
+            .and_then(|v| v.get("brokerid").and_then(|b| b.as_i64()))
+            .map(|b| BrokerId(b as i32))
+    }
+
+    pub fn controller_epoch(&self) -> i32 {
+        self.nodes
+            .get("/controller_epoch")
+            .and_then(|n| n.data.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Live broker ids, from `/brokers/ids`.
+    pub fn live_brokers(&self) -> Vec<BrokerId> {
+        let mut v: Vec<BrokerId> = self
+            .children("/brokers/ids")
+            .iter()
+            .filter_map(|c| c.parse().ok().map(BrokerId))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Watchers interested in a change at `path`: watchers of the path itself
+    /// (data) and of its parent (children).
+    fn watchers(&self, path: &str) -> Vec<(BrokerId, String, ZkChange)> {
+        let mut out = Vec::new();
+        if let Some(ws) = self.watches.get(path) {
+            for w in ws {
+                out.push((*w, path.to_string(), ZkChange::DataChanged));
+            }
+        }
+        if let Some((parent, _)) = path.rsplit_once('/') {
+            if let Some(ws) = self.watches.get(parent) {
+                for w in ws {
+                    out.push((*w, parent.to_string(), ZkChange::ChildrenChanged));
+                }
+            }
+        }
+        out
+    }
+
+    /// Paths that exist, for the tree view.
+    pub fn paths(&self) -> impl Iterator<Item = (&String, &Znode)> {
+        self.nodes.iter()
+    }
+}
+
+/// The partition state znode's JSON, exactly as Kafka writes it.
+pub fn partition_state_json(
+    leader: i32,
+    leader_epoch: i32,
+    isr: &[BrokerId],
+    controller_epoch: i32,
+) -> String {
+    let isr: Vec<String> = isr.iter().map(|b| b.0.to_string()).collect();
+    format!(
+        "{{\"controller_epoch\":{controller_epoch},\"leader\":{leader},\"version\":1,\"leader_epoch\":{leader_epoch},\"isr\":[{}]}}",
+        isr.join(",")
+    )
+}
+
+pub fn partition_state_path(topic: &str, partition: i32) -> String {
+    format!("/brokers/topics/{topic}/partitions/{partition}/state")
+}
+
+impl World {
+    fn next_zxid(&mut self) -> u64 {
+        self.zk.zxid += 1;
+        self.zk.zxid
+    }
+
+    /// Queues watch notifications for a change at `path` (no event of their
+    /// own: the change's event is the cause, and each delivery is shown).
+    fn fire_watches(&mut self, path: &str, change: ZkChange) -> Step {
+        for (w, wpath, kind) in self.zk.watchers(path) {
+            let ch = if kind == ZkChange::ChildrenChanged {
+                kind
+            } else {
+                change
+            };
+            self.send(
+                NodeId::ZooKeeper,
+                NodeId::Broker(w),
+                Message::WatchNotification {
+                    path: wpath,
+                    change: ch,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn zk_open_session(&mut self, broker: BrokerId) -> Step<u64> {
+        self.gate()?;
+        self.zk.next_session += 1;
+        let id = 0x1000_0000 + self.zk.next_session;
+        self.zk.sessions.insert(
+            broker,
+            Session {
+                id,
+                broker,
+                open: true,
+            },
+        );
+        self.emit(
+            vec![NodeId::Broker(broker), NodeId::ZooKeeper],
+            EventKind::ZkSessionOpened {
+                broker,
+                session_id: id,
+            },
+        );
+        Ok(id)
+    }
+
+    /// Creates a znode; `Ok(false)` (and a `ZnodeExists` event) if it exists.
+    pub(crate) fn zk_create(
+        &mut self,
+        by: NodeId,
+        path: &str,
+        data: String,
+        ephemeral: Option<BrokerId>,
+    ) -> Step<bool> {
+        self.gate()?;
+        if let Some(existing) = self.zk.nodes.get(path) {
+            let holder = existing.data.clone();
+            self.emit(
+                vec![by, NodeId::ZooKeeper],
+                EventKind::ZnodeExists {
+                    path: path.to_string(),
+                    by,
+                    holder,
+                },
+            );
+            return Ok(false);
+        }
+        let z = self.next_zxid();
+        self.zk.nodes.insert(
+            path.to_string(),
+            Znode {
+                data: data.clone(),
+                version: 0,
+                ephemeral_owner: ephemeral,
+                czxid: z,
+                mzxid: z,
+            },
+        );
+        self.emit(
+            vec![by, NodeId::ZooKeeper],
+            EventKind::ZnodeCreated {
+                path: path.to_string(),
+                data,
+                ephemeral_owner: ephemeral,
+                by,
+            },
+        );
+        self.fire_watches(path, ZkChange::Created)?;
+        Ok(true)
+    }
+
+    /// Writes a znode (creating it if missing), returning its new version.
+    pub(crate) fn zk_set(&mut self, by: NodeId, path: &str, data: String) -> Step<i32> {
+        if !self.zk.nodes.contains_key(path) {
+            self.zk_create(by, path, data, None)?;
+            return Ok(0);
+        }
+        self.gate()?;
+        let z = self.next_zxid();
+        let n = self.zk.nodes.get_mut(path).expect("checked");
+        n.data = data.clone();
+        n.version += 1;
+        n.mzxid = z;
+        let version = n.version;
+        self.emit(
+            vec![by, NodeId::ZooKeeper],
+            EventKind::ZnodeUpdated {
+                path: path.to_string(),
+                data,
+                version,
+                by,
+            },
+        );
+        self.fire_watches(path, ZkChange::DataChanged)?;
+        Ok(version)
+    }
+
+    pub(crate) fn zk_delete(&mut self, by: NodeId, path: &str) -> Step {
+        if !self.zk.nodes.contains_key(path) {
+            return Ok(());
+        }
+        self.gate()?;
+        self.zk.nodes.remove(path);
+        self.emit(
+            vec![by, NodeId::ZooKeeper],
+            EventKind::ZnodeDeleted {
+                path: path.to_string(),
+                by,
+            },
+        );
+        self.fire_watches(path, ZkChange::Deleted)
+    }
+
+    /// Registers `broker`'s watch on `path` (no event: watches are bookkeeping).
+    pub(crate) fn zk_watch(&mut self, broker: BrokerId, path: &str) -> Step {
+        self.gate()?;
+        self.zk
+            .watches
+            .entry(path.to_string())
+            .or_default()
+            .insert(broker);
+        Ok(())
+    }
+
+    /// A broker's process stopped: its session will expire unless it closed it.
+    pub(crate) fn zk_broker_died(&mut self, broker: BrokerId) -> Step {
+        if let Some(s) = self.zk.sessions.get(&broker).filter(|s| s.open) {
+            let id = s.id;
+            let at = self.now + self.sc.cluster.config.zookeeper_session_timeout_ms;
+            self.set_timer(
+                NodeId::ZooKeeper,
+                at,
+                Timer::ZkSessionExpiry { session_id: id },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Ends a session and deletes its ephemeral znodes (expiry, or a clean close).
+    pub(crate) fn zk_close_session(&mut self, broker: BrokerId, expired: bool) -> Step {
+        let Some(s) = self.zk.sessions.get(&broker).filter(|s| s.open).cloned() else {
+            return Ok(());
+        };
+        if expired {
+            self.gate()?;
+            if let Some(s) = self.zk.sessions.get_mut(&broker) {
+                s.open = false;
+            }
+            self.emit(
+                vec![NodeId::Broker(broker), NodeId::ZooKeeper],
+                EventKind::ZkSessionExpired {
+                    broker,
+                    session_id: s.id,
+                    timeout_ms: self.sc.cluster.config.zookeeper_session_timeout_ms,
+                },
+            );
+        } else if let Some(s) = self.zk.sessions.get_mut(&broker) {
+            s.open = false;
+        }
+        let owned: Vec<String> = self
+            .zk
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.ephemeral_owner == Some(broker))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for p in owned {
+            self.zk_delete(NodeId::ZooKeeper, &p)?;
+        }
+        self.zk.watches.values_mut().for_each(|w| {
+            w.remove(&broker);
+        });
+        Ok(())
+    }
+
+    pub(crate) fn zk_timer(&mut self, timer: Timer) -> Step {
+        if let Timer::ZkSessionExpiry { session_id } = timer {
+            let owner = self
+                .zk
+                .sessions
+                .values()
+                .find(|s| s.id == session_id && s.open)
+                .map(|s| s.broker);
+            if let Some(b) = owner {
+                // A broker that came back opened a new session; this one is stale either way.
+                return self.zk_close_session(b, true);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_state_json_matches_kafka() {
+        assert_eq!(
+            partition_state_json(1, 0, &[BrokerId(1), BrokerId(0), BrokerId(2)], 1),
+            r#"{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,0,2]}"#
+        );
+    }
+
+    #[test]
+    fn children_lists_direct_children_only() {
+        let mut z = ZooKeeper::default();
+        for p in [
+            "/brokers/ids/0",
+            "/brokers/ids/1",
+            "/brokers/topics/t",
+            "/brokers/topics/t/partitions/0/state",
+        ] {
+            z.nodes.insert(
+                p.to_string(),
+                Znode {
+                    data: "{}".into(),
+                    version: 0,
+                    ephemeral_owner: None,
+                    czxid: 0,
+                    mzxid: 0,
+                },
+            );
+        }
+        assert_eq!(z.children("/brokers/ids"), vec!["0", "1"]);
+        assert_eq!(z.children("/brokers/topics"), vec!["t"]);
+        assert_eq!(z.live_brokers(), vec![BrokerId(0), BrokerId(1)]);
+    }
+}
