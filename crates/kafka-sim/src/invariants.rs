@@ -105,11 +105,15 @@ impl World {
                 acks,
             },
         );
-        self.check_acked_records(tp)
+        self.check_acked_range(tp, offset..offset + 1)
     }
 
     /// `acknowledged_records_survive` for one partition.
     pub(crate) fn check_acked_records(&mut self, tp: &TopicPartition) -> Step {
+        self.check_acked_range(tp, i64::MIN..i64::MAX)
+    }
+
+    fn check_acked_range(&mut self, tp: &TopicPartition, range: std::ops::Range<i64>) -> Step {
         let Some(acked) = self.ledger.acked.get(tp) else {
             return Ok(());
         };
@@ -124,7 +128,7 @@ impl World {
             return Ok(()); // compaction removes superseded records on purpose
         }
         let mut lost = Vec::new();
-        for (off, rec) in acked {
+        for (off, rec) in acked.range(range) {
             if *off < log.log_start_offset || self.ledger.lost.contains(&(tp.clone(), *off)) {
                 continue; // deleted by retention, or already reported
             }

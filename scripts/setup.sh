@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs whatever is missing to build, serve and test Kafka Visualiser, and
+# puts the project's own tools on PATH. Quick when everything is present.
+# Sourced by scripts/serve.sh and scripts/test.sh; safe to run on its own.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="$ROOT/.tools"
+TRUNK_VERSION=0.21.14
+BINARYEN_VERSION=132
+export PATH="$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
+
+say() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
+die() { printf '\033[1;31m[setup] %s\033[0m\n' "$*" >&2; exit 1; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else die "need root to run: $*"; fi; }
+
+command -v cargo >/dev/null || die "cargo is missing: install Rust (rustup) first"
+
+# 1. The wasm32 target and the rustfmt/clippy components.
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+for c in rustfmt clippy; do
+  if ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
+    say "adding the $c component"; rustup component add "$c"
+  fi
+done
+
+# 2. wasm-bindgen-cli: exactly the wasm-bindgen version in Cargo.lock.
+WB_VERSION="$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/, ""); print; exit}' "$ROOT/Cargo.lock" 2>/dev/null || true)"
+[ -n "$WB_VERSION" ] || WB_VERSION=0.2.130
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WB_VERSION (a few minutes)"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
+fi
+
+# 3. trunk (0.22 needs a newer rustc than this machine has).
+if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION (about 12 minutes on 2 cores)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked --force
+fi
+
+# 4. wasm-opt from binaryen on npm (Debian's binaryen is too old for rustc 1.95).
+if ! wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
+  command -v npm >/dev/null || die "npm is missing (needed for binaryen's wasm-opt)"
+  say "installing wasm-opt (binaryen@$BINARYEN_VERSION) into .tools/"
+  mkdir -p "$TOOLS"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "binaryen@$BINARYEN_VERSION" >/dev/null
+fi
+
+# 5. Chromium and ChromeDriver for the browser tests and screenshots.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  say "installing Debian's chromium and chromium-driver"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+export CHROMEDRIVER="$(command -v chromedriver)"

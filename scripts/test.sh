@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what is missing, then runs every gate: formatting, clippy, native
+# tests, the engine's wasm32 build and dependency check, benches compiled,
+# browser tests in headless Chromium, the release build and its size budget.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+. scripts/setup.sh
+SIZE_BUDGET=500000   # bytes, gzipped wasm + JS
+step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
+fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check || fail "run cargo fmt --all"
+
+step "clippy (native, all targets, -D warnings)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "clippy (wasm32: the web app and its browser tests)"
+cargo clippy -p kafka-visualiser --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+step "native tests (engine, CLI, web app logic)"
+cargo test --workspace
+
+step "engine builds for wasm32 with no web crate in its dependency tree"
+cargo build -p kafka-sim --target wasm32-unknown-unknown
+forbidden="$(cargo tree -p kafka-sim --target wasm32-unknown-unknown -e normal --prefix none \
+  | awk '{print $1}' | grep -xE 'yew|web-sys|js-sys|wasm-bindgen|getrandom' | sort -u || true)"
+[ -z "$forbidden" ] || fail "web crates reached the engine: $forbidden"
+echo "ok: none of yew, web-sys, js-sys, wasm-bindgen, getrandom"
+
+step "benchmarks compile (criterion)"
+cargo bench -p kafka-sim --no-run
+
+step "browser tests (wasm-bindgen-test, headless Chromium)"
+cargo test -p kafka-visualiser --target wasm32-unknown-unknown
+
+step "release build of the page (trunk, offline)"
+trunk build --release --offline
+
+step "size budget: wasm + JS gzipped"
+total=0
+for f in dist/*.wasm dist/*.js; do
+  n=$(gzip -9 -c "$f" | wc -c)
+  printf '  %-60s %8d bytes gzipped\n' "$(basename "$f")" "$n"
+  total=$((total + n))
+done
+printf '  total %d bytes gzipped (budget %d)\n' "$total" "$SIZE_BUDGET"
+[ "$total" -le "$SIZE_BUDGET" ] || fail "the page is over its size budget"
+
+step "built page renders in headless Chromium"
+cargo test -p kafka-visualiser --test page -- --ignored --nocapture
+
+printf '\n\033[1;32mAll gates passed.\033[0m\n'

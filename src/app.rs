@@ -1,0 +1,262 @@
+//! The application: one reducer holding the player, and the page layout.
+
+use crate::components::cluster::ClusterView;
+use crate::components::controls::Controls;
+use crate::components::event_log::{EventLog, LogLine};
+use crate::i18n::{t, Lang};
+use crate::player::Player;
+use crate::view_model::ClusterModel;
+use kafka_sim::event::{EventKind, Importance};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The scenario the page opens with.
+pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
+
+/// Playback speeds (multipliers ×4, to stay in integers): 0.25× … 8×.
+pub const SPEEDS_X4: [u32; 6] = [1, 2, 4, 8, 16, 32];
+/// Milliseconds between steps at 1×.
+const BASE_STEP_MS: u32 = 700;
+
+pub struct AppState {
+    pub player: Rc<RefCell<Player>>,
+    pub rev: u64,
+    pub playing: bool,
+    pub speed: usize,
+    pub lang: Lang,
+    pub hide_routine: bool,
+}
+
+pub enum Action {
+    Step,
+    Back,
+    ToStart,
+    Seek(u64),
+    TogglePlay,
+    Tick,
+    NextSpeed,
+    ToggleLang,
+    ToggleRoutine,
+}
+
+impl AppState {
+    pub fn new(player: Player) -> AppState {
+        AppState {
+            player: Rc::new(RefCell::new(player)),
+            rev: 0,
+            playing: false,
+            speed: 2,
+            lang: Lang::En,
+            hide_routine: true,
+        }
+    }
+
+    pub fn speed_label(&self) -> String {
+        let x4 = SPEEDS_X4[self.speed];
+        match x4 {
+            1 => "0.25×".into(),
+            2 => "0.5×".into(),
+            n => format!("{}×", n / 4),
+        }
+    }
+
+    pub fn step_interval_ms(&self) -> u32 {
+        BASE_STEP_MS * 4 / SPEEDS_X4[self.speed]
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut playing = self.playing;
+        let mut speed = self.speed;
+        let mut lang = self.lang;
+        let mut hide = self.hide_routine;
+        {
+            let mut p = self.player.borrow_mut();
+            let step = |p: &mut Player| if hide { p.step_significant() } else { p.step() };
+            match action {
+                Action::Step => {
+                    playing = false;
+                    step(&mut p);
+                }
+                Action::Tick => {
+                    if !step(&mut p) {
+                        playing = false;
+                    }
+                }
+                Action::Back => {
+                    playing = false;
+                    if hide {
+                        // Back to the previous significant event.
+                        loop {
+                            if !p.back()
+                                || p.current()
+                                    .is_none_or(|e| e.kind.importance() > Importance::Routine)
+                            {
+                                break;
+                            }
+                        }
+                    } else {
+                        p.back();
+                    }
+                }
+                Action::ToStart => {
+                    playing = false;
+                    p.seek(0);
+                }
+                Action::Seek(id) => {
+                    playing = false;
+                    p.seek(id + 1);
+                }
+                Action::TogglePlay => playing = !playing && !p.at_end(),
+                Action::NextSpeed => speed = (speed + 1) % SPEEDS_X4.len(),
+                Action::ToggleLang => {
+                    lang = if lang == Lang::En { Lang::Zh } else { Lang::En };
+                }
+                Action::ToggleRoutine => hide = !hide,
+            }
+        }
+        Rc::new(AppState {
+            player: self.player.clone(),
+            rev: self.rev + 1,
+            playing,
+            speed,
+            lang,
+            hide_routine: hide,
+        })
+    }
+}
+
+/// `#step=N` in the page's URL, if any.
+pub fn step_from_fragment() -> Option<u64> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    hash.trim_start_matches('#')
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("step="))
+        .and_then(|v| v.parse().ok())
+}
+
+#[derive(Properties, PartialEq)]
+pub struct AppProps {
+    /// Scenario JSON to open (the default lesson when absent).
+    #[prop_or_default]
+    pub scenario: Option<AttrValue>,
+}
+
+fn log_lines(p: &Player, lang: Lang, hide_routine: bool) -> Vec<LogLine> {
+    const MAX_LINES: usize = 300;
+    let past = p.past();
+    let mut lines: Vec<LogLine> = past
+        .iter()
+        .rev()
+        .filter(|e| {
+            !hide_routine
+                || e.kind.importance() > Importance::Routine
+                || Some(e.id) == p.current().map(|c| c.id)
+        })
+        .take(MAX_LINES)
+        .map(|e| LogLine {
+            id: e.id,
+            time_ms: e.time_ms,
+            caption: e.caption(lang),
+            key: e.kind.importance() == Importance::Key,
+            broken: matches!(e.kind, EventKind::GuaranteeBroken { .. }),
+        })
+        .collect();
+    lines.reverse();
+    lines
+}
+
+#[component]
+pub fn App(props: &AppProps) -> Html {
+    let text = props
+        .scenario
+        .clone()
+        .unwrap_or(AttrValue::Static(DEFAULT_SCENARIO));
+    let state = use_reducer(move || {
+        let player = Player::from_json(&text).unwrap_or_else(|_| {
+            Player::from_json(DEFAULT_SCENARIO).expect("the built-in scenario is valid")
+        });
+        AppState::new(player)
+    });
+
+    // A link may open at a step: `#step=N`.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| {
+            if let Some(n) = crate::app::step_from_fragment() {
+                dispatcher.dispatch(Action::Seek(n.saturating_sub(1)));
+            }
+        });
+    }
+
+    // Playback timer.
+    {
+        let dispatcher = state.dispatcher();
+        let playing = state.playing;
+        let ms = state.step_interval_ms();
+        use_effect_with((playing, ms), move |(playing, ms)| {
+            let timer = playing.then(|| {
+                gloo_timers::callback::Interval::new(*ms, move || dispatcher.dispatch(Action::Tick))
+            });
+            move || drop(timer)
+        });
+    }
+
+    // Keyboard shortcuts on the whole page.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| {
+            let listener = crate::keys::install(move |action| dispatcher.dispatch(action));
+            move || drop(listener)
+        });
+    }
+
+    let d = |a: fn() -> Action| {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |_| dispatcher.dispatch(a()))
+    };
+    let player = state.player.borrow();
+    let lang = state.lang;
+    let now = player.time_ms();
+    let model = Rc::new(ClusterModel::from_world(player.world(), now, |sent| {
+        player.event(sent).map(|e| e.time_ms)
+    }));
+    let lines = log_lines(&player, lang, state.hide_routine);
+    let current = player.current().map(|e| e.id);
+    let caption = player
+        .current()
+        .map(|e| e.caption(lang))
+        .unwrap_or_else(|| t(lang, "no_events").to_string());
+    let on_seek = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |id| dispatcher.dispatch(Action::Seek(id)))
+    };
+    let on_lang = d(|| Action::ToggleLang);
+    html! {
+        <div class="app" lang={if lang == Lang::Zh { "zh-CN" } else { "en" }}>
+            <header>
+                <div>
+                    <h1>{ t(lang, "title") }</h1>
+                    <p class="subtitle">{ t(lang, "subtitle") }</p>
+                </div>
+                <div class="scenario-name">{ player.scenario().name.clone() }</div>
+                <button id="btn-lang" onclick={Callback::from(move |_: MouseEvent| on_lang.emit(()))} aria-label="Language / 语言">{ t(lang, "lang") }</button>
+            </header>
+            <Controls lang={lang} cursor={player.cursor()} known_len={player.known_len()} length_final={player.length_final()}
+                time_ms={now} playing={state.playing} speed_label={state.speed_label()} hide_routine={state.hide_routine}
+                on_back={d(|| Action::Back)} on_step={d(|| Action::Step)} on_play={d(|| Action::TogglePlay)}
+                on_start={d(|| Action::ToStart)} on_speed={d(|| Action::NextSpeed)} on_routine={d(|| Action::ToggleRoutine)} />
+            <p class="caption" id="caption" aria-live="polite">{ caption }</p>
+            <main>
+                <section class="stage" aria-label={t(lang, "cluster")}>
+                    <ClusterView model={model} lang={lang} />
+                </section>
+                <EventLog lang={lang} lines={lines} current={current} on_seek={on_seek} />
+            </main>
+        </div>
+    }
+}

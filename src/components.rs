@@ -1,0 +1,5 @@
+//! Small function components: data and callbacks in, HTML/SVG out.
+
+pub mod cluster;
+pub mod controls;
+pub mod event_log;

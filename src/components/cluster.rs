@@ -1,0 +1,246 @@
+//! The cluster in SVG: ZooKeeper, brokers with their replicas (leader /
+//! follower / out of the ISR, log end offset and high watermark on each log),
+//! clients, and the messages in flight between them.
+//!
+//! Colours follow the Okabe–Ito palette (safe for colour-blind viewers) and
+//! every state also has a shape or a word, never colour alone.
+
+use crate::i18n::{t, Lang};
+use crate::view_model::{BrokerView, ClusterModel, ReplicaView};
+use kafka_sim::ids::NodeId;
+use std::rc::Rc;
+use yew::prelude::*;
+
+pub const WIDTH: i32 = 1000;
+const BROKER_TOP: i32 = 120;
+const ROW_H: i32 = 40;
+const HEADER_H: i32 = 46;
+
+#[derive(Properties, PartialEq)]
+pub struct ClusterProps {
+    pub model: Rc<ClusterModel>,
+    pub lang: Lang,
+}
+
+struct Layout {
+    broker_x: Vec<(i32, i32)>,
+    broker_w: i32,
+    broker_h: i32,
+    height: i32,
+}
+
+fn layout(m: &ClusterModel) -> Layout {
+    let n = m.brokers.len().max(1) as i32;
+    let left = 150;
+    let right = 850;
+    let slot = (right - left) / n;
+    let broker_w = (slot - 20).clamp(60, 240);
+    let rows = m
+        .brokers
+        .iter()
+        .map(|b| b.replicas.len())
+        .max()
+        .unwrap_or(0) as i32;
+    let broker_h = HEADER_H + rows.max(1) * ROW_H + 10;
+    let broker_x = m
+        .brokers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id, left + slot * i as i32 + (slot - broker_w) / 2))
+        .collect();
+    Layout {
+        broker_x,
+        broker_w,
+        broker_h,
+        height: BROKER_TOP + broker_h + 40,
+    }
+}
+
+fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
+    match n {
+        NodeId::Broker(b) => l
+            .broker_x
+            .iter()
+            .find(|(id, _)| *id == b.0)
+            .map(|(_, x)| (x + l.broker_w / 2, BROKER_TOP))
+            .unwrap_or((WIDTH / 2, BROKER_TOP)),
+        NodeId::ZooKeeper => (WIDTH / 2, 56),
+        NodeId::Producer(p) => (70, BROKER_TOP + 30 + p as i32 * 70),
+        NodeId::Consumer(c) => (930, BROKER_TOP + 30 + c as i32 * 70),
+        NodeId::User => (WIDTH / 2, 0),
+    }
+}
+
+fn replica_row(r: &ReplicaView, x: i32, y: i32, w: i32, max_leo: i64, lang: Lang) -> Html {
+    let (fill, label, dash) = if r.leader {
+        ("#0072B2", "L", "")
+    } else if r.in_isr {
+        ("#56B4E9", "F", "")
+    } else {
+        ("#D55E00", "F", "4 2")
+    };
+    let bar_x = x + 78;
+    let bar_w = (w - 88).max(20);
+    let scale = |o: i64| bar_x + ((o.max(0) as f64 / max_leo.max(1) as f64) * bar_w as f64) as i32;
+    let role = if r.leader {
+        t(lang, "leader")
+    } else {
+        t(lang, "follower")
+    };
+    let isr = if r.in_isr || r.leader { "ISR" } else { "OSR" };
+    let cells = if max_leo <= 48 {
+        // Few records: one cell per offset, committed ones (below HW) solid.
+        let cw = (bar_w as f64 / max_leo.max(1) as f64).max(1.0);
+        (r.log_start.max(0)..r.leo)
+            .map(|o| {
+                let cx = bar_x + (o as f64 * cw) as i32;
+                let committed = o < r.hw;
+                html! {
+                    <rect class={if committed { "cell committed" } else { "cell" }}
+                        x={cx.to_string()} y={(y + 8).to_string()}
+                        width={((cw - 1.0).max(1.0)).to_string()} height="12" />
+                }
+            })
+            .collect::<Html>()
+    } else {
+        html! {
+            <>
+                <rect class="cell committed" x={scale(r.log_start).to_string()} y={(y + 8).to_string()}
+                    width={(scale(r.hw) - scale(r.log_start)).max(0).to_string()} height="12" />
+                <rect class="cell" x={scale(r.hw).to_string()} y={(y + 8).to_string()}
+                    width={(scale(r.leo) - scale(r.hw)).max(0).to_string()} height="12" />
+            </>
+        }
+    };
+    html! {
+        <g class="replica" data-tp={r.tp.clone()} data-role={label}>
+            <title>{ format!("{} — {role} ({isr}), log start {}, LEO {}, HW {}, leader epoch {}", r.tp, r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
+            <rect x={(x + 6).to_string()} y={(y + 4).to_string()} width="20" height="20" rx="4" fill={fill} stroke="#222" stroke-dasharray={dash} />
+            <text x={(x + 16).to_string()} y={(y + 18).to_string()} class="role">{ label }</text>
+            <text x={(x + 32).to_string()} y={(y + 18).to_string()} class="tp">{ r.tp.clone() }</text>
+            <rect class="bar" x={bar_x.to_string()} y={(y + 8).to_string()} width={bar_w.to_string()} height="12" />
+            { cells }
+            <line class="hw" x1={scale(r.hw).to_string()} x2={scale(r.hw).to_string()} y1={(y + 4).to_string()} y2={(y + 24).to_string()} />
+            <text class={if scale(r.hw) > bar_x + bar_w - 44 { "mark end" } else { "mark" }} x={scale(r.hw).to_string()} y={(y + 34).to_string()}>{ format!("HW {}", r.hw) }</text>
+            <text class="mark leo" x={(x + 30).to_string()} y={(y + 34).to_string()}>{ format!("LEO {}", r.leo) }</text>
+        </g>
+    }
+}
+
+fn broker_box(b: &BrokerView, x: i32, l: &Layout, max_leo: i64, lang: Lang) -> Html {
+    let mut class = classes!("broker");
+    if !b.alive {
+        class.push("dead");
+    }
+    if b.controller {
+        class.push("controller");
+    }
+    let status = if !b.started {
+        t(lang, "not_started")
+    } else if !b.alive {
+        t(lang, "down")
+    } else if b.controller {
+        t(lang, "controller")
+    } else {
+        ""
+    };
+    html! {
+        <g {class} id={format!("broker-{}", b.id)} role="group"
+            aria-label={format!("Broker {}{}", b.id, if status.is_empty() { String::new() } else { format!(", {status}") })}>
+            <rect class="box" x={x.to_string()} y={BROKER_TOP.to_string()} width={l.broker_w.to_string()} height={l.broker_h.to_string()} rx="10" />
+            <text class="name" x={(x + 12).to_string()} y={(BROKER_TOP + 24).to_string()}>{ format!("Broker {}", b.id) }</text>
+            if b.controller {
+                <g class="badge">
+                    <rect x={(x + l.broker_w - 96).to_string()} y={(BROKER_TOP + 8).to_string()} width="86" height="22" rx="11" />
+                    <text x={(x + l.broker_w - 53).to_string()} y={(BROKER_TOP + 23).to_string()}>{ format!("♛ {}", t(lang, "controller")) }</text>
+                </g>
+            }
+            if !b.alive {
+                <text class={if b.started { "down" } else { "down waiting" }} x={(x + l.broker_w - 12).to_string()} y={(BROKER_TOP + 24).to_string()}>
+                    { if b.started { format!("✕ {}", t(lang, "down")) } else { t(lang, "not_started").to_string() } }
+                </text>
+            }
+            { for b.replicas.iter().enumerate().map(|(i, r)| replica_row(r, x, BROKER_TOP + HEADER_H + i as i32 * ROW_H, l.broker_w, max_leo, lang)) }
+        </g>
+    }
+}
+
+#[component]
+pub fn ClusterView(p: &ClusterProps) -> Html {
+    let m = &p.model;
+    let l = layout(m);
+    let lang = p.lang;
+    let controller = m.brokers.iter().find(|b| b.controller).map(|b| b.id);
+    let label = format!(
+        "{}: {} brokers, controller {}",
+        t(lang, "cluster"),
+        m.brokers.len(),
+        controller
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "none".into())
+    );
+    let zk = anchor(&l, NodeId::ZooKeeper);
+    html! {
+        <svg id="cluster" class="cluster" viewBox={format!("0 0 {WIDTH} {}", l.height)} role="img" aria-label={label}
+             preserveAspectRatio="xMidYMin meet">
+            <g class="links">
+                { for m.brokers.iter().map(|b| {
+                    let (bx, by) = anchor(&l, NodeId::broker(b.id));
+                    html!{ <line class="zk-link" x1={zk.0.to_string()} y1={zk.1.to_string()} x2={bx.to_string()} y2={by.to_string()} /> }
+                }) }
+            </g>
+            <g class="zookeeper" id="zookeeper">
+                <rect x={(WIDTH / 2 - 80).to_string()} y="10" width="160" height="46" rx="23" />
+                <text x={(WIDTH / 2).to_string()} y="31">{"ZooKeeper"}</text>
+                <text class="small" x={(WIDTH / 2).to_string()} y="47">{ format!("controller_epoch {}", m.controller_epoch) }</text>
+            </g>
+            { for m.producers.iter().enumerate().map(|(i, name)| {
+                let (x, y) = anchor(&l, NodeId::Producer(i as u32));
+                html!{
+                    <g class="client producer" id={format!("producer-{i}")}>
+                        <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
+                        <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("▶ {name}") }</text>
+                    </g>
+                }
+            }) }
+            { for m.consumers.iter().enumerate().map(|(i, (name, alive))| {
+                let (x, y) = anchor(&l, NodeId::Consumer(i as u32));
+                html!{
+                    <g class={classes!("client", "consumer", (!alive).then_some("dead"))} id={format!("consumer-{i}")}>
+                        <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
+                        <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("{name} ◀") }</text>
+                    </g>
+                }
+            }) }
+            { for m.brokers.iter().map(|b| {
+                let x = l.broker_x.iter().find(|(id, _)| *id == b.id).map(|(_, x)| *x).unwrap_or(0);
+                broker_box(b, x, &l, m.max_leo, lang)
+            }) }
+            <g class="messages">
+                { for m.messages.iter().map(|msg| {
+                    let (x0, y0) = anchor(&l, msg.from);
+                    let (x1, y1) = anchor(&l, msg.to);
+                    let f = msg.progress_permille as f64 / 1000.0;
+                    // Between brokers the path arcs above the boxes; otherwise straight.
+                    let both_brokers = matches!((msg.from, msg.to), (NodeId::Broker(_), NodeId::Broker(_)));
+                    let (cx, cy) = if both_brokers {
+                        ((x0 + x1) as f64 / 2.0, (BROKER_TOP - 60) as f64)
+                    } else {
+                        ((x0 + x1) as f64 / 2.0, (y0 + y1) as f64 / 2.0)
+                    };
+                    let q = |a: f64, c: f64, b: f64| (1.0 - f) * (1.0 - f) * a + 2.0 * (1.0 - f) * f * c + f * f * b;
+                    let (x, y) = (q(x0 as f64, cx, x1 as f64), q(y0 as f64, cy, y1 as f64));
+                    let path = format!("M{x0},{y0} Q{cx},{cy} {x1},{y1}");
+                    html!{
+                        <g class={classes!("msg", msg.api)} data-api={msg.api}>
+                            <title>{ msg.summary.clone() }</title>
+                            <path class="path" d={path} />
+                            <circle cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="7" />
+                            <text x={format!("{:.1}", x + 10.0)} y={format!("{:.1}", y - 8.0)}>{ msg.api }</text>
+                        </g>
+                    }
+                }) }
+            </g>
+        </svg>
+    }
+}

@@ -1,0 +1,62 @@
+use crate::i18n::{t, Lang};
+use yew::prelude::*;
+
+#[derive(Clone, PartialEq)]
+pub struct LogLine {
+    pub id: u64,
+    pub time_ms: u64,
+    pub caption: String,
+    pub key: bool,
+    pub broken: bool,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct EventLogProps {
+    pub lang: Lang,
+    pub lines: Vec<LogLine>,
+    pub current: Option<u64>,
+    /// Seek so that this event is the last applied.
+    pub on_seek: Callback<u64>,
+}
+
+#[component]
+pub fn EventLog(p: &EventLogProps) -> Html {
+    let list = use_node_ref();
+    {
+        // Keep the newest line in view.
+        let list = list.clone();
+        use_effect_with(p.current, move |_| {
+            if let Some(el) = list.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
+    html! {
+        <section class="log" aria-label={t(p.lang, "log")}>
+            <h2>{ t(p.lang, "log") }</h2>
+            <ol id="event-log" ref={list}>
+                { if p.lines.is_empty() { html!{ <li class="hint">{ t(p.lang, "no_events") }</li> } } else { html!{} } }
+                { for p.lines.iter().map(|l| {
+                    let id = l.id;
+                    let seek = p.on_seek.clone();
+                    let mut class = classes!("line");
+                    if Some(l.id) == p.current { class.push("current"); }
+                    if l.key { class.push("key"); }
+                    if l.broken { class.push("broken"); }
+                    html! {
+                        <li {class} onclick={Callback::from(move |_: MouseEvent| seek.emit(id))}
+                            tabindex="0" role="button"
+                            onkeydown={{
+                                let seek = p.on_seek.clone();
+                                Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" { seek.emit(id) })
+                            }}>
+                            <span class="num">{ format!("#{}", l.id) }</span>
+                            <span class="t">{ format!("{} ms", l.time_ms) }</span>
+                            <span class="cap">{ l.caption.clone() }</span>
+                        </li>
+                    }
+                }) }
+            </ol>
+        </section>
+    }
+}

@@ -1,0 +1,63 @@
+//! Keyboard shortcuts, listened for on the whole document.
+
+use crate::app::Action;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// Removes the listener when dropped.
+pub struct Listener {
+    closure: Option<Closure<dyn FnMut(web_sys::KeyboardEvent)>>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let (Some(c), Some(doc)) = (
+            self.closure.take(),
+            web_sys::window().and_then(|w| w.document()),
+        ) {
+            let _ = doc.remove_event_listener_with_callback("keydown", c.as_ref().unchecked_ref());
+        }
+    }
+}
+
+/// Maps a key to an action (None: not ours).
+pub fn action_for(key: &str) -> Option<Action> {
+    Some(match key {
+        " " | "k" => Action::TogglePlay,
+        "ArrowRight" | "l" => Action::Step,
+        "ArrowLeft" | "j" => Action::Back,
+        "Home" => Action::ToStart,
+        "s" => Action::NextSpeed,
+        _ => return None,
+    })
+}
+
+pub fn install(dispatch: impl Fn(Action) + 'static) -> Listener {
+    let closure =
+        Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
+            // Leave typing in form fields alone.
+            let typing = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .is_some_and(|el| {
+                    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                });
+            if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                return;
+            }
+            if let Some(a) = action_for(&e.key()) {
+                e.prevent_default();
+                dispatch(a);
+            }
+        });
+    let ok = web_sys::window()
+        .and_then(|w| w.document())
+        .map(|d| {
+            d.add_event_listener_with_callback("keydown", closure.as_ref().unchecked_ref())
+                .is_ok()
+        })
+        .unwrap_or(false);
+    Listener {
+        closure: ok.then_some(closure),
+    }
+}

@@ -1,0 +1,15 @@
+//! Kafka Visualiser's web app: yew function components that play back,
+//! explain and lay out the `kafka-sim` engine's trace. The UI computes no
+//! Kafka behaviour; it draws the engine's state at the cursor.
+
+pub mod app;
+pub mod components;
+pub mod i18n;
+pub mod keys;
+pub mod player;
+pub mod view_model;
+
+/// Mounts the app on the page's body.
+pub fn start() {
+    yew::Renderer::<app::App>::with_props(app::AppProps { scenario: None }).render();
+}

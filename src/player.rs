@@ -1,0 +1,203 @@
+//! The player: a timeline and a cursor. Pure state (no DOM), so it is tested
+//! natively; the components only call it and draw what it holds.
+//!
+//! The cursor counts events applied: 0 is the cluster before anything
+//! happened, `n` the state right after event `n - 1`. Stepping back is a seek,
+//! which the engine answers from its nearest checkpoint.
+
+use kafka_sim::event::{Event, Importance};
+use kafka_sim::{ConfigError, Scenario, Timeline, World};
+
+/// How far ahead of the cursor the trace is computed, so the timeline's end
+/// is known for a typical lesson.
+const LOOKAHEAD: u64 = 2_000;
+
+pub struct Player {
+    timeline: Timeline,
+    cursor: u64,
+    world: World,
+}
+
+impl Player {
+    pub fn new(scenario: Scenario) -> Result<Player, ConfigError> {
+        let mut timeline = Timeline::new(scenario)?;
+        timeline.extend_to(LOOKAHEAD);
+        let world = timeline.state_at(0);
+        Ok(Player {
+            timeline,
+            cursor: 0,
+            world,
+        })
+    }
+
+    pub fn from_json(text: &str) -> Result<Player, ConfigError> {
+        Player::new(Scenario::from_json(text)?)
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        self.timeline.scenario()
+    }
+
+    pub fn cursor(&self) -> u64 {
+        self.cursor
+    }
+
+    /// Events known so far (grows as the cursor moves on).
+    pub fn known_len(&self) -> u64 {
+        self.timeline.len()
+    }
+
+    /// True when the whole scenario has been computed.
+    pub fn length_final(&self) -> bool {
+        self.timeline.is_finished()
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.timeline.is_finished() && self.cursor >= self.timeline.len()
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The event the cursor just applied.
+    pub fn current(&self) -> Option<&Event> {
+        self.cursor
+            .checked_sub(1)
+            .and_then(|i| self.timeline.event(i))
+    }
+
+    /// Simulated time at the cursor.
+    pub fn time_ms(&self) -> u64 {
+        self.current().map(|e| e.time_ms).unwrap_or(0)
+    }
+
+    /// Events applied so far (the log up to the cursor).
+    pub fn past(&self) -> &[Event] {
+        &self.timeline.events()[..self.cursor as usize]
+    }
+
+    pub fn event(&self, i: u64) -> Option<&Event> {
+        self.timeline.event(i)
+    }
+
+    pub fn seek(&mut self, n: u64) {
+        self.timeline.extend_to(n.saturating_add(LOOKAHEAD));
+        let n = n.min(self.timeline.len());
+        if n != self.cursor || n == 0 {
+            self.world = self.timeline.state_at(n);
+            self.cursor = n;
+        }
+    }
+
+    /// One event forward. Returns false at the end.
+    pub fn step(&mut self) -> bool {
+        if self.at_end() {
+            return false;
+        }
+        let before = self.cursor;
+        self.seek(self.cursor + 1);
+        self.cursor > before
+    }
+
+    /// Forward to the next event that is not routine (idle fetch cycles).
+    pub fn step_significant(&mut self) -> bool {
+        let mut moved = false;
+        while self.step() {
+            moved = true;
+            if self
+                .current()
+                .is_some_and(|e| e.kind.importance() > Importance::Routine)
+            {
+                break;
+            }
+        }
+        moved
+    }
+
+    pub fn back(&mut self) -> bool {
+        if self.cursor == 0 {
+            return false;
+        }
+        self.seek(self.cursor - 1);
+        true
+    }
+
+    /// The next event at or after the cursor whose kind has this name.
+    pub fn next_of_kind(&mut self, name: &str) -> Option<u64> {
+        let mut i = self.cursor;
+        loop {
+            if i >= self.timeline.len() {
+                if self.timeline.is_finished() {
+                    return None;
+                }
+                self.timeline.extend_to(i + LOOKAHEAD);
+                continue;
+            }
+            if self
+                .timeline
+                .event(i)
+                .is_some_and(|e| e.kind.name() == name)
+            {
+                return Some(i);
+            }
+            i += 1;
+        }
+    }
+
+    pub fn digest_of_whole_run(&mut self) -> u64 {
+        self.timeline.run_to_end();
+        self.timeline.digest()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
+
+    #[test]
+    fn step_and_back_restore_the_same_state() {
+        let mut p = Player::from_json(SCENARIO).unwrap();
+        for _ in 0..40 {
+            assert!(p.step());
+        }
+        let at40 = format!("{:?}", p.world().brokers().keys().collect::<Vec<_>>());
+        let caption = p.current().unwrap().caption(kafka_sim::Lang::En);
+        p.step();
+        p.back();
+        assert_eq!(p.cursor(), 40);
+        assert_eq!(p.current().unwrap().caption(kafka_sim::Lang::En), caption);
+        assert_eq!(
+            format!("{:?}", p.world().brokers().keys().collect::<Vec<_>>()),
+            at40
+        );
+    }
+
+    #[test]
+    fn the_state_at_a_step_matches_the_events_so_far() {
+        let mut p = Player::from_json(SCENARIO).unwrap();
+        let leader_at = p.next_of_kind("became_leader").unwrap();
+        p.seek(leader_at);
+        let leaders = |p: &Player| {
+            p.world()
+                .brokers()
+                .values()
+                .filter(|b| b.partitions.values().any(|x| x.is_leader))
+                .count()
+        };
+        assert_eq!(leaders(&p), 0, "just before BecameLeader nobody leads");
+        p.step();
+        assert_eq!(leaders(&p), 1);
+    }
+
+    #[test]
+    fn runs_to_the_end_and_stops() {
+        let mut p = Player::from_json(SCENARIO).unwrap();
+        while p.step_significant() {}
+        assert!(p.at_end());
+        assert!(!p.step());
+        assert!(p.back());
+    }
+}

@@ -1,0 +1,141 @@
+//! The built page (`dist/`, from `trunk build --release`) in real headless
+//! Chromium: served on 127.0.0.1, rendered, its DOM checked, and screenshots
+//! taken at a projector size and a laptop size into `target/screenshots/`.
+//! Ignored by default (it needs `dist/`); scripts/test.sh runs it.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn mime(p: &Path) -> &'static str {
+    match p.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css",
+        Some("json") => "application/json",
+        Some("png") => "image/png",
+        Some("svg") => "image/svg+xml",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Serves `dir` on an ephemeral loopback port; returns the port.
+fn serve(dir: PathBuf) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let dir = dir.clone();
+            thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let n = s.read(&mut buf).unwrap_or(0);
+                let req = String::from_utf8_lossy(&buf[..n]);
+                let path = req
+                    .split_whitespace()
+                    .nth(1)
+                    .unwrap_or("/")
+                    .split(['?', '#'])
+                    .next()
+                    .unwrap_or("/");
+                let rel = if path == "/" {
+                    "index.html"
+                } else {
+                    path.trim_start_matches('/')
+                };
+                let file = dir.join(rel);
+                let (status, body, ty) = match std::fs::read(&file) {
+                    Ok(b) if !rel.contains("..") => ("200 OK", b, mime(&file)),
+                    _ => ("404 Not Found", b"not found".to_vec(), "text/plain"),
+                };
+                let head = format!("HTTP/1.1 {status}\r\nContent-Type: {ty}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                let _ = s.write_all(head.as_bytes());
+                let _ = s.write_all(&body);
+            });
+        }
+    });
+    port
+}
+
+fn chromium(args: &[&str]) -> String {
+    let profile = std::env::temp_dir().join(format!("kv-chromium-{}", std::process::id()));
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-quic",
+            "--virtual-time-budget=8000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .output()
+        .expect("chromium is installed (scripts/setup.sh installs it)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+fn the_built_page_renders_the_cluster_in_chromium() {
+    let dist = root().join("dist");
+    assert!(
+        dist.join("index.html").exists(),
+        "build the page first: trunk build --release --offline"
+    );
+    let port = serve(dist);
+    let url = format!("http://127.0.0.1:{port}/");
+
+    let dom = chromium(&["--dump-dom", &url]);
+    assert!(
+        dom.contains("<h1>Kafka Visualiser</h1>"),
+        "the app did not mount:\n{dom}"
+    );
+    for b in 0..3 {
+        assert!(
+            dom.contains(&format!("id=\"broker-{b}\"")),
+            "broker {b} missing"
+        );
+    }
+
+    // A link opening mid-scenario renders that step.
+    let dom = chromium(&["--dump-dom", &format!("{url}#step=80")]);
+    assert!(
+        dom.contains("event 80 of"),
+        "#step=80 did not open at event 80"
+    );
+    assert!(
+        dom.contains("class=\"broker controller\""),
+        "the controller is not marked"
+    );
+
+    let shots = root().join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    for (w, h) in [(1920, 1080), (1024, 768)] {
+        let file = shots.join(format!("page-{w}x{h}.png"));
+        chromium(&[
+            &format!("--window-size={w},{h}"),
+            &format!("--screenshot={}", file.display()),
+            &format!("{url}#step=88"),
+        ]);
+        assert!(
+            std::fs::metadata(&file)
+                .map(|m| m.len() > 10_000)
+                .unwrap_or(false),
+            "no screenshot {}",
+            file.display()
+        );
+        println!("screenshot: {}", file.display());
+    }
+}
