@@ -48,7 +48,16 @@ if ! wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
   npm install --silent --no-audit --no-fund --prefix "$TOOLS" "binaryen@$BINARYEN_VERSION" >/dev/null
 fi
 
-# 5. Chromium and ChromeDriver for the browser tests and screenshots.
+# 5. kafka-python (PyPI), an independent Kafka implementation used to check
+#    that the segment files kafka-sim writes are readable by other Kafka code.
+if ! "$TOOLS/py/bin/python" -c 'import kafka.record' 2>/dev/null; then
+  say "installing kafka-python into .tools/py (interop check)"
+  mkdir -p "$TOOLS"
+  python3 -m venv "$TOOLS/py"
+  "$TOOLS/py/bin/pip" install --quiet --disable-pip-version-check kafka-python==3.0.12
+fi
+
+# 6. Chromium and ChromeDriver for the browser tests and screenshots.
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
   say "installing Debian's chromium and chromium-driver"
   as_root apt-get update -qq

@@ -3,11 +3,24 @@
 use kafka_sim::{Lang, Scenario, Timeline};
 use std::io::{Read, Write};
 
-type Res = Result<(), String>;
+/// Parses a JSON request, naming the field at fault.
+pub fn parse_request<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            format!("bad request: {}", e.into_inner())
+        } else {
+            format!("bad request: {path}: {}", e.into_inner())
+        }
+    })
+}
+
+pub type Res = Result<(), String>;
 
 /// Minimal flag parsing: `--name value` and `--flag`.
-struct Args<'a> {
-    rest: Vec<&'a str>,
+pub struct Args<'a> {
+    pub rest: Vec<&'a str>,
 }
 
 impl<'a> Args<'a> {
@@ -17,7 +30,7 @@ impl<'a> Args<'a> {
         }
     }
 
-    fn flag(&mut self, name: &str) -> bool {
+    pub fn flag(&mut self, name: &str) -> bool {
         if let Some(i) = self.rest.iter().position(|a| *a == name) {
             self.rest.remove(i);
             true
@@ -26,7 +39,7 @@ impl<'a> Args<'a> {
         }
     }
 
-    fn value(&mut self, name: &str) -> Result<Option<&'a str>, String> {
+    pub fn value(&mut self, name: &str) -> Result<Option<&'a str>, String> {
         let Some(i) = self.rest.iter().position(|a| *a == name) else {
             return Ok(None);
         };
@@ -38,7 +51,7 @@ impl<'a> Args<'a> {
         Ok(Some(v))
     }
 
-    fn number<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>, String> {
+    pub fn number<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>, String> {
         match self.value(name)? {
             None => Ok(None),
             Some(v) => v
@@ -48,7 +61,7 @@ impl<'a> Args<'a> {
         }
     }
 
-    fn no_more_flags(&self) -> Res {
+    pub fn no_more_flags(&self) -> Res {
         if let Some(f) = self.rest.iter().find(|a| a.starts_with("--")) {
             return Err(format!("unknown option {f} (see kafka-sim --help)"));
         }
@@ -62,12 +75,15 @@ pub fn dispatch(all: &[String]) -> Res {
     match cmd {
         "run" => run(&mut a),
         "digest" => digest(&mut a),
-        _ => crate_commands(cmd, &mut a),
+        "segments" => crate::storage_cmds::segments(&mut a),
+        "dump-log" => crate::storage_cmds::dump_log(&mut a),
+        "lookup" => crate::storage_cmds::lookup(&mut a),
+        "place" => crate::cluster_cmds::place(&mut a),
+        "elect" => crate::cluster_cmds::elect(&mut a),
+        "partition" => crate::cluster_cmds::partition(&mut a),
+        "coordinator" => crate::cluster_cmds::coordinator(&mut a),
+        _ => Err(format!("unknown command `{cmd}` (see kafka-sim --help)")),
     }
-}
-
-fn crate_commands(cmd: &str, _a: &mut Args<'_>) -> Res {
-    Err(format!("unknown command `{cmd}` (see kafka-sim --help)"))
 }
 
 fn load_scenario(path: &str) -> Result<Scenario, String> {
@@ -132,8 +148,8 @@ fn digest(a: &mut Args<'_>) -> Res {
     Ok(())
 }
 
-#[allow(dead_code)]
-fn read_stdin() -> Result<String, String> {
+/// All of stdin (the JSON calculators read their request here).
+pub fn read_stdin() -> Result<String, String> {
     let mut s = String::new();
     std::io::stdin()
         .read_to_string(&mut s)

@@ -5,7 +5,9 @@
 //! one line naming the problem to stderr and exits with code 2. Nothing panics
 //! on user input.
 
+mod cluster_cmds;
 mod commands;
+mod storage_cmds;
 
 use std::process::ExitCode;
 

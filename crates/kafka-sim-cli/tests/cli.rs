@@ -145,3 +145,299 @@ fn digest_matches_the_pinned_one() {
         stdout(&o)
     );
 }
+
+#[test]
+fn place_reproduces_the_source_notes_example_and_kafkas_errors() {
+    let o = kafka_sim(
+        &["place", "--json"],
+        Some(
+            r#"{"brokers":[0,1,2,3],"num_partitions":16,"replication_factor":3,"fixed_start_index":0,"start_partition_id":-1}"#,
+        ),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["assignment"]["0"], serde_json::json!([0, 1, 2]));
+    assert_eq!(v["assignment"]["4"], serde_json::json!([0, 2, 3]));
+    assert_eq!(v["assignment"]["15"], serde_json::json!([3, 0, 1]));
+    assert_eq!(v["assignment"].as_object().unwrap().len(), 16);
+    // Without a fixed start index the seeded RNG picks; the same seed, the same answer.
+    let a = stdout(&kafka_sim(
+        &["place", "--json"],
+        Some(r#"{"brokers":[0,1,2],"num_partitions":4,"replication_factor":2,"seed":9}"#),
+    ));
+    let b = stdout(&kafka_sim(
+        &["place", "--json"],
+        Some(r#"{"brokers":[0,1,2],"num_partitions":4,"replication_factor":2,"seed":9}"#),
+    ));
+    assert_eq!(a, b);
+    assert_clean_error(
+        &kafka_sim(
+            &["place", "--json"],
+            Some(r#"{"brokers":[0,1],"num_partitions":3,"replication_factor":3}"#),
+        ),
+        "Replication factor: 3 larger than available brokers: 2.",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["place", "--json"],
+            Some(r#"{"brokers":[0,1],"num_partitions":0,"replication_factor":1}"#),
+        ),
+        "Number of partitions must be larger than 0.",
+    );
+    assert_clean_error(
+        &kafka_sim(&["place", "--json"], Some(r#"{"brokers":"x"}"#)),
+        "bad request: brokers",
+    );
+    assert_clean_error(
+        &kafka_sim(&["place", "--json"], Some("not json")),
+        "bad request",
+    );
+}
+
+#[test]
+fn elect_follows_kafkas_rules() {
+    let run = |req: &str| {
+        let o = kafka_sim(&["elect", "--json"], Some(req));
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+    };
+    let v = run(
+        r#"{"algorithm":"offline","assignment":[1,0,2],"isr":[1,0,2],"live":[0,2],"unclean_leader_election_enable":false,"shutting_down":[]}"#,
+    );
+    assert_eq!(v, serde_json::json!({"leader": 0, "isr": [0, 2]}));
+    let v = run(r#"{"algorithm":"offline","assignment":[1,0,2],"isr":[1],"live":[0,2]}"#);
+    assert_eq!(v["leader"], serde_json::Value::Null);
+    let v = run(
+        r#"{"algorithm":"offline","assignment":[1,0,2],"isr":[1],"live":[0,2],"unclean_leader_election_enable":true}"#,
+    );
+    assert_eq!(v, serde_json::json!({"leader": 0, "isr": [0]}));
+    let v = run(r#"{"algorithm":"preferred","assignment":[1,0,2],"isr":[0,1,2],"live":[0,1,2]}"#);
+    assert_eq!(v["leader"], 1);
+    let v = run(
+        r#"{"algorithm":"controlled-shutdown","assignment":[1,0,2],"isr":[1,0,2],"live":[0,1,2],"shutting_down":[1]}"#,
+    );
+    assert_eq!(v, serde_json::json!({"leader": 0, "isr": [0, 2]}));
+    assert_clean_error(
+        &kafka_sim(
+            &["elect", "--json"],
+            Some(r#"{"algorithm":"random","assignment":[],"isr":[],"live":[]}"#),
+        ),
+        "algorithm",
+    );
+}
+
+#[test]
+fn partition_prints_murmur2_like_kafka() {
+    let o = kafka_sim(
+        &["partition", "--partitions", "10", "--json", "foobar", "21"],
+        None,
+    );
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["results"][0],
+        serde_json::json!({"key": "foobar", "murmur2": -790332482, "positive": 1357151166, "partition": 6})
+    );
+    assert_eq!(v["results"][1]["murmur2"], -973932308);
+    assert_clean_error(
+        &kafka_sim(&["partition", "--partitions", "0", "k"], None),
+        "--partitions must be at least 1",
+    );
+    assert_clean_error(
+        &kafka_sim(&["partition", "--partitions", "x", "k"], None),
+        "not a valid number",
+    );
+    assert_clean_error(
+        &kafka_sim(&["partition", "k"], None),
+        "missing --partitions",
+    );
+}
+
+#[test]
+fn coordinator_uses_java_hash_code_and_utils_abs() {
+    let o = kafka_sim(&["coordinator", "--group", "hello", "--json"], None);
+    assert_eq!(stdout(&o).trim(), r#"{"partition":22}"#); // 99162322 % 50
+    let o = kafka_sim(
+        &["coordinator", "--group", "polygenelubricants", "--json"],
+        None,
+    );
+    assert_eq!(stdout(&o).trim(), r#"{"partition":0}"#); // hashCode is Integer.MIN_VALUE
+    let o = kafka_sim(
+        &[
+            "coordinator",
+            "--group",
+            "hello",
+            "--offsets-partitions",
+            "7",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        stdout(&o).trim(),
+        format!(r#"{{"partition":{}}}"#, 99_162_322 % 7)
+    );
+    assert_clean_error(
+        &kafka_sim(&["coordinator", "--json"], None),
+        "missing --group",
+    );
+}
+
+#[test]
+fn segments_dump_log_and_lookup_round_trip() {
+    let dir = std::env::temp_dir().join(format!("kafka-sim-seg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // The source note's example: batches of 252 bytes (one record, a 180-byte
+    // value), index.interval.bytes 700: offset 3 is indexed at position 756.
+    let value = "x".repeat(180);
+    let batches: Vec<String> = (0..6)
+        .map(|i| {
+            format!(
+                r#"[{{"key":"k0","value":"{value}","timestamp":{}}}]"#,
+                1_700_000_000_000i64 + i
+            )
+        })
+        .collect();
+    let input = dir.join("batches.json");
+    std::fs::write(
+        &input,
+        format!(
+            r#"{{"topic":"first","partition":0,"batches":[{}]}}"#,
+            batches.join(",")
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = kafka_sim(
+        &[
+            "segments",
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--index-interval-bytes",
+            "700",
+            "--segment-bytes",
+            "1000",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let part = out.join("first-0");
+    let mut files: Vec<String> = std::fs::read_dir(&part)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "00000000000000000000.index",
+            "00000000000000000000.log",
+            "00000000000000000000.timeindex",
+            "00000000000000000003.index",
+            "00000000000000000003.log",
+            "00000000000000000003.timeindex"
+        ]
+    );
+    // segment.bytes 1000: three 252-byte batches fit (756), a fourth would not.
+    assert_eq!(
+        std::fs::metadata(part.join("00000000000000000000.log"))
+            .unwrap()
+            .len(),
+        756
+    );
+    let o = kafka_sim(
+        &[
+            "dump-log",
+            part.join("00000000000000000000.log").to_str().unwrap(),
+        ],
+        None,
+    );
+    let dump = stdout(&o);
+    assert_eq!(dump.matches("isvalid: true").count(), 3);
+    assert!(dump.contains("baseOffset: 2 lastOffset: 2 count: 1"));
+    assert!(dump.contains("position: 504"));
+    let o = kafka_sim(
+        &[
+            "dump-log",
+            part.join("00000000000000000000.timeindex")
+                .to_str()
+                .unwrap(),
+        ],
+        None,
+    );
+    assert!(
+        stdout(&o).contains("timestamp: 1700000000002 offset: 2"),
+        "{}",
+        stdout(&o)
+    );
+    let o = kafka_sim(
+        &["lookup", part.to_str().unwrap(), "--offset", "4", "--json"],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["result"],
+        serde_json::json!({"offset": 4, "position": 252})
+    );
+    // Existing output is not overwritten; bad arguments are named.
+    assert_clean_error(
+        &kafka_sim(
+            &[
+                "segments",
+                "--input",
+                input.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            None,
+        ),
+        "already exists",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &[
+                "segments",
+                "--input",
+                input.to_str().unwrap(),
+                "--out",
+                "x",
+                "--segment-bytes",
+                "3",
+            ],
+            None,
+        ),
+        "--segment-bytes",
+    );
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"topic":"first","partition":0,"batches":[[{"key":"k","value":"v"}]]}"#,
+    )
+    .unwrap();
+    assert_clean_error(
+        &kafka_sim(
+            &["segments", "--input", bad.to_str().unwrap(), "--out", "x"],
+            None,
+        ),
+        "timestamp",
+    );
+    assert_clean_error(
+        &kafka_sim(&["dump-log", "nope.txt"], None),
+        "20-digit base offset",
+    );
+    assert_clean_error(
+        &kafka_sim(&["lookup", part.to_str().unwrap()], None),
+        "exactly one of --offset",
+    );
+    // A corrupted byte shows up as an invalid batch, not a crash.
+    let log = part.join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&log).unwrap();
+    bytes[300] ^= 0xff;
+    std::fs::write(&log, bytes).unwrap();
+    let o = kafka_sim(&["dump-log", log.to_str().unwrap()], None);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("isvalid: false"), "{}", stdout(&o));
+}

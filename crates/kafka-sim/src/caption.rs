@@ -58,7 +58,20 @@ fn guarantee_name(g: Guarantee, l: Lang) -> &'static str {
     }
 }
 
-fn lookup_step(s: &LookupStep, l: Lang) -> String {
+fn probe_role(r: crate::storage::index::ProbeRole, l: Lang) -> &'static str {
+    use crate::storage::index::ProbeRole::*;
+    match (r, l) {
+        (WarmSectionCheck, Lang::En) => "warm-section check,",
+        (FirstEntryCheck, Lang::En) => "first-entry check,",
+        (BinarySearch, Lang::En) => "binary search,",
+        (WarmSectionCheck, Lang::Zh) => "热区检查：",
+        (FirstEntryCheck, Lang::Zh) => "首项检查：",
+        (BinarySearch, Lang::Zh) => "二分查找：",
+    }
+}
+
+/// One step of a traced lookup, in words.
+pub fn lookup_step(s: &LookupStep, l: Lang) -> String {
     match (s, l) {
         (
             LookupStep::SegmentProbe {
@@ -145,12 +158,13 @@ fn lookup_step(s: &LookupStep, l: Lang) -> String {
             base_offset
         ),
         (LookupStep::IndexProbe { kind, probe }, Lang::En) => format!(
-            "{} probe slot {}: {} → {} ({})",
+            "{} {} slot {}: {} → {} ({})",
             if *kind == crate::storage::index::IndexKind::Offset {
                 ".index"
             } else {
                 ".timeindex"
             },
+            probe_role(probe.role, Lang::En),
             probe.entry.slot,
             probe.entry.key,
             probe.entry.value,
@@ -161,12 +175,13 @@ fn lookup_step(s: &LookupStep, l: Lang) -> String {
             }
         ),
         (LookupStep::IndexProbe { kind, probe }, Lang::Zh) => format!(
-            "{} 查看第 {} 项：{} → {}（{}）",
+            "{} {}查看第 {} 项：{} → {}（{}）",
             if *kind == crate::storage::index::IndexKind::Offset {
                 ".index"
             } else {
                 ".timeindex"
             },
+            probe_role(probe.role, Lang::Zh),
             probe.entry.slot,
             probe.entry.key,
             probe.entry.value,

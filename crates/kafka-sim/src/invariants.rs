@@ -47,12 +47,11 @@ pub struct Ledger {
     pub reported: BTreeSet<(Guarantee, TopicPartition)>,
 }
 
+/// A record's key and value.
+pub type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// The record at `offset` in a log: key and value, if present.
-pub fn record_at(
-    log: &Log,
-    disk: &MemStorage,
-    offset: i64,
-) -> Option<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+pub fn record_at(log: &Log, disk: &MemStorage, offset: i64) -> Option<KeyValue> {
     if offset < log.log_start_offset || offset >= log.log_end_offset {
         return None;
     }

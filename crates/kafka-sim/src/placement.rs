@@ -99,9 +99,9 @@ pub fn assign_replicas_to_brokers(
         initial_shift: shift as u32,
     };
     let mut out = Assignment::new();
-    let mut p = start_partition_id.max(0) as usize;
-    for _ in 0..num_partitions {
-        if p > 0 && p % n == 0 {
+    let first_id = start_partition_id.max(0) as usize;
+    for p in first_id..first_id + num_partitions as usize {
+        if p > 0 && p.is_multiple_of(n) {
             shift += 1;
         }
         let first = (p + start_index) % n;
@@ -110,7 +110,6 @@ pub fn assign_replicas_to_brokers(
             replicas.push(sorted[replica_index(first, shift, j, n)]);
         }
         out.insert(p as i32, replicas);
-        p += 1;
     }
     Ok((out, choices))
 }

@@ -903,19 +903,14 @@ impl World {
             .map(|(tp, _)| tp.clone())
             .collect();
         for tp in expired {
-            loop {
-                let Some(b) = self
-                    .pr(p)
-                    .accumulator
-                    .get(&tp)
-                    .and_then(|d| d.front())
-                    .cloned()
-                else {
-                    break;
-                };
-                if now < b.created_ms + dt {
-                    break;
-                }
+            while let Some(b) = self
+                .pr(p)
+                .accumulator
+                .get(&tp)
+                .and_then(|d| d.front())
+                .filter(|b| now >= b.created_ms + dt)
+                .cloned()
+            {
                 self.gate()?;
                 self.prm(p)
                     .accumulator

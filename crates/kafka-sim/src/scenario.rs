@@ -633,7 +633,7 @@ impl Scenario {
                     "Replication factor must be larger than 0.",
                 ));
             }
-            if rf > n_brokers && t.replica_assignment.is_none() {
+            if rf > n_brokers {
                 return Err(ConfigError::new(
                     format!("{at}.replication.factor"),
                     format!("Replication factor: {rf} larger than available brokers: {n_brokers}."),
@@ -681,6 +681,14 @@ impl Scenario {
                             format!("broker {r} holds two replicas of one partition"),
                         ));
                     }
+                }
+            }
+            if let (Some(want), Some(have)) = (t.replication_factor, rf) {
+                if want as usize != have {
+                    return Err(ConfigError::new(
+                        format!("{at}.replication.factor"),
+                        format!("says {want} but replica.assignment gives each partition {have} replicas"),
+                    ));
                 }
             }
             if let Some(p) = t.partitions {

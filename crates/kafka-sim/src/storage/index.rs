@@ -113,7 +113,7 @@ pub fn decode_index(
     bytes: &[u8],
 ) -> Result<Vec<IndexEntry>, DecodeError> {
     let size = kind.entry_size() as usize;
-    if bytes.len() % size != 0 {
+    if !bytes.len().is_multiple_of(size) {
         return Err(DecodeError {
             position: (bytes.len() - bytes.len() % size) as u64,
             field: match kind {
@@ -218,7 +218,8 @@ fn binary_search(
 ) -> Result<u64, StorageError> {
     let (mut lo, mut hi) = (begin, end);
     while lo < hi {
-        let mid = (lo + hi + 1) / 2;
+        // Kafka's `(lo + hi + 1) >>> 1`: the upper middle.
+        let mid = (lo + hi).div_ceil(2);
         let e = read(mid)?;
         let c = cmp(e.key, target);
         probes.push(Probe {

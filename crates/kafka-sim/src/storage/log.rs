@@ -408,6 +408,10 @@ fn time_index_maybe_append<S: Storage>(
     Ok(None)
 }
 
+/// The index entries an append wrote: `(offset, position)` in `.index`,
+/// `(timestamp, offset)` in `.timeindex`.
+pub type IndexWrites = (Option<(i64, u64)>, Option<(i64, i64)>);
+
 /// `LogSegment.append`: the message set goes at the end of `.log`; then, if
 /// more than `index_interval` bytes were appended since the last index entry,
 /// `(largest offset, position of this set)` goes into `.index` and the max
@@ -422,7 +426,7 @@ pub(crate) fn segment_append<S: Storage>(
     largest_timestamp: i64,
     offset_of_max_timestamp: i64,
     index_interval: u64,
-) -> Result<(Option<(i64, u64)>, Option<(i64, i64)>), StorageError> {
+) -> Result<IndexWrites, StorageError> {
     let physical_position = seg.size;
     if physical_position == 0 {
         seg.rolling_based_timestamp = Some(largest_timestamp);
@@ -1528,6 +1532,113 @@ impl Log {
         }
     }
 
+    /// A clean shutdown (`LogSegment.close`): the active segment's time index
+    /// gets its final entry, as on a roll. Returns it, if one was written.
+    pub fn close<S: Storage>(&mut self, store: &mut S) -> Result<Option<(i64, i64)>, StorageError> {
+        let last = self.segments.len() - 1;
+        let (ts, off) = (
+            self.segments[last].max_timestamp_so_far,
+            self.segments[last].offset_of_max_timestamp,
+        );
+        if ts < 0 {
+            return Ok(None);
+        }
+        time_index_maybe_append(store, &self.dir, &mut self.segments[last], ts, off)
+    }
+
+    /// Rebuilds a log from the segment files in `dir` (as Kafka's log
+    /// recovery does): each `.log` is scanned batch by batch; the indexes are
+    /// taken as they are. A batch that does not decode ends its segment.
+    pub fn recover<S: Storage>(
+        store: &S,
+        tp: TopicPartition,
+        dir: &str,
+        config: Arc<LogConfig>,
+    ) -> Result<Log, String> {
+        let mut bases: Vec<i64> = store
+            .list(&format!("{dir}/"))
+            .iter()
+            .filter_map(|f| f.strip_suffix(".log"))
+            .filter_map(|f| f.rsplit('/').next())
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        bases.sort();
+        if bases.is_empty() {
+            return Err(format!("{dir}: no .log segment files"));
+        }
+        let mut segments = Vec::new();
+        for base in bases {
+            let mut seg = Segment::new(base, 0);
+            let size = store.len(&log_file(dir, base)).map_err(|e| e.to_string())?;
+            let mut pos = 0;
+            let mut buf = [0u8; RECORD_BATCH_OVERHEAD];
+            while pos + RECORD_BATCH_OVERHEAD as u64 <= size {
+                if store
+                    .read_into(&log_file(dir, base), pos, &mut buf)
+                    .is_err()
+                {
+                    break;
+                }
+                let Ok(h) = record::read_header(&buf, pos) else {
+                    break;
+                };
+                if pos + h.size_in_bytes() > size {
+                    break;
+                }
+                if h.max_timestamp > seg.max_timestamp_so_far {
+                    seg.max_timestamp_so_far = h.max_timestamp;
+                    seg.offset_of_max_timestamp = h.last_offset();
+                }
+                if seg.rolling_based_timestamp.is_none() {
+                    seg.rolling_based_timestamp = Some(h.max_timestamp);
+                }
+                seg.next_offset = h.next_offset();
+                pos += h.size_in_bytes();
+            }
+            seg.size = pos;
+            let ilen = store.len(&index_file(dir, base)).unwrap_or(0);
+            seg.index_entries = ilen / index::OFFSET_INDEX_ENTRY_SIZE;
+            if seg.index_entries > 0 {
+                let e = index::read_entry(
+                    store,
+                    &index_file(dir, base),
+                    IndexKind::Offset,
+                    base,
+                    seg.index_entries - 1,
+                )
+                .map_err(|e| e.to_string())?;
+                seg.last_index_offset = Some(e.key);
+            }
+            let tlen = store.len(&time_index_file(dir, base)).unwrap_or(0);
+            seg.time_index_entries = tlen / index::TIME_INDEX_ENTRY_SIZE;
+            if seg.time_index_entries > 0 {
+                let e = index::read_entry(
+                    store,
+                    &time_index_file(dir, base),
+                    IndexKind::Time,
+                    base,
+                    seg.time_index_entries - 1,
+                )
+                .map_err(|e| e.to_string())?;
+                seg.last_time_entry = (e.key, e.value);
+            }
+            segments.push(seg);
+        }
+        let log_start_offset = segments[0].base_offset;
+        let log_end_offset = segments.last().map(|s| s.next_offset).unwrap_or(0);
+        Ok(Log {
+            tp,
+            dir: dir.to_string(),
+            config,
+            segments,
+            log_start_offset,
+            log_end_offset,
+            epochs: Vec::new(),
+            first_dirty_offset: log_start_offset,
+            pending_deletes: Vec::new(),
+        })
+    }
+
     /// Every batch in the log, decoded (for the inspector and tests).
     pub fn decode_all<S: Storage>(
         &self,
@@ -1795,10 +1906,7 @@ mod tests {
             log.prepare_leader_append(b, 0, 0),
             Err(AppendError::CorruptMessage { .. })
         ));
-        assert!(matches!(
-            log.prepare_leader_append(batch(100, 100, 0), 0, 0),
-            Ok(_)
-        ));
+        assert!(log.prepare_leader_append(batch(100, 100, 0), 0, 0).is_ok());
         let small = Log::create(&mut s, TopicPartition::new("u", 0), cfg(100, 4096), 0).unwrap();
         assert!(matches!(
             small.prepare_leader_append(batch(2, 100, 0), 0, 0),

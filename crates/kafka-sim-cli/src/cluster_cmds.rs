@@ -1,0 +1,201 @@
+//! Calculators for placement, elections, partitioning and coordinators.
+
+use crate::commands::{parse_request, read_stdin, Args, Res};
+use kafka_sim::election::{elect as run_election, ElectionAlgorithm, ElectionInput};
+use kafka_sim::ids::BrokerId;
+use kafka_sim::partitioner::{
+    coordinator_partition, java_string_hash, kafka_abs, murmur2, to_positive,
+};
+use kafka_sim::placement::assign_replicas_to_brokers;
+use kafka_sim::rng::Rng;
+use serde::Deserialize;
+use serde_json::json;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlaceRequest {
+    brokers: Vec<i32>,
+    num_partitions: i32,
+    replication_factor: i32,
+    #[serde(default = "minus_one")]
+    fixed_start_index: i32,
+    #[serde(default = "minus_one")]
+    start_partition_id: i32,
+    /// Seeds the RNG that picks the start index and shift when not fixed.
+    #[serde(default)]
+    seed: u64,
+}
+
+fn minus_one() -> i32 {
+    -1
+}
+
+pub fn place(a: &mut Args<'_>) -> Res {
+    let json = a.flag("--json");
+    a.no_more_flags()?;
+    let req: PlaceRequest = parse_request(&read_stdin()?)?;
+    let mut seen = std::collections::BTreeSet::new();
+    for b in &req.brokers {
+        if !seen.insert(b) {
+            return Err(format!("bad request: brokers: broker {b} is listed twice"));
+        }
+    }
+    if req.fixed_start_index >= req.brokers.len() as i32 && !req.brokers.is_empty() {
+        return Err(format!(
+            "bad request: fixed_start_index: {} is not an index into the {} brokers",
+            req.fixed_start_index,
+            req.brokers.len()
+        ));
+    }
+    let brokers: Vec<BrokerId> = req.brokers.iter().map(|b| BrokerId(*b)).collect();
+    let mut rng = Rng::new(req.seed);
+    let (a, choices) = assign_replicas_to_brokers(
+        &brokers,
+        req.num_partitions,
+        req.replication_factor,
+        req.fixed_start_index,
+        req.start_partition_id,
+        &mut rng,
+    )
+    .map_err(|e| e.to_string())?;
+    if json {
+        let m: serde_json::Map<String, serde_json::Value> = a
+            .iter()
+            .map(|(p, r)| {
+                (
+                    p.to_string(),
+                    json!(r.iter().map(|b| b.0).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        println!("{}", json!({ "assignment": m }));
+    } else {
+        println!(
+            "start index {}, initial shift {} ({} brokers sorted: {:?})",
+            choices.start_index,
+            choices.initial_shift,
+            brokers.len(),
+            {
+                let mut s = req.brokers.clone();
+                s.sort();
+                s
+            }
+        );
+        for (p, r) in &a {
+            let r: Vec<String> = r.iter().map(|b| b.0.to_string()).collect();
+            println!("partition {p:>4}: [{}]  leader {}", r.join(","), r[0]);
+        }
+    }
+    Ok(())
+}
+
+pub fn elect(a: &mut Args<'_>) -> Res {
+    let json = a.flag("--json");
+    a.no_more_flags()?;
+    let req: ElectionInput = parse_request(&read_stdin()?)?;
+    let out = run_election(&req);
+    if json {
+        println!(
+            "{}",
+            json!({ "leader": out.leader.map(|b| b.0), "isr": out.isr.iter().map(|b| b.0).collect::<Vec<_>>() })
+        );
+        return Ok(());
+    }
+    println!(
+        "{} over AR {:?}",
+        req.algorithm.kafka_name(),
+        req.assignment.iter().map(|b| b.0).collect::<Vec<_>>()
+    );
+    for c in &out.candidates {
+        println!(
+            "  broker {:>3}: {} {} {}{}",
+            c.broker.0,
+            if c.alive { "alive" } else { "dead " },
+            if c.in_isr { "in ISR    " } else { "not in ISR" },
+            if c.shutting_down {
+                "shutting down "
+            } else {
+                ""
+            },
+            if c.chosen { "← leader" } else { "" }
+        );
+    }
+    match out.leader {
+        Some(l) => println!(
+            "leader {} ; ISR {:?}{}",
+            l.0,
+            out.isr.iter().map(|b| b.0).collect::<Vec<_>>(),
+            if out.unclean {
+                " (unclean: data outside the ISR may be lost)"
+            } else {
+                ""
+            }
+        ),
+        None => println!(
+            "no leader: the partition is offline{}",
+            if req.algorithm == ElectionAlgorithm::Offline && !req.unclean_leader_election_enable {
+                " (unclean.leader.election.enable is false)"
+            } else {
+                ""
+            }
+        ),
+    }
+    Ok(())
+}
+
+pub fn partition(a: &mut Args<'_>) -> Res {
+    let json = a.flag("--json");
+    let n: i32 = a.number("--partitions")?.ok_or("missing --partitions N")?;
+    a.no_more_flags()?;
+    if n < 1 {
+        return Err(format!("--partitions must be at least 1, got {n}"));
+    }
+    if a.rest.is_empty() {
+        return Err("give at least one KEY".into());
+    }
+    let results: Vec<serde_json::Value> = a
+        .rest
+        .iter()
+        .map(|k| {
+            let h = murmur2(k.as_bytes());
+            let pos = to_positive(h);
+            json!({"key": k, "murmur2": h, "positive": pos, "partition": pos % n})
+        })
+        .collect();
+    if json {
+        println!("{}", json!({ "results": results }));
+    } else {
+        for r in &results {
+            println!(
+                "{:<20} murmur2 {:>12}  toPositive {:>10}  % {n} = partition {}",
+                r["key"].as_str().unwrap_or(""),
+                r["murmur2"],
+                r["positive"],
+                r["partition"]
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn coordinator(a: &mut Args<'_>) -> Res {
+    let json = a.flag("--json");
+    let group = a.value("--group")?.ok_or("missing --group G")?.to_string();
+    let n: i32 = a.number("--offsets-partitions")?.unwrap_or(50);
+    a.no_more_flags()?;
+    if n < 1 {
+        return Err(format!("--offsets-partitions must be at least 1, got {n}"));
+    }
+    let p = coordinator_partition(&group, n);
+    if json {
+        println!("{}", json!({ "partition": p }));
+    } else {
+        let h = java_string_hash(&group);
+        println!(
+            "\"{group}\".hashCode() = {h}; Utils.abs = {}; {} % {n} = {p}: the coordinator is the leader of __consumer_offsets-{p}",
+            kafka_abs(h),
+            kafka_abs(h)
+        );
+    }
+    Ok(())
+}
