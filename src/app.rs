@@ -26,9 +26,15 @@ pub struct AppState {
     pub speed: usize,
     pub lang: Lang,
     pub hide_routine: bool,
+    pub error: Option<String>,
 }
 
 pub enum Action {
+    /// A scenario file was read and parsed: replace the player.
+    Loaded(Rc<RefCell<Player>>),
+    /// A scenario could not be loaded: say why, keep the current one.
+    LoadFailed(String),
+    DismissError,
     Step,
     Back,
     ToStart,
@@ -49,6 +55,7 @@ impl AppState {
             speed: 2,
             lang: Lang::En,
             hide_routine: true,
+            error: None,
         }
     }
 
@@ -70,6 +77,31 @@ impl Reducible for AppState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        match action {
+            Action::Loaded(player) => {
+                return Rc::new(AppState {
+                    player,
+                    rev: self.rev + 1,
+                    playing: false,
+                    speed: self.speed,
+                    lang: self.lang,
+                    hide_routine: self.hide_routine,
+                    error: None,
+                })
+            }
+            Action::LoadFailed(msg) => {
+                return Rc::new(AppState {
+                    player: self.player.clone(),
+                    rev: self.rev + 1,
+                    playing: false,
+                    speed: self.speed,
+                    lang: self.lang,
+                    hide_routine: self.hide_routine,
+                    error: Some(msg),
+                })
+            }
+            _ => {}
+        }
         let mut playing = self.playing;
         let mut speed = self.speed;
         let mut lang = self.lang;
@@ -117,6 +149,7 @@ impl Reducible for AppState {
                     lang = if lang == Lang::En { Lang::Zh } else { Lang::En };
                 }
                 Action::ToggleRoutine => hide = !hide,
+                Action::DismissError | Action::Loaded(_) | Action::LoadFailed(_) => {}
             }
         }
         Rc::new(AppState {
@@ -126,8 +159,20 @@ impl Reducible for AppState {
             speed,
             lang,
             hide_routine: hide,
+            error: None,
         })
     }
+}
+
+/// Parses scenario text into a player, or a message naming the field.
+pub fn load_scenario(file_name: &str, text: &str) -> Result<Player, String> {
+    Player::from_json(text).map_err(|e| {
+        if e.field.is_empty() {
+            format!("{file_name}: {}", e.message)
+        } else {
+            format!("{file_name}: {}: {}", e.field, e.message)
+        }
+    })
 }
 
 /// `#step=N` in the page's URL, if any.
@@ -236,6 +281,32 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |id| dispatcher.dispatch(Action::Seek(id)))
     };
     let on_lang = d(|| Action::ToggleLang);
+    let on_file = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            input.set_value("");
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let name = file.name();
+                let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
+                let action = match text.ok().and_then(|t| t.as_string()) {
+                    None => {
+                        Action::LoadFailed(format!("{name}: the file could not be read as text"))
+                    }
+                    Some(t) => match load_scenario(&name, &t) {
+                        Ok(p) => Action::Loaded(Rc::new(RefCell::new(p))),
+                        Err(m) => Action::LoadFailed(m),
+                    },
+                };
+                dispatcher.dispatch(action);
+            });
+        })
+    };
+    let on_dismiss = d(|| Action::DismissError);
     html! {
         <div class="app" lang={if lang == Lang::Zh { "zh-CN" } else { "en" }}>
             <header>
@@ -244,8 +315,19 @@ pub fn App(props: &AppProps) -> Html {
                     <p class="subtitle">{ t(lang, "subtitle") }</p>
                 </div>
                 <div class="scenario-name">{ player.scenario().name.clone() }</div>
+                <label class="file-button">
+                    { t(lang, "load") }
+                    <input id="load-scenario" type="file" accept=".json,application/json" onchange={on_file} />
+                </label>
                 <button id="btn-lang" onclick={Callback::from(move |_: MouseEvent| on_lang.emit(()))} aria-label="Language / 语言">{ t(lang, "lang") }</button>
             </header>
+            if let Some(err) = &state.error {
+                <div class="error" role="alert" id="error">
+                    <strong>{ t(lang, "load_failed") }</strong>{" "}{ err.clone() }{" "}
+                    <span class="kept">{ t(lang, "kept") }</span>
+                    <button onclick={Callback::from(move |_: MouseEvent| on_dismiss.emit(()))} aria-label={t(lang, "dismiss")}>{"✕"}</button>
+                </div>
+            }
             <Controls lang={lang} cursor={player.cursor()} known_len={player.known_len()} length_final={player.length_final()}
                 time_ms={now} playing={state.playing} speed_label={state.speed_label()} hide_routine={state.hide_routine}
                 on_back={d(|| Action::Back)} on_step={d(|| Action::Step)} on_play={d(|| Action::TogglePlay)}

@@ -30,6 +30,10 @@ pub fn t(lang: Lang, key: &str) -> &'static str {
         "speed" => ("Speed", "速度"),
         "no_events" => ("Press Step (→) to begin.", "按“下一步”（→）开始。"),
         "time" => ("time", "时间"),
+        "load" => ("Load scenario…", "载入场景…"),
+        "load_failed" => ("This scenario cannot be loaded:", "无法载入该场景："),
+        "kept" => ("The current scenario is unchanged.", "当前场景保持不变。"),
+        "dismiss" => ("Dismiss", "关闭"),
         _ => ("?", "?"),
     };
     match lang {

@@ -101,3 +101,67 @@ fn the_trace_digest_in_wasm_equals_the_native_one() {
     t.run_to_end();
     assert_eq!(format!("{:016x}", t.digest()), DIGEST.trim());
 }
+
+/// Puts a file into the page's file picker, as a user choosing it would.
+async fn choose_file(root: &Element, name: &str, contents: &str) {
+    let input: web_sys::HtmlInputElement = q(root, "#load-scenario").dyn_into().unwrap();
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(contents));
+    let file = web_sys::File::new_with_str_sequence(&parts, name).unwrap();
+    let dt = web_sys::DataTransfer::new().unwrap();
+    dt.items().add_with_file(&file).unwrap();
+    input.set_files(dt.files().as_ref());
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    input
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+    // Reading the file is asynchronous.
+    for _ in 0..20 {
+        gloo_timers::future::TimeoutFuture::new(10).await;
+        yew::scheduler::flush().await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_malformed_scenario_file_is_named_and_the_current_work_stays() {
+    let root = mount().await;
+    for _ in 0..5 {
+        click(&root, "#btn-step").await;
+    }
+    let before = q(&root, "#caption").text_content();
+    let position = q(&root, "#position").text_content();
+    choose_file(
+        &root,
+        "bad.json",
+        &SCENARIO.replace("\"broker\": 1", "\"broker\": 9"),
+    )
+    .await;
+    let err = q(&root, "#error").text_content().unwrap();
+    assert!(
+        err.contains("bad.json: commands[1].broker: no broker 9 in cluster.brokers [0, 1, 2]"),
+        "{err}"
+    );
+    assert_eq!(q(&root, "#caption").text_content(), before);
+    assert_eq!(q(&root, "#position").text_content(), position);
+    choose_file(&root, "garbage.json", "{ not json").await;
+    assert!(q(&root, "#error")
+        .text_content()
+        .unwrap()
+        .contains("garbage.json"));
+    // A good file replaces the scenario and clears the error.
+    choose_file(
+        &root,
+        "good.json",
+        &SCENARIO.replace("Leader failover", "Loaded from a file"),
+    )
+    .await;
+    assert!(root.query_selector("#error").unwrap().is_none());
+    assert!(q(&root, ".scenario-name")
+        .text_content()
+        .unwrap()
+        .contains("Loaded from a file"));
+    assert!(q(&root, "#position")
+        .text_content()
+        .unwrap()
+        .starts_with("event 0"));
+}
