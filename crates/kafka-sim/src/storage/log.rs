@@ -1334,7 +1334,15 @@ impl Log {
                         result: None,
                     };
                 };
-                let hit = h.last_offset() >= target;
+                // Compaction can empty the tail of a batch (it keeps the batch's
+                // last offset), so a batch "reaching" the target may hold no
+                // record at or after it: then the scan goes on.
+                let first = if h.last_offset() >= target {
+                    self.first_offset_at_or_after(store, seg.base_offset, pos, target)
+                } else {
+                    None
+                };
+                let hit = first.is_some();
                 steps.push(LookupStep::BatchScanned {
                     position: pos,
                     base_offset: h.base_offset,
@@ -1343,10 +1351,7 @@ impl Log {
                     max_timestamp: h.max_timestamp,
                     hit,
                 });
-                if hit {
-                    let found = self
-                        .first_offset_at_or_after(store, seg.base_offset, pos, target)
-                        .unwrap_or(target);
+                if let Some(found) = first {
                     steps.push(LookupStep::Found {
                         offset: found,
                         position: pos,
