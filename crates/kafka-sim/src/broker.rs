@@ -461,7 +461,19 @@ impl World {
                 Ok(())
             }
             Message::LeaderAndIsrResponse { .. } => Ok(()),
-            Message::StopReplica { .. } => Ok(()),
+            Message::StopReplica {
+                controller_epoch,
+                partitions,
+                delete,
+            } => {
+                if controller_epoch < self.br(b).known_controller_epoch {
+                    return Ok(());
+                }
+                for tp in partitions {
+                    self.broker_stop_replica(b, &tp, delete)?;
+                }
+                Ok(())
+            }
             Message::AlterPartition {
                 broker,
                 tp,
@@ -824,6 +836,34 @@ impl World {
             self.fetcher_maybe_send(b, leader)?;
         }
         Ok(())
+    }
+
+    /// StopReplica: stop following (and with `delete`, remove the log and its files).
+    fn broker_stop_replica(&mut self, b: BrokerId, tp: &TopicPartition, delete: bool) -> Step {
+        self.gate()?;
+        let br = self.brm(b);
+        br.partitions.remove(tp);
+        for f in br.fetchers.values_mut() {
+            f.partitions.remove(tp);
+        }
+        if delete {
+            if let Some(log) = br.logs.remove(tp) {
+                for f in crate::storage::paged::Storage::list(&br.disk, &format!("{}/", log.dir)) {
+                    let _ = crate::storage::paged::Storage::delete(&mut br.disk, &f);
+                }
+            }
+            br.hw_checkpoint.remove(tp);
+            br.producer_states.remove(tp);
+        }
+        self.emit(
+            vec![bnode(b)],
+            EventKind::ReplicaStopped {
+                broker: b,
+                tp: tp.clone(),
+                deleted: delete,
+            },
+        );
+        self.complete_delayed_produces(b, tp)
     }
 
     pub(crate) fn truncate(

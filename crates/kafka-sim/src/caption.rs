@@ -601,6 +601,38 @@ impl EventKind {
                     format!("Controller 将 {tp} 的 ISR {} → {}（leader epoch {leader_epoch}）：{reason}", ids_list(old_isr), ids_list(new_isr))
                 }
             }
+            ReassignmentStarted {
+                tp,
+                original,
+                target,
+                adding,
+                removing,
+            } => {
+                if en {
+                    format!("Controller started reassigning {tp}: {} → {} (adding {}, removing {}); the new replicas catch up first", ids_list(original), ids_list(target), ids_list(adding), ids_list(removing))
+                } else {
+                    format!("Controller 开始重新分配 {tp}：{} → {}（新增 {}，移除 {}）；新副本先追上数据", ids_list(original), ids_list(target), ids_list(adding), ids_list(removing))
+                }
+            }
+            ReassignmentCompleted {
+                tp,
+                replicas,
+                removed,
+            } => {
+                if en {
+                    format!(
+                        "Reassignment of {tp} completed: replicas {}; removed {}",
+                        ids_list(replicas),
+                        ids_list(removed)
+                    )
+                } else {
+                    format!(
+                        "{tp} 重新分配完成：副本 {}；已移除 {}",
+                        ids_list(replicas),
+                        ids_list(removed)
+                    )
+                }
+            }
             PreferredLeaderImbalance {
                 broker,
                 imbalanced,

@@ -117,8 +117,26 @@ impl World {
                 });
                 self.controller_elect_preferred(c, only)
             }
-            Command::Reassign { .. } => {
-                self.reject(index, "partition reassignment is not simulated yet".into())
+            Command::Reassign {
+                topic,
+                partition,
+                replicas,
+            } => {
+                let exists = self
+                    .zk
+                    .data_json(&format!("/brokers/topics/{topic}"))
+                    .and_then(|v| {
+                        v.get("partitions")
+                            .and_then(|p| p.get(partition.to_string()).cloned())
+                    })
+                    .is_some();
+                if !exists {
+                    return self.reject(
+                        index,
+                        format!("UNKNOWN_TOPIC_OR_PARTITION: {topic}-{partition} does not exist"),
+                    );
+                }
+                self.admin_reassign(&topic, partition, &replicas)
             }
             Command::Lookup {
                 broker,

@@ -202,6 +202,18 @@ pub enum EventKind {
         partition_epoch: i32,
         reason: String,
     },
+    ReassignmentStarted {
+        tp: TopicPartition,
+        original: Vec<BrokerId>,
+        target: Vec<BrokerId>,
+        adding: Vec<BrokerId>,
+        removing: Vec<BrokerId>,
+    },
+    ReassignmentCompleted {
+        tp: TopicPartition,
+        replicas: Vec<BrokerId>,
+        removed: Vec<BrokerId>,
+    },
     PreferredLeaderImbalance {
         controller: BrokerId,
         broker: BrokerId,
