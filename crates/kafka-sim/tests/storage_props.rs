@@ -35,8 +35,11 @@ fn batches() -> impl Strategy<Value = Vec<Vec<Rec>>> {
     prop::collection::vec(prop::collection::vec(rec(), 1..6), 1..60)
 }
 
+/// (offset, key, value, timestamp)
+type Row = (i64, Option<Vec<u8>>, Option<Vec<u8>>, i64);
+
 struct Model {
-    records: Vec<(i64, Option<Vec<u8>>, Option<Vec<u8>>, i64)>,
+    records: Vec<Row>,
 }
 
 fn build(cfg: LogConfig, input: &[Vec<Rec>]) -> (MemStorage, Log, Model) {
@@ -69,7 +72,7 @@ fn build(cfg: LogConfig, input: &[Vec<Rec>]) -> (MemStorage, Log, Model) {
     (s, log, model)
 }
 
-fn all_records(log: &Log, s: &MemStorage) -> Vec<(i64, Option<Vec<u8>>, Option<Vec<u8>>, i64)> {
+fn all_records(log: &Log, s: &MemStorage) -> Vec<Row> {
     log.decode_all(s)
         .unwrap()
         .iter()
