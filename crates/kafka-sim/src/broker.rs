@@ -85,6 +85,8 @@ impl Partition {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FetchState {
     pub leader_epoch: i32,
+    /// Checked against the leader once in this leader epoch (replicas_consistent).
+    pub verified: bool,
     /// Waiting out `replica.fetch.backoff.ms` after an error, until this time.
     pub delayed_until: u64,
 }
@@ -255,6 +257,14 @@ impl World {
                     Timer::HwCheckpoint,
                 )
             }
+            Timer::OsFlush => {
+                self.broker_os_flush(b)?;
+                self.set_timer(
+                    bnode(b),
+                    self.now + self.sc.cluster.os_flush_interval_ms,
+                    Timer::OsFlush,
+                )
+            }
             Timer::RetentionCheck => {
                 self.broker_retention(b)?;
                 self.set_timer(
@@ -357,6 +367,11 @@ impl World {
             now + cfg.log_cleaner_backoff_ms,
             Timer::CleanerCheck,
         )?;
+        self.set_timer(
+            bnode(b),
+            now + self.sc.cluster.os_flush_interval_ms,
+            Timer::OsFlush,
+        )?;
         Ok(())
     }
 
@@ -379,6 +394,52 @@ impl World {
     }
 
     /// Hard kill: the process dies; memory is lost, the disk is kept.
+    /// The OS writes back dirty pages: the logs are on disk up to their end.
+    fn broker_os_flush(&mut self, b: BrokerId) -> Step {
+        let n = self
+            .br(b)
+            .logs
+            .values()
+            .filter(|l| l.flushed_offset != l.log_end_offset)
+            .count() as u32;
+        if n == 0 {
+            return Ok(());
+        }
+        self.gate()?;
+        for l in self.brm(b).logs.values_mut() {
+            l.flushed_offset = l.log_end_offset;
+        }
+        self.emit(
+            vec![bnode(b)],
+            EventKind::LogFlushed {
+                broker: b,
+                partitions: n,
+            },
+        );
+        Ok(())
+    }
+
+    /// A power failure: the page cache is gone, so each log loses what the OS
+    /// had not written back (Kafka does not fsync each write).
+    pub(crate) fn broker_lose_page_cache(&mut self, b: BrokerId) -> Step {
+        let cut: Vec<(TopicPartition, i64)> = self
+            .br(b)
+            .logs
+            .iter()
+            .filter(|(_, l)| l.flushed_offset < l.log_end_offset)
+            .map(|(tp, l)| (tp.clone(), l.flushed_offset))
+            .collect();
+        for (tp, to) in cut {
+            self.truncate(
+                b,
+                &tp,
+                to,
+                TruncateReason::PowerFailure { flushed_offset: to },
+            )?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn broker_kill(&mut self, b: BrokerId, controlled: bool) -> Step {
         self.gate()?;
         {
@@ -830,6 +891,7 @@ impl World {
                     ps.tp.clone(),
                     FetchState {
                         leader_epoch: ps.leader_epoch,
+                        verified: false,
                         delayed_until: 0,
                     },
                 );
@@ -1538,11 +1600,22 @@ impl World {
                 // KIP-101: cut to where our last epoch ends on the leader (or
                 // where it ends for us, if that is earlier).
                 let log = &self.br(b).logs[&r.tp];
-                let (my_epoch, my_end) = log.end_offset_for_epoch(div.epoch);
-                let to = if my_epoch == div.epoch {
-                    div.end_offset.min(my_end)
+                let hw = self
+                    .br(b)
+                    .partitions
+                    .get(&r.tp)
+                    .map(|p| p.high_watermark)
+                    .unwrap_or(0);
+                let to = if div.end_offset < 0 {
+                    // The leader knows nothing of our epoch: fall back to the high watermark.
+                    hw
                 } else {
-                    div.end_offset.min(log.log_end_offset)
+                    let (my_epoch, my_end) = log.end_offset_for_epoch(div.epoch);
+                    if my_epoch == div.epoch {
+                        div.end_offset.min(my_end)
+                    } else {
+                        div.end_offset.min(log.log_end_offset)
+                    }
                 };
                 let to = to.max(0);
                 self.truncate(
@@ -1558,6 +1631,24 @@ impl World {
             }
             if !r.records.is_empty() {
                 self.follower_append(b, &r.tp, r.records.0.to_vec())?;
+            }
+            let verified = self
+                .br(b)
+                .fetchers
+                .get(&leader)
+                .and_then(|f| f.partitions.get(&r.tp))
+                .is_none_or(|s| s.verified);
+            if !verified {
+                self.gate()?;
+                if let Some(st) = self
+                    .brm(b)
+                    .fetchers
+                    .get_mut(&leader)
+                    .and_then(|f| f.partitions.get_mut(&r.tp))
+                {
+                    st.verified = true;
+                }
+                self.check_replicas_consistent(b, leader, &r.tp)?;
             }
             let log = &self.br(b).logs[&r.tp];
             let new_hw = r

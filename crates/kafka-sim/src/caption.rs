@@ -55,6 +55,8 @@ fn guarantee_name(g: Guarantee, l: Lang) -> &'static str {
         (Guarantee::HighWatermarkMonotonic, Lang::Zh) => "leader 的 HW 不回退",
         (Guarantee::SingleOwnerPerPartition, Lang::En) => "one owner per partition in a group",
         (Guarantee::SingleOwnerPerPartition, Lang::Zh) => "组内每个分区只有一个消费者",
+        (Guarantee::ReplicasConsistent, Lang::En) => "replicas agree below the high watermark",
+        (Guarantee::ReplicasConsistent, Lang::Zh) => "HW 以下各副本数据一致",
     }
 }
 
@@ -446,16 +448,30 @@ impl EventKind {
                 controller,
                 added,
                 removed,
+                bounced,
             } => {
+                let b_en = if bounced.is_empty() {
+                    String::new()
+                } else {
+                    format!(", restarted in between {} (a newer broker epoch: handled as a failure and a startup)", ids_list(bounced))
+                };
+                let b_zh = if bounced.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "，期间重启 {}（broker epoch 变新：按宕机再启动处理）",
+                        ids_list(bounced)
+                    )
+                };
                 if en {
                     format!(
-                        "Controller {controller} saw /brokers/ids change: joined {}, left {}",
+                        "Controller {controller} saw /brokers/ids change: joined {}, left {}{b_en}",
                         ids_list(added),
                         ids_list(removed)
                     )
                 } else {
                     format!(
-                        "Controller {controller} 发现 /brokers/ids 变化：加入 {}，离开 {}",
+                        "Controller {controller} 发现 /brokers/ids 变化：加入 {}，离开 {}{b_zh}",
                         ids_list(added),
                         ids_list(removed)
                     )
@@ -789,6 +805,9 @@ impl EventKind {
                     TruncateReason::BelowLogStart { log_start_offset } => {
                         format!("the leader's log now starts at {log_start_offset}")
                     }
+                    TruncateReason::PowerFailure { flushed_offset } => format!(
+                        "power failure: only offsets below {flushed_offset} had been written back from the page cache"
+                    ),
                 };
                 let why_zh = match reason {
                     TruncateReason::HighWatermark { high_watermark } => {
@@ -799,6 +818,9 @@ impl EventKind {
                     }
                     TruncateReason::BelowLogStart { log_start_offset } => {
                         format!("leader 的日志现在从 {log_start_offset} 开始")
+                    }
+                    TruncateReason::PowerFailure { flushed_offset } => {
+                        format!("断电：页缓存中只有 {flushed_offset} 之前的数据已写回磁盘")
                     }
                 };
                 if en {
@@ -976,6 +998,13 @@ impl EventKind {
                     format!("The controller refused leader {broker}'s ISR change for {tp}: {error}")
                 } else {
                     format!("Controller 拒绝了 leader {broker} 对 {tp} 的 ISR 变更：{error}")
+                }
+            }
+            LogFlushed { broker, partitions } => {
+                if en {
+                    format!("Broker {broker}'s OS wrote {partitions} partition log(s) back from the page cache to disk")
+                } else {
+                    format!("Broker {broker} 的操作系统把 {partitions} 个分区日志从页缓存写回磁盘")
                 }
             }
             HighWatermarkCheckpointed { broker, partitions } => {
@@ -1495,13 +1524,15 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> Option<String> {
                 )
             }
         }
-        KillBroker { broker } => {
-            if en {
-                format!("kill broker {broker}")
-            } else {
-                format!("强制停止 broker {broker}")
-            }
-        }
+        KillBroker {
+            broker,
+            power_failure,
+        } => match (en, power_failure) {
+            (true, false) => format!("kill broker {broker}"),
+            (true, true) => format!("cut the power of broker {broker}"),
+            (false, false) => format!("强制停止 broker {broker}"),
+            (false, true) => format!("broker {broker} 断电"),
+        },
         ShutdownBroker { broker } => {
             if en {
                 format!("shut broker {broker} down (controlled)")

@@ -45,12 +45,19 @@ impl World {
                 }
                 Ok(())
             }
-            Command::KillBroker { broker } => {
+            Command::KillBroker {
+                broker,
+                power_failure,
+            } => {
                 let b = BrokerId(broker);
                 if !self.brokers[&b].alive {
                     return self.reject(index, format!("broker {broker} is already down"));
                 }
-                self.broker_kill(b, false)
+                self.broker_kill(b, false)?;
+                if power_failure {
+                    self.broker_lose_page_cache(b)?;
+                }
+                Ok(())
             }
             Command::ShutdownBroker { broker } => {
                 let b = BrokerId(broker);

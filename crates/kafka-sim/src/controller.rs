@@ -49,6 +49,9 @@ pub struct LeaderIsr {
 pub struct ControllerContext {
     pub epoch: i32,
     pub live: BTreeSet<BrokerId>,
+    /// Broker epochs (KIP-380): the czxid of each live broker's registration,
+    /// so a broker that restarted between two looks is recognised.
+    pub broker_epochs: BTreeMap<BrokerId, u64>,
     pub shutting_down: BTreeSet<BrokerId>,
     pub assignments: BTreeMap<TopicPartition, Vec<BrokerId>>,
     pub states: BTreeMap<TopicPartition, LeaderIsr>,
@@ -135,6 +138,7 @@ impl World {
             self.zk_watch(c, p)?;
         }
         let live: BTreeSet<BrokerId> = self.zk.live_brokers().into_iter().collect();
+        let epochs = self.zk.live_broker_epochs();
         let mut assignments = BTreeMap::new();
         let mut states = BTreeMap::new();
         let mut topics = BTreeSet::new();
@@ -155,6 +159,7 @@ impl World {
         {
             let ctx = ctl_mut(self, c);
             ctx.live = live.clone();
+            ctx.broker_epochs = epochs;
             ctx.assignments = assignments;
             ctx.states = states;
             ctx.topics = topics;
@@ -646,18 +651,30 @@ impl World {
     }
 
     fn controller_on_broker_change(&mut self, c: BrokerId) -> Step {
-        let now_live: BTreeSet<BrokerId> = self.zk.live_brokers().into_iter().collect();
-        let old = ctl(self, c).live.clone();
-        let added: Vec<BrokerId> = now_live.difference(&old).copied().collect();
-        let removed: Vec<BrokerId> = old.difference(&now_live).copied().collect();
-        if added.is_empty() && removed.is_empty() {
+        let now_epochs = self.zk.live_broker_epochs();
+        let now_live: BTreeSet<BrokerId> = now_epochs.keys().copied().collect();
+        let (old, old_epochs) = {
+            let ctx = ctl(self, c);
+            (ctx.live.clone(), ctx.broker_epochs.clone())
+        };
+        // A broker whose registration is newer than the one we knew restarted
+        // in between (KIP-380): it is handled as a failure and a startup.
+        let bounced: Vec<BrokerId> = now_live
+            .intersection(&old)
+            .copied()
+            .filter(|b| now_epochs.get(b) > old_epochs.get(b))
+            .collect();
+        let mut added: Vec<BrokerId> = now_live.difference(&old).copied().collect();
+        let mut removed: Vec<BrokerId> = old.difference(&now_live).copied().collect();
+        if added.is_empty() && removed.is_empty() && bounced.is_empty() {
             return Ok(());
         }
         self.gate()?;
         {
             let ctx = ctl_mut(self, c);
             ctx.live = now_live.clone();
-            for r in &removed {
+            ctx.broker_epochs = now_epochs;
+            for r in removed.iter().chain(&bounced) {
                 ctx.shutting_down.remove(r);
             }
         }
@@ -667,8 +684,11 @@ impl World {
                 controller: c,
                 added: added.clone(),
                 removed: removed.clone(),
+                bounced: bounced.clone(),
             },
         );
+        removed.extend(bounced.iter().copied());
+        added.extend(bounced.iter().copied());
         let mut batch = Batch::default();
         if !removed.is_empty() {
             // onBrokerFailure → onReplicasBecomeOffline: elect first, then shrink ISRs.

@@ -61,6 +61,8 @@ pub enum TruncateReason {
     LeaderEpoch { epoch: i32, end_offset: i64 },
     /// The leader's log starts after everything the follower has.
     BelowLogStart { log_start_offset: i64 },
+    /// The machine lost power: what the OS had not written back is gone.
+    PowerFailure { flushed_offset: i64 },
 }
 
 /// A promise Kafka makes, checked by the simulation as it runs.
@@ -77,6 +79,8 @@ pub enum Guarantee {
     HighWatermarkMonotonic,
     /// A partition is owned by at most one member of a group.
     SingleOwnerPerPartition,
+    /// Replicas hold the same records at the same offsets (below the high watermark).
+    ReplicasConsistent,
 }
 
 /// A fact about the simulation, in the past tense.
@@ -162,6 +166,7 @@ pub enum EventKind {
         controller: BrokerId,
         added: Vec<BrokerId>,
         removed: Vec<BrokerId>,
+        bounced: Vec<BrokerId>,
     },
 
     // ---- topics and leadership ------------------------------------------
@@ -335,6 +340,10 @@ pub enum EventKind {
         error: ErrorCode,
     },
     HighWatermarkCheckpointed {
+        broker: BrokerId,
+        partitions: u32,
+    },
+    LogFlushed {
         broker: BrokerId,
         partitions: u32,
     },
@@ -571,9 +580,10 @@ impl EventKind {
             | DivergenceDetected { .. }
             | SegmentsDeleted { .. }
             | LogCleaned { .. } => Importance::Key,
-            HighWatermarkCheckpointed { .. } | FetchParked { .. } | MetadataUpdated { .. } => {
-                Importance::Routine
-            }
+            HighWatermarkCheckpointed { .. }
+            | LogFlushed { .. }
+            | FetchParked { .. }
+            | MetadataUpdated { .. } => Importance::Routine,
             MessageSent { message, .. } => match message {
                 Message::Fetch { replica_id, .. } if *replica_id >= 0 => Importance::Routine,
                 Message::FetchResponse { partitions, .. }

@@ -170,6 +170,75 @@ impl World {
         Ok(())
     }
 
+    /// `replicas_consistent`: a follower that has just settled with a new
+    /// leader (truncated, or not) must hold the leader's records at every
+    /// offset below its high watermark.
+    pub(crate) fn check_replicas_consistent(
+        &mut self,
+        follower: BrokerId,
+        leader: BrokerId,
+        tp: &TopicPartition,
+    ) -> Step {
+        let (Some(fb), Some(lb)) = (self.brokers.get(&follower), self.brokers.get(&leader)) else {
+            return Ok(());
+        };
+        let (Some(fl), Some(ll)) = (fb.logs.get(tp), lb.logs.get(tp)) else {
+            return Ok(());
+        };
+        if fl.config.cleanup_policy.compact {
+            return Ok(());
+        }
+        let hw = fb.partitions.get(tp).map(|p| p.high_watermark).unwrap_or(0);
+        let from = fl.log_start_offset.max(ll.log_start_offset);
+        let upto = hw.min(fl.log_end_offset);
+        let read = |log: &Log, disk: &MemStorage| -> BTreeMap<i64, KeyValue> {
+            let mut out = BTreeMap::new();
+            if from >= upto || from >= log.log_end_offset {
+                return out;
+            }
+            if let Ok(d) = log.read(disk, from, u64::MAX, upto.min(log.log_end_offset), true) {
+                let mut pos = 0usize;
+                while pos < d.bytes.len() {
+                    let Ok(b) = record::decode_batch(&d.bytes[pos..], pos as u64) else {
+                        break;
+                    };
+                    pos += b.header.size_in_bytes() as usize;
+                    for r in &b.records {
+                        let o = b.offset_of(r);
+                        if o >= from && o < upto {
+                            out.insert(o, (r.key.clone(), r.value.clone()));
+                        }
+                    }
+                }
+            }
+            out
+        };
+        let mine = read(fl, &fb.disk);
+        let theirs = read(ll, &lb.disk);
+        let differ: Vec<i64> = mine
+            .iter()
+            .filter(|(o, kv)| theirs.get(o) != Some(kv))
+            .map(|(o, _)| *o)
+            .collect();
+        if differ.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<String> = differ.iter().take(5).map(|o| o.to_string()).collect();
+        self.report_once(
+            Guarantee::ReplicasConsistent,
+            tp,
+            NodeId::Broker(follower),
+            format!(
+                "follower {} keeps records at offset{} {}{} below its high watermark {hw} that leader {} does not have: the logs have diverged",
+                follower.0,
+                if differ.len() > 1 { "s" } else { "" },
+                shown.join(", "),
+                if differ.len() > 5 { " …" } else { "" },
+                leader.0
+            ),
+        )
+    }
+
     fn report_once(
         &mut self,
         g: Guarantee,

@@ -64,6 +64,15 @@ pub struct ClusterSpec {
     pub config: BrokerConfig,
     #[serde(default)]
     pub network: NetworkConfig,
+    /// The simulation's own: how often the OS writes dirty pages back to disk
+    /// (Linux's `dirty_writeback_centisecs`, 5 s). Kafka does not fsync by
+    /// default; a power failure loses what was not written back.
+    #[serde(default = "d_os_flush")]
+    pub os_flush_interval_ms: u64,
+}
+
+fn d_os_flush() -> u64 {
+    5000
 }
 
 /// A topic created when the scenario starts (or by a `create_topic` command).
@@ -143,8 +152,12 @@ pub enum Command {
         count: Option<u32>,
     },
     /// A hard failure: the process dies, its ZooKeeper session expires later.
+    /// With `power_failure` the machine loses power too, and with it the page
+    /// cache: log data not yet written back to disk is gone on restart.
     KillBroker {
         broker: i32,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        power_failure: bool,
     },
     /// A controlled shutdown: leaderships move first, then the broker stops.
     ShutdownBroker {
@@ -382,6 +395,12 @@ impl Scenario {
         }
         self.cluster.config.validate("cluster.config")?;
         self.cluster.network.validate("cluster.network")?;
+        if self.cluster.os_flush_interval_ms == 0 {
+            return Err(ConfigError::new(
+                "cluster.os_flush_interval_ms",
+                "must be at least 1 ms",
+            ));
+        }
         let mut topics = BTreeSet::new();
         for (i, t) in self.topics.iter().enumerate() {
             self.validate_topic(t, &format!("topics[{i}]"))?;
@@ -482,7 +501,7 @@ impl Scenario {
                         ));
                     }
                 }
-                Command::KillBroker { broker }
+                Command::KillBroker { broker, .. }
                 | Command::ShutdownBroker { broker }
                 | Command::RestartBroker { broker } => broker_ok(*broker, "broker")?,
                 Command::CutLink { a, b }
@@ -490,6 +509,14 @@ impl Scenario {
                 | Command::SlowLink { a, b, .. } => {
                     node_ok(a, "a")?;
                     node_ok(b, "b")?;
+                    if matches!(tc.command, Command::CutLink { .. })
+                        && (*a == NodeId::ZooKeeper || *b == NodeId::ZooKeeper)
+                    {
+                        return Err(ConfigError::new(
+                            format!("{at}.b"),
+                            "links to ZooKeeper cannot be cut: ZooKeeper session heartbeats are not simulated (kill the broker instead)",
+                        ));
+                    }
                     if a == b {
                         return Err(ConfigError::new(
                             format!("{at}.b"),
@@ -774,7 +801,13 @@ mod tests {
     fn a_minimal_scenario_parses_and_round_trips() {
         let s = Scenario::from_json(MINIMAL).unwrap();
         assert_eq!(s.commands.len(), 2);
-        assert_eq!(s.commands[1].command, Command::KillBroker { broker: 1 });
+        assert_eq!(
+            s.commands[1].command,
+            Command::KillBroker {
+                broker: 1,
+                power_failure: false
+            }
+        );
         let again = Scenario::from_json(&s.to_json_pretty()).unwrap();
         assert_eq!(again, s);
     }

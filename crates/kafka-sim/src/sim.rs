@@ -40,6 +40,8 @@ pub enum Timer {
     },
     IsrExpiration,
     HwCheckpoint,
+    /// The OS writes dirty pages back to disk.
+    OsFlush,
     RetentionCheck,
     CleanerCheck,
     AutoLeaderRebalance,

@@ -33,6 +33,8 @@ pub struct Znode {
     pub version: i32,
     /// The broker whose session owns this ephemeral znode.
     pub ephemeral_owner: Option<BrokerId>,
+    /// That session's id (ephemeral znodes die with their session).
+    pub session: Option<u64>,
     /// ZooKeeper transaction ids of creation and last modification.
     pub czxid: u64,
     pub mzxid: u64,
@@ -48,7 +50,9 @@ pub struct Session {
 #[derive(Clone, Debug, Default)]
 pub struct ZooKeeper {
     pub nodes: BTreeMap<String, Znode>,
-    pub sessions: BTreeMap<BrokerId, Session>,
+    /// Sessions by id (a restarted broker opens a new one; the old one lives
+    /// on until it expires).
+    pub sessions: BTreeMap<u64, Session>,
     /// path → brokers watching it (data or children).
     pub watches: BTreeMap<String, BTreeSet<BrokerId>>,
     next_session: u64,
@@ -56,6 +60,15 @@ pub struct ZooKeeper {
 }
 
 impl ZooKeeper {
+    /// The broker's newest open session.
+    pub fn current_session(&self, b: BrokerId) -> Option<u64> {
+        self.sessions
+            .values()
+            .filter(|s| s.broker == b && s.open)
+            .map(|s| s.id)
+            .max()
+    }
+
     pub fn get(&self, path: &str) -> Option<&Znode> {
         self.nodes.get(path)
     }
@@ -101,6 +114,18 @@ impl ZooKeeper {
             .collect();
         v.sort();
         v
+    }
+
+    /// Live brokers with their broker epoch (the registration's czxid, KIP-380).
+    pub fn live_broker_epochs(&self) -> BTreeMap<BrokerId, u64> {
+        self.live_brokers()
+            .into_iter()
+            .filter_map(|b| {
+                self.nodes
+                    .get(&format!("/brokers/ids/{}", b.0))
+                    .map(|n| (b, n.czxid))
+            })
+            .collect()
     }
 
     /// Watchers interested in a change at `path`: watchers of the path itself
@@ -178,7 +203,7 @@ impl World {
         self.zk.next_session += 1;
         let id = 0x1000_0000 + self.zk.next_session;
         self.zk.sessions.insert(
-            broker,
+            id,
             Session {
                 id,
                 broker,
@@ -217,12 +242,14 @@ impl World {
             return Ok(false);
         }
         let z = self.next_zxid();
+        let session = ephemeral.and_then(|b| self.zk.current_session(b));
         self.zk.nodes.insert(
             path.to_string(),
             Znode {
                 data: data.clone(),
                 version: 0,
                 ephemeral_owner: ephemeral,
+                session,
                 czxid: z,
                 mzxid: z,
             },
@@ -295,8 +322,7 @@ impl World {
 
     /// A broker's process stopped: its session will expire unless it closed it.
     pub(crate) fn zk_broker_died(&mut self, broker: BrokerId) -> Step {
-        if let Some(s) = self.zk.sessions.get(&broker).filter(|s| s.open) {
-            let id = s.id;
+        if let Some(id) = self.zk.current_session(broker) {
             let at = self.now + self.sc.cluster.config.zookeeper_session_timeout_ms;
             self.set_timer(
                 NodeId::ZooKeeper,
@@ -307,55 +333,56 @@ impl World {
         Ok(())
     }
 
-    /// Ends a session and deletes its ephemeral znodes (expiry, or a clean close).
+    /// A broker closes its current session (controlled shutdown).
     pub(crate) fn zk_close_session(&mut self, broker: BrokerId, expired: bool) -> Step {
-        let Some(s) = self.zk.sessions.get(&broker).filter(|s| s.open).cloned() else {
+        match self.zk.current_session(broker) {
+            Some(id) => self.zk_end_session(id, expired),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends a session and deletes its ephemeral znodes (expiry, or a clean close).
+    fn zk_end_session(&mut self, id: u64, expired: bool) -> Step {
+        let Some(s) = self.zk.sessions.get(&id).filter(|s| s.open).cloned() else {
             return Ok(());
         };
+        let broker = s.broker;
+        self.gate()?;
+        if let Some(x) = self.zk.sessions.get_mut(&id) {
+            x.open = false;
+        }
         if expired {
-            self.gate()?;
-            if let Some(s) = self.zk.sessions.get_mut(&broker) {
-                s.open = false;
-            }
             self.emit(
                 vec![NodeId::Broker(broker), NodeId::ZooKeeper],
                 EventKind::ZkSessionExpired {
                     broker,
-                    session_id: s.id,
+                    session_id: id,
                     timeout_ms: self.sc.cluster.config.zookeeper_session_timeout_ms,
                 },
             );
-        } else if let Some(s) = self.zk.sessions.get_mut(&broker) {
-            s.open = false;
         }
         let owned: Vec<String> = self
             .zk
             .nodes
             .iter()
-            .filter(|(_, n)| n.ephemeral_owner == Some(broker))
+            .filter(|(_, n)| n.session == Some(id))
             .map(|(k, _)| k.clone())
             .collect();
         for p in owned {
             self.zk_delete(NodeId::ZooKeeper, &p)?;
         }
-        self.zk.watches.values_mut().for_each(|w| {
-            w.remove(&broker);
-        });
+        // Watches belong to sessions; a broker with a newer session keeps its own.
+        if self.zk.current_session(broker).is_none() {
+            self.zk.watches.values_mut().for_each(|w| {
+                w.remove(&broker);
+            });
+        }
         Ok(())
     }
 
     pub(crate) fn zk_timer(&mut self, timer: Timer) -> Step {
         if let Timer::ZkSessionExpiry { session_id } = timer {
-            let owner = self
-                .zk
-                .sessions
-                .values()
-                .find(|s| s.id == session_id && s.open)
-                .map(|s| s.broker);
-            if let Some(b) = owner {
-                // A broker that came back opened a new session; this one is stale either way.
-                return self.zk_close_session(b, true);
-            }
+            return self.zk_end_session(session_id, true);
         }
         Ok(())
     }
@@ -388,6 +415,7 @@ mod tests {
                     data: "{}".into(),
                     version: 0,
                     ephemeral_owner: None,
+                    session: None,
                     czxid: 0,
                     mzxid: 0,
                 },

@@ -474,6 +474,9 @@ pub struct Log {
     /// The cleaner's checkpoint: where the dirty (uncleaned) part starts.
     pub first_dirty_offset: i64,
     pub pending_deletes: Vec<PendingDelete>,
+    /// Everything below this offset is on disk; above it only in the page
+    /// cache (lost on a power failure).
+    pub flushed_offset: i64,
 }
 
 impl Log {
@@ -495,6 +498,7 @@ impl Log {
             epochs: Vec::new(),
             first_dirty_offset: 0,
             pending_deletes: Vec::new(),
+            flushed_offset: 0,
         };
         log.create_segment_files(store, 0)?;
         log.segments.push(Segment::new(0, now_ms));
@@ -727,14 +731,24 @@ impl Log {
         self.epochs.last().map(|e| e.epoch)
     }
 
-    /// `endOffsetFor(epoch)` (OffsetsForLeaderEpoch, KIP-101): the largest epoch
-    /// ≤ the requested one, and the offset where the next epoch began (or the
-    /// log end offset for the latest epoch).
-    pub fn end_offset_for_epoch(&self, epoch: i32) -> (i32, i64) {
-        match self.epochs.iter().rposition(|e| e.epoch <= epoch) {
-            None => (-1, -1),
-            Some(i) if i + 1 == self.epochs.len() => (self.epochs[i].epoch, self.log_end_offset),
-            Some(i) => (self.epochs[i].epoch, self.epochs[i + 1].start_offset),
+    /// `LeaderEpochFileCache.endOffsetFor(epoch)` (KIP-101): the largest epoch
+    /// ≤ the requested one and the offset where the next epoch began; for the
+    /// latest epoch, the log end offset; for an epoch older than all known,
+    /// the requested epoch and the start of the first later one; `(-1, -1)`
+    /// when nothing is known.
+    pub fn end_offset_for_epoch(&self, requested: i32) -> (i32, i64) {
+        if requested < 0 {
+            return (-1, -1);
+        }
+        if self.latest_epoch() == Some(requested) {
+            return (requested, self.log_end_offset);
+        }
+        let Some(higher) = self.epochs.iter().find(|e| e.epoch > requested) else {
+            return (-1, -1);
+        };
+        match self.epochs.iter().rev().find(|e| e.epoch <= requested) {
+            None => (requested, higher.start_offset),
+            Some(floor) => (floor.epoch, higher.start_offset),
         }
     }
 
@@ -1023,6 +1037,7 @@ impl Log {
         self.log_end_offset = offset;
         self.log_start_offset = self.log_start_offset.min(offset);
         self.first_dirty_offset = self.first_dirty_offset.min(offset);
+        self.flushed_offset = self.flushed_offset.min(offset);
         self.epochs.retain(|e| e.start_offset < offset);
         Ok(Some(Truncated {
             to_offset: offset,
@@ -1053,6 +1068,7 @@ impl Log {
         self.log_start_offset = offset;
         self.log_end_offset = offset;
         self.first_dirty_offset = offset;
+        self.flushed_offset = offset;
         self.epochs.clear();
         Ok(())
     }
@@ -1641,6 +1657,7 @@ impl Log {
             epochs: Vec::new(),
             first_dirty_offset: log_start_offset,
             pending_deletes: Vec::new(),
+            flushed_offset: log_end_offset,
         })
     }
 

@@ -1,0 +1,531 @@
+//! Cluster, controller and replication behaviour, asserted on the trace (C1–C5, R1–R7).
+
+use kafka_sim::event::{EventKind, Guarantee, TruncateReason};
+use kafka_sim::ids::BrokerId;
+use kafka_sim::msg::ErrorCode;
+use kafka_sim::{Event, Scenario, Timeline};
+use std::path::PathBuf;
+
+fn scenario_file(name: &str) -> String {
+    std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../scenarios/{name}.json")),
+    )
+    .unwrap()
+}
+
+fn run(json: &str) -> Timeline {
+    let mut t = Timeline::new(Scenario::from_json(json).unwrap()).unwrap();
+    t.run_to_end();
+    t
+}
+
+fn find<'a>(t: &'a Timeline, f: impl Fn(&EventKind) -> bool) -> Vec<&'a Event> {
+    t.events().iter().filter(|e| f(&e.kind)).collect()
+}
+
+fn b(i: i32) -> BrokerId {
+    BrokerId(i)
+}
+
+fn broken(t: &Timeline, g: Guarantee) -> usize {
+    find(
+        t,
+        |k| matches!(k, EventKind::GuaranteeBroken { guarantee, .. } if *guarantee == g),
+    )
+    .len()
+}
+
+/// A three-broker cluster with a 6 s ZooKeeper session, one RF-3 topic, and commands.
+fn cluster(config: &str, topic: &str, producer: &str, commands: &str, until: u64) -> String {
+    format!(
+        r#"{{"seed": 1, "run_until_ms": {until},
+            "cluster": {{"brokers": [0, 1, 2], "config": {{"zookeeper.session.timeout.ms": 6000 {config}}}}},
+            "topics": [{topic}],
+            "producers": [{{"name": "p", "config": {producer}}}],
+            "commands": [{commands}]}}"#
+    )
+}
+
+#[test]
+fn controller_election_and_failover_with_epoch_fencing() {
+    let t = run(&cluster(
+        "",
+        r#"{"name": "t", "partitions": 3, "replication.factor": 3}"#,
+        "{}",
+        r#"{"at_ms": 500, "type": "kill_broker", "broker": 0}"#,
+        9000,
+    ));
+    let elected = find(&t, |k| matches!(k, EventKind::ControllerElected { .. }));
+    assert!(
+        matches!(elected[0].kind, EventKind::ControllerElected { broker, epoch: 1 } if broker == b(0))
+    );
+    // Broker 0 was the controller; when its session expires another broker wins with epoch 2.
+    assert!(matches!(
+        elected[1].kind,
+        EventKind::ControllerElected { epoch: 2, .. }
+    ));
+    assert!(elected[1].time_ms >= 6500);
+    // Every partition 0 led gets a new leader; every ISR loses broker 0.
+    let w = t.head();
+    for (_, br) in w.brokers().iter().filter(|(id, _)| **id != b(0)) {
+        for p in br.partitions.values() {
+            assert!(p.leader != 0 && !p.isr.contains(&b(0)), "{p:?}");
+        }
+    }
+}
+
+#[test]
+fn source_note_election_ar_1_0_2() {
+    let t = run(&scenario_file("leader-failover"));
+    let elections: Vec<(BrokerId, Vec<BrokerId>)> =
+        find(&t, |k| matches!(k, EventKind::LeaderElected { .. }))
+            .iter()
+            .map(|e| match &e.kind {
+                EventKind::LeaderElected { leader, isr, .. } => (*leader, isr.clone()),
+                _ => unreachable!(),
+            })
+            .collect();
+    assert_eq!(elections[0], (b(1), vec![b(1), b(0), b(2)]));
+    assert_eq!(elections[1], (b(0), vec![b(0), b(2)]));
+    let z = t
+        .head()
+        .zookeeper()
+        .get("/brokers/topics/first/partitions/0/state")
+        .unwrap();
+    assert!(
+        z.data.contains(r#""leader":0"#) && z.data.contains(r#""isr":[0,2]"#),
+        "{}",
+        z.data
+    );
+}
+
+#[test]
+fn source_note_hw_5_leo_8_truncation() {
+    let t = run(&scenario_file("hw-truncation"));
+    let kill = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::CommandIssued {
+                command: kafka_sim::scenario::Command::KillBroker { .. },
+                ..
+            }
+        )
+    })[0]
+        .id;
+    // At the kill: leader 0 has LEO 8 and HW 5; broker 1 has 5, broker 2 has 7.
+    let mut t2 =
+        Timeline::new(Scenario::from_json(&scenario_file("hw-truncation")).unwrap()).unwrap();
+    let w = t2.state_at(kill + 1);
+    let tp = kafka_sim::TopicPartition::new("first", 0);
+    let leo = |i| w.brokers()[&b(i)].logs[&tp].log_end_offset;
+    assert_eq!((leo(0), leo(1), leo(2)), (8, 5, 7));
+    assert_eq!(w.brokers()[&b(0)].partitions[&tp].high_watermark, 5);
+    // Broker 1 becomes leader; broker 2 cuts 5 and 6.
+    let trunc = find(
+        &t,
+        |k| matches!(k, EventKind::LogTruncated { broker, .. } if *broker == b(2)),
+    );
+    match &trunc[0].kind {
+        EventKind::LogTruncated {
+            truncated, reason, ..
+        } => {
+            assert_eq!((truncated.old_log_end_offset, truncated.to_offset), (7, 5));
+            assert_eq!(*reason, TruncateReason::HighWatermark { high_watermark: 5 });
+        }
+        _ => unreachable!(),
+    }
+    assert!(
+        broken(&t, Guarantee::AcknowledgedRecordsSurvive) >= 1,
+        "acks=1 records were lost and reported"
+    );
+}
+
+#[test]
+fn kip_101_divergence_with_hw_truncation_and_not_with_epochs() {
+    let hw = run(&scenario_file("kip101-divergence"));
+    assert_eq!(
+        broken(&hw, Guarantee::ReplicasConsistent),
+        1,
+        "pure HW truncation lets the logs diverge"
+    );
+    let ep = run(&scenario_file("kip101-epochs"));
+    assert_eq!(
+        broken(&ep, Guarantee::ReplicasConsistent),
+        0,
+        "leader epochs prevent it"
+    );
+    assert!(
+        find(&ep, |k| matches!(
+            k,
+            EventKind::LogTruncated {
+                reason: TruncateReason::LeaderEpoch {
+                    epoch: 0,
+                    end_offset: 3
+                },
+                ..
+            }
+        ))
+        .len()
+            == 1
+    );
+    // And at the end broker 2 holds exactly the leader's records.
+    let w = ep.head();
+    let tp = kafka_sim::TopicPartition::new("t", 0);
+    let recs = |i| {
+        let br = &w.brokers()[&b(i)];
+        let log = &br.logs[&tp];
+        (0..log.log_end_offset)
+            .map(|o| kafka_sim::invariants::record_at(log, &br.disk, o))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(recs(1), recs(2));
+}
+
+#[test]
+fn follower_learns_the_high_watermark_one_fetch_later() {
+    let t = run(&cluster(
+        "",
+        r#"{"name": "t", "partitions": 1, "replication.factor": 3, "replica.assignment": {"0": [0, 1, 2]}}"#,
+        "{}",
+        r#"{"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v"}"#,
+        3000,
+    ));
+    let leader_hw = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::HighWatermarkUpdated {
+                leader: true,
+                new: 1,
+                ..
+            }
+        )
+    })[0];
+    let follower_hw = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::HighWatermarkUpdated {
+                leader: false,
+                new: 1,
+                ..
+            }
+        )
+    });
+    assert_eq!(follower_hw.len(), 2);
+    for f in follower_hw {
+        assert!(f.id > leader_hw.id && f.time_ms > leader_hw.time_ms);
+    }
+}
+
+#[test]
+fn acks_all_waits_for_the_isr_and_refuses_below_min_insync() {
+    let t = run(&cluster(
+        r#", "min.insync.replicas": 2"#,
+        r#"{"name": "t", "partitions": 1, "replication.factor": 3, "replica.assignment": {"0": [0, 1, 2]}}"#,
+        "{}",
+        r#"{"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "a"},
+           {"at_ms": 200, "type": "kill_broker", "broker": 1},
+           {"at_ms": 300, "type": "kill_broker", "broker": 2},
+           {"at_ms": 7000, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "b"}"#,
+        9000,
+    ));
+    assert_eq!(
+        find(&t, |k| matches!(
+            k,
+            EventKind::ProduceCompleted {
+                waited_for_isr: true,
+                ..
+            }
+        ))
+        .len(),
+        1
+    );
+    // Once the ISR is down to broker 0 alone (< min.insync.replicas=2): NOT_ENOUGH_REPLICAS, retried.
+    assert!(!find(&t, |k| matches!(
+        k,
+        EventKind::ProduceRejected {
+            error: ErrorCode::NotEnoughReplicas,
+            ..
+        }
+    ))
+    .is_empty());
+    assert!(!find(&t, |k| matches!(
+        k,
+        EventKind::ProduceRetried {
+            error: ErrorCode::NotEnoughReplicas,
+            ..
+        }
+    ))
+    .is_empty());
+    assert_eq!(
+        find(&t, |k| matches!(k, EventKind::RecordAcknowledged { .. })).len(),
+        1
+    );
+}
+
+#[test]
+fn isr_shrinks_after_replica_lag_time_max_and_expands_when_caught_up() {
+    let t = run(&cluster(
+        r#", "replica.lag.time.max.ms": 4000"#,
+        r#"{"name": "t", "partitions": 1, "replication.factor": 3, "replica.assignment": {"0": [0, 1, 2]}}"#,
+        r#"{"acks": 1, "enable.idempotence": false}"#,
+        r#"{"at_ms": 100, "type": "cut_link", "a": "broker-0", "b": "broker-2"},
+           {"at_ms": 200, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v", "count": 3},
+           {"at_ms": 9000, "type": "heal_link", "a": "broker-0", "b": "broker-2"}"#,
+        34_000,
+    ));
+    let shrink = find(
+        &t,
+        |k| matches!(k, EventKind::IsrChangeApplied { isr, .. } if *isr == vec![b(0), b(1)]),
+    );
+    assert_eq!(shrink.len(), 1);
+    assert!(
+        shrink[0].time_ms >= 4200 && shrink[0].time_ms < 9000,
+        "{}",
+        shrink[0].time_ms
+    );
+    // The follower's fetch sent into the cut link is only given up after
+    // request.timeout.ms (30 s, like replica.socket.timeout.ms); then it
+    // catches up and rejoins.
+    let grow = find(
+        &t,
+        |k| matches!(k, EventKind::IsrChangeApplied { isr, .. } if isr.len() == 3),
+    );
+    assert_eq!(grow.len(), 1);
+    assert!(grow[0].time_ms > 30_000, "{}", grow[0].time_ms);
+    // The change went through the controller (AlterPartition → ZooKeeper).
+    assert!(find(&t, |k| matches!(k, EventKind::IsrUpdatedByController { reason, .. } if reason.contains("AlterPartition"))).len() >= 2);
+}
+
+#[test]
+fn high_watermark_waits_while_the_isr_is_below_min_insync() {
+    let t = run(&cluster(
+        r#", "min.insync.replicas": 2, "replica.lag.time.max.ms": 3000"#,
+        r#"{"name": "t", "partitions": 1, "replication.factor": 2, "replica.assignment": {"0": [0, 1]}}"#,
+        r#"{"acks": 1, "enable.idempotence": false}"#,
+        r#"{"at_ms": 100, "type": "cut_link", "a": "broker-0", "b": "broker-1"},
+           {"at_ms": 5000, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v"}"#,
+        7000,
+    ));
+    assert!(!find(&t, |k| matches!(
+        k,
+        EventKind::HighWatermarkHeld {
+            isr_size: 1,
+            min_insync_replicas: 2,
+            ..
+        }
+    ))
+    .is_empty());
+    assert!(find(&t, |k| matches!(
+        k,
+        EventKind::HighWatermarkUpdated { leader: true, .. }
+    ))
+    .is_empty());
+}
+
+#[test]
+fn unclean_election_only_when_enabled_and_it_loses_data() {
+    let commands = r#"{"at_ms": 100, "type": "cut_link", "a": "broker-0", "b": "broker-1"},
+           {"at_ms": 200, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v", "count": 2},
+           {"at_ms": 4000, "type": "kill_broker", "broker": 0}"#;
+    let topic = r#"{"name": "t", "partitions": 1, "replication.factor": 2, "replica.assignment": {"0": [0, 1]}}"#;
+    let producer = r#"{"acks": 1, "enable.idempotence": false}"#;
+    let clean = run(&cluster(
+        r#", "replica.lag.time.max.ms": 2000"#,
+        topic,
+        producer,
+        commands,
+        12000,
+    ));
+    assert_eq!(
+        find(&clean, |k| matches!(k, EventKind::NoLeaderElected { .. })).len(),
+        1
+    );
+    let unclean = run(&cluster(
+        r#", "replica.lag.time.max.ms": 2000, "unclean.leader.election.enable": true"#,
+        topic,
+        producer,
+        commands,
+        12000,
+    ));
+    let e = find(&unclean, |k| {
+        matches!(k, EventKind::LeaderElected { unclean: true, .. })
+    });
+    assert_eq!(e.len(), 1);
+    assert!(broken(&unclean, Guarantee::AcknowledgedRecordsSurvive) >= 1);
+}
+
+#[test]
+fn preferred_leader_election_and_automatic_rebalance() {
+    let topic =
+        r#"{"name": "t", "partitions": 3, "replication.factor": 3, "fixed_start_index": 0}"#;
+    let commands = r#"{"at_ms": 100, "type": "kill_broker", "broker": 1},
+           {"at_ms": 7000, "type": "restart_broker", "broker": 1}"#;
+    // Without auto rebalance broker 1 stays a follower everywhere...
+    let off = run(&cluster(
+        r#", "auto.leader.rebalance.enable": false"#,
+        topic,
+        "{}",
+        commands,
+        30_000,
+    ));
+    let w = off.head();
+    assert!(w.brokers()[&b(1)].partitions.values().all(|p| !p.is_leader));
+    // ...with it, the controller's periodic check moves the preferred leader back.
+    let on = run(&cluster(
+        r#", "leader.imbalance.check.interval.seconds": 20"#,
+        topic,
+        "{}",
+        commands,
+        30_000,
+    ));
+    assert!(!find(
+        &on,
+        |k| matches!(k, EventKind::PreferredLeaderImbalance { broker, .. } if *broker == b(1))
+    )
+    .is_empty());
+    let pref = find(
+        &on,
+        |k| matches!(k, EventKind::LeaderElected { algorithm: kafka_sim::election::ElectionAlgorithm::Preferred, leader, .. } if *leader == b(1)),
+    );
+    assert_eq!(pref.len(), 1);
+    // And by command.
+    let cmd = run(&cluster(
+        r#", "auto.leader.rebalance.enable": false"#,
+        topic,
+        "{}",
+        &format!(
+            r#"{commands}, {{"at_ms": 15000, "type": "elect_preferred_leaders", "topic": "t"}}"#
+        ),
+        20_000,
+    ));
+    assert_eq!(
+        find(&cmd, |k| matches!(
+            k,
+            EventKind::LeaderElected {
+                algorithm: kafka_sim::election::ElectionAlgorithm::Preferred,
+                ..
+            }
+        ))
+        .len(),
+        1
+    );
+}
+
+#[test]
+fn controlled_shutdown_moves_leadership_first() {
+    let t = run(&cluster(
+        "",
+        r#"{"name": "t", "partitions": 1, "replication.factor": 3, "replica.assignment": {"0": [1, 0, 2]}}"#,
+        "{}",
+        r#"{"at_ms": 500, "type": "shutdown_broker", "broker": 1}"#,
+        3000,
+    ));
+    let e = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::LeaderElected {
+                algorithm: kafka_sim::election::ElectionAlgorithm::ControlledShutdown,
+                ..
+            }
+        )
+    });
+    assert_eq!(e.len(), 1);
+    let stopped = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::BrokerStopped {
+                controlled: true,
+                ..
+            }
+        )
+    });
+    assert_eq!(stopped.len(), 1);
+    assert!(
+        e[0].id < stopped[0].id,
+        "the leadership moved before the broker stopped"
+    );
+    // Its session closed at once: no 6 s wait.
+    assert!(stopped[0].time_ms < 600);
+}
+
+#[test]
+fn restarted_follower_truncates_to_its_checkpointed_hw_and_rejoins_the_isr() {
+    let t = run(&cluster(
+        r#", "inter.broker.protocol.version": "0.10.2""#,
+        r#"{"name": "t", "partitions": 1, "replication.factor": 3, "replica.assignment": {"0": [0, 1, 2]}}"#,
+        r#"{"acks": 1, "enable.idempotence": false}"#,
+        r#"{"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v", "count": 3},
+           {"at_ms": 5200, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "w", "count": 2},
+           {"at_ms": 5300, "type": "kill_broker", "broker": 2},
+           {"at_ms": 5400, "type": "restart_broker", "broker": 2}"#,
+        16_000,
+    ));
+    // Broker 2's last checkpoint (at 5 s) said HW 3; it comes back, truncates there, refetches.
+    let tr = find(
+        &t,
+        |k| matches!(k, EventKind::LogTruncated { broker, .. } if *broker == b(2)),
+    );
+    assert_eq!(tr.len(), 1);
+    assert!(matches!(
+        tr[0].kind,
+        EventKind::LogTruncated {
+            reason: TruncateReason::HighWatermark { high_watermark: 3 },
+            ..
+        }
+    ));
+    let rejoin = find(
+        &t,
+        |k| matches!(k, EventKind::IsrChangeApplied { isr, .. } if isr.contains(&b(2)) && isr.len() == 3),
+    );
+    assert!(rejoin.iter().any(|e| e.id > tr[0].id));
+    let w = t.head();
+    let tp = kafka_sim::TopicPartition::new("t", 0);
+    assert_eq!(w.brokers()[&b(2)].logs[&tp].log_end_offset, 5);
+}
+
+#[test]
+fn reassignment_moves_a_partition_to_new_brokers() {
+    let t = run(r#"{"seed": 3, "run_until_ms": 4000,
+        "cluster": {"brokers": [0, 1, 2, 3]},
+        "topics": [{"name": "t", "partitions": 1, "replication.factor": 2, "replica.assignment": {"0": [0, 1]}}],
+        "producers": [{"name": "p"}],
+        "commands": [
+          {"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "a", "value": "1", "count": 5},
+          {"at_ms": 500, "type": "reassign", "topic": "t", "partition": 0, "replicas": [2, 3]},
+          {"at_ms": 2000, "type": "produce", "producer": "p", "topic": "t", "key": "b", "value": "2"}]}"#);
+    assert_eq!(
+        find(&t, |k| matches!(k, EventKind::ReassignmentCompleted { .. })).len(),
+        1
+    );
+    let w = t.head();
+    let tp = kafka_sim::TopicPartition::new("t", 0);
+    assert!(
+        !w.brokers()[&b(0)].logs.contains_key(&tp) && !w.brokers()[&b(1)].logs.contains_key(&tp)
+    );
+    assert_eq!(w.brokers()[&b(2)].logs[&tp].log_end_offset, 6);
+    assert_eq!(w.brokers()[&b(3)].logs[&tp].log_end_offset, 6);
+    assert_eq!(
+        find(&t, |k| matches!(k, EventKind::RecordAcknowledged { .. })).len(),
+        6
+    );
+    assert!(w.zookeeper().get("/admin/reassign_partitions").is_none());
+}
+
+#[test]
+fn four_brokers_sixteen_partitions_rf3_in_the_cluster() {
+    let t = run(
+        r#"{"seed": 5, "run_until_ms": 500, "cluster": {"brokers": [0, 1, 2, 3]},
+        "topics": [{"name": "t", "partitions": 16, "replication.factor": 3, "fixed_start_index": 0}]}"#,
+    );
+    let w = t.head();
+    let mut leaders = [0; 4];
+    for br in w.brokers().values() {
+        for p in br.partitions.values().filter(|p| p.is_leader) {
+            leaders[br.id.0 as usize] += 1;
+            assert_eq!(p.replicas[0], br.id, "the preferred replica leads");
+        }
+        // Every broker holds 12 of the 48 replicas.
+        assert_eq!(br.logs.len(), 12);
+    }
+    assert_eq!(leaders, [4, 4, 4, 4]);
+}
