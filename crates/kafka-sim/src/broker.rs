@@ -287,6 +287,31 @@ impl World {
                 }
                 Ok(())
             }
+            Timer::AlterPartitionTimeout {
+                tp,
+                partition_epoch,
+            } => {
+                let stale = self.br(b).partitions.get(&tp).is_some_and(|p| {
+                    p.is_leader && p.pending_isr.is_some() && p.partition_epoch == partition_epoch
+                });
+                if stale {
+                    self.gate()?;
+                    self.brm(b)
+                        .partitions
+                        .get_mut(&tp)
+                        .expect("checked")
+                        .pending_isr = None;
+                    self.emit(
+                        vec![bnode(b)],
+                        EventKind::IsrChangeRejected {
+                            broker: b,
+                            tp,
+                            error: ErrorCode::RequestTimedOut,
+                        },
+                    );
+                }
+                Ok(())
+            }
             Timer::DelayedFetchExpiry { id } => {
                 if let Some(d) = self.brm(b).delayed_fetches.remove(&id) {
                     self.broker_answer_fetch(b, d)?;
@@ -655,6 +680,35 @@ impl World {
 
     /// A request of ours could not reach a dead broker.
     pub(crate) fn broker_disconnected(&mut self, b: BrokerId, to: NodeId, msg: &Message) -> Step {
+        if let Message::AlterPartition {
+            tp,
+            partition_epoch,
+            ..
+        } = msg
+        {
+            // The controller died with our request: the next ISR check retries.
+            let pending =
+                self.br(b).partitions.get(tp).is_some_and(|p| {
+                    p.pending_isr.is_some() && p.partition_epoch == *partition_epoch
+                });
+            if pending {
+                self.gate()?;
+                self.brm(b)
+                    .partitions
+                    .get_mut(tp)
+                    .expect("checked")
+                    .pending_isr = None;
+                self.emit(
+                    vec![bnode(b)],
+                    EventKind::IsrChangeRejected {
+                        broker: b,
+                        tp: tp.clone(),
+                        error: ErrorCode::NetworkException,
+                    },
+                );
+            }
+            return Ok(());
+        }
         if let (Message::Fetch { correlation_id, .. }, NodeId::Broker(leader)) = (msg, to) {
             if self.br(b).fetchers.get(&leader).and_then(|f| f.in_flight) == Some(*correlation_id) {
                 self.gate()?;
@@ -1464,7 +1518,15 @@ impl World {
                 partition_epoch: pe,
             },
         )?;
-        Ok(())
+        let at = self.now + self.sc.cluster.config.request_timeout_ms;
+        self.set_timer(
+            bnode(b),
+            at,
+            Timer::AlterPartitionTimeout {
+                tp: tp.clone(),
+                partition_epoch: pe,
+            },
+        )
     }
 
     fn broker_on_alter_partition_response(
@@ -1837,18 +1899,21 @@ impl World {
                     reject(self, e, detail, &mut done)?;
                     continue;
                 }
-                Ok(Some(dup_base)) => {
+                Ok(Some((dup_base, dup_last))) => {
+                    // Acknowledged again with the original offsets, not appended
+                    // twice; with acks=all it still waits until those are
+                    // committed (Kafka puts it in purgatory like any append).
                     self.record(vec![bnode(b), from], EventKind::ProduceRejected {
                         broker: b,
                         tp: tp.clone(),
                         error: ErrorCode::DuplicateSequenceNumber,
-                        detail: format!("a retry of a batch already written at offset {dup_base}: acknowledged again, not appended twice"),
+                        detail: format!("a retry of a batch already written at offset {dup_base}: not appended twice"),
                     })?;
-                    done.push(ProducePartitionResponse {
+                    waiting.push(DelayedProducePart {
                         tp: tp.clone(),
-                        error: None,
                         base_offset: dup_base,
-                        log_start_offset: 0,
+                        required_offset: dup_last + 1,
+                        result: None,
                     });
                     continue;
                 }

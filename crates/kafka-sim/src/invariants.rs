@@ -42,8 +42,10 @@ pub struct Ledger {
     pub acked: BTreeMap<TopicPartition, BTreeMap<i64, AckedRecord>>,
     /// Acknowledged records already reported lost (reported once).
     pub lost: BTreeSet<(TopicPartition, i64)>,
-    /// (broker, partition) → (leader epoch, highest HW seen in it).
-    pub leader_hw: BTreeMap<(BrokerId, TopicPartition), (i32, i64)>,
+    /// (broker, its incarnation, partition) → (leader epoch, highest HW seen
+    /// in it). A restarted broker is a new leader even in the same epoch: its
+    /// high watermark starts again from its checkpoint.
+    pub leader_hw: BTreeMap<(BrokerId, u32, TopicPartition), (i32, i64)>,
     pub reported: BTreeSet<(Guarantee, TopicPartition)>,
 }
 
@@ -278,7 +280,7 @@ impl World {
         }
         let p = &self.brokers[&b].partitions[tp];
         let (epoch, hw) = (p.leader_epoch, p.high_watermark);
-        let key = (b, tp.clone());
+        let key = (b, self.brokers[&b].incarnation, tp.clone());
         if let Some((e, prev)) = self.ledger.leader_hw.get(&key).copied() {
             if e == epoch && hw < prev {
                 self.report_once(

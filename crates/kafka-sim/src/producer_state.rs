@@ -47,9 +47,9 @@ fn in_sequence(last_seq: i32, next_seq: i32) -> bool {
 }
 
 impl ProducerStates {
-    /// Checks an incoming batch set from a client. `Ok(Some(offset))` = a
-    /// duplicate already written at `offset`; `Err` = refused.
-    pub fn check(&self, bytes: &[u8]) -> Result<Option<i64>, (ErrorCode, String)> {
+    /// Checks an incoming batch set from a client. `Ok(Some((first, last)))` =
+    /// a duplicate already written at those offsets; `Err` = refused.
+    pub fn check(&self, bytes: &[u8]) -> Result<Option<(i64, i64)>, (ErrorCode, String)> {
         let Ok(batches) = record::split_batches(bytes) else {
             return Ok(None);
         };
@@ -78,7 +78,7 @@ impl ProducerStates {
                 .iter()
                 .find(|b| b.first_seq == h.base_sequence && b.last_seq == last)
             {
-                return Ok(Some(dup.first_offset));
+                return Ok(Some((dup.first_offset, dup.last_offset)));
             }
             if !in_sequence(e.last_seq(), h.base_sequence) {
                 return Err((
@@ -197,7 +197,7 @@ mod tests {
         s.record(&info(7, 0, 10, 2));
         assert_eq!(
             s.check(&batch(7, 0, 0, 2)),
-            Ok(Some(10)),
+            Ok(Some((10, 11))),
             "a retry of seq 0-1"
         );
         assert_eq!(s.check(&batch(7, 0, 2, 1)), Ok(None), "the next batch");
@@ -219,6 +219,6 @@ mod tests {
         assert_eq!(s.producers[&1].batches.len(), NUM_BATCHES_TO_RETAIN);
         // The oldest retries are no longer recognised as duplicates.
         assert!(s.check(&batch(1, 0, 0, 1)).is_err());
-        assert_eq!(s.check(&batch(1, 0, 6, 1)), Ok(Some(6)));
+        assert_eq!(s.check(&batch(1, 0, 6, 1)), Ok(Some((6, 6))));
     }
 }

@@ -39,6 +39,11 @@ pub enum Timer {
         session_id: u64,
     },
     IsrExpiration,
+    /// An AlterPartition got no answer: give up on it and let the ISR check retry.
+    AlterPartitionTimeout {
+        tp: crate::ids::TopicPartition,
+        partition_epoch: i32,
+    },
     HwCheckpoint,
     /// The OS writes dirty pages back to disk.
     OsFlush,
