@@ -116,7 +116,7 @@ fn run(a: &mut Args<'_>) -> Res {
     a.no_more_flags()?;
     let path = one_path(a, "SCENARIO.json")?;
     let sc = load_scenario(path)?;
-    let mut t = Timeline::new(sc).map_err(|e| format!("{path}: {e}"))?;
+    let mut t = Timeline::headless(sc).map_err(|e| format!("{path}: {e}"))?;
     t.run_to_end();
     let out = std::io::stdout();
     let mut out = out.lock();
@@ -142,7 +142,7 @@ fn digest(a: &mut Args<'_>) -> Res {
     a.no_more_flags()?;
     let path = one_path(a, "SCENARIO.json")?;
     let sc = load_scenario(path)?;
-    let mut t = Timeline::new(sc).map_err(|e| format!("{path}: {e}"))?;
+    let mut t = Timeline::headless(sc).map_err(|e| format!("{path}: {e}"))?;
     t.run_to_end();
     println!("{:016x} ({} events)", t.digest(), t.len());
     Ok(())

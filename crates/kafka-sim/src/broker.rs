@@ -312,6 +312,7 @@ impl World {
                 }
                 Ok(())
             }
+            Timer::ConnectionClosed { peer } => self.broker_connection_closed(b, peer),
             Timer::DelayedFetchExpiry { id } => {
                 if let Some(d) = self.brm(b).delayed_fetches.remove(&id) {
                     self.broker_answer_fetch(b, d)?;
@@ -461,6 +462,82 @@ impl World {
                 to,
                 TruncateReason::PowerFailure { flushed_offset: to },
             )?;
+        }
+        Ok(())
+    }
+
+    /// The broker's process ended: every TCP connection to it resets, so
+    /// the peers with requests in flight learn of it after one link latency
+    /// (a power failure sends no reset: they wait for their timeouts).
+    pub(crate) fn broker_connections_reset(&mut self, b: BrokerId) -> Step {
+        let mut peers: Vec<NodeId> = Vec::new();
+        for p in &self.producers {
+            if p.in_flight.get(&b).is_some_and(|m| !m.is_empty()) {
+                peers.push(NodeId::Producer(p.index));
+            }
+        }
+        for c in &self.consumers {
+            if c.alive && c.fetches_in_flight.contains_key(&b) {
+                peers.push(NodeId::Consumer(c.index));
+            }
+        }
+        for x in self.brokers.values().filter(|x| x.alive && x.id != b) {
+            let fetching = x.fetchers.get(&b).is_some_and(|f| f.in_flight.is_some());
+            let altering = x.metadata.controller_id == b.0
+                && x.partitions.values().any(|p| p.pending_isr.is_some());
+            if fetching || altering {
+                peers.push(NodeId::Broker(x.id));
+            }
+        }
+        for node in peers {
+            let at = self.now + self.net.latency(node, bnode(b));
+            self.set_timer(node, at, Timer::ConnectionClosed { peer: b })?;
+        }
+        Ok(())
+    }
+
+    /// Our connection to `peer` was reset: fetches to it and ISR changes sent
+    /// to it (as controller) are given up and retried.
+    fn broker_connection_closed(&mut self, b: BrokerId, peer: BrokerId) -> Step {
+        let fetch = self
+            .br(b)
+            .fetchers
+            .get(&peer)
+            .and_then(|f| f.in_flight)
+            .is_some();
+        let pending: Vec<TopicPartition> = if self.br(b).metadata.controller_id == peer.0 {
+            self.br(b)
+                .partitions
+                .iter()
+                .filter(|(_, p)| p.pending_isr.is_some())
+                .map(|(t, _)| t.clone())
+                .collect()
+        } else {
+            vec![]
+        };
+        if !fetch && pending.is_empty() {
+            return Ok(());
+        }
+        self.gate()?;
+        if let Some(f) = self.brm(b).fetchers.get_mut(&peer) {
+            f.in_flight = None;
+        }
+        for tp in &pending {
+            if let Some(p) = self.brm(b).partitions.get_mut(tp) {
+                p.pending_isr = None;
+            }
+        }
+        self.emit(
+            vec![bnode(b)],
+            EventKind::ConnectionClosed {
+                node: bnode(b),
+                peer,
+                requests_failed: fetch as u32 + pending.len() as u32,
+            },
+        );
+        if fetch {
+            let at = self.now + self.sc.cluster.config.replica_fetch_backoff_ms;
+            self.set_timer(bnode(b), at, Timer::ReplicaFetchBackoff { leader: peer })?;
         }
         Ok(())
     }
@@ -624,7 +701,8 @@ impl World {
             }
             Message::ControlledShutdownResponse { .. } => {
                 if self.br(b).shutting_down {
-                    self.broker_kill(b, true)
+                    self.broker_kill(b, true)?;
+                    self.broker_connections_reset(b)
                 } else {
                     Ok(())
                 }
@@ -1284,7 +1362,6 @@ impl World {
             if urgent || bytes >= d.min_bytes {
                 self.gate()?;
                 self.brm(b).delayed_fetches.remove(&id);
-                self.cancel_timers(bnode(b), |t| *t == Timer::DelayedFetchExpiry { id });
                 self.send_fetch_response(b, &d, responses)?;
             }
         }
@@ -1369,8 +1446,12 @@ impl World {
         let maximal = p.maximal_isr();
         let mut new_hw = leo;
         for (id, r) in &p.remote {
+            // A caught-up replica about to join the ISR is waited for only
+            // while it may join (`isReplicaIsrEligible`: with ZooKeeper, the
+            // broker's metadata cache lists it as alive).
+            let eligible = br.metadata.live_brokers.contains(id);
             let caught_up = r.leo == leo || now.saturating_sub(r.last_caught_up_ms) <= lag;
-            if r.leo < new_hw && (maximal.contains(id) || caught_up && r.leo >= 0) {
+            if r.leo < new_hw && (maximal.contains(id) || caught_up && eligible && r.leo >= 0) {
                 new_hw = r.leo;
             }
         }
@@ -1425,6 +1506,10 @@ impl World {
             return Ok(());
         };
         if p.isr.contains(&f) || p.pending_isr.is_some() {
+            return Ok(());
+        }
+        // `canAddReplicaToIsr`: only a broker the metadata cache lists as alive.
+        if !self.br(b).metadata.live_brokers.contains(&f) {
             return Ok(());
         }
         let Some(r) = p.remote.get(&f) else {
@@ -1592,11 +1677,6 @@ impl World {
             .get_mut(&leader)
             .expect("checked")
             .in_flight = None;
-        self.cancel_timers(bnode(b), |t| {
-            *t == Timer::RequestTimeout {
-                correlation_id: cid,
-            }
-        });
         let backoff = self.sc.cluster.config.replica_fetch_backoff_ms;
         for r in parts {
             let following = self
@@ -2038,7 +2118,6 @@ impl World {
         }
         self.gate()?;
         self.brm(b).delayed_produces.remove(&id);
-        self.cancel_timers(bnode(b), |t| *t == Timer::DelayedProduceExpiry { id });
         let mut responses = d2.done.clone();
         for p in &d2.parts {
             let err = p.result.expect("all done");

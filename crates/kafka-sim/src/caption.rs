@@ -676,6 +676,29 @@ impl EventKind {
                     format!("{} → {}：{}", node(from, l), node(to, l), message.summary())
                 }
             }
+            ConnectionClosed {
+                node: n,
+                peer,
+                requests_failed,
+            } => {
+                if en {
+                    format!("{}'s connection to broker {peer} was reset: {requests_failed} request(s) in flight failed and will be retried", cap(&node(n, l)))
+                } else {
+                    format!("{} 与 broker {peer} 的连接被重置：{requests_failed} 个在途请求失败，将重试", node(n, l))
+                }
+            }
+            ReconnectBackoff {
+                node: n,
+                peer,
+                failures,
+                backoff_ms,
+            } => {
+                if en {
+                    format!("{} cannot reach broker {peer} (failure {failures} in a row); it waits {backoff_ms} ms before connecting again (reconnect.backoff.ms, doubling up to reconnect.backoff.max.ms)", cap(&node(n, l)))
+                } else {
+                    format!("{} 连不上 broker {peer}（连续第 {failures} 次）；等待 {backoff_ms} ms 后再连（reconnect.backoff.ms，翻倍直至 reconnect.backoff.max.ms）", node(n, l))
+                }
+            }
             MessageDropped {
                 from,
                 to,
@@ -1338,7 +1361,24 @@ impl EventKind {
             } => {
                 let b: Vec<String> = batches
                     .iter()
-                    .map(|x| format!("{} ({} rec, {})", x.tp, x.records, x.reason))
+                    .map(|x| {
+                        let seq = if x.base_sequence >= 0 {
+                            format!(", seq {}", x.base_sequence)
+                        } else {
+                            String::new()
+                        };
+                        if en {
+                            format!(
+                                "{} batch {} ({} rec{seq}, {})",
+                                x.tp, x.batch, x.records, x.reason
+                            )
+                        } else {
+                            format!(
+                                "{} 批次 {}（{} 条{seq}，{}）",
+                                x.tp, x.batch, x.records, x.reason
+                            )
+                        }
+                    })
                     .collect();
                 if en {
                     format!("Producer {producer}'s Sender drained {} for broker {broker} (request {in_flight} of max.in.flight {max_in_flight})", b.join("; "))

@@ -18,6 +18,28 @@ pub struct ClientMetadata {
     pub last_update_ms: u64,
     /// Round-robin over brokers for bootstrap / refresh requests.
     pub next_broker: usize,
+    /// Brokers this client could not reach, and until when it waits before
+    /// connecting again (`ClusterConnectionStates` in the Java client).
+    pub backoff: BTreeMap<BrokerId, NodeBackoff>,
+    /// Metadata requests that failed in a row, and the earliest time of the
+    /// next one (`retry.backoff.ms`, doubling up to `retry.backoff.max.ms`;
+    /// also applied after every successful refresh, as `Metadata` does).
+    pub metadata_failures: u32,
+    pub next_metadata_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeBackoff {
+    pub failures: u32,
+    pub until_ms: u64,
+}
+
+/// Kafka's `ExponentialBackoff` without its ±20% jitter (left out so traces
+/// are easy to follow): `initial · 2^attempts`, capped at `max`.
+pub fn exponential_backoff(initial: u64, attempts: u32, max: u64) -> u64 {
+    initial
+        .saturating_mul(1u64 << attempts.min(30))
+        .min(max.max(initial))
 }
 
 impl ClientMetadata {
@@ -70,6 +92,90 @@ impl World {
         }
     }
 
+    /// (reconnect.backoff.ms, reconnect.backoff.max.ms, retry.backoff.ms, retry.backoff.max.ms)
+    fn client_backoffs(&self, c: &ClientRef) -> (u64, u64, u64, u64) {
+        match c {
+            ClientRef::Producer(p) => {
+                let k = &self.producers[*p as usize].config;
+                (
+                    k.reconnect_backoff_ms,
+                    k.reconnect_backoff_max_ms,
+                    k.retry_backoff_ms,
+                    k.retry_backoff_max_ms,
+                )
+            }
+            ClientRef::Consumer(x) => {
+                let k = &self.consumers[*x as usize].config;
+                (
+                    k.reconnect_backoff_ms,
+                    k.reconnect_backoff_max_ms,
+                    k.retry_backoff_ms,
+                    k.retry_backoff_max_ms,
+                )
+            }
+        }
+    }
+
+    fn client_md_ref(&self, c: &ClientRef) -> &ClientMetadata {
+        match c {
+            ClientRef::Producer(p) => &self.producers[*p as usize].metadata,
+            ClientRef::Consumer(x) => &self.consumers[*x as usize].metadata,
+        }
+    }
+
+    /// Whether the client may send to `b` now (not waiting to reconnect).
+    pub(crate) fn client_ready(&self, c: &ClientRef, b: BrokerId) -> bool {
+        let now = self.now;
+        self.client_md_ref(c)
+            .backoff
+            .get(&b)
+            .is_none_or(|x| now >= x.until_ms)
+    }
+
+    /// The connection to `b` failed or was reset: wait before the next try.
+    pub(crate) fn client_connection_failed(&mut self, c: &ClientRef, b: BrokerId) -> Step {
+        let (initial, max, _, _) = self.client_backoffs(c);
+        let now = self.now;
+        let node = Self::client_node(c);
+        let prev = self
+            .client_md(c)
+            .backoff
+            .get(&b)
+            .copied()
+            .unwrap_or_default();
+        if prev.until_ms > now {
+            return Ok(()); // already waiting: several requests failed at once
+        }
+        let wait = exponential_backoff(initial, prev.failures, max);
+        self.gate()?;
+        self.client_md(c).backoff.insert(
+            b,
+            NodeBackoff {
+                failures: prev.failures + 1,
+                until_ms: now + wait,
+            },
+        );
+        self.emit(
+            vec![node, NodeId::Broker(b)],
+            EventKind::ReconnectBackoff {
+                node,
+                peer: b,
+                failures: prev.failures + 1,
+                backoff_ms: wait,
+            },
+        );
+        Ok(())
+    }
+
+    /// An answer came from `b`: the connection works.
+    pub(crate) fn client_connection_ok(&mut self, c: &ClientRef, b: BrokerId) -> Step {
+        if self.client_md(c).backoff.contains_key(&b) {
+            self.gate()?;
+            self.client_md(c).backoff.remove(&b);
+        }
+        Ok(())
+    }
+
     fn client_node(c: &ClientRef) -> NodeId {
         match c {
             ClientRef::Producer(p) => NodeId::Producer(*p),
@@ -84,8 +190,9 @@ impl World {
         correlation_id: i32,
     ) -> Step<bool> {
         let node = Self::client_node(&c);
+        let now = self.now;
         let md = self.client_md(&c).clone();
-        if md.in_flight.is_some() {
+        if md.in_flight.is_some() || now < md.next_metadata_ms {
             return Ok(false);
         }
         // Ask a broker we know to be alive, else walk the bootstrap list.
@@ -99,7 +206,14 @@ impl World {
         } else {
             md.brokers.clone()
         };
-        let to = candidates[md.next_broker % candidates.len()];
+        // Like `leastLoadedNode`: skip brokers the client waits to reconnect to.
+        let n = candidates.len();
+        let Some(to) = (0..n)
+            .map(|i| candidates[(md.next_broker + i) % n])
+            .find(|b| md.backoff.get(b).is_none_or(|x| now >= x.until_ms))
+        else {
+            return Ok(false);
+        };
         self.gate()?;
         {
             let m = self.client_md(&c);
@@ -132,7 +246,6 @@ impl World {
         }
         let node = Self::client_node(&c);
         self.gate()?;
-        self.cancel_timers(node, |t| *t == Timer::RequestTimeout { correlation_id });
         let now = self.now;
         let empty = brokers.is_empty();
         let leaders: BTreeMap<TopicPartition, i32> = partitions
@@ -151,7 +264,10 @@ impl World {
             }
             m.stale = empty || leaders.values().any(|l| *l < 0);
             m.last_update_ms = now;
+            m.metadata_failures = 0;
         }
+        let (_, _, retry, _) = self.client_backoffs(&c);
+        self.client_md(&c).next_metadata_ms = now + retry;
         self.emit(
             vec![node],
             EventKind::MetadataUpdated {
@@ -173,9 +289,13 @@ impl World {
             return Ok(false);
         }
         self.gate()?;
+        let (_, _, retry, retry_max) = self.client_backoffs(&c);
+        let now = self.now;
         let m = self.client_md(&c);
         m.in_flight = None;
         m.stale = true;
+        m.next_metadata_ms = now + exponential_backoff(retry, m.metadata_failures, retry_max);
+        m.metadata_failures += 1;
         Ok(true)
     }
 }

@@ -77,6 +77,8 @@ d! {
     d_retries: u32 = 2_147_483_647;
     d_backoff: u64 = 100;
     d_backoff_max: u64 = 1000;
+    d_reconnect: u64 = 50;
+    d_reconnect_max: u64 = 1000;
     d_delivery: u64 = 120_000;
     d_request_timeout: u64 = 30_000;
     d_partitioner: PartitionerClass = PartitionerClass::BuiltIn;
@@ -126,6 +128,10 @@ pub struct ProducerConfig {
     pub retry_backoff_ms: u64,
     #[serde(rename = "retry.backoff.max.ms", default = "d_backoff_max")]
     pub retry_backoff_max_ms: u64,
+    #[serde(rename = "reconnect.backoff.ms", default = "d_reconnect")]
+    pub reconnect_backoff_ms: u64,
+    #[serde(rename = "reconnect.backoff.max.ms", default = "d_reconnect_max")]
+    pub reconnect_backoff_max_ms: u64,
     #[serde(rename = "delivery.timeout.ms", default = "d_delivery")]
     pub delivery_timeout_ms: u64,
     #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
@@ -336,6 +342,12 @@ pub struct ConsumerConfig {
     pub max_partition_fetch_bytes: u64,
     #[serde(rename = "retry.backoff.ms", default = "d_backoff")]
     pub retry_backoff_ms: u64,
+    #[serde(rename = "retry.backoff.max.ms", default = "d_backoff_max")]
+    pub retry_backoff_max_ms: u64,
+    #[serde(rename = "reconnect.backoff.ms", default = "d_reconnect")]
+    pub reconnect_backoff_ms: u64,
+    #[serde(rename = "reconnect.backoff.max.ms", default = "d_reconnect_max")]
+    pub reconnect_backoff_max_ms: u64,
     #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
     pub request_timeout_ms: u64,
     #[serde(rename = "metadata.max.age.ms", default = "d_metadata_age")]

@@ -55,9 +55,11 @@ impl World {
                 }
                 self.broker_kill(b, false)?;
                 if power_failure {
-                    self.broker_lose_page_cache(b)?;
+                    // The machine is gone: no TCP reset, peers wait for timeouts.
+                    self.broker_lose_page_cache(b)
+                } else {
+                    self.broker_connections_reset(b)
                 }
-                Ok(())
             }
             Command::ShutdownBroker { broker } => {
                 let b = BrokerId(broker);

@@ -153,6 +153,23 @@ impl World {
                 self.group_request_timeout(c, correlation_id)
             }
             Timer::ConsumerResume => Ok(()),
+            Timer::ConnectionClosed { peer } => {
+                if !self.cs(c).fetches_in_flight.contains_key(&peer) {
+                    return Ok(());
+                }
+                self.gate()?;
+                self.csm(c).fetches_in_flight.remove(&peer);
+                self.csm(c).metadata.stale = true;
+                self.emit(
+                    vec![cnode(c)],
+                    EventKind::ConnectionClosed {
+                        node: cnode(c),
+                        peer,
+                        requests_failed: 1,
+                    },
+                );
+                self.client_connection_failed(&ClientRef::Consumer(c), peer)
+            }
             other => self.group_timer(c, other),
         }
     }
@@ -249,7 +266,9 @@ impl World {
                 continue;
             }
             if let Some(l) = self.cs(c).metadata.leader(&tp) {
-                by_leader.entry(l).or_default().push(tp);
+                if self.client_ready(&ClientRef::Consumer(c), l) {
+                    by_leader.entry(l).or_default().push(tp);
+                }
             }
         }
         let ts = if policy == AutoOffsetReset::Earliest {
@@ -294,7 +313,9 @@ impl World {
             let Some(l) = self.cs(c).metadata.leader(tp) else {
                 continue;
             };
-            if self.cs(c).fetches_in_flight.contains_key(&l) {
+            if self.cs(c).fetches_in_flight.contains_key(&l)
+                || !self.client_ready(&ClientRef::Consumer(c), l)
+            {
                 continue;
             }
             by_leader.entry(l).or_default().push(FetchPartition {
@@ -345,11 +366,6 @@ impl World {
         }
         self.gate()?;
         self.csm(c).fetches_in_flight.remove(&leader);
-        self.cancel_timers(cnode(c), |t| {
-            *t == Timer::RequestTimeout {
-                correlation_id: cid,
-            }
-        });
         for r in parts {
             if !self.cs(c).assignment.contains(&r.tp) {
                 continue;
@@ -426,6 +442,9 @@ impl World {
         if !self.cs(c).alive {
             return Ok(());
         }
+        if let NodeId::Broker(b) = from {
+            self.client_connection_ok(&ClientRef::Consumer(c), b)?;
+        }
         match msg {
             Message::MetadataResponse {
                 correlation_id,
@@ -466,7 +485,6 @@ impl World {
                 }
                 self.gate()?;
                 self.csm(c).list_offsets_in_flight.remove(&correlation_id);
-                self.cancel_timers(cnode(c), |t| *t == Timer::RequestTimeout { correlation_id });
                 let policy = self.cs(c).config.auto_offset_reset;
                 for (tp, err, off) in partitions {
                     if err.is_some() || off < 0 {
@@ -505,6 +523,9 @@ impl World {
     }
 
     pub(crate) fn consumer_disconnected(&mut self, c: u32, to: NodeId, msg: &Message) -> Step {
+        if let NodeId::Broker(b) = to {
+            self.client_connection_failed(&ClientRef::Consumer(c), b)?;
+        }
         match (msg, to) {
             (Message::Fetch { correlation_id, .. }, NodeId::Broker(b))
                 if self.cs(c).fetches_in_flight.get(&b) == Some(correlation_id) =>

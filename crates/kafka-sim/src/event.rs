@@ -248,6 +248,20 @@ pub enum EventKind {
         cut: bool,
         extra_latency_ms: u64,
     },
+    /// A node's connection to a broker was reset (the broker's process ended).
+    ConnectionClosed {
+        node: NodeId,
+        peer: BrokerId,
+        requests_failed: u32,
+    },
+    /// A client could not reach a broker and waits before connecting again
+    /// (`reconnect.backoff.ms`, doubling up to `reconnect.backoff.max.ms`).
+    ReconnectBackoff {
+        node: NodeId,
+        peer: BrokerId,
+        failures: u32,
+        backoff_ms: u64,
+    },
 
     // ---- replicas ------------------------------------------------------------
     BecameLeader {

@@ -30,10 +30,47 @@ pub type Millis = u64;
 
 /// `topic-partition`, Kafka's `TopicPartition`. The topic name is shared
 /// (`Arc<str>`) because thousands of replicas refer to the same few names.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug)]
 pub struct TopicPartition {
     pub topic: Arc<str>,
     pub partition: i32,
+}
+
+// Ordered by topic, then partition. Most comparisons are between copies of
+// the same shared name, so equal pointers skip comparing the bytes.
+impl PartialEq for TopicPartition {
+    fn eq(&self, o: &Self) -> bool {
+        self.partition == o.partition
+            && (Arc::ptr_eq(&self.topic, &o.topic) || self.topic == o.topic)
+    }
+}
+
+impl Eq for TopicPartition {}
+
+// Hashes the name's bytes, so it agrees with `eq` whether or not the names
+// share an allocation.
+impl std::hash::Hash for TopicPartition {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.topic.hash(h);
+        self.partition.hash(h);
+    }
+}
+
+impl Ord for TopicPartition {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        if Arc::ptr_eq(&self.topic, &o.topic) {
+            return self.partition.cmp(&o.partition);
+        }
+        self.topic
+            .cmp(&o.topic)
+            .then(self.partition.cmp(&o.partition))
+    }
+}
+
+impl PartialOrd for TopicPartition {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
 }
 
 impl TopicPartition {

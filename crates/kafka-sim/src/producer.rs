@@ -39,7 +39,7 @@ use crate::scenario::ProducerSpec;
 use crate::sim::{Step, Timer, World};
 use crate::storage::record::{self, BatchSpec, NewRecord, RECORD_BATCH_OVERHEAD};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Interceptors a lesson can install by name in `interceptor.classes`.
 pub const KNOWN_INTERCEPTORS: [&str; 2] = ["uppercase-value", "audit"];
@@ -154,6 +154,8 @@ pub struct InFlight {
 pub struct StickyState {
     pub partition: i32,
     pub produced_bytes: u64,
+    /// The partition given up at the last switch, for the explanation.
+    pub previous: Option<i32>,
 }
 
 /// A producer client.
@@ -171,6 +173,9 @@ pub struct Producer {
     pub accumulator: BTreeMap<TopicPartition, VecDeque<ProducerBatch>>,
     pub buffer_used: u64,
     pub blocked: VecDeque<PendingRecord>,
+    /// The record and reason last reported as blocked, so a retry that
+    /// blocks for the same reason is not reported twice.
+    pub blocked_reported: Option<(u64, String)>,
     pub in_flight: BTreeMap<BrokerId, BTreeMap<i32, InFlight>>,
     pub next_sequence: BTreeMap<TopicPartition, i32>,
     /// Sequences sent and not yet acknowledged or failed, per partition.
@@ -179,6 +184,8 @@ pub struct Producer {
     pub round_robin: BTreeMap<String, u32>,
     pub next_record: u64,
     pub next_batch: u64,
+    /// Times of pending ProducerWake timers.
+    pub wakes: std::collections::BTreeSet<u64>,
 }
 
 impl Producer {
@@ -196,6 +203,7 @@ impl Producer {
             accumulator: BTreeMap::new(),
             buffer_used: 0,
             blocked: VecDeque::new(),
+            blocked_reported: None,
             in_flight: BTreeMap::new(),
             next_sequence: BTreeMap::new(),
             unacked: BTreeMap::new(),
@@ -203,6 +211,7 @@ impl Producer {
             round_robin: BTreeMap::new(),
             next_record: 0,
             next_batch: 0,
+            wakes: Default::default(),
         }
     }
 
@@ -277,6 +286,30 @@ impl World {
                 self.set_timer(pnode(p), self.now + age, Timer::MetadataRefresh)
             }
             Timer::ProducerWake => self.producer_progress(p),
+            Timer::ConnectionClosed { peer } => {
+                let cids: Vec<i32> = self
+                    .pr(p)
+                    .in_flight
+                    .get(&peer)
+                    .map(|m| m.keys().copied().collect())
+                    .unwrap_or_default();
+                if cids.is_empty() {
+                    return Ok(());
+                }
+                self.record(
+                    vec![pnode(p)],
+                    EventKind::ConnectionClosed {
+                        node: pnode(p),
+                        peer,
+                        requests_failed: cids.len() as u32,
+                    },
+                )?;
+                self.client_connection_failed(&ClientRef::Producer(p), peer)?;
+                for cid in cids {
+                    self.producer_request_failed(p, peer, cid, ErrorCode::NetworkException)?;
+                }
+                Ok(())
+            }
             Timer::RequestTimeout { correlation_id } => {
                 if self.client_metadata_failed(ClientRef::Producer(p), correlation_id)? {
                     return self.producer_progress(p);
@@ -401,6 +434,11 @@ impl World {
         let id = rec.id;
         self.prm(p).blocked.push_back(rec);
         let max_block = self.pr(p).config.max_block_ms;
+        let key = Some((id, reason.clone()));
+        if self.pr(p).blocked_reported == key {
+            return self.producer_schedule_wake(p);
+        }
+        self.prm(p).blocked_reported = key;
         self.emit(
             vec![pnode(p)],
             EventKind::ProducerBlocked {
@@ -562,6 +600,7 @@ impl World {
                 && (all_full || st.produced_bytes >= 2 * cfg.batch_size);
             if switch {
                 st.produced_bytes = 0;
+                st.previous = Some(st.partition);
                 st.partition = -1; // pick a new one on the next keyless record
             }
         }
@@ -607,7 +646,7 @@ impl World {
         let (partition, switched_from) = match current {
             Some(c) => (c, None),
             None => {
-                let previous = self.pr(p).sticky.get(&rec.topic).map(|s| s.partition);
+                let previous = self.pr(p).sticky.get(&rec.topic).and_then(|s| s.previous);
                 let pick = self.rng.below(n as u64) as i32;
                 let st = self.prm(p).sticky.entry(rec.topic.clone()).or_default();
                 st.partition = pick;
@@ -687,14 +726,25 @@ impl World {
             return self.producer_schedule_wake(p); // no producer id yet: nothing can be sent
         }
         // ready(): which leaders have a sendable batch at the head of a deque?
+        // (A broker the client waits to reconnect to is not `client.ready`.)
         let exhausted = !self.pr(p).blocked.is_empty();
+        let leaders: BTreeSet<BrokerId> = self
+            .pr(p)
+            .accumulator
+            .keys()
+            .filter_map(|tp| self.pr(p).metadata.leader(tp))
+            .collect();
+        let unready: BTreeSet<BrokerId> = leaders
+            .into_iter()
+            .filter(|b| !self.client_ready(&ClientRef::Producer(p), *b))
+            .collect();
         let mut ready: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
         for (tp, dq) in &self.pr(p).accumulator {
             let Some(b) = dq.front() else { continue };
             let Some(leader) = self.pr(p).metadata.leader(tp) else {
                 continue;
             };
-            if b.retry_at > now {
+            if b.retry_at > now || unready.contains(&leader) {
                 continue;
             }
             let full = dq.len() > 1 || b.full;
@@ -767,11 +817,7 @@ impl World {
         let mut batches = Vec::new();
         let (pid, epoch) = (self.pr(p).producer_id, self.pr(p).producer_epoch);
         for (tp, mut b) in drained {
-            self.prm(p)
-                .accumulator
-                .get_mut(&tp)
-                .expect("exists")
-                .pop_front();
+            self.producer_pop_batch(p, &tp);
             if cfg.enable_idempotence && b.base_sequence.is_none() {
                 let pr = self.prm(p);
                 let seq = pr.next_sequence.entry(tp.clone()).or_insert(0);
@@ -883,10 +929,32 @@ impl World {
         if let Some(f) = self.pr(p).blocked.front() {
             consider(f.send_ms + cfg.max_block_ms);
         }
+        let md = &self.pr(p).metadata;
+        let waiting = self.pr(p).accumulator.values().any(|d| !d.is_empty())
+            || !self.pr(p).blocked.is_empty();
+        if waiting && md.stale && md.in_flight.is_none() {
+            consider(md.next_metadata_ms);
+        }
+        if waiting {
+            if let Some(t) = md
+                .backoff
+                .values()
+                .map(|x| x.until_ms)
+                .filter(|t| *t > now)
+                .min()
+            {
+                consider(t);
+            }
+        }
         self.gate()?;
-        self.cancel_timers(pnode(p), |t| *t == Timer::ProducerWake);
+        // Wakes are never cancelled (a stale one finds nothing to do); only
+        // schedule one that is not already pending.
+        let pr = self.prm(p);
+        pr.wakes.retain(|w| *w > now);
         if let Some(t) = next {
-            self.set_timer(pnode(p), t, Timer::ProducerWake)?;
+            if pr.wakes.insert(t) {
+                self.set_timer(pnode(p), t, Timer::ProducerWake)?;
+            }
         }
         Ok(())
     }
@@ -912,11 +980,7 @@ impl World {
                 .cloned()
             {
                 self.gate()?;
-                self.prm(p)
-                    .accumulator
-                    .get_mut(&tp)
-                    .expect("exists")
-                    .pop_front();
+                self.producer_pop_batch(p, &tp);
                 let msg = format!(
                     "TimeoutException: Expiring {} record(s) for {tp}: {} ms has passed since batch creation",
                     b.records.len(),
@@ -926,6 +990,18 @@ impl World {
             }
         }
         Ok(())
+    }
+
+    /// Takes the head batch of a partition's deque, dropping the deque when
+    /// it empties (so the Sender only ever walks partitions with batches).
+    fn producer_pop_batch(&mut self, p: u32, tp: &TopicPartition) {
+        let pr = self.prm(p);
+        if let Some(dq) = pr.accumulator.get_mut(tp) {
+            dq.pop_front();
+            if dq.is_empty() {
+                pr.accumulator.remove(tp);
+            }
+        }
     }
 
     /// A batch is done (acknowledged or failed): free its memory and sequence.
@@ -1063,11 +1139,6 @@ impl World {
 
     fn producer_request_failed(&mut self, p: u32, b: BrokerId, cid: i32, error: ErrorCode) -> Step {
         self.gate()?;
-        self.cancel_timers(pnode(p), |t| {
-            *t == Timer::RequestTimeout {
-                correlation_id: cid,
-            }
-        });
         let Some(f) = self
             .prm(p)
             .in_flight
@@ -1083,6 +1154,9 @@ impl World {
     }
 
     pub(crate) fn producer_disconnected(&mut self, p: u32, to: NodeId, msg: &Message) -> Step {
+        if let NodeId::Broker(b) = to {
+            self.client_connection_failed(&ClientRef::Producer(p), b)?;
+        }
         match (msg, to) {
             (Message::Produce { correlation_id, .. }, NodeId::Broker(b)) => {
                 self.producer_request_failed(p, b, *correlation_id, ErrorCode::NetworkException)
@@ -1106,6 +1180,9 @@ impl World {
     }
 
     pub(crate) fn producer_on_message(&mut self, p: u32, from: NodeId, msg: Message) -> Step {
+        if let NodeId::Broker(b) = from {
+            self.client_connection_ok(&ClientRef::Producer(p), b)?;
+        }
         match msg {
             Message::MetadataResponse {
                 correlation_id,
@@ -1133,7 +1210,6 @@ impl World {
                     return Ok(());
                 }
                 self.gate()?;
-                self.cancel_timers(pnode(p), |t| *t == Timer::RequestTimeout { correlation_id });
                 self.prm(p).init_pid_in_flight = None;
                 if error.is_some() {
                     return self.producer_init_pid(p);
@@ -1161,7 +1237,6 @@ impl World {
                     return Ok(());
                 };
                 self.gate()?;
-                self.cancel_timers(pnode(p), |t| *t == Timer::RequestTimeout { correlation_id });
                 let Some(f) = self
                     .prm(p)
                     .in_flight

@@ -63,6 +63,10 @@ pub enum Timer {
     RequestTimeout {
         correlation_id: i32,
     },
+    /// The peer's process died or closed: our TCP connection to it was reset.
+    ConnectionClosed {
+        peer: BrokerId,
+    },
     ClientStart,
     ProducerWake,
     MetadataRefresh,
@@ -245,6 +249,18 @@ impl World {
         &self.sc
     }
 
+    /// A rough size of a clone of this world in bytes (shared segment pages
+    /// excluded), used to bound the timeline's checkpoint memory.
+    pub fn approx_clone_bytes(&self) -> u64 {
+        let replicas: u64 = self.brokers.values().map(|b| b.logs.len() as u64).sum();
+        let partitions: u64 = self
+            .brokers
+            .values()
+            .map(|b| b.partitions.len() as u64)
+            .sum();
+        4096 + replicas * 1200 + partitions * 400 + self.queue.len() as u64 * 160
+    }
+
     /// Simulated time of the last step, in ms.
     pub fn now(&self) -> Millis {
         self.now
@@ -417,14 +433,6 @@ impl World {
             },
         );
         Ok(())
-    }
-
-    /// Removes pending timers of `node` that match.
-    pub(crate) fn cancel_timers(&mut self, node: NodeId, pred: impl Fn(&Timer) -> bool) {
-        self.queue.retain(|_, w| match w {
-            Work::Timer { node: n, timer, .. } => !(*n == node && pred(timer)),
-            _ => true,
-        });
     }
 
     /// Runs one work item. Returns false when nothing is left before

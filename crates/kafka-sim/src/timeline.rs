@@ -16,6 +16,8 @@ use crate::sim::World;
 use std::sync::Arc;
 
 pub const MAX_CHECKPOINTS: usize = 256;
+/// Memory the checkpoints may take, roughly (they share segment pages).
+pub const CHECKPOINT_BUDGET_BYTES: u64 = 128 * 1024 * 1024;
 /// Initial spacing of checkpoints, in events.
 pub const CHECKPOINT_INTERVAL: u64 = 256;
 /// A safety limit on trace length (a runaway scenario stops here).
@@ -29,6 +31,8 @@ pub struct Timeline {
     checkpoints: Vec<(u64, World)>,
     interval: u64,
     finished: bool,
+    /// False for a headless run that never seeks (the CLI).
+    keep_checkpoints: bool,
 }
 
 impl Timeline {
@@ -44,7 +48,21 @@ impl Timeline {
             trace: Vec::new(),
             interval: CHECKPOINT_INTERVAL,
             finished: false,
+            keep_checkpoints: true,
         })
+    }
+
+    /// A timeline that only runs forward (no checkpoints): for the CLI.
+    pub fn headless(scenario: Scenario) -> Result<Timeline, ConfigError> {
+        let mut t = Timeline::new(scenario)?;
+        t.keep_checkpoints = false;
+        Ok(t)
+    }
+
+    /// How many checkpoints fit the memory budget for a world of this size.
+    fn max_checkpoints(&self) -> usize {
+        let per = self.head.approx_clone_bytes().max(1);
+        ((CHECKPOINT_BUDGET_BYTES / per) as usize).clamp(8, MAX_CHECKPOINTS)
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -87,10 +105,10 @@ impl Timeline {
             self.trace.extend(self.head.drain_events());
             let n = self.trace.len() as u64;
             let last = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
-            if n >= last + self.interval {
+            if self.keep_checkpoints && n >= last + self.interval {
                 self.checkpoints.push((n, self.head.clone()));
-                if self.checkpoints.len() > MAX_CHECKPOINTS {
-                    let mut keep = Vec::with_capacity(MAX_CHECKPOINTS / 2 + 1);
+                if self.checkpoints.len() > self.max_checkpoints() {
+                    let mut keep = Vec::with_capacity(self.checkpoints.len() / 2 + 1);
                     for (i, c) in std::mem::take(&mut self.checkpoints)
                         .into_iter()
                         .enumerate()

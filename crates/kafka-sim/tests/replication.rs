@@ -3,7 +3,7 @@
 use kafka_sim::event::{EventKind, Guarantee, TruncateReason};
 use kafka_sim::ids::BrokerId;
 use kafka_sim::msg::ErrorCode;
-use kafka_sim::{Event, Scenario, Timeline};
+use kafka_sim::{Scenario, Timeline};
 use std::path::PathBuf;
 
 fn scenario_file(name: &str) -> String {
@@ -13,15 +13,8 @@ fn scenario_file(name: &str) -> String {
     .unwrap()
 }
 
-fn run(json: &str) -> Timeline {
-    let mut t = Timeline::new(Scenario::from_json(json).unwrap()).unwrap();
-    t.run_to_end();
-    t
-}
-
-fn find<'a>(t: &'a Timeline, f: impl Fn(&EventKind) -> bool) -> Vec<&'a Event> {
-    t.events().iter().filter(|e| f(&e.kind)).collect()
-}
+mod common;
+use common::{find, run};
 
 fn b(i: i32) -> BrokerId {
     BrokerId(i)
