@@ -199,3 +199,75 @@ pub fn coordinator(a: &mut Args<'_>) -> Res {
     }
     Ok(())
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AssignRequest {
+    partitions_per_topic: std::collections::BTreeMap<String, i32>,
+    members: Vec<kafka_sim::assignor::MemberSubscription>,
+}
+
+/// `kafka-sim assign`: what the group leader's assignor decides.
+pub fn assign(a: &mut Args<'_>) -> Res {
+    use kafka_sim::client_config::AssignorName;
+    let json = a.flag("--json");
+    let strategy = a
+        .value("--strategy")?
+        .ok_or("missing --strategy range|roundrobin|sticky|cooperative-sticky")?;
+    let strategy = AssignorName::parse(strategy).ok_or_else(|| {
+        format!("--strategy: `{strategy}` is not an assignor (range, roundrobin, sticky, cooperative-sticky)")
+    })?;
+    a.no_more_flags()?;
+    let req: AssignRequest = parse_request(&read_stdin()?)?;
+    if req.members.is_empty() {
+        return Err("bad request: members: a group needs at least one member".into());
+    }
+    let r = kafka_sim::assignor::assign(strategy, &req.partitions_per_topic, &req.members)
+        .map_err(|e| format!("bad request: {e}"))?;
+    // Members in the order given, each list in the assignor's order.
+    let list = |m: &str,
+                map: &std::collections::BTreeMap<
+        String,
+        Vec<kafka_sim::assignor::PartitionName>,
+    >| {
+        map.get(m)
+            .map(|v| v.iter().map(|p| p.to_string()).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    let ids: Vec<&str> = req.members.iter().map(|m| m.member_id.as_str()).collect();
+    if json {
+        let obj = |map| {
+            let parts: Vec<String> = ids
+                .iter()
+                .map(|m| format!("{}:{}", json!(m), json!(list(m, map))))
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        };
+        if strategy.is_cooperative() {
+            println!(
+                "{{\"assignment\":{},\"revoke\":{}}}",
+                obj(&r.assignment),
+                obj(&r.revoke)
+            );
+        } else {
+            println!("{{\"assignment\":{}}}", obj(&r.assignment));
+        }
+    } else {
+        println!("{} assignment:", strategy.class_name());
+        for m in &ids {
+            let got = list(m, &r.assignment);
+            let gone = list(m, &r.revoke);
+            let mut line = format!("  {m}: [{}]", got.join(", "));
+            if !gone.is_empty() {
+                line.push_str(&format!("  revokes [{}]", gone.join(", ")));
+            }
+            println!("{line}");
+        }
+        if strategy.is_cooperative() && r.revoke.values().any(|v| !v.is_empty()) {
+            println!(
+                "  (cooperative: revoked partitions are assigned in the next rebalance round)"
+            );
+        }
+    }
+    Ok(())
+}

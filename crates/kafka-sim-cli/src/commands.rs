@@ -82,6 +82,7 @@ pub fn dispatch(all: &[String]) -> Res {
         "elect" => crate::cluster_cmds::elect(&mut a),
         "partition" => crate::cluster_cmds::partition(&mut a),
         "coordinator" => crate::cluster_cmds::coordinator(&mut a),
+        "assign" => crate::cluster_cmds::assign(&mut a),
         _ => Err(format!("unknown command `{cmd}` (see kafka-sim --help)")),
     }
 }

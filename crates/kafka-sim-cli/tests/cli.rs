@@ -16,7 +16,8 @@ fn kafka_sim(args: &[&str], stdin: Option<&str>) -> Output {
         .stderr(std::process::Stdio::piped());
     let mut child = c.spawn().unwrap();
     if let Some(s) = stdin {
-        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+        // The binary may exit before reading (a bad flag): a broken pipe is fine.
+        let _ = child.stdin.take().unwrap().write_all(s.as_bytes());
     } else {
         drop(child.stdin.take());
     }
@@ -440,4 +441,45 @@ fn segments_dump_log_and_lookup_round_trip() {
     let o = kafka_sim(&["dump-log", log.to_str().unwrap()], None);
     assert!(o.status.success());
     assert!(stdout(&o).contains("isvalid: false"), "{}", stdout(&o));
+}
+
+#[test]
+fn assign_answers_for_each_strategy_in_kafkas_order() {
+    let req = r#"{"partitions_per_topic":{"t":7},"members":[
+        {"member_id":"c3","topics":["t"]},{"member_id":"c1","topics":["t"]},{"member_id":"c2","topics":["t"]}]}"#;
+    let o = kafka_sim(&["assign", "--strategy", "range", "--json"], Some(req));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        r#"{"assignment":{"c3":["t-5","t-6"],"c1":["t-0","t-1","t-2"],"c2":["t-3","t-4"]}}"#
+    );
+    // Cooperative: c1 owned everything; c2 joins. This round only revokes.
+    let req = r#"{"partitions_per_topic":{"t":4},"members":[
+        {"member_id":"c1","topics":["t"],"owned_partitions":["t-0","t-1","t-2","t-3"],"generation":3},
+        {"member_id":"c2","topics":["t"]}]}"#;
+    let o = kafka_sim(
+        &["assign", "--strategy", "cooperative-sticky", "--json"],
+        Some(req),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["assignment"]["c1"], serde_json::json!(["t-0", "t-1"]));
+    assert_eq!(v["assignment"]["c2"], serde_json::json!([]));
+    assert_eq!(v["revoke"]["c1"], serde_json::json!(["t-2", "t-3"]));
+    let o = kafka_sim(&["assign", "--strategy", "sticky"], Some(req));
+    assert!(stdout(&o).contains("c2: [t-2, t-3]"), "{}", stdout(&o));
+}
+
+#[test]
+fn assign_rejects_bad_input_in_one_line() {
+    let o = kafka_sim(&["assign", "--strategy", "fair", "--json"], Some("{}"));
+    assert_clean_error(&o, "`fair` is not an assignor");
+    let o = kafka_sim(&["assign", "--strategy", "range", "--json"], Some("{"));
+    assert_clean_error(&o, "bad request");
+    let req = r#"{"partitions_per_topic":{"t":2},"members":[{"member_id":"a","topics":["t"],"owned_partitions":["t-5"]}]}"#;
+    let o = kafka_sim(&["assign", "--strategy", "sticky", "--json"], Some(req));
+    assert_clean_error(&o, "owns t-5");
+    let req = r#"{"partitions_per_topic":{"t":2},"members":[{"member_id":"a","topics":["t"],"colour":"red"}]}"#;
+    let o = kafka_sim(&["assign", "--strategy", "sticky", "--json"], Some(req));
+    assert_clean_error(&o, "colour");
 }

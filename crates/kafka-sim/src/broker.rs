@@ -954,7 +954,8 @@ impl World {
         self.check_acked_records(&ps.tp)?;
         self.check_leaders(&ps.tp)?;
         self.maybe_increment_hw(b, &ps.tp)?;
-        self.fail_delayed_produces(b, &ps.tp, None)
+        self.fail_delayed_produces(b, &ps.tp, None)?;
+        self.coordinator_on_leader(b, &ps.tp)
     }
 
     fn make_follower(&mut self, b: BrokerId, ps: &PartitionState) -> Step {
@@ -1002,6 +1003,7 @@ impl World {
         if was_leader {
             self.fail_delayed_produces(b, &ps.tp, Some(ErrorCode::NotLeaderOrFollower))?;
         }
+        self.coordinator_on_resign(b, &ps.tp)?;
         if !self.sc.cluster.config.uses_leader_epochs() && leo > hw {
             // The source notes' rule: cut everything at or above the high watermark.
             self.truncate(
@@ -1057,7 +1059,8 @@ impl World {
                 deleted: delete,
             },
         );
-        self.complete_delayed_produces(b, tp)
+        self.complete_delayed_produces(b, tp)?;
+        self.coordinator_on_resign(b, tp)
     }
 
     pub(crate) fn truncate(
@@ -2140,6 +2143,11 @@ impl World {
                 log_start_offset: 0,
             });
         }
+        if d2.from == bnode(b) {
+            // The group coordinator's own write to __consumer_offsets.
+            let err = responses.iter().find_map(|r| r.error);
+            return self.coordinator_write_finished(b, id, err);
+        }
         self.send(
             bnode(b),
             d2.from,
@@ -2149,6 +2157,53 @@ impl World {
             },
         )
         .map(|_| ())
+    }
+
+    /// Parks an append the broker made itself (the group coordinator's
+    /// acks=all write) until the ISR has it; returns the delayed-produce id.
+    pub(crate) fn park_internal_produce(
+        &mut self,
+        b: BrokerId,
+        tp: &TopicPartition,
+        required_offset: i64,
+        timeout_ms: u64,
+    ) -> Step<u64> {
+        self.gate()?;
+        let br = self.brm(b);
+        br.next_delayed += 1;
+        let id = br.next_delayed;
+        br.delayed_produces.insert(
+            id,
+            DelayedProduce {
+                from: bnode(b),
+                correlation_id: -1,
+                parts: vec![DelayedProducePart {
+                    tp: tp.clone(),
+                    base_offset: required_offset - 1,
+                    required_offset,
+                    result: None,
+                }],
+                done: Vec::new(),
+            },
+        );
+        self.set_timer(
+            bnode(b),
+            self.now + timeout_ms,
+            Timer::DelayedProduceExpiry { id },
+        )?;
+        Ok(id)
+    }
+
+    pub(crate) fn try_complete_produce_pub(&mut self, b: BrokerId, id: u64) -> Step {
+        self.try_complete_produce(b, id)
+    }
+
+    pub(crate) fn complete_delayed_fetches_pub(
+        &mut self,
+        b: BrokerId,
+        tp: &TopicPartition,
+    ) -> Step {
+        self.complete_delayed_fetches(b, tp)
     }
 
     fn complete_delayed_produces(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
@@ -2200,6 +2255,10 @@ impl World {
                 base_offset: -1,
                 log_start_offset: 0,
             });
+        }
+        if d.from == bnode(b) {
+            let err = responses.iter().find_map(|r| r.error);
+            return self.coordinator_write_finished(b, id, err);
         }
         self.send(
             bnode(b),

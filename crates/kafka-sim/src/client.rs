@@ -183,6 +183,27 @@ impl World {
         }
     }
 
+    /// A broker to send a request that any broker can answer: one we know to
+    /// be alive, else the bootstrap list, skipping brokers the client waits to
+    /// reconnect to (like `leastLoadedNode`), in turn.
+    pub(crate) fn client_least_loaded(&self, md: &ClientMetadata) -> Option<BrokerId> {
+        let candidates: Vec<BrokerId> = if md.brokers.is_empty() {
+            self.sc
+                .cluster
+                .brokers
+                .iter()
+                .map(|b| BrokerId(*b))
+                .collect()
+        } else {
+            md.brokers.clone()
+        };
+        let n = candidates.len();
+        let now = self.now;
+        (0..n)
+            .map(|i| candidates[(md.next_broker + i) % n])
+            .find(|b| md.backoff.get(b).is_none_or(|x| now >= x.until_ms))
+    }
+
     /// Sends a Metadata request (all topics) unless one is in flight.
     pub(crate) fn client_request_metadata(
         &mut self,
@@ -195,23 +216,7 @@ impl World {
         if md.in_flight.is_some() || now < md.next_metadata_ms {
             return Ok(false);
         }
-        // Ask a broker we know to be alive, else walk the bootstrap list.
-        let candidates: Vec<BrokerId> = if md.brokers.is_empty() {
-            self.sc
-                .cluster
-                .brokers
-                .iter()
-                .map(|b| BrokerId(*b))
-                .collect()
-        } else {
-            md.brokers.clone()
-        };
-        // Like `leastLoadedNode`: skip brokers the client waits to reconnect to.
-        let n = candidates.len();
-        let Some(to) = (0..n)
-            .map(|i| candidates[(md.next_broker + i) % n])
-            .find(|b| md.backoff.get(b).is_none_or(|x| now >= x.until_ms))
-        else {
+        let Some(to) = self.client_least_loaded(&md) else {
             return Ok(false);
         };
         self.gate()?;

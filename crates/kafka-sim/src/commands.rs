@@ -204,15 +204,33 @@ impl World {
                 self.consumers[i].paused_until = until;
                 Ok(())
             }
-            (Command::StopConsumer { .. } | Command::CrashConsumer { .. }, Some(i)) => {
+            (Command::StopConsumer { .. }, Some(i)) => {
+                if self.consumers[i].alive {
+                    self.group_close(i as u32)?;
+                }
                 self.gate()?;
                 self.consumers[i].alive = false;
                 Ok(())
             }
-            (_, Some(_)) => self.reject(
-                index,
-                "offset commits need consumer groups, which are not simulated yet".into(),
-            ),
+            (Command::CrashConsumer { .. }, Some(i)) => {
+                self.gate()?;
+                self.consumers[i].alive = false;
+                Ok(())
+            }
+            (Command::CommitSync { .. } | Command::CommitAsync { .. }, Some(i)) => {
+                if self.consumers[i].group.is_none() {
+                    return self.reject(
+                        index,
+                        format!("{name} is not in a consumer group (it uses assign() or has no group.id): there is no group to commit to"),
+                    );
+                }
+                if !self.consumers[i].alive {
+                    return self.reject(index, format!("consumer {name} is not running"));
+                }
+                let sync = matches!(cmd, Command::CommitSync { .. });
+                self.group_commit_command(i as u32, sync)
+            }
+            (_, Some(_)) => Ok(()),
         }
     }
 }

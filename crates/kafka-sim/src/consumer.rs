@@ -76,6 +76,17 @@ impl Consumer {
         }
     }
 
+    /// `client.id`, or Kafka's default `consumer-<group.id>-<n>`.
+    pub fn client_id(&self) -> String {
+        self.config
+            .client_id
+            .clone()
+            .unwrap_or_else(|| match &self.config.group_id {
+                Some(g) => format!("consumer-{g}-{}", self.index + 1),
+                None => format!("consumer-{}", self.index + 1),
+            })
+    }
+
     /// Lag per assigned partition: high watermark − position (G12 uses the committed offset).
     pub fn lag(&self) -> BTreeMap<TopicPartition, i64> {
         self.assignment
@@ -177,6 +188,10 @@ impl World {
     /// One `poll()`: hand out buffered records, then keep fetches going.
     fn consumer_poll(&mut self, c: u32) -> Step {
         if self.now < self.cs(c).paused_until {
+            return Ok(());
+        }
+        if self.group_blocks_poll(c) {
+            // The application is blocked in commitSync().
             return Ok(());
         }
         self.group_on_poll(c)?;

@@ -1268,6 +1268,17 @@ impl World {
         index: u32,
         initial: bool,
     ) -> Step {
+        let _ = (index, initial);
+        self.admin_create_topic_by(NodeId::User, spec)
+    }
+
+    /// Creates a topic the way `AdminZkClient` does, on behalf of `actor` (the
+    /// user's admin client, or a broker auto-creating `__consumer_offsets`).
+    pub(crate) fn admin_create_topic_by(
+        &mut self,
+        actor: NodeId,
+        spec: &crate::scenario::TopicSpec,
+    ) -> Step {
         let cfg = &self.sc.cluster.config;
         let partitions = spec.partitions.unwrap_or(cfg.num_partitions);
         let rf = spec
@@ -1279,7 +1290,7 @@ impl World {
             .is_some()
         {
             self.record(
-                vec![NodeId::User],
+                vec![actor],
                 EventKind::TopicCreationFailed {
                     topic: spec.name.clone(),
                     error: format!(
@@ -1324,7 +1335,7 @@ impl World {
                 Ok((a, ch)) => (a, Some(ch)),
                 Err(e) => {
                     self.record(
-                        vec![NodeId::User],
+                        vec![actor],
                         EventKind::TopicCreationFailed {
                             topic: spec.name.clone(),
                             error: e.to_string(),
@@ -1334,16 +1345,11 @@ impl World {
                 }
             }
         };
-        let _ = (index, initial);
         let overrides = serde_json::to_value(&spec.config).unwrap_or_default();
         let cfg_json = format!("{{\"version\":1,\"config\":{overrides}}}");
-        self.zk_set(
-            NodeId::User,
-            &format!("/config/topics/{}", spec.name),
-            cfg_json,
-        )?;
+        self.zk_set(actor, &format!("/config/topics/{}", spec.name), cfg_json)?;
         self.record(
-            vec![NodeId::User],
+            vec![actor],
             EventKind::TopicCreated {
                 topic: spec.name.clone(),
                 assignment: assignment.clone(),
@@ -1351,7 +1357,7 @@ impl World {
             },
         )?;
         self.zk_create(
-            NodeId::User,
+            actor,
             &format!("/brokers/topics/{}", spec.name),
             topic_znode_json(&assignment, &self.topic_id(&spec.name)),
             None,

@@ -541,6 +541,151 @@ pub enum EventKind {
         reason: String,
     },
 
+    // ---- consumer groups: the coordinator -------------------------------------
+    /// A broker became coordinator for the groups of an offsets partition and
+    /// read their state back from `__consumer_offsets`.
+    GroupsLoaded {
+        broker: BrokerId,
+        partition: i32,
+        groups: Vec<String>,
+        offsets: u32,
+    },
+    GroupsUnloaded {
+        broker: BrokerId,
+        partition: i32,
+        groups: Vec<String>,
+    },
+    /// KIP-394: a first JoinGroup gets a member id and MEMBER_ID_REQUIRED.
+    MemberIdAssigned {
+        broker: BrokerId,
+        group: String,
+        member_id: String,
+    },
+    MemberJoining {
+        broker: BrokerId,
+        group: String,
+        member_id: String,
+        group_instance_id: Option<String>,
+        known: bool,
+    },
+    StaticMemberReplaced {
+        broker: BrokerId,
+        group: String,
+        group_instance_id: String,
+        old_member_id: String,
+        new_member_id: String,
+    },
+    RebalanceStarted {
+        broker: BrokerId,
+        group: String,
+        generation: i32,
+        reason: String,
+        wait_ms: u64,
+        initial_delay: bool,
+    },
+    GenerationStarted {
+        broker: BrokerId,
+        group: String,
+        generation: i32,
+        protocol: Option<String>,
+        leader: Option<String>,
+        members: Vec<String>,
+    },
+    MemberRemoved {
+        broker: BrokerId,
+        group: String,
+        member_id: String,
+        reason: String,
+    },
+    GroupStable {
+        broker: BrokerId,
+        group: String,
+        generation: i32,
+        assignment: BTreeMap<String, Vec<TopicPartition>>,
+    },
+    OffsetsCommitted {
+        broker: BrokerId,
+        group: String,
+        member_id: String,
+        offsets: Vec<(TopicPartition, i64)>,
+    },
+    OffsetCommitRejected {
+        broker: BrokerId,
+        group: String,
+        member_id: String,
+        error: ErrorCode,
+        detail: String,
+    },
+
+    // ---- consumer groups: the member ------------------------------------------
+    CoordinatorFound {
+        consumer: u32,
+        group: String,
+        broker: BrokerId,
+        partition: i32,
+    },
+    CoordinatorLost {
+        consumer: u32,
+        broker: BrokerId,
+        reason: String,
+    },
+    JoinedGroup {
+        consumer: u32,
+        group: String,
+        generation: i32,
+        member_id: String,
+        leader: bool,
+        protocol: Option<String>,
+    },
+    /// The leader member ran the assignor.
+    AssignmentComputed {
+        consumer: u32,
+        group: String,
+        generation: i32,
+        strategy: String,
+        partitions_per_topic: BTreeMap<String, i32>,
+        assignment: BTreeMap<String, Vec<TopicPartition>>,
+        /// Cooperative only: what members must give up first.
+        revoke: BTreeMap<String, Vec<TopicPartition>>,
+    },
+    PartitionsRevoked {
+        consumer: u32,
+        generation: i32,
+        partitions: Vec<TopicPartition>,
+        /// `onPartitionsLost`: the group moved on without this member.
+        lost: bool,
+    },
+    PartitionsAssigned {
+        consumer: u32,
+        generation: i32,
+        assignment: Vec<TopicPartition>,
+        added: Vec<TopicPartition>,
+    },
+    RejoinRequested {
+        consumer: u32,
+        reason: String,
+    },
+    LeftGroup {
+        consumer: u32,
+        group: String,
+        member_id: String,
+        sent_leave_group: bool,
+        reason: String,
+    },
+    OffsetCommitSent {
+        consumer: u32,
+        generation: i32,
+        offsets: Vec<(TopicPartition, i64)>,
+        sync: bool,
+        reason: String,
+    },
+    OffsetCommitFailed {
+        consumer: u32,
+        offsets: Vec<(TopicPartition, i64)>,
+        error: ErrorCode,
+        detail: String,
+    },
+
     // ---- guarantees -----------------------------------------------------------
     GuaranteeBroken {
         guarantee: Guarantee,
@@ -593,7 +738,15 @@ impl EventKind {
             | IsrChangeApplied { .. }
             | DivergenceDetected { .. }
             | SegmentsDeleted { .. }
-            | LogCleaned { .. } => Importance::Key,
+            | LogCleaned { .. }
+            | RebalanceStarted { .. }
+            | GenerationStarted { .. }
+            | MemberRemoved { .. }
+            | AssignmentComputed { .. }
+            | PartitionsAssigned { .. }
+            | PartitionsRevoked { .. }
+            | OffsetCommitFailed { .. }
+            | GroupsLoaded { .. } => Importance::Key,
             HighWatermarkCheckpointed { .. }
             | LogFlushed { .. }
             | FetchParked { .. }

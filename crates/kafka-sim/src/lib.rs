@@ -36,6 +36,7 @@
 //! assert!(elected[1].contains("leader 1 → 0"));
 //! ```
 
+pub mod assignor;
 pub mod broker;
 pub mod caption;
 pub mod client;
@@ -47,6 +48,7 @@ pub mod controller;
 pub mod election;
 pub mod event;
 pub mod group;
+pub mod group_records;
 pub mod ids;
 pub mod invariants;
 pub mod msg;

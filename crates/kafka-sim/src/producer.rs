@@ -485,13 +485,9 @@ impl World {
             Producer::record_size(None, &rec.key, &rec.value, ts) + RECORD_BATCH_OVERHEAD as u64;
         let choice = self.producer_partition(p, rec, n)?;
         let tp = TopicPartition::new(rec.topic.as_str(), choice.partition());
-        let last = self
-            .pr(p)
-            .accumulator
-            .get(&tp)
-            .and_then(|d| d.back())
-            .cloned();
-        let fits = last.as_ref().is_some_and(|b| {
+        // Borrow the open batch: cloning it here made appends quadratic.
+        let last = self.pr(p).accumulator.get(&tp).and_then(|d| d.back());
+        let fits = last.is_some_and(|b| {
             !b.full
                 && b.bytes + Producer::record_size(Some(b), &rec.key, &rec.value, ts)
                     <= cfg.batch_size.max(b.reserved)

@@ -762,12 +762,6 @@ impl Scenario {
                 "give exactly one of subscribe, subscribe_pattern and assign",
             ));
         }
-        if c.subscribe.is_some() || c.subscribe_pattern.is_some() {
-            return Err(ConfigError::new(
-                format!("{at}.subscribe"),
-                "consumer groups (subscribe) are not simulated yet; use assign for a standalone consumer",
-            ));
-        }
         if (c.subscribe.is_some() || c.subscribe_pattern.is_some()) && c.config.group_id.is_none() {
             return Err(ConfigError::new(
                 format!("{at}.config.group.id"),
