@@ -46,6 +46,8 @@ pub struct Consumer {
     pub consumed: u64,
     /// Group membership state (None for a standalone consumer).
     pub group: Option<crate::group::MemberState>,
+    /// Partitions already reported without an offset (`auto.offset.reset=none`).
+    pub reset_failed: std::collections::BTreeSet<TopicPartition>,
 }
 
 impl Consumer {
@@ -67,6 +69,7 @@ impl Consumer {
             list_offsets_in_flight: BTreeMap::new(),
             paused_until: 0,
             consumed: 0,
+            reset_failed: Default::default(),
             group: spec
                 .config
                 .group_id
@@ -195,7 +198,9 @@ impl World {
             return Ok(());
         }
         self.group_on_poll(c)?;
-        if self.cs(c).metadata.stale || self.cs(c).metadata.partitions.is_empty() {
+        let md = &self.cs(c).metadata;
+        let expired = self.now >= md.last_update_ms + self.cs(c).config.metadata_max_age_ms;
+        if md.stale || md.partitions.is_empty() || expired {
             let cid = self.consumer_correlation(c);
             self.client_request_metadata(ClientRef::Consumer(c), cid)?;
         }
@@ -272,6 +277,11 @@ impl World {
         let mut by_leader: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
         for tp in need {
             if policy == AutoOffsetReset::None {
+                if self.cs(c).reset_failed.contains(&tp) {
+                    continue;
+                }
+                self.gate()?;
+                self.csm(c).reset_failed.insert(tp.clone());
                 self.record(vec![cnode(c)], EventKind::ConsumerPositionReset {
                     consumer: c,
                     tp: tp.clone(),

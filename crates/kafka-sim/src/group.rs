@@ -227,6 +227,11 @@ pub struct MemberState {
     pub retry_at_ms: u64,
     /// A commitSync the application is blocked on.
     pub sync_commit_pending: bool,
+    /// When the coordinator last answered a heartbeat (or the member joined):
+    /// after `session.timeout.ms` of silence the client gives the coordinator up.
+    pub last_heartbeat_ok_ms: u64,
+    /// A commit asked for while the coordinator was unknown: (sync, why).
+    pub pending_commit: Option<(bool, String)>,
 }
 
 impl MemberState {
@@ -253,6 +258,8 @@ impl MemberState {
             next_auto_commit_ms: 0,
             retry_at_ms: 0,
             sync_commit_pending: false,
+            last_heartbeat_ok_ms: 0,
+            pending_commit: None,
         }
     }
 }
@@ -1143,6 +1150,7 @@ impl World {
             .filter(|l| grp.member(l).is_some())
             .or_else(|| grp.members.first().map(|m| m.member_id.clone()));
         self.gate()?;
+        let now = self.now;
         {
             let x = self.group_mut(b, g);
             x.generation_id = next_gen;
@@ -1156,6 +1164,8 @@ impl World {
             };
             for m in &mut x.members {
                 m.awaiting_join = None;
+                // completeAndScheduleNextHeartbeatExpiration
+                m.session_deadline = now + m.session_timeout_ms;
             }
         }
         self.emit(
@@ -1171,6 +1181,16 @@ impl World {
         );
         if grp.members.is_empty() {
             return self.coordinator_store_group(b, g, GroupWrite::Store);
+        }
+        for m in &grp.members {
+            self.set_timer(
+                bnode(b),
+                now + m.session_timeout_ms,
+                Timer::GroupMemberExpiry {
+                    group: g.to_string(),
+                    member: m.member_id.clone(),
+                },
+            )?;
         }
         let proto = protocol.clone().unwrap_or_default();
         let all: Vec<JoinGroupMember> = grp
@@ -2036,6 +2056,12 @@ impl World {
     fn group_join(&mut self, c: u32) -> Step {
         let coop = self.cooperative(c);
         let m = self.ms(c).clone();
+        // A member whose generation was reset (the group moved on without
+        // it) has lost its partitions: onPartitionsLost, no commit.
+        if !self.cs(c).assignment.is_empty() && m.generation < 0 {
+            let all = self.cs(c).assignment.clone();
+            self.group_revoke(c, &all, true)?;
+        }
         // Eager: commit and give up everything before joining.
         if !coop && !self.cs(c).assignment.is_empty() && m.generation >= 0 {
             if self.cs(c).config.enable_auto_commit {
@@ -2129,7 +2155,10 @@ impl World {
     fn group_commit(&mut self, c: u32, sync: bool, why: &str) -> Step {
         let m = self.ms(c).clone();
         let Some(coord) = m.coordinator else {
-            return Ok(());
+            // commitSync/commitAsync first wait for the coordinator (ensureCoordinatorReady).
+            self.gate()?;
+            self.msm(c).pending_commit = Some((sync, why.to_string()));
+            return self.group_find_coordinator(c);
         };
         let offsets: Vec<(TopicPartition, i64)> = self
             .cs(c)
@@ -2343,6 +2372,11 @@ impl World {
                                 partition,
                             },
                         );
+                        if let Some((sync, why)) = self.ms(c).pending_commit.clone() {
+                            self.gate()?;
+                            self.msm(c).pending_commit = None;
+                            self.group_commit(c, sync, &why)?;
+                        }
                         self.group_on_poll_now(c)
                     }
                     _ => {
@@ -2401,6 +2435,7 @@ impl World {
                     }
                     None => {
                         let is_leader = leader == member_id;
+                        let now = self.now;
                         {
                             let x = self.msm(c);
                             x.member_id = member_id.clone();
@@ -2408,6 +2443,8 @@ impl World {
                             x.protocol = protocol_name.clone();
                             x.is_leader = is_leader;
                             x.phase = MemberPhase::Syncing;
+                            x.heartbeat_in_flight = None;
+                            x.last_heartbeat_ok_ms = now;
                         }
                         let group = self.ms(c).group_id.clone();
                         self.emit(
@@ -2490,7 +2527,9 @@ impl World {
                     return Ok(());
                 }
                 self.gate()?;
+                let now = self.now;
                 self.msm(c).heartbeat_in_flight = None;
+                self.msm(c).last_heartbeat_ok_ms = now;
                 match error {
                     None => Ok(()),
                     Some(ErrorCode::RebalanceInProgress) => {
@@ -2578,14 +2617,25 @@ impl World {
                         ErrorCode::NotCoordinator | ErrorCode::CoordinatorNotAvailable => {
                             self.group_coordinator_unknown(c, "OffsetCommit: NOT_COORDINATOR")
                         }
-                        ErrorCode::RebalanceInProgress
-                        | ErrorCode::IllegalGeneration
-                        | ErrorCode::UnknownMemberId => {
+                        ErrorCode::RebalanceInProgress => {
                             if self.ms(c).rejoin_needed {
                                 return Ok(());
                             }
                             self.gate()?;
                             self.msm(c).rejoin_needed = true;
+                            Ok(())
+                        }
+                        ErrorCode::IllegalGeneration | ErrorCode::UnknownMemberId => {
+                            // resetGenerationOnResponseError: rejoin as a new member.
+                            let static_member = self.cs(c).config.group_instance_id.is_some();
+                            self.gate()?;
+                            let x = self.msm(c);
+                            x.generation = -1;
+                            if !static_member {
+                                x.member_id = String::new();
+                            }
+                            x.phase = MemberPhase::Unjoined;
+                            x.rejoin_needed = true;
                             Ok(())
                         }
                         _ => Ok(()),
@@ -2809,6 +2859,18 @@ impl World {
                     self.now - m.last_poll_ms,
                     cfg.max_poll_interval_ms
                 ),
+            )?;
+            return self.set_timer(cnode(c), next, Timer::ConsumerHeartbeat);
+        }
+        // The heartbeat thread's own session check (AbstractCoordinator):
+        // no heartbeat answer for session.timeout.ms → find the coordinator again.
+        if m.coordinator.is_some()
+            && matches!(m.phase, MemberPhase::Stable | MemberPhase::Syncing)
+            && self.now.saturating_sub(m.last_heartbeat_ok_ms) > cfg.session_timeout_ms
+        {
+            self.group_coordinator_unknown(
+                c,
+                "session timed out without receiving a heartbeat response",
             )?;
             return self.set_timer(cnode(c), next, Timer::ConsumerHeartbeat);
         }

@@ -1,0 +1,565 @@
+//! Consumer groups on the trace (G1–G12): coordinator lookup, the rebalance
+//! protocol, assignment, offsets, failures. Each test runs a scenario and
+//! asserts what the events say. `DUMP=1 cargo test --test groups NAME -- --nocapture`
+//! prints a trace.
+
+mod common;
+use common::{find, run};
+use kafka_sim::event::EventKind;
+use kafka_sim::ids::TopicPartition;
+use kafka_sim::Timeline;
+use std::collections::{BTreeMap, BTreeSet};
+
+fn consumer(name: &str, extra: &str) -> String {
+    format!(
+        r#"{{"name": "{name}", "subscribe": ["orders"], "config": {{"group.id": "g", "auto.offset.reset": "earliest"{extra}}}}}"#
+    )
+}
+
+fn scenario(until: u64, consumers: &[String], commands: &str, broker_cfg: &str) -> String {
+    format!(
+        r#"{{"seed": 3, "run_until_ms": {until},
+        "cluster": {{"brokers": [0, 1, 2], "config": {{"offsets.topic.num.partitions": 5{broker_cfg}}}}},
+        "topics": [{{"name": "orders", "partitions": 6, "replication.factor": 3}}],
+        "producers": [{{"name": "p", "config": {{"partitioner.ignore.keys": true, "linger.ms": 5}}}}],
+        "consumers": [{}],
+        "commands": [{commands}]}}"#,
+        consumers.join(",")
+    )
+}
+
+/// `n` records into each of the six partitions.
+fn produce_each(at: u64, n: u32) -> String {
+    (0..6)
+        .map(|p| format!(r#"{{"at_ms": {at}, "type": "produce", "producer": "p", "topic": "orders", "partition": {p}, "value": "v{at}", "count": {n}}}"#))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn produce(at: u64, n: u32) -> String {
+    format!(
+        r#"{{"at_ms": {at}, "type": "produce", "producer": "p", "topic": "orders", "value": "v{at}", "count": {n}}}"#
+    )
+}
+
+/// The last assignment each consumer reported.
+fn owned(t: &Timeline) -> BTreeMap<u32, Vec<TopicPartition>> {
+    let mut m = BTreeMap::new();
+    for e in t.events() {
+        match &e.kind {
+            EventKind::PartitionsAssigned {
+                consumer,
+                assignment,
+                ..
+            } => {
+                m.insert(*consumer, assignment.clone());
+            }
+            EventKind::PartitionsRevoked {
+                consumer,
+                partitions,
+                ..
+            } => {
+                m.entry(*consumer)
+                    .or_insert_with(Vec::new)
+                    .retain(|t| !partitions.contains(t));
+            }
+            _ => {}
+        }
+    }
+    m
+}
+
+/// (consumer, partition, offset) of every record handed to an application.
+fn consumed(t: &Timeline) -> Vec<(u32, TopicPartition, i64)> {
+    let mut v = Vec::new();
+    for e in t.events() {
+        if let EventKind::RecordsConsumed {
+            consumer,
+            tp,
+            records,
+            ..
+        } = &e.kind
+        {
+            for r in records {
+                v.push((*consumer, tp.clone(), r.offset));
+            }
+        }
+    }
+    v
+}
+
+fn no_broken_guarantees(t: &Timeline) {
+    let broken = find(t, |k| matches!(k, EventKind::GuaranteeBroken { .. }));
+    assert!(
+        broken.is_empty(),
+        "{:?}",
+        broken.first().map(|e| e.caption(kafka_sim::Lang::En))
+    );
+}
+
+#[test]
+fn three_members_share_six_partitions_and_consume_everything_once() {
+    let t = run(&scenario(
+        20_000,
+        &[consumer("a", ""), consumer("b", ""), consumer("c", "")],
+        &produce(8_000, 60),
+        "",
+    ));
+    no_broken_guarantees(&t);
+    // One coordinator lookup answer per member, all naming the same broker and
+    // the partition abs("g".hashCode()) % 5 = 103 % 5 = 3.
+    let found = find(&t, |k| matches!(k, EventKind::CoordinatorFound { .. }));
+    assert_eq!(found.len(), 3);
+    for e in &found {
+        let EventKind::CoordinatorFound { partition, .. } = &e.kind else {
+            unreachable!()
+        };
+        assert_eq!(*partition, 3);
+    }
+    // KIP-394: each first JoinGroup is answered with a member id.
+    assert_eq!(
+        find(&t, |k| matches!(k, EventKind::MemberIdAssigned { .. })).len(),
+        3
+    );
+    // One generation, the range assignor (the default list's first), 2 each.
+    let gens = find(&t, |k| matches!(k, EventKind::GenerationStarted { .. }));
+    assert_eq!(gens.len(), 1);
+    let EventKind::GenerationStarted {
+        protocol, members, ..
+    } = &gens[0].kind
+    else {
+        unreachable!()
+    };
+    assert_eq!(protocol.as_deref(), Some("range"));
+    assert_eq!(members.len(), 3);
+    let o = owned(&t);
+    assert_eq!(o.values().map(Vec::len).collect::<Vec<_>>(), [2, 2, 2]);
+    // Every record once, by the owner of its partition.
+    let c = consumed(&t);
+    assert_eq!(c.len(), 60);
+    let unique: BTreeSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
+    assert_eq!(unique.len(), 60);
+    for (who, tp, _) in &c {
+        assert!(
+            o[who].contains(tp),
+            "consumer {who} read {tp} it does not own"
+        );
+    }
+    // Auto-commit reached the coordinator: the last commit per partition covers everything.
+    let mut committed: BTreeMap<TopicPartition, i64> = BTreeMap::new();
+    for e in find(&t, |k| matches!(k, EventKind::OffsetsCommitted { .. })) {
+        let EventKind::OffsetsCommitted { offsets, .. } = &e.kind else {
+            unreachable!()
+        };
+        for (tp, off) in offsets {
+            committed.insert(tp.clone(), *off);
+        }
+    }
+    assert_eq!(committed.values().sum::<i64>(), 60, "{committed:?}");
+}
+
+#[test]
+fn a_crashed_member_is_expelled_after_the_session_timeout_and_its_partitions_resume_from_the_commit(
+) {
+    let t = run(&scenario(
+        40_000,
+        &[
+            consumer(
+                "a",
+                r#", "session.timeout.ms": 10000, "heartbeat.interval.ms": 3000"#,
+            ),
+            consumer(
+                "b",
+                r#", "session.timeout.ms": 10000, "heartbeat.interval.ms": 3000"#,
+            ),
+        ],
+        &[
+            produce_each(5_000, 10),
+            r#"{"at_ms": 15000, "type": "crash_consumer", "consumer": "b"}"#.into(),
+            produce_each(16_000, 10),
+        ]
+        .join(","),
+        "",
+    ));
+    no_broken_guarantees(&t);
+    let removed = find(&t, |k| matches!(k, EventKind::MemberRemoved { .. }));
+    assert_eq!(removed.len(), 1);
+    let EventKind::MemberRemoved { reason, .. } = &removed[0].kind else {
+        unreachable!()
+    };
+    assert!(reason.contains("session.timeout.ms=10000"), "{reason}");
+    // Expelled session.timeout.ms after b's last heartbeat, which came at most
+    // one heartbeat.interval.ms before the crash.
+    assert!(
+        (22_000..=25_100).contains(&removed[0].time_ms),
+        "{}",
+        removed[0].time_ms
+    );
+    // a ends up with all six partitions, and for b's it starts at b's commits.
+    let o = owned(&t);
+    assert_eq!(o[&0].len(), 6);
+    // Eager: a gave up its own three too, and takes all six back at their
+    // committed offsets: its own at 20, b's at 10 (b auto-committed the first
+    // ten before it crashed; the second ten arrived after).
+    let resumed: Vec<i64> = find(&t, |k| matches!(k, EventKind::ConsumerPositionReset { consumer: 0, reason, .. } if reason.contains("the committed offset")))
+        .iter()
+        .map(|e| match &e.kind { EventKind::ConsumerPositionReset { position, .. } => *position, _ => -1 })
+        .collect();
+    assert_eq!(resumed, [20, 20, 20, 10, 10, 10]);
+    // Nothing is lost and nothing read twice: b had committed all it read.
+    let c = consumed(&t);
+    let unique: BTreeSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
+    assert_eq!(unique.len(), 120);
+    assert_eq!(c.len(), 120);
+}
+
+#[test]
+fn stop_sends_leave_group_and_rebalances_at_once() {
+    let t = run(&scenario(
+        16_000,
+        &[consumer("a", ""), consumer("b", "")],
+        r#"{"at_ms": 9000, "type": "stop_consumer", "consumer": "b"}"#,
+        "",
+    ));
+    no_broken_guarantees(&t);
+    let left = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::LeftGroup {
+                consumer: 1,
+                sent_leave_group: true,
+                ..
+            }
+        )
+    });
+    assert_eq!(left.len(), 1);
+    let removed = find(
+        &t,
+        |k| matches!(k, EventKind::MemberRemoved { reason, .. } if reason == "sent LeaveGroup"),
+    );
+    assert_eq!(removed.len(), 1);
+    assert!(
+        removed[0].time_ms - left[0].time_ms < 50,
+        "the coordinator hears it at once"
+    );
+    assert_eq!(owned(&t)[&0].len(), 6);
+}
+
+#[test]
+fn the_coordinator_moves_with_the_offsets_partition_leader() {
+    // g's offsets partition is __consumer_offsets-3; find its leader from the
+    // trace and kill it.
+    let base = scenario(9_000, &[consumer("a", "")], &produce(5_000, 12), "");
+    let t = run(&base);
+    let found = find(&t, |k| matches!(k, EventKind::CoordinatorFound { .. }));
+    let EventKind::CoordinatorFound { broker, .. } = &found[0].kind else {
+        unreachable!()
+    };
+    let coord = broker.0;
+    let t = run(&scenario(
+        40_000,
+        &[consumer("a", "")],
+        &[
+            produce(5_000, 12),
+            format!(r#"{{"at_ms": 12000, "type": "kill_broker", "broker": {coord}}}"#),
+            produce(30_000, 12),
+        ]
+        .join(","),
+        r#", "zookeeper.session.timeout.ms": 6000"#,
+    ));
+    no_broken_guarantees(&t);
+    // A new leader of __consumer_offsets-3 loads g with its committed offsets.
+    let loaded = find(
+        &t,
+        |k| matches!(k, EventKind::GroupsLoaded { partition: 3, groups, .. } if groups.contains(&"g".to_string())),
+    );
+    assert_eq!(loaded.len(), 1, "exactly one broker took over g");
+    let EventKind::GroupsLoaded {
+        broker, offsets, ..
+    } = &loaded[0].kind
+    else {
+        unreachable!()
+    };
+    assert_ne!(broker.0, coord);
+    assert_eq!(
+        *offsets, 6,
+        "all six partitions' commits were read back from the log"
+    );
+    // The member found the new coordinator and kept consuming: all 24 records, no repeats.
+    let found: Vec<i32> = find(&t, |k| matches!(k, EventKind::CoordinatorFound { .. }))
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::CoordinatorFound { broker, .. } => broker.0,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(found.first(), Some(&coord));
+    assert_eq!(found.last(), Some(&broker.0));
+    let c = consumed(&t);
+    let unique: BTreeSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
+    assert_eq!(unique.len(), 24);
+    assert_eq!(
+        c.len(),
+        24,
+        "the group was restored without a rebalance: no record read twice"
+    );
+}
+
+#[test]
+fn cooperative_rebalance_revokes_only_what_moves_eager_revokes_everything() {
+    let strategy = |s: &str| format!(r#", "partition.assignment.strategy": ["{s}"]"#);
+    let run_with = |s: &str| {
+        run(&scenario(
+            20_000,
+            &[
+                consumer("a", &strategy(s)),
+                consumer("b", &strategy(s)),
+                format!(
+                    r#"{{"name": "c", "subscribe": ["orders"], "start_at_ms": 10000, "config": {{"group.id": "g"{}}}}}"#,
+                    strategy(s)
+                ),
+            ],
+            "",
+            "",
+        ))
+    };
+    let coop = run_with("cooperative-sticky");
+    no_broken_guarantees(&coop);
+    // a and b had 3 each; c joins. Round one: a and b each give up one partition, keep two.
+    let revoked: Vec<usize> = find(&coop, |k| matches!(k, EventKind::PartitionsRevoked { .. }))
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::PartitionsRevoked { partitions, .. } => partitions.len(),
+            _ => 0,
+        })
+        .collect();
+    assert_eq!(revoked, [1, 1], "only the partitions that move are revoked");
+    // Two rebalances after c starts: the revoking round and the assigning round.
+    let gens = find(&coop, |k| matches!(k, EventKind::GenerationStarted { .. }));
+    assert_eq!(gens.len(), 3, "initial + two cooperative rounds");
+    let o = owned(&coop);
+    assert_eq!(o.values().map(Vec::len).collect::<Vec<_>>(), [2, 2, 2]);
+    // Eager: everyone revokes everything, one rebalance.
+    let eager = run_with("sticky");
+    no_broken_guarantees(&eager);
+    let revoked: Vec<usize> = find(&eager, |k| matches!(k, EventKind::PartitionsRevoked { .. }))
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::PartitionsRevoked { partitions, .. } => partitions.len(),
+            _ => 0,
+        })
+        .collect();
+    assert_eq!(revoked, [3, 3]);
+    assert_eq!(
+        find(&eager, |k| matches!(k, EventKind::GenerationStarted { .. })).len(),
+        2
+    );
+    // Sticky keeps a's and b's two partitions in both.
+    let e = owned(&eager);
+    assert_eq!(e.values().map(Vec::len).collect::<Vec<_>>(), [2, 2, 2]);
+}
+
+#[test]
+fn a_static_member_that_returns_within_the_session_keeps_its_partitions_without_a_rebalance() {
+    let st = r#", "group.instance.id": "box-1", "session.timeout.ms": 20000"#;
+    let t = run(&scenario(
+        30_000,
+        &[consumer("a", ""), consumer("b", st)],
+        &[
+            r#"{"at_ms": 10000, "type": "crash_consumer", "consumer": "b"}"#.to_string(),
+            format!(
+                r#"{{"at_ms": 14000, "type": "add_consumer", "consumer": {}}}"#,
+                consumer("b2", st)
+            ),
+        ]
+        .join(","),
+        "",
+    ));
+    no_broken_guarantees(&t);
+    let replaced = find(&t, |k| matches!(k, EventKind::StaticMemberReplaced { .. }));
+    assert_eq!(replaced.len(), 1);
+    // Only the initial rebalance: the crash and return caused none.
+    assert_eq!(
+        find(&t, |k| matches!(k, EventKind::RebalanceStarted { .. })).len(),
+        1
+    );
+    let o = owned(&t);
+    assert_eq!(o[&1], o[&2], "b2 got exactly b's partitions back");
+}
+
+#[test]
+fn a_stalled_poll_loop_leaves_the_group_and_its_later_commit_fails() {
+    let t = run(&scenario(
+        40_000,
+        &[
+            consumer(
+                "a",
+                r#", "max.poll.interval.ms": 8000, "enable.auto.commit": false"#,
+            ),
+            consumer("b", r#", "max.poll.interval.ms": 8000"#),
+        ],
+        &[
+            produce(5_000, 12),
+            r#"{"at_ms": 9000, "type": "pause_consumer", "consumer": "a", "duration_ms": 12000}"#
+                .into(),
+            r#"{"at_ms": 21500, "type": "commit_sync", "consumer": "a"}"#.into(),
+        ]
+        .join(","),
+        "",
+    ));
+    no_broken_guarantees(&t);
+    let left = find(
+        &t,
+        |k| matches!(k, EventKind::LeftGroup { consumer: 0, reason, .. } if reason.contains("max.poll.interval.ms=8000")),
+    );
+    assert_eq!(
+        left.len(),
+        1,
+        "the heartbeat thread notices the stalled poll loop"
+    );
+    assert!(
+        find(
+            &t,
+            |k| matches!(k, EventKind::MemberRemoved { reason, .. } if reason == "sent LeaveGroup")
+        )
+        .len()
+            == 1
+    );
+    // b takes over everything in the next generation; a rejoins after the pause.
+    assert!(owned(&t)[&0].len() + owned(&t)[&1].len() == 6);
+}
+
+#[test]
+fn a_member_cut_off_from_its_coordinator_is_expelled_and_its_late_commit_is_refused() {
+    // a loses its link to the coordinator (broker 2 leads __consumer_offsets-3
+    // in this scenario) for longer than its session: it is removed, b takes
+    // everything in the next generation, and a's commitSync after the link
+    // heals is answered UNKNOWN_MEMBER_ID: Kafka's CommitFailedException.
+    let t = run(&scenario(
+        40_000,
+        &[
+            consumer(
+                "a",
+                r#", "session.timeout.ms": 10000, "heartbeat.interval.ms": 3000, "enable.auto.commit": false, "request.timeout.ms": 5000"#,
+            ),
+            consumer("b", ""),
+        ],
+        &[
+            produce_each(5_000, 5),
+            r#"{"at_ms": 9000, "type": "cut_link", "a": "consumer-0", "b": "broker-2"}"#.into(),
+            r#"{"at_ms": 24000, "type": "heal_link", "a": "consumer-0", "b": "broker-2"}"#.into(),
+            r#"{"at_ms": 24100, "type": "commit_sync", "consumer": "a"}"#.into(),
+        ]
+        .join(","),
+        "",
+    ));
+    no_broken_guarantees(&t);
+    let found = find(&t, |k| {
+        matches!(k, EventKind::CoordinatorFound { consumer: 0, .. })
+    });
+    let EventKind::CoordinatorFound { broker, .. } = &found[0].kind else {
+        unreachable!()
+    };
+    assert_eq!(broker.0, 2, "the scenario assumes broker 2 coordinates g");
+    let removed = find(
+        &t,
+        |k| matches!(k, EventKind::MemberRemoved { reason, .. } if reason.contains("session.timeout.ms=10000")),
+    );
+    assert_eq!(removed.len(), 1);
+    let failed = find(&t, |k| {
+        matches!(k, EventKind::OffsetCommitFailed { consumer: 0, .. })
+    });
+    assert!(!failed.is_empty(), "a's late commit is refused");
+    let EventKind::OffsetCommitFailed { error, detail, .. } = &failed[0].kind else {
+        unreachable!()
+    };
+    assert_eq!(*error, kafka_sim::msg::ErrorCode::UnknownMemberId);
+    assert!(detail.starts_with("CommitFailedException"), "{detail}");
+    // a learns it lost its partitions, rejoins, and the two share them again.
+    assert!(!find(&t, |k| matches!(
+        k,
+        EventKind::PartitionsRevoked {
+            consumer: 0,
+            lost: true,
+            ..
+        }
+    ))
+    .is_empty());
+    let o = owned(&t);
+    assert_eq!(o[&0].len() + o[&1].len(), 6);
+    assert_eq!(o[&0].len(), 3);
+}
+
+#[test]
+fn a_regex_subscription_picks_up_a_new_matching_topic() {
+    let t = run(&format!(
+        r#"{{"seed": 3, "run_until_ms": 30000,
+        "cluster": {{"brokers": [0, 1, 2], "config": {{"offsets.topic.num.partitions": 5}}}},
+        "topics": [{{"name": "orders-eu", "partitions": 2, "replication.factor": 3}}, {{"name": "audit", "partitions": 1, "replication.factor": 3}}],
+        "consumers": [{{"name": "a", "subscribe_pattern": "orders-.*", "config": {{"group.id": "g", "metadata.max.age.ms": 5000}}}}],
+        "commands": [{{"at_ms": 12000, "type": "create_topic", "topic": {{"name": "orders-us", "partitions": 2, "replication.factor": 3}}}}]}}"#
+    ));
+    no_broken_guarantees(&t);
+    let o = owned(&t);
+    let topics: BTreeSet<String> = o[&0].iter().map(|tp| tp.topic.to_string()).collect();
+    assert_eq!(
+        topics,
+        ["orders-eu".to_string(), "orders-us".to_string()]
+            .into_iter()
+            .collect()
+    );
+    assert_eq!(
+        find(&t, |k| matches!(k, EventKind::GenerationStarted { .. })).len(),
+        2
+    );
+}
+
+#[test]
+fn more_partitions_for_a_subscribed_topic_trigger_a_rebalance() {
+    let t = run(&scenario(
+        30_000,
+        &[
+            consumer("a", r#", "metadata.max.age.ms": 5000"#),
+            consumer("b", r#", "metadata.max.age.ms": 5000"#),
+        ],
+        r#"{"at_ms": 12000, "type": "add_partitions", "topic": "orders", "partitions": 8}"#,
+        "",
+    ));
+    no_broken_guarantees(&t);
+    let o = owned(&t);
+    assert_eq!(o[&0].len() + o[&1].len(), 8);
+    assert!(find(&t, |k| matches!(k, EventKind::RejoinRequested { reason, .. } if reason.contains("partition counts changed"))).len() == 1);
+}
+
+#[test]
+fn auto_offset_reset_none_without_a_commit_says_so() {
+    let t = run(&scenario(
+        12_000,
+        &[consumer("a", "").replace(
+            r#""auto.offset.reset": "earliest""#,
+            r#""auto.offset.reset": "none""#,
+        )],
+        "",
+        "",
+    ));
+    let resets = find(
+        &t,
+        |k| matches!(k, EventKind::ConsumerPositionReset { reason, .. } if reason.contains("NoOffsetForPartitionException")),
+    );
+    assert_eq!(resets.len(), 6);
+}
+
+#[test]
+fn offsets_topic_needs_enough_brokers_for_its_replication_factor() {
+    let t = run(
+        r#"{"seed": 1, "run_until_ms": 3000, "cluster": {"brokers": [0]},
+        "topics": [{"name": "orders", "partitions": 1}],
+        "consumers": [{"name": "a", "subscribe": ["orders"], "config": {"group.id": "g"}}]}"#,
+    );
+    let failed = find(
+        &t,
+        |k| matches!(k, EventKind::TopicCreationFailed { error, .. } if error.contains("offsets.topic.replication.factor")),
+    );
+    assert!(!failed.is_empty());
+    assert!(find(&t, |k| matches!(k, EventKind::JoinedGroup { .. })).is_empty());
+}
