@@ -522,6 +522,11 @@ impl World {
             return Ok(());
         }
         let p = tp.partition;
+        if self.groups(b).loaded.contains(&p) {
+            // Still the leader (a new leader epoch): Kafka keeps the groups it
+            // has (`addLoadingPartition` refuses an owned partition).
+            return Ok(());
+        }
         // Read the whole log: the latest value per key wins, tombstones delete.
         let mut offsets: BTreeMap<(String, TopicPartition), i64> = BTreeMap::new();
         let mut metas: BTreeMap<String, Option<rec::GroupValue>> = BTreeMap::new();
@@ -2358,9 +2363,12 @@ impl World {
                 match error {
                     None if node_id >= 0 => {
                         {
+                            let now = self.now;
                             let x = self.msm(c);
                             x.find_in_flight = None;
                             x.coordinator = Some(BrokerId(node_id));
+                            // A new coordinator gets a full session to answer.
+                            x.last_heartbeat_ok_ms = now;
                         }
                         let group = self.ms(c).group_id.clone();
                         self.emit(
