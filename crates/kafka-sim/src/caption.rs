@@ -1461,6 +1461,20 @@ impl EventKind {
                     format!("消费者 {consumer} 的 poll() 返回 {tp} 的 {} 条消息，offset {first}–{last}（HW {high_watermark}）", records.len())
                 }
             }
+            RecordsProcessed { consumer, ranges } => {
+                let v: Vec<String> = ranges
+                    .iter()
+                    .map(|(tp, a, b)| format!("{tp} {a}–{b}"))
+                    .collect();
+                if en {
+                    format!(
+                        "Consumer {consumer}'s application finished processing {}",
+                        v.join(", ")
+                    )
+                } else {
+                    format!("消费者 {consumer} 的应用处理完了 {}", v.join("，"))
+                }
+            }
             ConsumerPositionReset {
                 consumer,
                 tp,
@@ -1719,12 +1733,12 @@ impl EventKind {
             } => {
                 if en {
                     if *lost {
-                        format!("Consumer {consumer} lost {} (generation {generation} is over without it): onPartitionsLost", tp_names(partitions))
+                        format!("Consumer {consumer} lost {}: the group moved on without it (onPartitionsLost, no commit)", tp_names(partitions))
                     } else {
                         format!("Consumer {consumer} revoked {} (onPartitionsRevoked, generation {generation})", tp_names(partitions))
                     }
                 } else if *lost {
-                    format!("消费者 {consumer} 失去 {}（第 {generation} 代已不包括它）：onPartitionsLost", tp_names(partitions))
+                    format!("消费者 {consumer} 失去 {}：消费组已在没有它的情况下继续（onPartitionsLost，不提交）", tp_names(partitions))
                 } else {
                     format!(
                         "消费者 {consumer} 撤销 {}（onPartitionsRevoked，第 {generation} 代）",

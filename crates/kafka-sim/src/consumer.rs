@@ -15,7 +15,7 @@ use crate::client_config::{AutoOffsetReset, ConsumerConfig};
 use crate::event::{ConsumedRecord, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
-use crate::scenario::ConsumerSpec;
+use crate::scenario::{CommitMode, ConsumerSpec};
 use crate::sim::{Step, Timer, World};
 use crate::storage::record;
 use std::collections::{BTreeMap, VecDeque};
@@ -48,6 +48,8 @@ pub struct Consumer {
     pub group: Option<crate::group::MemberState>,
     /// Partitions already reported without an offset (`auto.offset.reset=none`).
     pub reset_failed: std::collections::BTreeSet<TopicPartition>,
+    /// Records the application is processing now: (partition, first, last offset).
+    pub processing: Vec<(TopicPartition, i64, i64)>,
 }
 
 impl Consumer {
@@ -70,6 +72,7 @@ impl Consumer {
             paused_until: 0,
             consumed: 0,
             reset_failed: Default::default(),
+            processing: Vec::new(),
             group: spec
                 .config
                 .group_id
@@ -166,7 +169,7 @@ impl World {
                 }
                 self.group_request_timeout(c, correlation_id)
             }
-            Timer::ConsumerResume => Ok(()),
+            Timer::ConsumerResume => self.consumer_processed(c),
             Timer::ConnectionClosed { peer } => {
                 if !self.cs(c).fetches_in_flight.contains_key(&peer) {
                     return Ok(());
@@ -204,12 +207,64 @@ impl World {
             let cid = self.consumer_correlation(c);
             self.client_request_metadata(ClientRef::Consumer(c), cid)?;
         }
-        self.consumer_return_records(c)?;
+        let returned = self.consumer_return_records(c)?;
+        if !returned.is_empty() {
+            self.consumer_start_processing(c, returned)?;
+        }
         self.consumer_reset_positions(c)?;
         self.consumer_send_fetches(c)
     }
 
-    fn consumer_return_records(&mut self, c: u32) -> Step {
+    /// The application got records from poll(): commit first if it commits
+    /// before processing, then spend `processing_ms` on them.
+    fn consumer_start_processing(
+        &mut self,
+        c: u32,
+        batch: Vec<(TopicPartition, i64, i64)>,
+    ) -> Step {
+        let mode = self.cs(c).spec.commit;
+        let ms = self.cs(c).config.processing_ms;
+        if mode == CommitMode::Auto && ms == 0 {
+            return Ok(());
+        }
+        if mode == CommitMode::SyncBeforeProcessing {
+            self.group_commit_command(c, true)?;
+        }
+        self.gate()?;
+        let until = self.now + ms;
+        {
+            let x = self.csm(c);
+            x.processing = batch;
+            x.paused_until = x.paused_until.max(until);
+        }
+        self.set_timer(cnode(c), until, Timer::ConsumerResume)
+    }
+
+    /// Processing finished: record it, and commit if the application commits after.
+    fn consumer_processed(&mut self, c: u32) -> Step {
+        let done = self.cs(c).processing.clone();
+        if done.is_empty() {
+            return Ok(());
+        }
+        self.gate()?;
+        self.csm(c).processing.clear();
+        self.emit(
+            vec![cnode(c)],
+            EventKind::RecordsProcessed {
+                consumer: c,
+                ranges: done,
+            },
+        );
+        if self.cs(c).spec.commit == CommitMode::SyncAfterProcessing {
+            self.group_commit_command(c, true)?;
+        }
+        Ok(())
+    }
+
+    /// Hands buffered records to the application; returns what it handed
+    /// out, per partition (first and last offset).
+    fn consumer_return_records(&mut self, c: u32) -> Step<Vec<(TopicPartition, i64, i64)>> {
+        let mut out = Vec::new();
         let mut budget = self.cs(c).config.max_poll_records as usize;
         let tps: Vec<TopicPartition> = self.cs(c).assignment.clone();
         for tp in tps {
@@ -238,6 +293,11 @@ impl World {
                 recs
             };
             budget -= n;
+            out.push((
+                tp.clone(),
+                recs.first().map(|r| r.offset).unwrap_or(-1),
+                recs.last().map(|r| r.offset).unwrap_or(-1),
+            ));
             self.emit(
                 vec![cnode(c)],
                 EventKind::RecordsConsumed {
@@ -249,7 +309,7 @@ impl World {
             );
             self.group_after_records_returned(c, &tp)?;
         }
-        Ok(())
+        Ok(out)
     }
 
     /// Partitions without a position ask their leader for one (`ListOffsets`),

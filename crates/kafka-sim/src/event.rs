@@ -534,6 +534,12 @@ pub enum EventKind {
         records: Vec<ConsumedRecord>,
         high_watermark: i64,
     },
+    /// The application finished processing what poll() gave it.
+    RecordsProcessed {
+        consumer: u32,
+        /// (partition, first offset, last offset).
+        ranges: Vec<(TopicPartition, i64, i64)>,
+    },
     ConsumerPositionReset {
         consumer: u32,
         tp: TopicPartition,

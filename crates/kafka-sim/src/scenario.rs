@@ -131,6 +131,28 @@ pub struct ConsumerSpec {
     /// When the consumer starts (ms); default at once.
     #[serde(default)]
     pub start_at_ms: u64,
+    /// What the application does about commits around its processing (G11):
+    /// `auto` (only `enable.auto.commit`), `sync_before_processing` (commitSync
+    /// right after poll() returns, then process: at-most-once) or
+    /// `sync_after_processing` (process, then commitSync: at-least-once).
+    #[serde(default, skip_serializing_if = "CommitMode::is_auto")]
+    pub commit: CommitMode,
+}
+
+/// The application's commit habit (see [`ConsumerSpec::commit`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitMode {
+    #[default]
+    Auto,
+    SyncBeforeProcessing,
+    SyncAfterProcessing,
+}
+
+impl CommitMode {
+    pub fn is_auto(&self) -> bool {
+        *self == CommitMode::Auto
+    }
 }
 
 /// Something the person running the scenario does.

@@ -66,14 +66,12 @@ fn random_scenario(seed: u64) -> (String, u64) {
                 cmds.push(format!(r#"{{"at_ms": {t}, "type": "add_consumer", "consumer": {spec}}}"#));
                 running.insert(name);
             }
-            5 | 6 => {
-                if running.len() > 1 {
-                    let v: Vec<&String> = running.iter().collect();
-                    let who = v[r.below(v.len() as u64) as usize].clone();
-                    let kind = if r.chance(1, 2) { "crash_consumer" } else { "stop_consumer" };
-                    cmds.push(format!(r#"{{"at_ms": {t}, "type": "{kind}", "consumer": "{who}"}}"#));
-                    running.remove(&who);
-                }
+            5 | 6 if running.len() > 1 => {
+                let v: Vec<&String> = running.iter().collect();
+                let who = v[r.below(v.len() as u64) as usize].clone();
+                let kind = if r.chance(1, 2) { "crash_consumer" } else { "stop_consumer" };
+                cmds.push(format!(r#"{{"at_ms": {t}, "type": "{kind}", "consumer": "{who}"}}"#));
+                running.remove(&who);
             }
             7 => {
                 let v: Vec<&String> = running.iter().collect();

@@ -563,3 +563,103 @@ fn offsets_topic_needs_enough_brokers_for_its_replication_factor() {
     assert!(!failed.is_empty());
     assert!(find(&t, |k| matches!(k, EventKind::JoinedGroup { .. })).is_empty());
 }
+
+/// (processed, consumed) record counts per (partition, offset).
+fn processed_and_consumed(
+    t: &Timeline,
+) -> (
+    BTreeMap<(TopicPartition, i64), u32>,
+    BTreeMap<(TopicPartition, i64), u32>,
+) {
+    let mut processed = BTreeMap::new();
+    for e in t.events() {
+        if let EventKind::RecordsProcessed { ranges, .. } = &e.kind {
+            for (tp, a, b) in ranges {
+                for o in *a..=*b {
+                    *processed.entry((tp.clone(), o)).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    let mut handed_out = BTreeMap::new();
+    for (_, tp, o) in consumed(t) {
+        *handed_out.entry((tp, o)).or_insert(0) += 1;
+    }
+    (processed, handed_out)
+}
+
+fn delivery(commit: &str) -> Timeline {
+    run(&scenario(
+        45_000,
+        &[
+            format!(
+                r#"{{"name": "a", "subscribe": ["orders"], "commit": "{commit}", "config": {{"group.id": "g", "auto.offset.reset": "earliest", "enable.auto.commit": false, "processing_ms": 3000, "session.timeout.ms": 10000, "heartbeat.interval.ms": 3000}}}}"#
+            ),
+            format!(
+                r#"{{"name": "b", "subscribe": ["orders"], "commit": "{commit}", "config": {{"group.id": "g", "auto.offset.reset": "earliest", "enable.auto.commit": false, "processing_ms": 100}}}}"#
+            ),
+        ],
+        &[
+            produce_each(8_000, 5),
+            r#"{"at_ms": 9500, "type": "crash_consumer", "consumer": "a"}"#.into(),
+        ]
+        .join(","),
+        "",
+    ))
+}
+
+#[test]
+fn commit_before_processing_loses_records_when_the_consumer_crashes_mid_batch() {
+    let t = delivery("sync_before_processing");
+    no_broken_guarantees(&t);
+    let (processed, consumed) = processed_and_consumed(&t);
+    // a's 15 records were committed, then a crashed while processing them:
+    // b starts after them. Nobody ever processes them (at most once).
+    assert_eq!(consumed.len(), 30, "every record was handed out once");
+    assert!(consumed.values().all(|n| *n == 1));
+    assert_eq!(processed.len(), 15, "only b's share was ever processed");
+}
+
+#[test]
+fn commit_after_processing_duplicates_records_when_the_consumer_crashes_mid_batch() {
+    let t = delivery("sync_after_processing");
+    no_broken_guarantees(&t);
+    let (processed, consumed) = processed_and_consumed(&t);
+    // a crashed before committing: b reads a's 15 again (at least once).
+    assert_eq!(processed.len(), 30, "everything was processed");
+    let twice = consumed.values().filter(|n| **n == 2).count();
+    assert_eq!(twice, 15, "a's batch was handed out twice");
+}
+
+#[test]
+fn order_holds_within_a_partition_and_partitions_interleave() {
+    // One consumer, two partitions, records produced alternately to each.
+    let cmds: Vec<String> = (0..10)
+        .map(|i| {
+            format!(
+                r#"{{"at_ms": {}, "type": "produce", "producer": "p", "topic": "orders", "partition": {}, "value": "m{i}"}}"#,
+                8000 + i * 150,
+                i % 2
+            )
+        })
+        .collect();
+    let t = run(&scenario(15_000, &[consumer("a", "")], &cmds.join(","), ""));
+    let mut per: BTreeMap<i32, Vec<i64>> = BTreeMap::new();
+    let mut sequence = Vec::new();
+    for (_, tp, o) in consumed(&t) {
+        per.entry(tp.partition).or_default().push(o);
+        sequence.push(tp.partition);
+    }
+    for offs in per.values() {
+        assert!(
+            offs.windows(2).all(|w| w[0] < w[1]),
+            "in order within a partition: {offs:?}"
+        );
+    }
+    assert_eq!(per[&0].len() + per[&1].len(), 10);
+    let switches = sequence.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!(
+        switches >= 2,
+        "records from the two partitions interleave: {sequence:?}"
+    );
+}
