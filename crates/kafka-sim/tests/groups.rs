@@ -492,13 +492,11 @@ fn a_member_cut_off_from_its_coordinator_is_expelled_and_its_late_commit_is_refu
 
 #[test]
 fn a_regex_subscription_picks_up_a_new_matching_topic() {
-    let t = run(&format!(
-        r#"{{"seed": 3, "run_until_ms": 30000,
-        "cluster": {{"brokers": [0, 1, 2], "config": {{"offsets.topic.num.partitions": 5}}}},
-        "topics": [{{"name": "orders-eu", "partitions": 2, "replication.factor": 3}}, {{"name": "audit", "partitions": 1, "replication.factor": 3}}],
-        "consumers": [{{"name": "a", "subscribe_pattern": "orders-.*", "config": {{"group.id": "g", "metadata.max.age.ms": 5000}}}}],
-        "commands": [{{"at_ms": 12000, "type": "create_topic", "topic": {{"name": "orders-us", "partitions": 2, "replication.factor": 3}}}}]}}"#
-    ));
+    let t = run(r#"{"seed": 3, "run_until_ms": 30000,
+        "cluster": {"brokers": [0, 1, 2], "config": {"offsets.topic.num.partitions": 5}},
+        "topics": [{"name": "orders-eu", "partitions": 2, "replication.factor": 3}, {"name": "audit", "partitions": 1, "replication.factor": 3}],
+        "consumers": [{"name": "a", "subscribe_pattern": "orders-.*", "config": {"group.id": "g", "metadata.max.age.ms": 5000}}],
+        "commands": [{"at_ms": 12000, "type": "create_topic", "topic": {"name": "orders-us", "partitions": 2, "replication.factor": 3}}]}"#);
     no_broken_guarantees(&t);
     let o = owned(&t);
     let topics: BTreeSet<String> = o[&0].iter().map(|tp| tp.topic.to_string()).collect();
@@ -564,13 +562,11 @@ fn offsets_topic_needs_enough_brokers_for_its_replication_factor() {
     assert!(find(&t, |k| matches!(k, EventKind::JoinedGroup { .. })).is_empty());
 }
 
+/// How often each (partition, offset) was seen.
+type Counts = BTreeMap<(TopicPartition, i64), u32>;
+
 /// (processed, consumed) record counts per (partition, offset).
-fn processed_and_consumed(
-    t: &Timeline,
-) -> (
-    BTreeMap<(TopicPartition, i64), u32>,
-    BTreeMap<(TopicPartition, i64), u32>,
-) {
+fn processed_and_consumed(t: &Timeline) -> (Counts, Counts) {
     let mut processed = BTreeMap::new();
     for e in t.events() {
         if let EventKind::RecordsProcessed { ranges, .. } = &e.kind {
