@@ -3,7 +3,10 @@
 use crate::components::cluster::ClusterView;
 use crate::components::controls::Controls;
 use crate::components::event_log::{EventLog, LogLine};
+use crate::components::groups::GroupsView;
+use crate::components::storage::StorageView;
 use crate::i18n::{t, Lang};
+use crate::inspect_model::{GroupsModel, StorageModel};
 use crate::player::Player;
 use crate::view_model::ClusterModel;
 use kafka_sim::event::{EventKind, Importance};
@@ -14,12 +17,45 @@ use yew::prelude::*;
 /// The scenario the page opens with.
 pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
 
+/// Built-in scenarios the page can open: (file name, JSON).
+pub const EXAMPLES: [(&str, &str); 5] = [
+    ("leader-failover.json", DEFAULT_SCENARIO),
+    (
+        "hw-truncation.json",
+        include_str!("../scenarios/hw-truncation.json"),
+    ),
+    (
+        "kip101-divergence.json",
+        include_str!("../scenarios/kip101-divergence.json"),
+    ),
+    (
+        "kip101-epochs.json",
+        include_str!("../scenarios/kip101-epochs.json"),
+    ),
+    (
+        "group-rebalance.json",
+        include_str!("../scenarios/group-rebalance.json"),
+    ),
+];
+
+/// What the main panel shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Cluster,
+    Storage,
+    Groups,
+}
+
 /// Playback speeds (multipliers ×4, to stay in integers): 0.25× … 8×.
 pub const SPEEDS_X4: [u32; 6] = [1, 2, 4, 8, 16, 32];
 /// Milliseconds between steps at 1×.
 const BASE_STEP_MS: u32 = 700;
 
+#[derive(Clone)]
 pub struct AppState {
+    pub view: View,
+    /// The storage inspector's partition (`broker:dir`).
+    pub storage_sel: Option<String>,
     pub player: Rc<RefCell<Player>>,
     pub rev: u64,
     pub playing: bool,
@@ -44,11 +80,15 @@ pub enum Action {
     NextSpeed,
     ToggleLang,
     ToggleRoutine,
+    SetView(View),
+    SelectStorage(String),
 }
 
 impl AppState {
     pub fn new(player: Player) -> AppState {
         AppState {
+            view: View::Cluster,
+            storage_sel: None,
             player: Rc::new(RefCell::new(player)),
             rev: 0,
             playing: false,
@@ -83,21 +123,31 @@ impl Reducible for AppState {
                     player,
                     rev: self.rev + 1,
                     playing: false,
-                    speed: self.speed,
-                    lang: self.lang,
-                    hide_routine: self.hide_routine,
                     error: None,
+                    storage_sel: None,
+                    ..(*self).clone()
                 })
             }
             Action::LoadFailed(msg) => {
                 return Rc::new(AppState {
-                    player: self.player.clone(),
                     rev: self.rev + 1,
                     playing: false,
-                    speed: self.speed,
-                    lang: self.lang,
-                    hide_routine: self.hide_routine,
                     error: Some(msg),
+                    ..(*self).clone()
+                })
+            }
+            Action::SetView(view) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    view,
+                    ..(*self).clone()
+                })
+            }
+            Action::SelectStorage(key) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    storage_sel: Some(key),
+                    ..(*self).clone()
                 })
             }
             _ => {}
@@ -149,17 +199,21 @@ impl Reducible for AppState {
                     lang = if lang == Lang::En { Lang::Zh } else { Lang::En };
                 }
                 Action::ToggleRoutine => hide = !hide,
-                Action::DismissError | Action::Loaded(_) | Action::LoadFailed(_) => {}
+                Action::DismissError
+                | Action::Loaded(_)
+                | Action::LoadFailed(_)
+                | Action::SetView(_)
+                | Action::SelectStorage(_) => {}
             }
         }
         Rc::new(AppState {
-            player: self.player.clone(),
             rev: self.rev + 1,
             playing,
             speed,
             lang,
             hide_routine: hide,
             error: None,
+            ..(*self).clone()
         })
     }
 }
@@ -175,13 +229,62 @@ pub fn load_scenario(file_name: &str, text: &str) -> Result<Player, String> {
     })
 }
 
-/// `#step=N` in the page's URL, if any.
-pub fn step_from_fragment() -> Option<u64> {
+thread_local! {
+    static LAST_DOWNLOAD: RefCell<Option<(String, usize)>> = const { RefCell::new(None) };
+}
+
+/// The name and size of the last file the page offered for download.
+pub fn last_download() -> Option<(String, usize)> {
+    LAST_DOWNLOAD.with(|d| d.borrow().clone())
+}
+
+/// Offers `bytes` as a file download (a local Blob URL: no network request).
+pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
+    use wasm_bindgen::JsCast;
+    LAST_DOWNLOAD.with(|d| *d.borrow_mut() = Some((name.to_string(), bytes.len())));
+    let err = |e: wasm_bindgen::JsValue| format!("{name}: the download failed: {e:?}");
+    let arr = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&arr);
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/octet-stream");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(err)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(err)?;
+    let doc = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or_else(|| "no document".to_string())?;
+    let a: web_sys::HtmlAnchorElement = doc
+        .create_element("a")
+        .map_err(err)?
+        .dyn_into()
+        .map_err(|_| "not an anchor".to_string())?;
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    web_sys::Url::revoke_object_url(&url).map_err(err)
+}
+
+/// A `key=value` of the page's URL fragment (`#example=…&view=…&step=N`).
+pub fn fragment_value(key: &str) -> Option<String> {
     let hash = web_sys::window()?.location().hash().ok()?;
+    let prefix = format!("{key}=");
     hash.trim_start_matches('#')
         .split('&')
-        .find_map(|kv| kv.strip_prefix("step="))
-        .and_then(|v| v.parse().ok())
+        .find_map(|kv| kv.strip_prefix(prefix.as_str()).map(str::to_string))
+}
+
+/// `#step=N` in the page's URL, if any.
+pub fn step_from_fragment() -> Option<u64> {
+    fragment_value("step").and_then(|v| v.parse().ok())
+}
+
+/// `#view=cluster|storage|groups`.
+pub fn view_from_fragment() -> Option<View> {
+    match fragment_value("view")?.as_str() {
+        "cluster" => Some(View::Cluster),
+        "storage" => Some(View::Storage),
+        "groups" => Some(View::Groups),
+        _ => None,
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -217,9 +320,17 @@ fn log_lines(p: &Player, lang: Lang, hide_routine: bool) -> Vec<LogLine> {
 
 #[component]
 pub fn App(props: &AppProps) -> Html {
+    // `#example=group-rebalance` opens a built-in scenario.
+    let example = fragment_value("example").and_then(|e| {
+        EXAMPLES
+            .iter()
+            .find(|(n, _)| n.trim_end_matches(".json") == e)
+            .map(|(_, text)| *text)
+    });
     let text = props
         .scenario
         .clone()
+        .or(example.map(AttrValue::Static))
         .unwrap_or(AttrValue::Static(DEFAULT_SCENARIO));
     let state = use_reducer(move || {
         let player = Player::from_json(&text).unwrap_or_else(|_| {
@@ -234,6 +345,9 @@ pub fn App(props: &AppProps) -> Html {
         use_effect_with((), move |_| {
             if let Some(n) = crate::app::step_from_fragment() {
                 dispatcher.dispatch(Action::Seek(n.saturating_sub(1)));
+            }
+            if let Some(v) = crate::app::view_from_fragment() {
+                dispatcher.dispatch(Action::SetView(v));
             }
         });
     }
@@ -267,9 +381,56 @@ pub fn App(props: &AppProps) -> Html {
     let player = state.player.borrow();
     let lang = state.lang;
     let now = player.time_ms();
+    let view = state.view;
     let model = Rc::new(ClusterModel::from_world(player.world(), now, |sent| {
         player.event(sent).map(|e| e.time_ms)
     }));
+    let storage = (view == View::Storage).then(|| {
+        Rc::new(StorageModel::from_world(
+            player.world(),
+            state.storage_sel.as_deref(),
+        ))
+    });
+    let groups = (view == View::Groups).then(|| Rc::new(GroupsModel::from_world(player.world())));
+    let on_select_storage = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |k: String| dispatcher.dispatch(Action::SelectStorage(k)))
+    };
+    let on_download = {
+        let player = state.player.clone();
+        let dispatcher = state.dispatcher();
+        Callback::from(move |(broker, path): (i32, String)| {
+            let bytes = crate::inspect_model::file_bytes(player.borrow().world(), broker, &path);
+            let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+            let result = match bytes {
+                Some(b) => download(&name, &b),
+                None => Err(format!("{path}: the file is gone at this step")),
+            };
+            if let Err(e) = result {
+                dispatcher.dispatch(Action::LoadFailed(e));
+            }
+        })
+    };
+    let tab = |v: View, id: &'static str, key: &'static str| {
+        let dispatcher = state.dispatcher();
+        html! {
+            <button id={id} role="tab" aria-selected={(view == v).to_string()} class={classes!("tab", (view == v).then_some("active"))}
+                onclick={Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::SetView(v)))}>{ t(lang, key) }</button>
+        }
+    };
+    let on_example = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |e: Event| {
+            let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let Some((name, text)) = EXAMPLES.iter().find(|(n, _)| *n == s.value()) else {
+                return;
+            };
+            dispatcher.dispatch(match load_scenario(name, text) {
+                Ok(p) => Action::Loaded(Rc::new(RefCell::new(p))),
+                Err(m) => Action::LoadFailed(m),
+            });
+        })
+    };
     let lines = log_lines(&player, lang, state.hide_routine);
     let current = player.current().map(|e| e.id);
     let caption = player
@@ -315,6 +476,12 @@ pub fn App(props: &AppProps) -> Html {
                     <p class="subtitle">{ t(lang, "subtitle") }</p>
                 </div>
                 <div class="scenario-name">{ player.scenario().name.clone() }</div>
+                <label class="examples">{ t(lang, "examples") }{" "}
+                    <select id="example" onchange={on_example}>
+                        <option value="" selected=true disabled=true>{"…"}</option>
+                        { for EXAMPLES.iter().map(|(n, _)| html! { <option value={*n}>{ n.trim_end_matches(".json") }</option> }) }
+                    </select>
+                </label>
                 <label class="file-button">
                     { t(lang, "load") }
                     <input id="load-scenario" type="file" accept=".json,application/json" onchange={on_file} />
@@ -334,8 +501,19 @@ pub fn App(props: &AppProps) -> Html {
                 on_start={d(|| Action::ToStart)} on_speed={d(|| Action::NextSpeed)} on_routine={d(|| Action::ToggleRoutine)} />
             <p class="caption" id="caption" aria-live="polite">{ caption }</p>
             <main>
-                <section class="stage" aria-label={t(lang, "cluster")}>
-                    <ClusterView model={model} lang={lang} />
+                <section class="stage" aria-label={t(lang, "views")}>
+                    <div class="tabs" role="tablist" aria-label={t(lang, "views")}>
+                        { tab(View::Cluster, "tab-cluster", "view_cluster") }
+                        { tab(View::Storage, "tab-storage", "view_storage") }
+                        { tab(View::Groups, "tab-groups", "view_groups") }
+                    </div>
+                    if let Some(m) = storage {
+                        <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download} />
+                    } else if let Some(m) = groups {
+                        <GroupsView model={m} lang={lang} />
+                    } else {
+                        <ClusterView model={model} lang={lang} />
+                    }
                 </section>
                 <EventLog lang={lang} lines={lines} current={current} on_seek={on_seek} />
             </main>

@@ -3,3 +3,5 @@
 pub mod cluster;
 pub mod controls;
 pub mod event_log;
+pub mod groups;
+pub mod storage;

@@ -28,6 +28,9 @@ pub fn action_for(key: &str) -> Option<Action> {
         "ArrowLeft" | "j" => Action::Back,
         "Home" => Action::ToStart,
         "s" => Action::NextSpeed,
+        "1" => Action::SetView(crate::app::View::Cluster),
+        "2" => Action::SetView(crate::app::View::Storage),
+        "3" => Action::SetView(crate::app::View::Groups),
         _ => return None,
     })
 }

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod components;
 pub mod i18n;
+pub mod inspect_model;
 pub mod keys;
 pub mod player;
 pub mod view_model;

@@ -165,3 +165,125 @@ async fn a_malformed_scenario_file_is_named_and_the_current_work_stays() {
         .unwrap()
         .starts_with("event 0"));
 }
+
+fn rows(root: &Element, sel: &str) -> u32 {
+    root.query_selector_all(&format!("{sel} tbody tr"))
+        .unwrap()
+        .length()
+}
+
+/// Chooses a built-in example from the header's list.
+async fn choose_example(root: &Element, name: &str) {
+    choose(root, "#example", name).await;
+}
+
+/// Picks `value` in a `<select>`, as a user would.
+async fn choose(root: &Element, select: &str, value: &str) {
+    let sel: web_sys::HtmlSelectElement = q(root, select).dyn_into().unwrap();
+    sel.set_value(value);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    sel.dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn the_storage_inspector_lists_segment_files_batches_and_downloads_a_file() {
+    let root = mount().await;
+    // Play until a leader has appended the first batch.
+    for _ in 0..300 {
+        click(&root, "#btn-step").await;
+        if q(&root, "#caption")
+            .text_content()
+            .unwrap()
+            .contains("(leader) appended")
+        {
+            break;
+        }
+    }
+    click(&root, "#tab-storage").await;
+    assert!(root.query_selector("#cluster").unwrap().is_none());
+    // The leader of first-0 is broker 1: look at its copy.
+    choose(&root, "#storage-partition", "1:first-0").await;
+    assert!(q(&root, "#storage")
+        .text_content()
+        .unwrap()
+        .contains("directory: first-0"));
+    // A partition directory holds one segment: .log, .index, .timeindex.
+    assert_eq!(rows(&root, "#storage-files"), 3);
+    let files = q(&root, "#storage-files").text_content().unwrap();
+    assert!(files.contains("00000000000000000000.log"), "{files}");
+    assert!(files.contains("00000000000000000000.timeindex"), "{files}");
+    assert!(
+        rows(&root, "#storage-batches") >= 1,
+        "the produced batch is in .log"
+    );
+    assert!(q(&root, "#storage-batches")
+        .text_content()
+        .unwrap()
+        .contains("✓ valid"));
+    // Download the .log: the bytes the engine holds for that file.
+    let log_button = root
+        .query_selector("button.download[data-file$='.log']")
+        .unwrap()
+        .expect("a download button for the .log file");
+    log_button.dyn_into::<HtmlElement>().unwrap().click();
+    yew::scheduler::flush().await;
+    let (name, len) = kafka_visualiser::app::last_download().expect("a download was offered");
+    assert_eq!(name, "00000000000000000000.log");
+    assert!(
+        len > 61,
+        "at least one record batch (61-byte header): {len}"
+    );
+    // Another partition can be chosen; the view follows.
+    let options = root
+        .query_selector_all("#storage-partition option")
+        .unwrap()
+        .length();
+    assert!(options >= 3, "each broker's copy is listed: {options}");
+    click(&root, "#tab-cluster").await;
+    q(&root, "#cluster");
+}
+
+#[wasm_bindgen_test]
+async fn the_groups_view_shows_members_assignment_and_the_four_assignors() {
+    let root = mount().await;
+    choose_example(&root, "group-rebalance.json").await;
+    assert!(q(&root, ".scenario-name")
+        .text_content()
+        .unwrap()
+        .contains("Consumer group"));
+    click(&root, "#tab-groups").await;
+    // Before anything ran: the group exists in the scenario, nobody joined yet.
+    q(&root, "#group-shop");
+    // Play on until the first generation is stable (the trace says when).
+    for _ in 0..400 {
+        click(&root, "#btn-step").await;
+        if q(&root, "#caption")
+            .text_content()
+            .unwrap()
+            .contains("owns [")
+        {
+            break;
+        }
+    }
+    for _ in 0..3 {
+        click(&root, "#btn-step").await;
+    }
+    let members = q(&root, "#group-shop table.members")
+        .text_content()
+        .unwrap();
+    assert!(members.contains("stable"), "{members}");
+    assert!(members.contains("orders-"), "{members}");
+    // The comparison: one row per assignor, with the number of moves.
+    assert_eq!(rows(&root, "#group-shop table.compare"), 4);
+    for s in ["range", "roundrobin", "sticky", "cooperative-sticky"] {
+        q(&root, &format!("#group-shop tr[data-strategy='{s}']"));
+    }
+    // Sticky keeps what the staying member had: nothing of its moves.
+    let sticky = q(&root, "#group-shop tr[data-strategy='sticky'] td.moved")
+        .text_content()
+        .unwrap();
+    assert!(sticky.starts_with('0'), "{sticky}");
+}

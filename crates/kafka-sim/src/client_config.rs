@@ -160,7 +160,7 @@ pub struct ProducerConfig {
 
 impl Default for ProducerConfig {
     fn default() -> Self {
-        serde_json::from_str("{}").expect("every producer setting has a default")
+        crate::config::defaults()
     }
 }
 
@@ -362,7 +362,7 @@ pub struct ConsumerConfig {
 
 impl Default for ConsumerConfig {
     fn default() -> Self {
-        serde_json::from_str("{}").expect("every consumer setting has a default")
+        crate::config::defaults()
     }
 }
 

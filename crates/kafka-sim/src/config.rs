@@ -441,9 +441,17 @@ pub struct BrokerConfig {
     pub request_timeout_ms: u64,
 }
 
+/// A settings struct with every field at its default, read from `{}` through
+/// the same deserializer the scenario parser uses (so the wasm build carries
+/// one copy of each struct's deserialisation code, not two).
+pub(crate) fn defaults<T: serde::de::DeserializeOwned>() -> T {
+    let de = &mut serde_json::Deserializer::from_str("{}");
+    serde_path_to_error::deserialize(de).expect("every setting has a default")
+}
+
 impl Default for BrokerConfig {
     fn default() -> Self {
-        serde_json::from_str("{}").expect("all broker settings have defaults")
+        defaults()
     }
 }
 

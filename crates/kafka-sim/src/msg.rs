@@ -102,10 +102,46 @@ pub enum ErrorCode {
 impl ErrorCode {
     /// Kafka's name, e.g. `NOT_LEADER_OR_FOLLOWER`.
     pub fn name(self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default()
+        self.name_str().to_string()
+    }
+
+    /// Kafka's name as a static string (serde's SCREAMING_SNAKE_CASE tag).
+    pub fn name_str(self) -> &'static str {
+        match self {
+            ErrorCode::OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
+            ErrorCode::CorruptMessage => "CORRUPT_MESSAGE",
+            ErrorCode::UnknownTopicOrPartition => "UNKNOWN_TOPIC_OR_PARTITION",
+            ErrorCode::LeaderNotAvailable => "LEADER_NOT_AVAILABLE",
+            ErrorCode::NotLeaderOrFollower => "NOT_LEADER_OR_FOLLOWER",
+            ErrorCode::RequestTimedOut => "REQUEST_TIMED_OUT",
+            ErrorCode::MessageTooLarge => "MESSAGE_TOO_LARGE",
+            ErrorCode::StaleControllerEpoch => "STALE_CONTROLLER_EPOCH",
+            ErrorCode::NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
+            ErrorCode::NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+            ErrorCode::InvalidRecord => "INVALID_RECORD",
+            ErrorCode::FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
+            ErrorCode::UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
+            ErrorCode::NotController => "NOT_CONTROLLER",
+            ErrorCode::InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
+            ErrorCode::IneligibleReplica => "INELIGIBLE_REPLICA",
+            ErrorCode::CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
+            ErrorCode::NotCoordinator => "NOT_COORDINATOR",
+            ErrorCode::IllegalGeneration => "ILLEGAL_GENERATION",
+            ErrorCode::InconsistentGroupProtocol => "INCONSISTENT_GROUP_PROTOCOL",
+            ErrorCode::UnknownMemberId => "UNKNOWN_MEMBER_ID",
+            ErrorCode::InvalidSessionTimeout => "INVALID_SESSION_TIMEOUT",
+            ErrorCode::RebalanceInProgress => "REBALANCE_IN_PROGRESS",
+            ErrorCode::MemberIdRequired => "MEMBER_ID_REQUIRED",
+            ErrorCode::FencedInstanceId => "FENCED_INSTANCE_ID",
+            ErrorCode::GroupMaxSizeReached => "GROUP_MAX_SIZE_REACHED",
+            ErrorCode::OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
+            ErrorCode::DuplicateSequenceNumber => "DUPLICATE_SEQUENCE_NUMBER",
+            ErrorCode::InvalidProducerEpoch => "INVALID_PRODUCER_EPOCH",
+            ErrorCode::UnknownProducerId => "UNKNOWN_PRODUCER_ID",
+            ErrorCode::RecordListTooLarge => "RECORD_LIST_TOO_LARGE",
+            ErrorCode::BrokerNotAvailable => "BROKER_NOT_AVAILABLE",
+            ErrorCode::NetworkException => "NETWORK_EXCEPTION",
+        }
     }
 
     /// Whether Kafka's clients retry this error (`RetriableException`).
@@ -427,6 +463,24 @@ pub enum ZkChange {
 }
 
 impl Message {
+    /// The top-level error of a response, if it has one.
+    pub fn error(&self) -> Option<ErrorCode> {
+        match self {
+            Message::LeaderAndIsrResponse { error, .. }
+            | Message::AlterPartitionResponse { error, .. }
+            | Message::ControlledShutdownResponse { error, .. }
+            | Message::FetchResponse { error, .. }
+            | Message::InitProducerIdResponse { error, .. }
+            | Message::FindCoordinatorResponse { error, .. }
+            | Message::JoinGroupResponse { error, .. }
+            | Message::SyncGroupResponse { error, .. }
+            | Message::HeartbeatResponse { error, .. }
+            | Message::LeaveGroupResponse { error, .. }
+            | Message::OffsetFetchResponse { error, .. } => *error,
+            _ => None,
+        }
+    }
+
     /// Kafka's API name (`Produce`, `Fetch`, `LeaderAndIsr`, ...).
     pub fn api(&self) -> &'static str {
         match self {
@@ -607,11 +661,7 @@ impl Message {
                     .join(", ")
             ),
             other => {
-                let v = serde_json::to_value(other).unwrap_or_default();
-                let err = v
-                    .get("error")
-                    .and_then(|e| e.as_str())
-                    .map(|e| format!(": {e}"));
+                let err = other.error().map(|e| format!(": {}", e.name_str()));
                 format!("{}{}", other.api(), err.unwrap_or_default())
             }
         }
@@ -624,5 +674,56 @@ pub fn acks_name(acks: i16) -> &'static str {
         0 => "0",
         1 => "1",
         _ => "all",
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::ErrorCode;
+
+    #[test]
+    fn error_names_match_their_serde_tags() {
+        for n in [
+            "OFFSET_OUT_OF_RANGE",
+            "CORRUPT_MESSAGE",
+            "UNKNOWN_TOPIC_OR_PARTITION",
+            "LEADER_NOT_AVAILABLE",
+            "NOT_LEADER_OR_FOLLOWER",
+            "REQUEST_TIMED_OUT",
+            "MESSAGE_TOO_LARGE",
+            "STALE_CONTROLLER_EPOCH",
+            "NOT_ENOUGH_REPLICAS",
+            "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+            "INVALID_RECORD",
+            "FENCED_LEADER_EPOCH",
+            "UNKNOWN_LEADER_EPOCH",
+            "NOT_CONTROLLER",
+            "INVALID_UPDATE_VERSION",
+            "INELIGIBLE_REPLICA",
+            "COORDINATOR_NOT_AVAILABLE",
+            "NOT_COORDINATOR",
+            "ILLEGAL_GENERATION",
+            "INCONSISTENT_GROUP_PROTOCOL",
+            "UNKNOWN_MEMBER_ID",
+            "INVALID_SESSION_TIMEOUT",
+            "REBALANCE_IN_PROGRESS",
+            "MEMBER_ID_REQUIRED",
+            "FENCED_INSTANCE_ID",
+            "GROUP_MAX_SIZE_REACHED",
+            "OUT_OF_ORDER_SEQUENCE_NUMBER",
+            "DUPLICATE_SEQUENCE_NUMBER",
+            "INVALID_PRODUCER_EPOCH",
+            "UNKNOWN_PRODUCER_ID",
+            "RECORD_LIST_TOO_LARGE",
+            "BROKER_NOT_AVAILABLE",
+            "NETWORK_EXCEPTION",
+        ] {
+            let e: ErrorCode = serde_json::from_value(serde_json::Value::String(n.into())).unwrap();
+            assert_eq!(e.name_str(), n);
+            assert_eq!(
+                serde_json::to_value(e).unwrap(),
+                serde_json::Value::String(n.into())
+            );
+        }
     }
 }

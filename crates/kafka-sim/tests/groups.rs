@@ -659,3 +659,23 @@ fn order_holds_within_a_partition_and_partitions_interleave() {
         "records from the two partitions interleave: {sequence:?}"
     );
 }
+
+#[test]
+fn event_names_match_their_serde_tags() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut kinds = BTreeSet::new();
+    for f in [
+        "group-rebalance.json",
+        "leader-failover.json",
+        "kip101-divergence.json",
+        "hw-truncation.json",
+    ] {
+        let t = run(&std::fs::read_to_string(root.join(f)).unwrap());
+        for e in t.events() {
+            let v = serde_json::to_value(&e.kind).unwrap();
+            assert_eq!(v["type"].as_str(), Some(e.kind.name_str()));
+            kinds.insert(e.kind.name_str());
+        }
+    }
+    assert!(kinds.len() > 40, "{} kinds seen", kinds.len());
+}

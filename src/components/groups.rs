@@ -1,0 +1,91 @@
+//! Consumer groups: for each group its coordinator, state and generation, the
+//! members with their assignment and lag, the committed offsets, and the four
+//! assignors side by side on the same membership change.
+
+use crate::i18n::{t, Lang};
+use crate::inspect_model::{GroupView, GroupsModel};
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct GroupsProps {
+    pub model: Rc<GroupsModel>,
+    pub lang: Lang,
+}
+
+fn list(v: &[String]) -> String {
+    if v.is_empty() {
+        "–".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn group(g: &GroupView, lang: Lang) -> Html {
+    let coord = match g.coordinator {
+        Some(b) => format!("broker {b} (__consumer_offsets-{})", g.offsets_partition),
+        None => format!("– (__consumer_offsets-{})", g.offsets_partition),
+    };
+    html! {
+        <section class="group" id={format!("group-{}", g.group_id)} aria-label={format!("group {}", g.group_id)}>
+            <h3>{ format!("group.id = {}", g.group_id) }</h3>
+            <p class="facts">
+                { format!("{}: {coord} · {}: {} · {}: {} · {}: {}",
+                    t(lang, "coordinator"), t(lang, "state"), g.state.clone().unwrap_or_else(|| "–".into()),
+                    t(lang, "generation"), g.generation.map(|x| x.to_string()).unwrap_or_else(|| "–".into()),
+                    t(lang, "assignor"), g.protocol.clone().unwrap_or_else(|| "–".into())) }
+            </p>
+            <table class="grid members">
+                <thead><tr>
+                    <th>{ t(lang, "consumer") }</th><th>{"member.id"}</th><th>{ t(lang, "phase") }</th>
+                    <th>{ t(lang, "generation") }</th><th>{ t(lang, "owns") }</th><th>{ t(lang, "lag") }</th>
+                </tr></thead>
+                <tbody>
+                { for g.members.iter().map(|m| html! {
+                    <tr class={classes!((!m.alive).then_some("dead"))}>
+                        <td>{ m.consumer.clone() }{ if m.leader { " ★" } else { "" } }{ if !m.alive { " ✗" } else { "" } }</td>
+                        <td class="mono">{ if m.member_id.is_empty() { "–".to_string() } else { m.member_id.clone() } }</td>
+                        <td>{ m.phase.clone() }</td>
+                        <td class="num">{ m.generation }</td>
+                        <td class="mono">{ list(&m.assignment) }</td>
+                        <td class="mono">{ list(&m.lag.iter().map(|(tp, l)| format!("{tp}:{l}")).collect::<Vec<_>>()) }</td>
+                    </tr>
+                }) }
+                </tbody>
+            </table>
+            <p class="facts">
+                <strong>{ t(lang, "committed") }{": "}</strong>
+                <span class="mono">{ list(&g.committed.iter().map(|(tp, o)| format!("{tp}@{o}")).collect::<Vec<_>>()) }</span>
+            </p>
+            if let Some(who) = &g.leaving {
+                <h4>{ format!("{} {who}", t(lang, "compare_if_leaves")) }</h4>
+                <table class="grid compare">
+                    <thead><tr><th>{ t(lang, "assignor") }</th><th>{ t(lang, "before") }</th><th>{ t(lang, "after") }</th><th>{ t(lang, "moved") }</th></tr></thead>
+                    <tbody>
+                    { for g.comparison.iter().map(|r| html! {
+                        <tr data-strategy={r.strategy}>
+                            <td>{ r.strategy }</td>
+                            <td class="mono">{ for r.before.iter().map(|(m, v)| html! { <div>{ format!("{m}: {}", list(v)) }</div> }) }</td>
+                            <td class="mono">{ for r.after.iter().map(|(m, v)| html! { <div>{ format!("{m}: {}", list(v)) }</div> }) }</td>
+                            <td class="num moved">{ r.moved }{ if r.revoked_first > 0 { format!(" ({} {})", r.revoked_first, t(lang, "revoked_first")) } else { String::new() } }</td>
+                        </tr>
+                    }) }
+                    </tbody>
+                </table>
+            }
+        </section>
+    }
+}
+
+#[component]
+pub fn GroupsView(p: &GroupsProps) -> Html {
+    let lang = p.lang;
+    html! {
+        <div class="inspector" id="groups">
+            if p.model.groups.is_empty() {
+                <p class="facts">{ t(lang, "no_groups") }</p>
+            }
+            { for p.model.groups.iter().map(|g| group(g, lang)) }
+        </div>
+    }
+}

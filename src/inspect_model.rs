@@ -1,0 +1,399 @@
+//! What the storage inspector and the consumer-group view show, read off the
+//! engine's world at the cursor. Layout data only: every value (bytes,
+//! offsets, assignments, lag) comes from the engine.
+
+use kafka_sim::assignor::{assign, MemberSubscription, PartitionName};
+use kafka_sim::client_config::AssignorName;
+use kafka_sim::group::MemberPhase;
+use kafka_sim::ids::BrokerId;
+use kafka_sim::storage::index::{decode_index, IndexKind};
+use kafka_sim::storage::paged::Storage;
+use kafka_sim::storage::record::decode_batch;
+use kafka_sim::World;
+use std::collections::BTreeMap;
+
+/// Rows shown at most per table (the rest is summarised).
+pub const MAX_ROWS: usize = 200;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileRow {
+    /// The path on the broker's disk, `topic-N/00000000000000000000.log`.
+    pub path: String,
+    pub bytes: u64,
+    pub pages: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchRow {
+    pub segment: i64,
+    pub position: u64,
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub records: i32,
+    pub size: u64,
+    pub leader_epoch: i32,
+    pub producer_id: i64,
+    pub crc_ok: bool,
+    /// `key=value` of the first records.
+    pub preview: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexRow {
+    pub segment: i64,
+    pub time: bool,
+    pub slot: u64,
+    /// Offset index: offset → position. Time index: timestamp → offset.
+    pub key: i64,
+    pub value: i64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartitionFiles {
+    pub broker: i32,
+    pub dir: String,
+    pub log_start: i64,
+    pub log_end: i64,
+    pub high_watermark: Option<i64>,
+    pub cleanup: String,
+    pub files: Vec<FileRow>,
+    pub batches: Vec<BatchRow>,
+    pub batches_total: usize,
+    pub index: Vec<IndexRow>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StorageModel {
+    /// (key `broker:dir`, label).
+    pub choices: Vec<(String, String)>,
+    pub selected: Option<PartitionFiles>,
+}
+
+/// The key of a partition directory on a broker, as the selector uses it.
+pub fn storage_key(broker: i32, dir: &str) -> String {
+    format!("{broker}:{dir}")
+}
+
+impl StorageModel {
+    /// `want`: the selected key; the first user partition when absent or gone.
+    pub fn from_world(w: &World, want: Option<&str>) -> StorageModel {
+        let mut choices = Vec::new();
+        for (id, b) in w.brokers() {
+            for log in b.logs.values() {
+                let key = storage_key(id.0, &log.dir);
+                let label = format!("broker {} · {}", id.0, log.dir);
+                choices.push((key, label));
+            }
+        }
+        // User topics first, internal ones after.
+        choices.sort_by_key(|(k, _)| (k.contains(":__"), k.clone()));
+        let key = want
+            .filter(|k| choices.iter().any(|(c, _)| c == k))
+            .map(str::to_string)
+            .or_else(|| choices.first().map(|(k, _)| k.clone()));
+        let selected = key.and_then(|k| partition_files(w, &k));
+        StorageModel { choices, selected }
+    }
+}
+
+fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
+    let (b, dir) = key.split_once(':')?;
+    let id = BrokerId(b.parse().ok()?);
+    let br = w.brokers().get(&id)?;
+    let log = br.logs.values().find(|l| l.dir == dir)?;
+    let files: Vec<FileRow> = br
+        .disk
+        .list(&format!("{dir}/"))
+        .into_iter()
+        .map(|path| FileRow {
+            bytes: br.disk.len(&path).unwrap_or(0),
+            pages: br.disk.pages(&path).map(|p| p.len()).unwrap_or(0),
+            path,
+        })
+        .collect();
+    let mut batches = Vec::new();
+    let mut batches_total = 0;
+    let mut index = Vec::new();
+    for seg in &log.segments {
+        let base = seg.base_offset;
+        let stem = format!("{dir}/{base:020}");
+        if let Ok(bytes) = br.disk.read_all(&format!("{stem}.log")) {
+            let mut pos = 0usize;
+            while pos < bytes.len() {
+                let Ok(d) = decode_batch(&bytes[pos..], pos as u64) else {
+                    break;
+                };
+                let size = d.header.size_in_bytes();
+                batches_total += 1;
+                if batches.len() < MAX_ROWS {
+                    let preview: Vec<String> = d
+                        .records
+                        .iter()
+                        .take(3)
+                        .map(|r| {
+                            let s = |b: &Option<Vec<u8>>| {
+                                b.as_ref()
+                                    .map(|v| String::from_utf8_lossy(v).chars().take(24).collect())
+                                    .unwrap_or_else(|| "null".to_string())
+                            };
+                            format!("{}={}", s(&r.key), s(&r.value))
+                        })
+                        .collect();
+                    batches.push(BatchRow {
+                        segment: base,
+                        position: pos as u64,
+                        base_offset: d.header.base_offset,
+                        last_offset: d.header.last_offset(),
+                        records: d.header.records_count,
+                        size,
+                        leader_epoch: d.header.partition_leader_epoch,
+                        producer_id: d.header.producer_id,
+                        crc_ok: d.crc_valid(),
+                        preview: preview.join(", "),
+                    });
+                }
+                pos += size as usize;
+            }
+        }
+        for (ext, kind, time) in [
+            ("index", IndexKind::Offset, false),
+            ("timeindex", IndexKind::Time, true),
+        ] {
+            let Ok(bytes) = br.disk.read_all(&format!("{stem}.{ext}")) else {
+                continue;
+            };
+            // Only the entries written (Kafka preallocates index files).
+            let n = if time {
+                seg.time_index_entries
+            } else {
+                seg.index_entries
+            } as usize;
+            let used = (n * kind.entry_size() as usize).min(bytes.len());
+            if let Ok(entries) = decode_index(kind, base, &bytes[..used]) {
+                for e in entries
+                    .into_iter()
+                    .take(MAX_ROWS.saturating_sub(index.len()))
+                {
+                    index.push(IndexRow {
+                        segment: base,
+                        time,
+                        slot: e.slot,
+                        key: e.key,
+                        value: e.value,
+                    });
+                }
+            }
+        }
+    }
+    Some(PartitionFiles {
+        broker: id.0,
+        dir: dir.to_string(),
+        log_start: log.log_start_offset,
+        log_end: log.log_end_offset,
+        high_watermark: br.partitions.get(&log.tp).map(|p| p.high_watermark),
+        cleanup: format!("{:?}", log.config.cleanup_policy).to_lowercase(),
+        files,
+        batches,
+        batches_total,
+        index,
+    })
+}
+
+/// The bytes of a file on a broker's disk, for a download.
+pub fn file_bytes(w: &World, broker: i32, path: &str) -> Option<Vec<u8>> {
+    w.brokers().get(&BrokerId(broker))?.disk.read_all(path).ok()
+}
+
+// ---- consumer groups --------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberRow {
+    pub consumer: String,
+    pub alive: bool,
+    pub member_id: String,
+    pub phase: String,
+    pub generation: i32,
+    pub leader: bool,
+    pub assignment: Vec<String>,
+    /// (partition, lag = high watermark − position).
+    pub lag: Vec<(String, i64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareRow {
+    pub strategy: &'static str,
+    /// Member → partitions, before and after the change.
+    pub before: Vec<(String, Vec<String>)>,
+    pub after: Vec<(String, Vec<String>)>,
+    /// Partitions of the members who stay that changed owner.
+    pub moved: usize,
+    /// Cooperative only: partitions revoked in the first round.
+    pub revoked_first: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupView {
+    pub group_id: String,
+    pub coordinator: Option<i32>,
+    pub offsets_partition: i32,
+    pub state: Option<String>,
+    pub generation: Option<i32>,
+    pub protocol: Option<String>,
+    pub members: Vec<MemberRow>,
+    pub committed: Vec<(String, i64)>,
+    /// Which member leaves in the comparison.
+    pub leaving: Option<String>,
+    pub comparison: Vec<CompareRow>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupsModel {
+    pub groups: Vec<GroupView>,
+}
+
+impl GroupsModel {
+    pub fn from_world(w: &World) -> GroupsModel {
+        let mut ids: Vec<String> = w
+            .consumers()
+            .iter()
+            .filter_map(|c| c.group.as_ref().map(|g| g.group_id.clone()))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let groups = ids.into_iter().map(|g| group_view(w, &g)).collect();
+        GroupsModel { groups }
+    }
+}
+
+fn group_view(w: &World, g: &str) -> GroupView {
+    let coord = w
+        .brokers()
+        .values()
+        .filter(|b| b.alive)
+        .find_map(|b| b.groups.groups.get(g).map(|grp| (b.id.0, grp)));
+    let members: Vec<MemberRow> = w
+        .consumers()
+        .iter()
+        .filter_map(|c| {
+            let m = c.group.as_ref().filter(|m| m.group_id == g)?;
+            Some(MemberRow {
+                consumer: c.name.clone(),
+                alive: c.alive,
+                member_id: m.member_id.clone(),
+                phase: match m.phase {
+                    MemberPhase::Unjoined => "unjoined",
+                    MemberPhase::Joining => "joining",
+                    MemberPhase::Syncing => "syncing",
+                    MemberPhase::Stable => "stable",
+                }
+                .to_string(),
+                generation: m.generation,
+                leader: m.is_leader && m.phase == MemberPhase::Stable,
+                assignment: c.assignment.iter().map(|tp| tp.to_string()).collect(),
+                lag: c
+                    .lag()
+                    .into_iter()
+                    .map(|(tp, l)| (tp.to_string(), l))
+                    .collect(),
+            })
+        })
+        .collect();
+    let comparison = compare_assignors(w, g);
+    GroupView {
+        group_id: g.to_string(),
+        coordinator: coord.map(|(b, _)| b),
+        offsets_partition: w.group_partition(g),
+        state: coord.map(|(_, x)| format!("{:?}", x.state)),
+        generation: coord.map(|(_, x)| x.generation_id),
+        protocol: coord.and_then(|(_, x)| x.protocol_name.clone()),
+        committed: coord
+            .map(|(_, x)| {
+                x.offsets
+                    .iter()
+                    .map(|(tp, o)| (tp.to_string(), *o))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        leaving: comparison.1,
+        comparison: comparison.0,
+        members,
+    }
+}
+
+/// The four assignors on this group's running members, then again after the
+/// last of them leaves (each member keeping what the first round gave it).
+fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
+    let running: Vec<&kafka_sim::consumer::Consumer> = w
+        .consumers()
+        .iter()
+        .filter(|c| c.alive && c.group.as_ref().is_some_and(|m| m.group_id == g))
+        .collect();
+    if running.len() < 2 {
+        return (Vec::new(), None);
+    }
+    let mut topics: BTreeMap<String, i32> = BTreeMap::new();
+    let subs: Vec<MemberSubscription> = running
+        .iter()
+        .map(|c| {
+            let m = c.group.as_ref().expect("filtered");
+            for t in &m.subscription {
+                if let Some(n) = c.metadata.partition_count(t) {
+                    topics.insert(t.clone(), n);
+                }
+            }
+            MemberSubscription {
+                member_id: c.name.clone(),
+                group_instance_id: None,
+                topics: m.subscription.clone(),
+                owned_partitions: Vec::new(),
+                generation: None,
+            }
+        })
+        .collect();
+    let leaving = subs.last().map(|m| m.member_id.clone());
+    let mut rows = Vec::new();
+    for s in [
+        AssignorName::Range,
+        AssignorName::RoundRobin,
+        AssignorName::Sticky,
+        AssignorName::CooperativeSticky,
+    ] {
+        let Ok(before) = assign(s, &topics, &subs) else {
+            continue;
+        };
+        let stay: Vec<MemberSubscription> = subs[..subs.len() - 1]
+            .iter()
+            .map(|m| MemberSubscription {
+                owned_partitions: before.assignment[&m.member_id].clone(),
+                generation: Some(1),
+                ..m.clone()
+            })
+            .collect();
+        let Ok(after) = assign(s, &topics, &stay) else {
+            continue;
+        };
+        let moved = stay
+            .iter()
+            .map(|m| {
+                m.owned_partitions
+                    .iter()
+                    .filter(|p| !after.assignment[&m.member_id].contains(p))
+                    .count()
+            })
+            .sum();
+        let revoked_first = after.revoke.values().map(Vec::len).sum();
+        let names = |r: &BTreeMap<String, Vec<PartitionName>>| -> Vec<(String, Vec<String>)> {
+            r.iter()
+                .map(|(m, v)| (m.clone(), v.iter().map(|p| p.to_string()).collect()))
+                .collect()
+        };
+        rows.push(CompareRow {
+            strategy: s.protocol_name(),
+            before: names(&before.assignment),
+            after: names(&after.assignment),
+            moved,
+            revoked_first: if s.is_cooperative() { revoked_first } else { 0 },
+        });
+    }
+    (rows, leaving)
+}
