@@ -67,6 +67,34 @@ pub fn record_at(log: &Log, disk: &MemStorage, offset: i64) -> Option<KeyValue> 
         .map(|r| (r.key.clone(), r.value.clone()))
 }
 
+/// Key and value of every record in `[lo, hi)` of a log, read in one pass.
+pub fn records_between(log: &Log, disk: &MemStorage, lo: i64, hi: i64) -> BTreeMap<i64, KeyValue> {
+    let mut out = BTreeMap::new();
+    if lo >= hi || lo < log.log_start_offset || lo >= log.log_end_offset {
+        return out;
+    }
+    let Ok(data) = log.read(disk, lo, u64::MAX, hi, true) else {
+        return out;
+    };
+    let mut pos = 0usize;
+    while pos < data.bytes.len() {
+        let Ok(b) = record::decode_batch(&data.bytes[pos..], pos as u64) else {
+            break;
+        };
+        pos += b.header.size_in_bytes() as usize;
+        if b.header.base_offset >= hi {
+            break;
+        }
+        for r in &b.records {
+            let o = b.offset_of(r);
+            if o >= lo && o < hi {
+                out.insert(o, (r.key.clone(), r.value.clone()));
+            }
+        }
+    }
+    out
+}
+
 impl World {
     /// The broker currently leading `tp` (alive, with the highest leader epoch).
     pub fn current_leader(&self, tp: &TopicPartition) -> Option<BrokerId> {
@@ -106,7 +134,20 @@ impl World {
                 acks,
             },
         );
-        self.check_acked_range(tp, offset..offset + 1)
+        Ok(())
+    }
+
+    /// Checks the records of one acknowledged batch, `[first, last]`.
+    pub(crate) fn ledger_check_batch(
+        &mut self,
+        tp: &TopicPartition,
+        first: i64,
+        last: i64,
+    ) -> Step {
+        if first < 0 {
+            return Ok(());
+        }
+        self.check_acked_range(tp, first..last + 1)
     }
 
     /// `acknowledged_records_survive` for one partition.
@@ -129,11 +170,26 @@ impl World {
             return Ok(()); // compaction removes superseded records on purpose
         }
         let mut lost = Vec::new();
+        // Read the acknowledged span once (not once per record: batches can
+        // hold thousands of records).
+        let lo = acked
+            .range(range.clone())
+            .next()
+            .map(|(o, _)| *o)
+            .unwrap_or(i64::MAX)
+            .max(log.log_start_offset);
+        let hi = acked
+            .range(range.clone())
+            .next_back()
+            .map(|(o, _)| *o + 1)
+            .unwrap_or(i64::MIN)
+            .min(log.log_end_offset);
+        let on_disk = records_between(log, &b.disk, lo, hi);
         for (off, rec) in acked.range(range) {
             if *off < log.log_start_offset || self.ledger.lost.contains(&(tp.clone(), *off)) {
                 continue; // deleted by retention, or already reported
             }
-            let present = record_at(log, &b.disk, *off);
+            let present = on_disk.get(off).cloned();
             if present.as_ref() != Some(&(rec.key.clone(), rec.value.clone())) {
                 lost.push((*off, rec.acks, present.is_some()));
             }

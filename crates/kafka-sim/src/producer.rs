@@ -1052,6 +1052,10 @@ impl World {
                 acks,
             )?;
         }
+        if acks != 0 && base_offset >= 0 {
+            let n = b.records.len() as i64;
+            self.ledger_check_batch(&b.tp, base_offset, base_offset + n - 1)?;
+        }
         Ok(())
     }
 

@@ -679,3 +679,171 @@ fn event_names_match_their_serde_tags() {
     }
     assert!(kinds.len() > 40, "{} kinds seen", kinds.len());
 }
+
+#[test]
+fn the_log_cleaner_compacts_consumer_offsets_to_the_latest_commit_per_key() {
+    // Auto-commit every 200 ms into small segments: the cleaner keeps only the
+    // newest record per (group, topic, partition) key in the cleaned part.
+    let t = run(&scenario(
+        70_000,
+        &[consumer("a", r#", "auto.commit.interval.ms": 200"#)],
+        &produce_each(8_000, 5),
+        r#", "offsets.topic.segment.bytes": 2048"#,
+    ));
+    no_broken_guarantees(&t);
+    let commits = find(&t, |k| matches!(k, EventKind::OffsetsCommitted { .. })).len();
+    assert!(commits > 100, "{commits} commits");
+    let cleaned = find(
+        &t,
+        |k| matches!(k, EventKind::LogCleaned { tp, .. } if &*tp.topic == "__consumer_offsets"),
+    );
+    assert!(!cleaned.is_empty(), "the cleaner ran on __consumer_offsets");
+    // Read the coordinator's copy back: far fewer records than commits, and
+    // the newest value per key is what the group has in memory.
+    let w = t.head();
+    let (broker, group) = w
+        .brokers()
+        .values()
+        .find_map(|b| b.groups.groups.get("g").map(|g| (b, g)))
+        .expect("a coordinator holds g");
+    let tp = TopicPartition::new("__consumer_offsets", group.partition);
+    let batches = broker.logs[&tp].decode_all(&broker.disk).unwrap();
+    let mut latest: BTreeMap<TopicPartition, i64> = BTreeMap::new();
+    let mut records = 0;
+    for b in &batches {
+        for r in &b.records {
+            records += 1;
+            if let Some(kafka_sim::group_records::OffsetsKey::Offset { tp, .. }) = r
+                .key
+                .as_deref()
+                .and_then(kafka_sim::group_records::parse_key)
+            {
+                if let Some(v) = r
+                    .value
+                    .as_deref()
+                    .and_then(kafka_sim::group_records::parse_offset_value)
+                {
+                    latest.insert(tp, v.offset);
+                }
+            }
+        }
+    }
+    assert!(
+        records < commits * 6 / 2,
+        "{records} records left of {} written",
+        commits * 6
+    );
+    assert_eq!(&latest, &group.offsets);
+}
+
+#[test]
+fn auto_offset_reset_latest_skips_what_was_written_before_the_consumer_started() {
+    let t = run(&scenario(
+        25_000,
+        &[r#"{"name": "late", "subscribe": ["orders"], "start_at_ms": 9000, "config": {"group.id": "g"}}"#.to_string()],
+        &[produce_each(5_000, 3), produce_each(20_000, 2)].join(","),
+        "",
+    ));
+    let resets: Vec<i64> = find(&t, |k| matches!(k, EventKind::ConsumerPositionReset { reason, .. } if reason.contains("latest")))
+        .iter()
+        .map(|e| match &e.kind { EventKind::ConsumerPositionReset { position, .. } => *position, _ => -1 })
+        .collect();
+    assert_eq!(
+        resets, [3; 6],
+        "each partition starts at its high watermark"
+    );
+    let c = consumed(&t);
+    assert_eq!(c.len(), 12, "only the records written after it joined");
+    assert!(c.iter().all(|(_, _, o)| *o >= 3));
+}
+
+#[test]
+fn a_commit_from_the_previous_generation_gets_illegal_generation() {
+    // b's link to the coordinator turns slow (8 s) just before its
+    // JoinGroupResponse is sent: for a while b still believes it is in
+    // generation 1 while the group, b included, has moved to generation 2.
+    // The commitSync it sends meanwhile carries generation 1:
+    // ILLEGAL_GENERATION.
+    // Cooperative, so b keeps (and commits) its partitions while it rejoins.
+    let coop = r#", "partition.assignment.strategy": ["cooperative-sticky"]"#;
+    let members = |extra: &str| {
+        vec![
+            consumer("a", coop),
+            consumer(
+                "b",
+                &format!(
+                    r#"{coop}, "session.timeout.ms": 20000, "enable.auto.commit": false{extra}"#
+                ),
+            ),
+            format!(
+                r#"{{"name": "c", "subscribe": ["orders"], "start_at_ms": 12000, "config": {{"group.id": "g"{coop}}}}}"#
+            ),
+        ]
+    };
+    let base = scenario(40_000, &members(""), &produce_each(5_000, 2), "");
+    let t = run(&base);
+    // When does the coordinator answer b's JoinGroup for generation 2?
+    let answer = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::MessageSent {
+                to: kafka_sim::NodeId::Consumer(1),
+                message: kafka_sim::msg::Message::JoinGroupResponse {
+                    generation_id: 2,
+                    ..
+                },
+                ..
+            }
+        )
+    });
+    let EventKind::MessageSent {
+        from: kafka_sim::NodeId::Broker(coord),
+        ..
+    } = answer[0].kind
+    else {
+        unreachable!()
+    };
+    let at = answer[0].time_ms;
+    let cut = format!(
+        r#"{{"at_ms": {}, "type": "slow_link", "a": "consumer-1", "b": "broker-{}", "extra_latency_ms": 8000}},
+           {{"at_ms": {}, "type": "commit_sync", "consumer": "b"}}"#,
+        at - 1,
+        coord.0,
+        at + 2000
+    );
+    let t = run(&scenario(
+        40_000,
+        &members(""),
+        &[produce_each(5_000, 2), cut].join(","),
+        "",
+    ));
+    no_broken_guarantees(&t);
+    let rejected = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::OffsetCommitRejected {
+                error: kafka_sim::msg::ErrorCode::IllegalGeneration,
+                ..
+            }
+        )
+    });
+    assert_eq!(rejected.len(), 1, "the coordinator refuses generation 1");
+    let EventKind::OffsetCommitRejected { detail, .. } = &rejected[0].kind else {
+        unreachable!()
+    };
+    assert!(
+        detail.contains("generation 1") && detail.contains("generation 2"),
+        "{detail}"
+    );
+    let failed = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::OffsetCommitFailed {
+                consumer: 1,
+                error: kafka_sim::msg::ErrorCode::IllegalGeneration,
+                ..
+            }
+        )
+    });
+    assert_eq!(failed.len(), 1);
+}
