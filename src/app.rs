@@ -53,6 +53,9 @@ const BASE_STEP_MS: u32 = 700;
 
 #[derive(Clone)]
 pub struct AppState {
+    pub help: bool,
+    /// Set when a jump found no further event of the kind.
+    pub notice: Option<String>,
     pub view: View,
     /// The storage inspector's partition (`broker:dir`).
     pub storage_sel: Option<String>,
@@ -82,18 +85,62 @@ pub enum Action {
     ToggleRoutine,
     SetView(View),
     SelectStorage(String),
+    /// Put the cursor after `n` events (the timeline slider).
+    SeekTo(u64),
+    /// Jump to the next event of this kind (its JSON `type`).
+    NextOfKind(&'static str),
+    ToggleHelp,
+    CloseHelp,
+}
+
+/// Event kinds the "next" jump offers: (type, English label, Chinese label).
+pub const JUMP_KINDS: [(&str, &str, &str); 10] = [
+    ("leader_elected", "leader elected", "选出 leader"),
+    ("isr_updated_by_controller", "ISR changed", "ISR 变化"),
+    (
+        "high_watermark_advanced",
+        "high watermark moved",
+        "高水位推进",
+    ),
+    ("batch_appended", "batch appended", "批次追加"),
+    ("segment_rolled", "segment rolled", "段滚动"),
+    ("log_cleaned", "log cleaned", "日志清理"),
+    ("rebalance_started", "rebalance started", "再均衡开始"),
+    ("partitions_assigned", "partitions assigned", "分区分配"),
+    ("offsets_committed", "offsets committed", "位移提交"),
+    ("guarantee_broken", "guarantee broken", "保证被打破"),
+];
+
+const LANG_KEY: &str = "kafka-visualiser.lang";
+
+/// The language the learner chose last time (localStorage), if readable.
+pub fn saved_lang() -> Option<Lang> {
+    let s = web_sys::window()?.local_storage().ok()??;
+    match s.get_item(LANG_KEY).ok()??.as_str() {
+        "zh" => Some(Lang::Zh),
+        "en" => Some(Lang::En),
+        _ => None,
+    }
+}
+
+fn save_lang(lang: Lang) {
+    if let Some(Ok(Some(s))) = web_sys::window().map(|w| w.local_storage()) {
+        let _ = s.set_item(LANG_KEY, if lang == Lang::Zh { "zh" } else { "en" });
+    }
 }
 
 impl AppState {
     pub fn new(player: Player) -> AppState {
         AppState {
+            help: false,
+            notice: None,
             view: View::Cluster,
             storage_sel: None,
             player: Rc::new(RefCell::new(player)),
             rev: 0,
             playing: false,
             speed: 2,
-            lang: Lang::En,
+            lang: saved_lang().unwrap_or(Lang::En),
             hide_routine: true,
             error: None,
         }
@@ -150,6 +197,37 @@ impl Reducible for AppState {
                     ..(*self).clone()
                 })
             }
+            Action::ToggleHelp | Action::CloseHelp => {
+                let help = matches!(action, Action::ToggleHelp) && !self.help;
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    help,
+                    ..(*self).clone()
+                });
+            }
+            Action::NextOfKind(kind) => {
+                let found = {
+                    let mut p = self.player.borrow_mut();
+                    let from = p.cursor();
+                    let found = p.next_of_kind(kind);
+                    if let Some(i) = found {
+                        p.seek(i + 1);
+                    } else {
+                        p.seek(from);
+                    }
+                    found
+                };
+                let notice = found.is_none().then(|| match self.lang {
+                    Lang::En => format!("No later “{kind}” event in this scenario."),
+                    Lang::Zh => format!("本场景中之后没有“{kind}”事件。"),
+                });
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    playing: false,
+                    notice,
+                    ..(*self).clone()
+                });
+            }
             _ => {}
         }
         let mut playing = self.playing;
@@ -193,17 +271,25 @@ impl Reducible for AppState {
                     playing = false;
                     p.seek(id + 1);
                 }
+                Action::SeekTo(n) => {
+                    playing = false;
+                    p.seek(n);
+                }
                 Action::TogglePlay => playing = !playing && !p.at_end(),
                 Action::NextSpeed => speed = (speed + 1) % SPEEDS_X4.len(),
                 Action::ToggleLang => {
                     lang = if lang == Lang::En { Lang::Zh } else { Lang::En };
+                    save_lang(lang);
                 }
                 Action::ToggleRoutine => hide = !hide,
                 Action::DismissError
                 | Action::Loaded(_)
                 | Action::LoadFailed(_)
                 | Action::SetView(_)
-                | Action::SelectStorage(_) => {}
+                | Action::SelectStorage(_)
+                | Action::NextOfKind(_)
+                | Action::ToggleHelp
+                | Action::CloseHelp => {}
             }
         }
         Rc::new(AppState {
@@ -213,6 +299,7 @@ impl Reducible for AppState {
             lang,
             hide_routine: hide,
             error: None,
+            notice: None,
             ..(*self).clone()
         })
     }
@@ -468,6 +555,32 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
     let on_dismiss = d(|| Action::DismissError);
+    let on_scrub = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |e: InputEvent| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Ok(n) = input.value().parse::<u64>() {
+                dispatcher.dispatch(Action::SeekTo(n));
+            }
+        })
+    };
+    let jump_kind = use_state(|| JUMP_KINDS[0].0);
+    let on_jump_kind = {
+        let jump_kind = jump_kind.clone();
+        Callback::from(move |e: Event| {
+            let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            if let Some((k, _, _)) = JUMP_KINDS.iter().find(|(k, _, _)| *k == s.value()) {
+                jump_kind.set(k);
+            }
+        })
+    };
+    let on_jump = {
+        let dispatcher = state.dispatcher();
+        let kind = *jump_kind;
+        Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::NextOfKind(kind)))
+    };
+    let on_help_toggle = d(|| Action::ToggleHelp);
+    let on_help_close = d(|| Action::CloseHelp);
     html! {
         <div class="app" lang={if lang == Lang::Zh { "zh-CN" } else { "en" }}>
             <header>
@@ -499,6 +612,33 @@ pub fn App(props: &AppProps) -> Html {
                 time_ms={now} playing={state.playing} speed_label={state.speed_label()} hide_routine={state.hide_routine}
                 on_back={d(|| Action::Back)} on_step={d(|| Action::Step)} on_play={d(|| Action::TogglePlay)}
                 on_start={d(|| Action::ToStart)} on_speed={d(|| Action::NextSpeed)} on_routine={d(|| Action::ToggleRoutine)} />
+            <div class="navigate">
+                <input id="scrub" type="range" min="0" max={player.known_len().to_string()} value={player.cursor().to_string()}
+                    aria-label={t(lang, "timeline")} oninput={on_scrub} />
+                <label class="jump">{ t(lang, "jump") }{" "}
+                    <select id="jump-kind" onchange={on_jump_kind}>
+                        { for JUMP_KINDS.iter().map(|(k, en, zh)| html! {
+                            <option value={*k} selected={*k == *jump_kind}>{ if lang == Lang::Zh { *zh } else { *en } }</option>
+                        }) }
+                    </select>
+                </label>
+                <button id="btn-next-kind" onclick={on_jump} title="n">{ t(lang, "next") }</button>
+                <button id="btn-help" onclick={on_help_toggle.reform(|_: MouseEvent| ())} aria-label={t(lang, "shortcuts")} title="?">{"?"}</button>
+            </div>
+            if let Some(n) = &state.notice {
+                <p class="notice" role="status" id="notice">{ n.clone() }</p>
+            }
+            if state.help {
+                <div class="help" role="dialog" aria-modal="true" aria-label={t(lang, "shortcuts")} id="help">
+                    <h2>{ t(lang, "shortcuts") }</h2>
+                    <dl>
+                        { for crate::keys::SHORTCUTS.iter().map(|(k, en, zh)| html! {
+                            <><dt><kbd>{ *k }</kbd></dt><dd>{ if lang == Lang::Zh { *zh } else { *en } }</dd></>
+                        }) }
+                    </dl>
+                    <button id="btn-help-close" onclick={on_help_close.reform(|_: MouseEvent| ())}>{ t(lang, "dismiss") }</button>
+                </div>
+            }
             <p class="caption" id="caption" aria-live="polite">{ caption }</p>
             <main>
                 <section class="stage" aria-label={t(lang, "views")}>

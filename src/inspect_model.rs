@@ -191,7 +191,7 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
         log_start: log.log_start_offset,
         log_end: log.log_end_offset,
         high_watermark: br.partitions.get(&log.tp).map(|p| p.high_watermark),
-        cleanup: format!("{:?}", log.config.cleanup_policy).to_lowercase(),
+        cleanup: log.config.cleanup_policy.to_string(),
         files,
         batches,
         batches_total,
@@ -280,11 +280,12 @@ fn group_view(w: &World, g: &str) -> GroupView {
                 consumer: c.name.clone(),
                 alive: c.alive,
                 member_id: m.member_id.clone(),
-                phase: match m.phase {
-                    MemberPhase::Unjoined => "unjoined",
-                    MemberPhase::Joining => "joining",
-                    MemberPhase::Syncing => "syncing",
-                    MemberPhase::Stable => "stable",
+                phase: match (c.alive, m.phase) {
+                    (false, _) => "stopped (last known state)",
+                    (_, MemberPhase::Unjoined) => "unjoined",
+                    (_, MemberPhase::Joining) => "joining",
+                    (_, MemberPhase::Syncing) => "syncing",
+                    (_, MemberPhase::Stable) => "stable",
                 }
                 .to_string(),
                 generation: m.generation,

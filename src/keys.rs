@@ -20,6 +20,27 @@ impl Drop for Listener {
     }
 }
 
+/// The shortcuts, for the `?` overlay: (key, English, Chinese).
+pub const SHORTCUTS: [(&str, &str, &str); 13] = [
+    ("Space / k", "play or pause", "播放 / 暂停"),
+    ("→ / l", "step forward", "下一步"),
+    ("← / j", "step back", "上一步"),
+    ("Home", "back to the start", "回到开头"),
+    ("s", "next speed (0.25× … 8×)", "切换速度（0.25× … 8×）"),
+    (
+        "1 / 2 / 3",
+        "cluster / storage / consumer groups view",
+        "集群 / 存储 / 消费组视图",
+    ),
+    ("e", "next leader election", "下一次 leader 选举"),
+    ("r", "next rebalance", "下一次再均衡"),
+    ("g", "next broken guarantee", "下一个被打破的保证"),
+    ("?", "this list", "本列表"),
+    ("Esc", "close this list", "关闭本列表"),
+    ("Tab", "move between controls", "在控件间移动"),
+    ("Enter", "press the focused button", "按下当前按钮"),
+];
+
 /// Maps a key to an action (None: not ours).
 pub fn action_for(key: &str) -> Option<Action> {
     Some(match key {
@@ -31,6 +52,11 @@ pub fn action_for(key: &str) -> Option<Action> {
         "1" => Action::SetView(crate::app::View::Cluster),
         "2" => Action::SetView(crate::app::View::Storage),
         "3" => Action::SetView(crate::app::View::Groups),
+        "?" => Action::ToggleHelp,
+        "Escape" => Action::CloseHelp,
+        "g" => Action::NextOfKind("guarantee_broken"),
+        "e" => Action::NextOfKind("leader_elected"),
+        "r" => Action::NextOfKind("rebalance_started"),
         _ => return None,
     })
 }

@@ -287,3 +287,57 @@ async fn the_groups_view_shows_members_assignment_and_the_four_assignors() {
         .unwrap();
     assert!(sticky.starts_with('0'), "{sticky}");
 }
+
+#[wasm_bindgen_test]
+async fn jump_to_the_next_leader_election_and_the_shortcut_list() {
+    let root = mount().await;
+    choose(&root, "#jump-kind", "leader_elected").await;
+    click(&root, "#btn-next-kind").await;
+    let first = q(&root, "#caption").text_content().unwrap();
+    assert!(first.contains("leader none → 1"), "{first}");
+    click(&root, "#btn-next-kind").await;
+    let second = q(&root, "#caption").text_content().unwrap();
+    assert!(second.contains("leader 1 → 0"), "the failover: {second}");
+    // No third election: the page says so and stays where it is.
+    click(&root, "#btn-next-kind").await;
+    assert!(q(&root, "#notice")
+        .text_content()
+        .unwrap()
+        .contains("leader_elected"));
+    assert_eq!(q(&root, "#caption").text_content().unwrap(), second);
+    // The ? button opens the shortcut list; Dismiss closes it.
+    click(&root, "#btn-help").await;
+    assert!(q(&root, "#help")
+        .text_content()
+        .unwrap()
+        .contains("step back"));
+    click(&root, "#btn-help-close").await;
+    assert!(root.query_selector("#help").unwrap().is_none());
+}
+
+#[wasm_bindgen_test]
+async fn the_timeline_slider_seeks_and_the_language_is_remembered() {
+    let root = mount().await;
+    let slider: web_sys::HtmlInputElement = q(&root, "#scrub").dyn_into().unwrap();
+    slider.set_value("30");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    slider
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
+    assert!(q(&root, "#position")
+        .text_content()
+        .unwrap()
+        .starts_with("event 30"));
+    click(&root, "#btn-lang").await;
+    assert_eq!(
+        kafka_visualiser::app::saved_lang(),
+        Some(kafka_visualiser::i18n::Lang::Zh)
+    );
+    click(&root, "#btn-lang").await;
+    assert_eq!(
+        kafka_visualiser::app::saved_lang(),
+        Some(kafka_visualiser::i18n::Lang::En)
+    );
+}
