@@ -11,6 +11,7 @@ use crate::player::Player;
 use crate::view_model::ClusterModel;
 use kafka_sim::event::{EventKind, Importance};
 use std::cell::RefCell;
+use std::ops::Not;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -479,6 +480,13 @@ pub fn App(props: &AppProps) -> Html {
         ))
     });
     let groups = (view == View::Groups).then(|| Rc::new(GroupsModel::from_world(player.world())));
+    let sequence = (view == View::Groups).then(|| {
+        Rc::new(crate::inspect_model::sequence(
+            player.past(),
+            40,
+            state.hide_routine.not(),
+        ))
+    });
     let on_select_storage = {
         let dispatcher = state.dispatcher();
         Callback::from(move |k: String| dispatcher.dispatch(Action::SelectStorage(k)))
@@ -651,6 +659,10 @@ pub fn App(props: &AppProps) -> Html {
                         <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download} />
                     } else if let Some(m) = groups {
                         <GroupsView model={m} lang={lang} />
+                        <h3 class="seq-title">{ t(lang, "sequence") }</h3>
+                        if let Some(s) = sequence {
+                            <crate::components::sequence::SequenceView model={s} lang={lang} />
+                        }
                     } else {
                         <ClusterView model={model} lang={lang} />
                     }

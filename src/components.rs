@@ -4,4 +4,5 @@ pub mod cluster;
 pub mod controls;
 pub mod event_log;
 pub mod groups;
+pub mod sequence;
 pub mod storage;

@@ -70,6 +70,9 @@ pub fn t(lang: Lang, key: &str) -> &'static str {
         "jump" => ("Jump to the next", "跳到下一个"),
         "next" => ("Next ↦", "下一个 ↦"),
         "shortcuts" => ("Keyboard shortcuts", "键盘快捷键"),
+        "sequence" => ("The group protocol, message by message (latest at the bottom)", "消费组协议，逐条消息（最新在下）"),
+        "no_group_messages" => ("No group-protocol message has been sent yet.", "尚未发送任何消费组协议消息。"),
+        "show_heartbeats" => ("show heartbeats", "显示心跳"),
         _ => ("?", "?"),
     };
     match lang {

@@ -398,3 +398,121 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
     }
     (rows, leaving)
 }
+
+// ---- the rebalance as a sequence diagram -------------------------------------
+
+/// One group-protocol message between a consumer and a broker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeqMessage {
+    pub event: u64,
+    pub time_ms: u64,
+    pub deliver_ms: u64,
+    /// Lifeline indices (consumers first, then brokers).
+    pub from: usize,
+    pub to: usize,
+    pub label: String,
+    pub error: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SequenceModel {
+    pub lifelines: Vec<String>,
+    pub messages: Vec<SeqMessage>,
+}
+
+/// The last `max` group-protocol messages sent up to the cursor
+/// (FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+/// OffsetCommit, OffsetFetch and their responses), between consumers and
+/// brokers, laid out as lifelines.
+pub fn sequence(past: &[kafka_sim::Event], max: usize, show_heartbeats: bool) -> SequenceModel {
+    use kafka_sim::event::EventKind;
+    use kafka_sim::msg::Message;
+    use kafka_sim::NodeId;
+    let group_api = |m: &Message| {
+        matches!(
+            m,
+            Message::FindCoordinator { .. }
+                | Message::FindCoordinatorResponse { .. }
+                | Message::JoinGroup { .. }
+                | Message::JoinGroupResponse { .. }
+                | Message::SyncGroup { .. }
+                | Message::SyncGroupResponse { .. }
+                | Message::LeaveGroup { .. }
+                | Message::LeaveGroupResponse { .. }
+                | Message::OffsetCommit { .. }
+                | Message::OffsetCommitResponse { .. }
+                | Message::OffsetFetch { .. }
+                | Message::OffsetFetchResponse { .. }
+        ) || (show_heartbeats
+            && matches!(
+                m,
+                Message::Heartbeat { .. } | Message::HeartbeatResponse { .. }
+            ))
+    };
+    let picked: Vec<&kafka_sim::Event> = past
+        .iter()
+        .rev()
+        .filter(|e| matches!(&e.kind, EventKind::MessageSent { message, .. } if group_api(message)))
+        .take(max)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let mut consumers = std::collections::BTreeSet::new();
+    let mut brokers = std::collections::BTreeSet::new();
+    for e in &picked {
+        if let EventKind::MessageSent { from, to, .. } = &e.kind {
+            for n in [from, to] {
+                match n {
+                    NodeId::Consumer(c) => {
+                        consumers.insert(*c);
+                    }
+                    NodeId::Broker(b) => {
+                        brokers.insert(b.0);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut lifelines: Vec<String> = consumers.iter().map(|c| format!("consumer {c}")).collect();
+    lifelines.extend(brokers.iter().map(|b| format!("broker {b}")));
+    let index = |n: &NodeId| -> Option<usize> {
+        match n {
+            NodeId::Consumer(c) => consumers.iter().position(|x| x == c),
+            NodeId::Broker(b) => brokers
+                .iter()
+                .position(|x| *x == b.0)
+                .map(|i| i + consumers.len()),
+            _ => None,
+        }
+    };
+    let messages = picked
+        .iter()
+        .filter_map(|e| {
+            let EventKind::MessageSent {
+                from,
+                to,
+                deliver_at,
+                message,
+                ..
+            } = &e.kind
+            else {
+                return None;
+            };
+            Some(SeqMessage {
+                event: e.id,
+                time_ms: e.time_ms,
+                deliver_ms: *deliver_at,
+                from: index(from)?,
+                to: index(to)?,
+                label: message.summary(),
+                error: message.error().is_some(),
+            })
+        })
+        .collect();
+    SequenceModel {
+        lifelines,
+        messages,
+    }
+}

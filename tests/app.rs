@@ -281,6 +281,16 @@ async fn the_groups_view_shows_members_assignment_and_the_four_assignors() {
     for s in ["range", "roundrobin", "sticky", "cooperative-sticky"] {
         q(&root, &format!("#group-shop tr[data-strategy='{s}']"));
     }
+    // The protocol as a sequence diagram: JoinGroup and SyncGroup arrows.
+    let seq = q(&root, "#sequence").text_content().unwrap();
+    assert!(
+        seq.contains("JoinGroup") && seq.contains("SyncGroup"),
+        "{seq}"
+    );
+    assert!(
+        seq.contains("MEMBER_ID_REQUIRED"),
+        "the KIP-394 round trip shows: {seq}"
+    );
     // Sticky keeps what the staying member had: nothing of its moves.
     let sticky = q(&root, "#group-shop tr[data-strategy='sticky'] td.moved")
         .text_content()
