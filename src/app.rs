@@ -52,8 +52,59 @@ pub const SPEEDS_X4: [u32; 6] = [1, 2, 4, 8, 16, 32];
 /// Milliseconds between steps at 1×.
 const BASE_STEP_MS: u32 = 700;
 
+/// A lesson loaded with the scenario, and the learner's answers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LessonState {
+    pub lesson: Rc<crate::lesson::Lesson>,
+    /// Event index of each step's `at` (None: the scenario never has it).
+    pub targets: Rc<Vec<Option<u64>>>,
+    /// Step → (chosen, right?, the engine's answer).
+    pub answers: Rc<std::collections::BTreeMap<usize, (String, bool, String)>>,
+    /// The question waiting for an answer.
+    pub asking: Option<usize>,
+    /// The question answered last (its feedback is shown).
+    pub last: Option<usize>,
+}
+
+impl LessonState {
+    /// Reads the scenario's lesson, if it has one, and finds each step's event.
+    pub fn load(player: &mut Player) -> Result<Option<LessonState>, String> {
+        let Some(v) = player.scenario().lesson.clone() else {
+            return Ok(None);
+        };
+        let lesson = crate::lesson::Lesson::from_value(&v)?;
+        let targets = lesson
+            .steps
+            .iter()
+            .map(|s| player.find_nth(&s.at.kind, s.at.nth))
+            .collect();
+        player.seek(0);
+        Ok(Some(LessonState {
+            lesson: Rc::new(lesson),
+            targets: Rc::new(targets),
+            answers: Rc::default(),
+            asking: None,
+            last: None,
+        }))
+    }
+
+    /// An unanswered question whose event is at index `i`.
+    fn question_at(&self, i: u64) -> Option<usize> {
+        self.lesson.steps.iter().enumerate().find_map(|(k, s)| {
+            (s.ask.is_some() && self.targets[k] == Some(i) && !self.answers.contains_key(&k))
+                .then_some(k)
+        })
+    }
+
+    /// The first unanswered question whose event lies in `[from, to)`.
+    fn question_between(&self, from: u64, to: u64) -> Option<(usize, u64)> {
+        (from..to).find_map(|i| self.question_at(i).map(|k| (k, i)))
+    }
+}
+
 #[derive(Clone)]
 pub struct AppState {
+    pub lesson: Option<LessonState>,
     pub help: bool,
     /// Set when a jump found no further event of the kind.
     pub notice: Option<String>,
@@ -88,6 +139,8 @@ pub enum Action {
     SelectStorage(String),
     /// Put the cursor after `n` events (the timeline slider).
     SeekTo(u64),
+    /// The learner picked `choice` for lesson step `k`.
+    Answer(usize, String),
     /// Jump to the next event of this kind (its JSON `type`).
     NextOfKind(&'static str),
     ToggleHelp,
@@ -133,6 +186,7 @@ fn save_lang(lang: Lang) {
 impl AppState {
     pub fn new(player: Player) -> AppState {
         AppState {
+            lesson: None,
             help: false,
             notice: None,
             view: View::Cluster,
@@ -167,14 +221,48 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         match action {
             Action::Loaded(player) => {
+                let lesson = LessonState::load(&mut player.borrow_mut());
+                let (lesson, error) = match lesson {
+                    Ok(l) => (l, None),
+                    Err(e) => (None, Some(e)),
+                };
                 return Rc::new(AppState {
                     player,
                     rev: self.rev + 1,
                     playing: false,
-                    error: None,
+                    error,
                     storage_sel: None,
+                    lesson,
                     ..(*self).clone()
-                })
+                });
+            }
+            Action::Answer(k, choice) => {
+                let Some(mut l) = self.lesson.clone() else {
+                    return self;
+                };
+                let Some(target) = l.targets.get(k).copied().flatten() else {
+                    return self;
+                };
+                let step = &l.lesson.steps[k];
+                let truth = {
+                    let p = self.player.borrow();
+                    p.event(target)
+                        .and_then(|e| crate::lesson::truth(e, step.answer.as_deref().unwrap_or("")))
+                        .unwrap_or_default()
+                };
+                let right = choice == truth;
+                let mut answers = (*l.answers).clone();
+                answers.insert(k, (choice, right, truth));
+                l.answers = Rc::new(answers);
+                l.asking = None;
+                l.last = Some(k);
+                // Reveal: show the event the question was about.
+                self.player.borrow_mut().seek(target + 1);
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    lesson: Some(l),
+                    ..(*self).clone()
+                });
             }
             Action::LoadFailed(msg) => {
                 return Rc::new(AppState {
@@ -235,6 +323,19 @@ impl Reducible for AppState {
         let mut speed = self.speed;
         let mut lang = self.lang;
         let mut hide = self.hide_routine;
+        let mut lesson = self.lesson.clone();
+        let stepping = matches!(action, Action::Step | Action::Tick);
+        if let (true, Some(l)) = (stepping, lesson.as_ref()) {
+            if l.asking.is_some() {
+                // Waiting for an answer: the question holds the simulation.
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    playing: false,
+                    ..(*self).clone()
+                });
+            }
+        }
+        let before = self.player.borrow().cursor();
         {
             let mut p = self.player.borrow_mut();
             let step = |p: &mut Player| if hide { p.step_significant() } else { p.step() };
@@ -290,7 +391,17 @@ impl Reducible for AppState {
                 | Action::SelectStorage(_)
                 | Action::NextOfKind(_)
                 | Action::ToggleHelp
-                | Action::CloseHelp => {}
+                | Action::CloseHelp
+                | Action::Answer(..) => {}
+            }
+        }
+        // Predict, then reveal: stop just before a question's event.
+        if let (true, Some(l)) = (stepping, lesson.as_mut()) {
+            let after = self.player.borrow().cursor();
+            if let Some((k, i)) = l.question_between(before, after) {
+                self.player.borrow_mut().seek(i);
+                l.asking = Some(k);
+                playing = false;
             }
         }
         Rc::new(AppState {
@@ -301,6 +412,7 @@ impl Reducible for AppState {
             hide_routine: hide,
             error: None,
             notice: None,
+            lesson,
             ..(*self).clone()
         })
     }
@@ -308,13 +420,18 @@ impl Reducible for AppState {
 
 /// Parses scenario text into a player, or a message naming the field.
 pub fn load_scenario(file_name: &str, text: &str) -> Result<Player, String> {
-    Player::from_json(text).map_err(|e| {
+    let p = Player::from_json(text).map_err(|e| {
         if e.field.is_empty() {
             format!("{file_name}: {}", e.message)
         } else {
             format!("{file_name}: {}: {}", e.field, e.message)
         }
-    })
+    })?;
+    // A lesson that cannot be read refuses the whole file (the current one stays).
+    if let Some(v) = &p.scenario().lesson {
+        crate::lesson::Lesson::from_value(v).map_err(|e| format!("{file_name}: {e}"))?;
+    }
+    Ok(p)
 }
 
 thread_local! {
@@ -375,6 +492,73 @@ pub fn view_from_fragment() -> Option<View> {
     }
 }
 
+/// Narration, the open question and the feedback of the current lesson.
+fn lesson_panel(
+    l: &LessonState,
+    lang: Lang,
+    cursor: u64,
+    dispatcher: &UseReducerDispatcher<AppState>,
+) -> Html {
+    let steps = &l.lesson.steps;
+    // The latest narration whose event has happened.
+    let say = steps
+        .iter()
+        .zip(l.targets.iter())
+        .filter(|(s, t)| s.say.is_some() && t.is_some_and(|t| t < cursor))
+        .max_by_key(|(_, t)| **t)
+        .and_then(|(s, _)| s.say.as_ref());
+    let asked = steps.iter().filter(|s| s.ask.is_some()).count();
+    let right = l.answers.values().filter(|(_, r, _)| *r).count();
+    let score = match lang {
+        Lang::En => format!(
+            "{right} of {} answered right · {asked} question(s) in this lesson",
+            l.answers.len()
+        ),
+        Lang::Zh => format!(
+            "已答 {} 题，答对 {right} 题 · 本课共 {asked} 题",
+            l.answers.len()
+        ),
+    };
+    html! {
+        <aside class="lesson" id="lesson" aria-label={t(lang, "lesson")}>
+            <div class="lesson-head">
+                <strong>{ t(lang, "lesson") }</strong>
+                <span class="concepts">{ l.lesson.concepts.join(" · ") }</span>
+                <span class="score" id="score">{ score }</span>
+            </div>
+            if let Some(s) = say {
+                <p class="say" id="say">{ s.get(lang).to_string() }</p>
+            }
+            if let Some(k) = l.asking {
+                <div class="question" id="question" role="group" aria-label={t(lang, "predict")}>
+                    <p><strong>{ t(lang, "predict") }{" "}</strong>{ steps[k].ask.as_ref().map(|a| a.get(lang).to_string()).unwrap_or_default() }</p>
+                    <div class="choices">
+                        { for steps[k].choices.iter().enumerate().map(|(i, c)| {
+                            let d = dispatcher.clone();
+                            let choice = c.clone();
+                            html! {
+                                <button id={format!("choice-{i}")} class="choice"
+                                    onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::Answer(k, choice.clone())))}>{ c.clone() }</button>
+                            }
+                        }) }
+                    </div>
+                </div>
+            } else if let Some(k) = l.last {
+                if let Some((chosen, ok, truth)) = l.answers.get(&k) {
+                    <div class={classes!("feedback", if *ok { "right" } else { "wrong" })} id="feedback" role="status">
+                        <strong>{ if *ok { t(lang, "right") } else { t(lang, "wrong") } }</strong>{" "}
+                        { match lang {
+                            Lang::En => format!("You said {chosen}; the simulation says {truth}."),
+                            Lang::Zh => format!("你的答案：{chosen}；模拟结果：{truth}。"),
+                        } }{" "}
+                        { steps[k].explain.as_ref().map(|e| e.get(lang).to_string()).unwrap_or_default() }
+                    </div>
+                }
+            }
+        </aside>
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct AppProps {
     /// Scenario JSON to open (the default lesson when absent).
@@ -421,10 +605,16 @@ pub fn App(props: &AppProps) -> Html {
         .or(example.map(AttrValue::Static))
         .unwrap_or(AttrValue::Static(DEFAULT_SCENARIO));
     let state = use_reducer(move || {
-        let player = Player::from_json(&text).unwrap_or_else(|_| {
+        let mut player = Player::from_json(&text).unwrap_or_else(|_| {
             Player::from_json(DEFAULT_SCENARIO).expect("the built-in scenario is valid")
         });
-        AppState::new(player)
+        let lesson = LessonState::load(&mut player);
+        let mut s = AppState::new(player);
+        match lesson {
+            Ok(l) => s.lesson = l,
+            Err(e) => s.error = Some(e),
+        }
+        s
     });
 
     // A link may open at a step: `#step=N`.
@@ -646,6 +836,9 @@ pub fn App(props: &AppProps) -> Html {
                     </dl>
                     <button id="btn-help-close" onclick={on_help_close.reform(|_: MouseEvent| ())}>{ t(lang, "dismiss") }</button>
                 </div>
+            }
+            if let Some(l) = &state.lesson {
+                { lesson_panel(l, lang, player.cursor(), &state.dispatcher()) }
             }
             <p class="caption" id="caption" aria-live="polite">{ caption }</p>
             <main>

@@ -7,6 +7,7 @@ pub mod components;
 pub mod i18n;
 pub mod inspect_model;
 pub mod keys;
+pub mod lesson;
 pub mod player;
 pub mod view_model;
 

@@ -123,6 +123,33 @@ impl Player {
         true
     }
 
+    /// The index of the `nth` (from 1) event of a kind, running the scenario
+    /// as far as needed.
+    pub fn find_nth(&mut self, name: &str, nth: u32) -> Option<u64> {
+        let mut seen = 0;
+        let mut i = 0;
+        loop {
+            if i >= self.timeline.len() {
+                if self.timeline.is_finished() {
+                    return None;
+                }
+                self.timeline.extend_to(i + LOOKAHEAD);
+                continue;
+            }
+            if self
+                .timeline
+                .event(i)
+                .is_some_and(|e| e.kind.name_str() == name)
+            {
+                seen += 1;
+                if seen == nth {
+                    return Some(i);
+                }
+            }
+            i += 1;
+        }
+    }
+
     /// The next event at or after the cursor whose kind has this name.
     pub fn next_of_kind(&mut self, name: &str) -> Option<u64> {
         let mut i = self.cursor;

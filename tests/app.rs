@@ -11,11 +11,28 @@ wasm_bindgen_test_configure!(run_in_browser);
 const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
 const DIGEST: &str = include_str!("../scenarios/leader-failover.digest");
 
+/// The default scenario without its lesson (so stepping is never held by a question).
+fn without_lesson(text: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    v.as_object_mut().unwrap().remove("lesson");
+    v.to_string()
+}
+
 async fn mount() -> Element {
+    mount_with(Some(without_lesson(SCENARIO))).await
+}
+
+async fn mount_with(scenario: Option<String>) -> Element {
     let doc = web_sys::window().unwrap().document().unwrap();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { scenario: None }).render();
+    yew::Renderer::<App>::with_root_and_props(
+        root.clone(),
+        AppProps {
+            scenario: scenario.map(Into::into),
+        },
+    )
+    .render();
     yew::scheduler::flush().await;
     root
 }
@@ -257,8 +274,12 @@ async fn the_groups_view_shows_members_assignment_and_the_four_assignors() {
     click(&root, "#tab-groups").await;
     // Before anything ran: the group exists in the scenario, nobody joined yet.
     q(&root, "#group-shop");
-    // Play on until the first generation is stable (the trace says when).
+    // Play on until the first generation is stable (the trace says when),
+    // answering the lesson's questions on the way.
     for _ in 0..400 {
+        if root.query_selector("#question").unwrap().is_some() {
+            click(&root, "#choice-0").await;
+        }
         click(&root, "#btn-step").await;
         if q(&root, "#caption")
             .text_content()
@@ -269,6 +290,9 @@ async fn the_groups_view_shows_members_assignment_and_the_four_assignors() {
         }
     }
     for _ in 0..3 {
+        if root.query_selector("#question").unwrap().is_some() {
+            click(&root, "#choice-0").await;
+        }
         click(&root, "#btn-step").await;
     }
     let members = q(&root, "#group-shop table.members")
@@ -350,4 +374,143 @@ async fn the_timeline_slider_seeks_and_the_language_is_remembered() {
         kafka_visualiser::app::saved_lang(),
         Some(kafka_visualiser::i18n::Lang::En)
     );
+}
+
+/// Steps until a question shows or the scenario ends; true at a question.
+async fn step_to_question(root: &Element) -> bool {
+    for _ in 0..5000 {
+        if root.query_selector("#question").unwrap().is_some() {
+            return true;
+        }
+        let before = q(root, "#position").text_content().unwrap();
+        click(root, "#btn-step").await;
+        if root.query_selector("#question").unwrap().is_none()
+            && q(root, "#position").text_content().unwrap() == before
+        {
+            return false; // the end
+        }
+    }
+    false
+}
+
+#[wasm_bindgen_test]
+async fn a_lesson_asks_before_the_event_and_grades_against_the_engine() {
+    let root = mount_with(Some(SCENARIO.to_string())).await;
+    q(&root, "#lesson");
+    assert!(step_to_question(&root).await);
+    assert!(q(&root, "#question")
+        .text_content()
+        .unwrap()
+        .contains("AR [1,0,2]"));
+    // The election has not happened yet: predict first.
+    assert!(!q(&root, "#caption")
+        .text_content()
+        .unwrap()
+        .contains("leader none → 1"));
+    let held = q(&root, "#position").text_content().unwrap();
+    click(&root, "#btn-step").await;
+    assert_eq!(
+        q(&root, "#position").text_content().unwrap(),
+        held,
+        "the question holds the simulation"
+    );
+    // A wrong answer is marked wrong, with the engine's answer; the event is revealed.
+    click(&root, "#choice-2").await;
+    let fb = q(&root, "#feedback");
+    assert!(fb.class_name().contains("wrong"));
+    assert!(fb.text_content().unwrap().contains("the simulation says 1"));
+    assert!(q(&root, "#caption")
+        .text_content()
+        .unwrap()
+        .contains("leader none → 1"));
+    // The second question: broker 1 died. The right answer is marked right.
+    assert!(step_to_question(&root).await);
+    click(&root, "#choice-0").await;
+    assert!(q(&root, "#feedback").class_name().contains("right"));
+    assert!(q(&root, "#score")
+        .text_content()
+        .unwrap()
+        .starts_with("1 of 2 answered right"));
+}
+
+#[wasm_bindgen_test]
+async fn every_shipped_lesson_can_be_answered_right_through_the_engine() {
+    for (name, text) in kafka_visualiser::app::EXAMPLES {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let Some(lesson) = v.get("lesson") else {
+            continue;
+        };
+        let lesson = kafka_visualiser::lesson::Lesson::from_value(lesson).unwrap();
+        let asked = lesson.steps.iter().filter(|s| s.ask.is_some()).count();
+        // The engine's answers, from the scenario's own trace.
+        let mut player = kafka_visualiser::player::Player::from_json(text).unwrap();
+        let root = mount_with(Some(text.to_string())).await;
+        let mut answered = 0;
+        for step in lesson.steps.iter().filter(|s| s.ask.is_some()) {
+            let i = player
+                .find_nth(&step.at.kind, step.at.nth)
+                .expect("the event happens");
+            // Go to just before the event (the slider), then play one step:
+            // the question stops the simulation there.
+            seek_to(&root, i).await;
+            click(&root, "#btn-step").await;
+            let question = q(&root, "#question").text_content().unwrap();
+            assert!(
+                question.contains(&step.ask.as_ref().unwrap().en),
+                "{name}: {question}"
+            );
+            let truth = kafka_visualiser::lesson::truth(
+                player.event(i).unwrap(),
+                step.answer.as_deref().unwrap(),
+            )
+            .unwrap();
+            let k = step
+                .choices
+                .iter()
+                .position(|c| *c == truth)
+                .unwrap_or_else(|| panic!("{name}: {truth} is not a choice"));
+            click(&root, &format!("#choice-{k}")).await;
+            assert!(
+                q(&root, "#feedback").class_name().contains("right"),
+                "{name}"
+            );
+            answered += 1;
+        }
+        assert_eq!(answered, asked, "{name}: every question was asked");
+        // And on to the end of the scenario.
+        player.seek(u64::MAX);
+        seek_to(&root, player.known_len()).await;
+        assert!(root.query_selector("#question").unwrap().is_none());
+        assert!(q(&root, "#score")
+            .text_content()
+            .unwrap()
+            .starts_with(&format!("{asked} of {asked}")));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_malformed_lesson_is_named_and_the_current_work_stays() {
+    let root = mount().await;
+    for _ in 0..3 {
+        click(&root, "#btn-step").await;
+    }
+    let position = q(&root, "#position").text_content();
+    let bad = SCENARIO.replace("\"answer\": \"/leader\"", "\"answer\": \"leader\"");
+    choose_file(&root, "lesson.json", &bad).await;
+    let err = q(&root, "#error").text_content().unwrap();
+    assert!(err.contains("lesson.steps[1].answer"), "{err}");
+    assert_eq!(q(&root, "#position").text_content(), position);
+}
+
+/// Drags the timeline slider to `n` events.
+async fn seek_to(root: &Element, n: u64) {
+    let slider: web_sys::HtmlInputElement = q(root, "#scrub").dyn_into().unwrap();
+    slider.set_max(&n.max(1).to_string());
+    slider.set_value(&n.to_string());
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    slider
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
 }

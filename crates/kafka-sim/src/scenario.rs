@@ -52,6 +52,10 @@ pub struct Scenario {
     pub consumers: Vec<ConsumerSpec>,
     #[serde(default)]
     pub commands: Vec<TimedCommand>,
+    /// A guided lesson over this scenario (narration and questions). Kept as
+    /// data for the page; the simulation ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,141 @@
+//! Guided lessons: narration tied to events of a scenario, and questions
+//! asked *before* an event happens (predict, then reveal), graded against the
+//! engine's own event.
+//!
+//! A lesson is the `lesson` object of a scenario file (see
+//! `docs/lesson-format.md`), so a teacher writes or edits one without
+//! rebuilding and opens it with "Load scenario…":
+//!
+//! ```json
+//! "lesson": {
+//!   "concepts": ["C3", "R4"],
+//!   "steps": [
+//!     {"at": {"type": "leader_elected", "nth": 2},
+//!      "ask": {"en": "Broker 1 died. Which broker leads first-0 now?", "zh": "…"},
+//!      "choices": ["0", "1", "2"],
+//!      "answer": "/leader",
+//!      "explain": {"en": "The first live ISR member in AR order.", "zh": "…"}},
+//!     {"at": {"type": "log_truncated"}, "say": {"en": "…", "zh": "…"}}
+//!   ]
+//! }
+//! ```
+//!
+//! `at` names an event by its JSON `type` and which occurrence (`nth`, from
+//! 1). `answer` is a JSON pointer into that event: the right choice is
+//! whatever the engine says there.
+
+use crate::i18n::Lang;
+use kafka_sim::Event;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    pub en: String,
+    #[serde(default)]
+    pub zh: String,
+}
+
+impl Text {
+    pub fn get(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::Zh if !self.zh.is_empty() => &self.zh,
+            _ => &self.en,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventRef {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default = "one")]
+    pub nth: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub at: EventRef,
+    /// Shown once the event has happened.
+    #[serde(default)]
+    pub say: Option<Text>,
+    /// Asked just before the event happens.
+    #[serde(default)]
+    pub ask: Option<Text>,
+    #[serde(default)]
+    pub choices: Vec<String>,
+    /// JSON pointer into the event (e.g. `/leader`): the engine's answer.
+    #[serde(default)]
+    pub answer: Option<String>,
+    #[serde(default)]
+    pub explain: Option<Text>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lesson {
+    /// Concept IDs of CONCEPTS.md this lesson covers.
+    #[serde(default)]
+    pub concepts: Vec<String>,
+    pub steps: Vec<Step>,
+}
+
+impl Lesson {
+    /// Reads the lesson of a scenario, naming the field at fault.
+    pub fn from_value(v: &serde_json::Value) -> Result<Lesson, String> {
+        let l: Lesson = serde_path_to_error::deserialize(v)
+            .map_err(|e| format!("lesson.{}: {}", e.path(), e.inner()))?;
+        for (i, s) in l.steps.iter().enumerate() {
+            let at = format!("lesson.steps[{i}]");
+            if s.at.nth == 0 {
+                return Err(format!("{at}.at.nth: occurrences count from 1"));
+            }
+            if s.say.is_none() && s.ask.is_none() {
+                return Err(format!(
+                    "{at}: give `say` (narration) or `ask` (a question)"
+                ));
+            }
+            if s.ask.is_some() {
+                if s.choices.len() < 2 {
+                    return Err(format!(
+                        "{at}.choices: a question needs at least two choices"
+                    ));
+                }
+                match &s.answer {
+                    Some(p) if p.starts_with('/') => {}
+                    _ => {
+                        return Err(format!(
+                            "{at}.answer: a question needs a JSON pointer into the event, like \"/leader\""
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(l)
+    }
+}
+
+/// The engine's answer: the value at `pointer` in the event, as text.
+pub fn truth(event: &Event, pointer: &str) -> Option<String> {
+    let v = serde_json::to_value(&event.kind).ok()?;
+    let x = v.pointer(pointer)?;
+    Some(match x {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    })
+}
+
+/// Whether `e` is the `nth` event of its kind in `events` up to and including it.
+pub fn occurrence(events: &[Event], index: usize) -> u32 {
+    let name = events[index].kind.name_str();
+    events[..=index]
+        .iter()
+        .filter(|e| e.kind.name_str() == name)
+        .count() as u32
+}
