@@ -73,11 +73,24 @@ impl LessonState {
             return Ok(None);
         };
         let lesson = crate::lesson::Lesson::from_value(&v)?;
-        let targets = lesson
+        let targets: Vec<Option<u64>> = lesson
             .steps
             .iter()
             .map(|s| player.find_nth(&s.at.kind, s.at.nth))
             .collect();
+        // Each question's answer must be a field the page can read off its event.
+        for (i, (s, t)) in lesson.steps.iter().zip(&targets).enumerate() {
+            if let (Some(p), Some(t)) = (&s.answer, t) {
+                let e = player.event(*t).expect("found");
+                if crate::lesson::truth(e, p).is_none() {
+                    player.seek(0);
+                    return Err(format!(
+                        "lesson.steps[{i}].answer: a {} event has no field {p} the page can read",
+                        s.at.kind
+                    ));
+                }
+            }
+        }
         player.seek(0);
         Ok(Some(LessonState {
             lesson: Rc::new(lesson),

@@ -21,7 +21,7 @@
 //! ```
 //!
 //! `at` names an event by its JSON `type` and which occurrence (`nth`, from
-//! 1). `answer` is a JSON pointer into that event: the right choice is
+//! 1). `answer` names a field of that event (`/leader`): the right choice is
 //! whatever the engine says there.
 
 use crate::i18n::Lang;
@@ -70,7 +70,7 @@ pub struct Step {
     pub ask: Option<Text>,
     #[serde(default)]
     pub choices: Vec<String>,
-    /// JSON pointer into the event (e.g. `/leader`): the engine's answer.
+    /// A field of the event (e.g. `/leader`): the engine's answer.
     #[serde(default)]
     pub answer: Option<String>,
     #[serde(default)]
@@ -89,8 +89,7 @@ pub struct Lesson {
 impl Lesson {
     /// Reads the lesson of a scenario, naming the field at fault.
     pub fn from_value(v: &serde_json::Value) -> Result<Lesson, String> {
-        let l: Lesson = serde_path_to_error::deserialize(v)
-            .map_err(|e| format!("lesson.{}: {}", e.path(), e.inner()))?;
+        let l: Lesson = serde_json::from_value(v.clone()).map_err(|e| format!("lesson: {e}"))?;
         for (i, s) in l.steps.iter().enumerate() {
             let at = format!("lesson.steps[{i}]");
             if s.at.nth == 0 {
@@ -111,7 +110,7 @@ impl Lesson {
                     Some(p) if p.starts_with('/') => {}
                     _ => {
                         return Err(format!(
-                            "{at}.answer: a question needs a JSON pointer into the event, like \"/leader\""
+                            "{at}.answer: a question needs a field of the event, like \"/leader\""
                         ))
                     }
                 }
@@ -121,14 +120,10 @@ impl Lesson {
     }
 }
 
-/// The engine's answer: the value at `pointer` in the event, as text.
+/// The engine's answer: the field `/name` of the event, as text (the page
+/// reads the fields questions ask about, see `EventKind::field`).
 pub fn truth(event: &Event, pointer: &str) -> Option<String> {
-    let v = serde_json::to_value(&event.kind).ok()?;
-    let x = v.pointer(pointer)?;
-    Some(match x {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    })
+    event.kind.field(pointer.strip_prefix('/')?)
 }
 
 /// Whether `e` is the `nth` event of its kind in `events` up to and including it.

@@ -824,6 +824,63 @@ impl EventKind {
         }
     }
 
+    /// A top-level field of the event as text, for the page's lessons (the
+    /// fields questions ask about), without serialising the event. `None`
+    /// when this kind of event has no such field here.
+    pub fn field(&self, name: &str) -> Option<String> {
+        use EventKind::*;
+        fn s(x: impl std::fmt::Display) -> Option<String> {
+            Some(x.to_string())
+        }
+        fn list<T: std::fmt::Display>(v: &[T]) -> Option<String> {
+            Some(
+                v.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        }
+        match (self, name) {
+            (ControllerElected { broker, .. }, "broker")
+            | (BrokerStopped { broker, .. }, "broker")
+            | (CoordinatorFound { broker, .. }, "broker")
+            | (GroupsLoaded { broker, .. }, "broker") => s(broker.0),
+            (ControllerElected { epoch, .. }, "epoch") => s(epoch),
+            (LeaderElected { leader, .. }, "leader") => s(leader.0),
+            (LeaderElected { old_leader, .. }, "old_leader") => s(old_leader),
+            (LeaderElected { leader_epoch, .. }, "leader_epoch") => s(leader_epoch),
+            (LeaderElected { isr, .. }, "isr") => {
+                list(&isr.iter().map(|b| b.0).collect::<Vec<_>>())
+            }
+            (LeaderElected { tp, .. }, "tp")
+            | (HighWatermarkUpdated { tp, .. }, "tp")
+            | (RecordPartitioned { tp, .. }, "tp")
+            | (RecordAcknowledged { tp, .. }, "tp") => s(tp),
+            (RecordPartitioned { tp, .. }, "partition")
+            | (RecordAcknowledged { tp, .. }, "partition") => s(tp.partition),
+            (HighWatermarkUpdated { new, .. }, "new") => s(new),
+            (HighWatermarkUpdated { old, .. }, "old") => s(old),
+            (RecordAcknowledged { offset, .. }, "offset") => s(offset),
+            (CoordinatorFound { partition, .. }, "partition")
+            | (GroupsLoaded { partition, .. }, "partition") => s(partition),
+            (GenerationStarted { generation, .. }, "generation")
+            | (GroupStable { generation, .. }, "generation")
+            | (JoinedGroup { generation, .. }, "generation")
+            | (PartitionsAssigned { generation, .. }, "generation")
+            | (PartitionsRevoked { generation, .. }, "generation") => s(generation),
+            (GenerationStarted { protocol, .. }, "protocol") => protocol.clone(),
+            (GenerationStarted { members, .. }, "members") => s(members.len()),
+            (PartitionsRevoked { partitions, .. }, "partitions") => list(partitions),
+            (PartitionsAssigned { assignment, .. }, "assignment") => list(assignment),
+            (PartitionsAssigned { added, .. }, "added") => list(added),
+            (PartitionsAssigned { consumer, .. }, "consumer")
+            | (PartitionsRevoked { consumer, .. }, "consumer")
+            | (JoinedGroup { consumer, .. }, "consumer") => s(consumer),
+            (MemberRemoved { reason, .. }, "reason") => Some(reason.clone()),
+            _ => None,
+        }
+    }
+
     pub fn importance(&self) -> Importance {
         use EventKind::*;
         match self {
