@@ -673,6 +673,9 @@ pub fn App(props: &AppProps) -> Html {
     let lang = state.lang;
     let now = player.time_ms();
     let view = state.view;
+    let election = (view == View::Cluster)
+        .then(|| crate::components::election::ElectionModel::latest(player.past()).map(Rc::new))
+        .flatten();
     let model = Rc::new(ClusterModel::from_world(player.world(), now, |sent| {
         player.event(sent).map(|e| e.time_ms)
     }));
@@ -871,6 +874,7 @@ pub fn App(props: &AppProps) -> Html {
                         }
                     } else {
                         <ClusterView model={model} lang={lang} />
+                        <crate::components::election::ElectionView model={election} lang={lang} />
                     }
                 </section>
                 <EventLog lang={lang} lines={lines} current={current} on_seek={on_seek} />

@@ -2,6 +2,7 @@
 
 pub mod cluster;
 pub mod controls;
+pub mod election;
 pub mod event_log;
 pub mod groups;
 pub mod sequence;

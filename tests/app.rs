@@ -332,6 +332,13 @@ async fn jump_to_the_next_leader_election_and_the_shortcut_list() {
     click(&root, "#btn-next-kind").await;
     let second = q(&root, "#caption").text_content().unwrap();
     assert!(second.contains("leader 1 → 0"), "the failover: {second}");
+    // The election panel walks the AR: broker 1 passed over (dead), 0 elected.
+    let election = q(&root, "#election").text_content().unwrap();
+    assert!(election.contains("passed over: not alive"), "{election}");
+    assert!(q(&root, "#election tr.chosen")
+        .text_content()
+        .unwrap()
+        .contains("broker 0"));
     // No third election: the page says so and stays where it is.
     click(&root, "#btn-next-kind").await;
     assert!(q(&root, "#notice")
