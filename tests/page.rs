@@ -8,6 +8,8 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread;
 
 fn root() -> PathBuf {
@@ -27,13 +29,21 @@ fn mime(p: &Path) -> &'static str {
     }
 }
 
-/// Serves `dir` on an ephemeral loopback port; returns the port.
-fn serve(dir: PathBuf) -> u16 {
+/// Serves `dir` on an ephemeral loopback port; returns the port and a
+/// switch that, once set, makes the server drop every connection (the
+/// network is gone).
+fn serve(dir: PathBuf) -> (u16, Arc<AtomicBool>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    let down = Arc::new(AtomicBool::new(false));
+    let down2 = down.clone();
     thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut s) = stream else { continue };
+            if down2.load(Ordering::SeqCst) {
+                drop(s);
+                continue;
+            }
             let dir = dir.clone();
             thread::spawn(move || {
                 let mut buf = [0u8; 4096];
@@ -62,7 +72,7 @@ fn serve(dir: PathBuf) -> u16 {
             });
         }
     });
-    port
+    (port, down)
 }
 
 fn chromium(args: &[&str]) -> String {
@@ -94,7 +104,7 @@ fn the_built_page_renders_the_cluster_in_chromium() {
         dist.join("index.html").exists(),
         "build the page first: trunk build --release --offline"
     );
-    let port = serve(dist);
+    let (port, down) = serve(dist);
     let url = format!("http://127.0.0.1:{port}/");
 
     let dom = chromium(&["--dump-dom", &url]);
@@ -108,6 +118,15 @@ fn the_built_page_renders_the_cluster_in_chromium() {
             "broker {b} missing"
         );
     }
+
+    // The service worker that makes the page work offline is served and
+    // takes control (it caches only the page's own files).
+    assert!(root().join("dist/sw.js").exists(), "dist/sw.js missing");
+    assert!(
+        dom.contains("data-offline=\"ready\""),
+        "the service worker did not become ready:\n{}",
+        &dom[..dom.len().min(400)]
+    );
 
     // A link opening mid-scenario renders that step.
     let dom = chromium(&["--dump-dom", &format!("{url}#step=80")]);
@@ -138,4 +157,14 @@ fn the_built_page_renders_the_cluster_in_chromium() {
         );
         println!("screenshot: {}", file.display());
     }
+
+    // Offline: the server is gone; the page opens from the service worker's
+    // copies (same browser profile as above).
+    down.store(true, Ordering::SeqCst);
+    let dom = chromium(&["--dump-dom", &format!("{url}#step=40")]);
+    assert!(
+        dom.contains("<h1>Kafka Visualiser</h1>") && dom.contains("event 40 of"),
+        "the page did not open offline:\n{}",
+        &dom[..dom.len().min(600)]
+    );
 }

@@ -1,0 +1,46 @@
+// Kafka Visualiser's service worker: after one visit the page works offline.
+// It keeps copies of the page's own files (same origin only, GET only) and
+// never talks to another host. Network first, so a new build shows at once
+// when online; the cached copy when not.
+const CACHE = 'kafka-visualiser-v1';
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    const res = await fetch('./', { cache: 'no-cache' });
+    const html = await res.clone().text();
+    await cache.put('./', res);
+    const files = [...html.matchAll(/(?:href|src)="([^"]+\.(?:js|wasm|css))"/g)].map((m) => m[1]);
+    await cache.addAll(files);
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const key of await caches.keys()) {
+      if (key !== CACHE) await caches.delete(key);
+    }
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== 'GET' || url.origin !== self.location.origin) return;
+  event.respondWith((async () => {
+    try {
+      const fresh = await fetch(event.request);
+      if (fresh.ok) {
+        const cache = await caches.open(CACHE);
+        await cache.put(event.request, fresh.clone());
+      }
+      return fresh;
+    } catch (offline) {
+      const hit = (await caches.match(event.request, { ignoreSearch: true }))
+        || (event.request.mode === 'navigate' ? await caches.match('./') : undefined);
+      if (hit) return hit;
+      throw offline;
+    }
+  })());
+});
