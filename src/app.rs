@@ -490,6 +490,17 @@ pub fn fragment_value(key: &str) -> Option<String> {
         .find_map(|kv| kv.strip_prefix(prefix.as_str()).map(str::to_string))
 }
 
+/// The fragment that reopens this exact state: the scenario (compressed),
+/// the step and the view.
+pub fn share_fragment(text: &str, step: u64, view: View) -> String {
+    let v = match view {
+        View::Cluster => "cluster",
+        View::Storage => "storage",
+        View::Groups => "groups",
+    };
+    format!("s={}&step={step}&view={v}", crate::share::pack(text))
+}
+
 /// `#step=N` in the page's URL, if any.
 pub fn step_from_fragment() -> Option<u64> {
     fragment_value("step").and_then(|v| v.parse().ok())
@@ -612,20 +623,36 @@ pub fn App(props: &AppProps) -> Html {
             .find(|(n, _)| n.trim_end_matches(".json") == e)
             .map(|(_, text)| *text)
     });
+    // `#s=…` carries a whole scenario (a share link).
+    let shared = fragment_value("s").map(|s| crate::share::unpack(&s));
     let text = props
         .scenario
         .clone()
         .or(example.map(AttrValue::Static))
+        .or(match &shared {
+            Some(Ok(t)) => Some(AttrValue::from(t.clone())),
+            _ => None,
+        })
         .unwrap_or(AttrValue::Static(DEFAULT_SCENARIO));
     let state = use_reducer(move || {
-        let mut player = Player::from_json(&text).unwrap_or_else(|_| {
-            Player::from_json(DEFAULT_SCENARIO).expect("the built-in scenario is valid")
-        });
+        // A link whose scenario cannot be read opens the default one and says why.
+        let (mut player, link_error) = match load_scenario("the link", &text) {
+            Ok(p) => (p, None),
+            Err(e) => (
+                Player::from_json(DEFAULT_SCENARIO).expect("the built-in scenario is valid"),
+                Some(e),
+            ),
+        };
         let lesson = LessonState::load(&mut player);
         let mut s = AppState::new(player);
         match lesson {
             Ok(l) => s.lesson = l,
             Err(e) => s.error = Some(e),
+        }
+        if let Some(Err(e)) = shared {
+            s.error = Some(format!("the link: {e}"));
+        } else if link_error.is_some() {
+            s.error = link_error;
         }
         s
     });
@@ -793,6 +820,27 @@ pub fn App(props: &AppProps) -> Html {
         let kind = *jump_kind;
         Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::NextOfKind(kind)))
     };
+    let share_link = use_state(|| None::<String>);
+    let on_share = {
+        let share_link = share_link.clone();
+        let text = player.source().to_string();
+        let step = player.cursor();
+        Callback::from(move |_: MouseEvent| {
+            let frag = share_fragment(&text, step, view);
+            let Some(w) = web_sys::window() else { return };
+            let base = w.location().href().unwrap_or_default();
+            let base = base.split('#').next().unwrap_or("").to_string();
+            // Put it in the address bar too (no reload, no history entry).
+            if let Ok(h) = w.history() {
+                let _ = h.replace_state_with_url(
+                    &wasm_bindgen::JsValue::NULL,
+                    "",
+                    Some(&format!("#{frag}")),
+                );
+            }
+            share_link.set(Some(format!("{base}#{frag}")));
+        })
+    };
     let on_help_toggle = d(|| Action::ToggleHelp);
     let on_help_close = d(|| Action::CloseHelp);
     html! {
@@ -838,7 +886,14 @@ pub fn App(props: &AppProps) -> Html {
                 </label>
                 <button id="btn-next-kind" onclick={on_jump} title="n">{ t(lang, "next") }</button>
                 <button id="btn-help" onclick={on_help_toggle.reform(|_: MouseEvent| ())} aria-label={t(lang, "shortcuts")} title="?">{"?"}</button>
+                <button id="btn-share" onclick={on_share} title={t(lang, "share_hint")}>{ t(lang, "share") }</button>
             </div>
+            if let Some(link) = &*share_link {
+                <p class="share" id="share-link">
+                    { t(lang, "share_done") }{" "}
+                    <input type="text" readonly=true value={link.clone()} aria-label={t(lang, "share")} size="60" />
+                </p>
+            }
             if let Some(n) = &state.notice {
                 <p class="notice" role="status" id="notice">{ n.clone() }</p>
             }

@@ -9,6 +9,7 @@ pub mod inspect_model;
 pub mod keys;
 pub mod lesson;
 pub mod player;
+pub mod share;
 pub mod view_model;
 
 /// Mounts the app on the page's body.

@@ -16,6 +16,8 @@ pub struct Player {
     timeline: Timeline,
     cursor: u64,
     world: World,
+    /// The scenario's text as loaded (for share links); empty if built in code.
+    source: String,
 }
 
 impl Player {
@@ -27,11 +29,19 @@ impl Player {
             timeline,
             cursor: 0,
             world,
+            source: String::new(),
         })
     }
 
     pub fn from_json(text: &str) -> Result<Player, ConfigError> {
-        Player::new(Scenario::from_json(text)?)
+        let mut p = Player::new(Scenario::from_json(text)?)?;
+        p.source = text.to_string();
+        Ok(p)
+    }
+
+    /// The scenario text this player was loaded from ("" if none).
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     pub fn scenario(&self) -> &Scenario {

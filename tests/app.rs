@@ -521,3 +521,57 @@ async fn seek_to(root: &Element, n: u64) {
         .unwrap();
     yew::scheduler::flush().await;
 }
+
+fn set_hash(h: &str) {
+    let w = web_sys::window().unwrap();
+    let path = w.location().pathname().unwrap();
+    let url = if h.is_empty() {
+        path
+    } else {
+        format!("{path}#{h}")
+    };
+    w.history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_share_link_reopens_the_same_scenario_step_and_view_and_a_bad_one_is_named() {
+    let root = mount_with(Some(without_lesson(kafka_visualiser::app::EXAMPLES[4].1))).await;
+    for _ in 0..12 {
+        click(&root, "#btn-step").await;
+    }
+    click(&root, "#tab-groups").await;
+    let position = q(&root, "#position").text_content().unwrap();
+    click(&root, "#btn-share").await;
+    let link: web_sys::HtmlInputElement = q(&root, "#share-link input").dyn_into().unwrap();
+    let link = link.value();
+    let frag = link.split_once('#').unwrap().1.to_string();
+    assert!(
+        frag.starts_with("s=") && frag.contains("&view=groups"),
+        "{frag}"
+    );
+    // Open the link in a fresh page (the fragment is all it needs).
+    set_hash(&frag);
+    let again = mount_with(None).await;
+    yew::scheduler::flush().await;
+    assert_eq!(q(&again, "#position").text_content().unwrap(), position);
+    assert!(q(&again, ".scenario-name")
+        .text_content()
+        .unwrap()
+        .contains("Consumer group"));
+    q(&again, "#groups");
+    // A damaged link: the default scenario opens and the page says why.
+    set_hash("s=!!!notbase64");
+    let bad = mount_with(None).await;
+    assert!(q(&bad, "#error")
+        .text_content()
+        .unwrap()
+        .contains("the link"));
+    assert!(q(&bad, ".scenario-name")
+        .text_content()
+        .unwrap()
+        .contains("Leader failover"));
+    set_hash("");
+}
