@@ -19,8 +19,13 @@ async fn mount(text: String) -> Element {
     let doc = web_sys::window().unwrap().document().unwrap();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { scenario: Some(text.into()) })
-        .render();
+    yew::Renderer::<App>::with_root_and_props(
+        root.clone(),
+        AppProps {
+            scenario: Some(text.into()),
+        },
+    )
+    .render();
     yew::scheduler::flush().await;
     root
 }
@@ -61,12 +66,18 @@ async fn step_render_and_seek_times_on_big_scenarios() {
     let t0 = now();
     for _ in 0..20 {
         let s = now();
-        q(&root, "#btn-step").dyn_into::<HtmlElement>().unwrap().click();
+        q(&root, "#btn-step")
+            .dyn_into::<HtmlElement>()
+            .unwrap()
+            .click();
         yew::scheduler::flush().await;
         worst = worst.max(now() - s);
     }
     let per_step = (now() - t0) / 20.0;
-    assert!(q(&root, "#position").text_content().unwrap().contains("event 20"));
+    assert!(q(&root, "#position")
+        .text_content()
+        .unwrap()
+        .contains("event 20"));
     console_log!("10 brokers / 1,000 partitions: step + render {per_step:.1} ms on average, worst {worst:.1} ms");
 
     // A trace of 100,000 events: seek to scattered steps.
@@ -83,12 +94,17 @@ async fn step_render_and_seek_times_on_big_scenarios() {
     let s = now();
     seek(&root, 100_000).await;
     let first = now() - s;
-    assert!(q(&root, "#position").text_content().unwrap().contains("event 100000"));
+    assert!(q(&root, "#position")
+        .text_content()
+        .unwrap()
+        .contains("event 100000"));
     let mut worst: f64 = 0.0;
     let mut total = 0.0;
     let mut x: u64 = 7;
     for _ in 0..20 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let target = (x >> 33) % 100_000;
         let s = now();
         seek(&root, target).await;

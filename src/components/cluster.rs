@@ -15,6 +15,9 @@ pub const WIDTH: i32 = 1000;
 const BROKER_TOP: i32 = 120;
 const ROW_H: i32 = 40;
 const HEADER_H: i32 = 46;
+/// Replica rows drawn per broker; the rest are summed up in one line, so a
+/// large cluster stays readable (and fast to draw).
+const MAX_ROWS: usize = 12;
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterProps {
@@ -38,7 +41,7 @@ fn layout(m: &ClusterModel) -> Layout {
     let rows = m
         .brokers
         .iter()
-        .map(|b| b.replicas.len())
+        .map(|b| b.replicas.len().min(MAX_ROWS + 1))
         .max()
         .unwrap_or(0) as i32;
     let broker_h = HEADER_H + rows.max(1) * ROW_H + 10;
@@ -160,9 +163,25 @@ fn broker_box(b: &BrokerView, x: i32, l: &Layout, max_leo: i64, lang: Lang) -> H
                     { if b.started { format!("✕ {}", t(lang, "down")) } else { t(lang, "not_started").to_string() } }
                 </text>
             }
-            { for b.replicas.iter().enumerate().map(|(i, r)| replica_row(r, x, BROKER_TOP + HEADER_H + i as i32 * ROW_H, l.broker_w, max_leo, lang)) }
+            { for b.replicas.iter().take(MAX_ROWS).enumerate().map(|(i, r)| replica_row(r, x, BROKER_TOP + HEADER_H + i as i32 * ROW_H, l.broker_w, max_leo, lang)) }
+            if b.replicas.len() > MAX_ROWS {
+                <text class="more" x={(x + 12).to_string()} y={(BROKER_TOP + HEADER_H + MAX_ROWS as i32 * ROW_H + 20).to_string()}>
+                    { more_line(&b.replicas[MAX_ROWS..]) }
+                </text>
+            }
         </g>
     }
+}
+
+/// The summary of the replicas not drawn.
+fn more_line(rest: &[ReplicaView]) -> String {
+    format!(
+        "+{} more: {} leader, {} follower, {} out of ISR",
+        rest.len(),
+        rest.iter().filter(|r| r.leader).count(),
+        rest.iter().filter(|r| !r.leader).count(),
+        rest.iter().filter(|r| !r.in_isr).count()
+    )
 }
 
 #[component]
