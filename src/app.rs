@@ -366,14 +366,7 @@ impl Reducible for AppState {
                     playing = false;
                     if hide {
                         // Back to the previous significant event.
-                        loop {
-                            if !p.back()
-                                || p.current()
-                                    .is_none_or(|e| e.kind.importance() > Importance::Routine)
-                            {
-                                break;
-                            }
-                        }
+                        p.back_significant();
                     } else {
                         p.back();
                     }

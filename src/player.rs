@@ -111,18 +111,49 @@ impl Player {
     }
 
     /// Forward to the next event that is not routine (idle fetch cycles).
+    /// Finds it in the trace first, then rebuilds the state once.
     pub fn step_significant(&mut self) -> bool {
-        let mut moved = false;
-        while self.step() {
-            moved = true;
-            if self
-                .current()
-                .is_some_and(|e| e.kind.importance() > Importance::Routine)
-            {
+        let mut i = self.cursor;
+        loop {
+            if i >= self.timeline.len() {
+                if self.timeline.is_finished() {
+                    break;
+                }
+                self.timeline.extend_to(i + LOOKAHEAD);
+                continue;
+            }
+            let significant = self
+                .timeline
+                .event(i)
+                .is_some_and(|e| e.kind.importance() > Importance::Routine);
+            i += 1;
+            if significant {
                 break;
             }
         }
-        moved
+        if i == self.cursor {
+            return false;
+        }
+        self.seek(i);
+        true
+    }
+
+    /// Back to the previous event that is not routine (or the start).
+    pub fn back_significant(&mut self) -> bool {
+        if self.cursor == 0 {
+            return false;
+        }
+        let target = (0..self.cursor - 1)
+            .rev()
+            .find(|&j| {
+                self.timeline
+                    .event(j)
+                    .is_some_and(|e| e.kind.importance() > Importance::Routine)
+            })
+            .map(|j| j + 1)
+            .unwrap_or(0);
+        self.seek(target);
+        true
     }
 
     pub fn back(&mut self) -> bool {
@@ -227,6 +258,30 @@ mod tests {
         assert_eq!(leaders(&p), 0, "just before BecameLeader nobody leads");
         p.step();
         assert_eq!(leaders(&p), 1);
+    }
+
+    #[test]
+    fn significant_steps_land_where_stepping_one_by_one_does() {
+        let significant = |p: &Player| {
+            p.current()
+                .is_some_and(|e| e.kind.importance() > Importance::Routine)
+        };
+        let mut fast = Player::from_json(SCENARIO).unwrap();
+        let mut slow = Player::from_json(SCENARIO).unwrap();
+        let mut stops = Vec::new();
+        while fast.step_significant() {
+            // One event at a time to the next significant one (or the end).
+            while slow.step() && !significant(&slow) {}
+            assert_eq!(fast.cursor(), slow.cursor());
+            stops.push(fast.cursor());
+        }
+        assert!(stops.len() > 20);
+        // And back: each stop is the previous significant event.
+        for w in stops.windows(2).rev() {
+            fast.seek(w[1]);
+            fast.back_significant();
+            assert_eq!(fast.cursor(), w[0], "back from {}", w[1]);
+        }
     }
 
     #[test]
