@@ -441,18 +441,25 @@ pub fn load_scenario(file_name: &str, text: &str) -> Result<Player, String> {
 }
 
 thread_local! {
-    static LAST_DOWNLOAD: RefCell<Option<(String, usize)>> = const { RefCell::new(None) };
+    static LAST_DOWNLOAD: RefCell<Option<(String, usize, u64)>> = const { RefCell::new(None) };
 }
 
-/// The name and size of the last file the page offered for download.
-pub fn last_download() -> Option<(String, usize)> {
+/// FNV-1a 64 of some bytes (to compare a download with the engine's file).
+pub fn fnv64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The name, size and FNV-1a 64 of the last file offered for download.
+pub fn last_download() -> Option<(String, usize, u64)> {
     LAST_DOWNLOAD.with(|d| d.borrow().clone())
 }
 
 /// Offers `bytes` as a file download (a local Blob URL: no network request).
 pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
     use wasm_bindgen::JsCast;
-    LAST_DOWNLOAD.with(|d| *d.borrow_mut() = Some((name.to_string(), bytes.len())));
+    LAST_DOWNLOAD.with(|d| *d.borrow_mut() = Some((name.to_string(), bytes.len(), fnv64(bytes))));
     let err = |e: wasm_bindgen::JsValue| format!("{name}: the download failed: {e:?}");
     let arr = js_sys::Uint8Array::from(bytes);
     let parts = js_sys::Array::of1(&arr);

@@ -247,11 +247,24 @@ async fn the_storage_inspector_lists_segment_files_batches_and_downloads_a_file(
         .expect("a download button for the .log file");
     log_button.dyn_into::<HtmlElement>().unwrap().click();
     yew::scheduler::flush().await;
-    let (name, len) = kafka_visualiser::app::last_download().expect("a download was offered");
+    let (name, len, hash) = kafka_visualiser::app::last_download().expect("a download was offered");
     assert_eq!(name, "00000000000000000000.log");
     assert!(
         len > 61,
         "at least one record batch (61-byte header): {len}"
+    );
+    // Byte for byte the file broker 1 holds at this step, per the engine.
+    let pos = q(&root, "#position").text_content().unwrap();
+    let step: u64 = pos.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let mut t =
+        kafka_sim::Timeline::new(kafka_sim::Scenario::from_json(SCENARIO).unwrap()).unwrap();
+    let w = t.state_at(step);
+    let bytes =
+        kafka_visualiser::inspect_model::file_bytes(&w, 1, "first-0/00000000000000000000.log")
+            .unwrap();
+    assert_eq!(
+        (bytes.len(), kafka_visualiser::app::fnv64(&bytes)),
+        (len, hash)
     );
     // Another partition can be chosen; the view follows.
     let options = root
