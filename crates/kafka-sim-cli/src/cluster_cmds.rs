@@ -271,3 +271,41 @@ pub fn assign(a: &mut Args<'_>) -> Res {
     }
     Ok(())
 }
+
+/// `kafka-sim exercise`: a practice question and the engine's answer.
+pub fn exercise(a: &mut Args<'_>) -> Res {
+    use kafka_sim::exercises::{generate, Kind, Level};
+    let json = a.flag("--json");
+    let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    let kind = a
+        .value("--kind")?
+        .ok_or_else(|| format!("missing --kind ({})", kinds.join("|")))?;
+    let kind = Kind::parse(kind)
+        .ok_or_else(|| format!("--kind: `{kind}` is not one of {}", kinds.join(", ")))?;
+    let level = a.value("--level")?.unwrap_or("easy");
+    let level = Level::parse(level)
+        .ok_or_else(|| format!("--level: `{level}` is not easy, medium or hard"))?;
+    let seed: u64 = a.number("--seed")?.unwrap_or(0);
+    let count: u64 = a.number("--count")?.unwrap_or(1);
+    a.no_more_flags()?;
+    if !(1..=1000).contains(&count) {
+        return Err(format!("--count must be between 1 and 1000, got {count}"));
+    }
+    for s in seed..seed + count {
+        let e = generate(kind, level, s);
+        if json {
+            println!("{}", serde_json::to_string(&e).map_err(|e| e.to_string())?);
+        } else {
+            println!(
+                "[{} · {:?} · seed {s}] {}",
+                kind.name(),
+                level,
+                e.question_en
+            );
+            println!("  {}", e.question_zh);
+            println!("  choices: {}", e.choices.join(" | "));
+            println!("  answer: {} — {}", e.answer, e.explanation);
+        }
+    }
+    Ok(())
+}

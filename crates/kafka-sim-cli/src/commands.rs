@@ -83,6 +83,7 @@ pub fn dispatch(all: &[String]) -> Res {
         "partition" => crate::cluster_cmds::partition(&mut a),
         "coordinator" => crate::cluster_cmds::coordinator(&mut a),
         "assign" => crate::cluster_cmds::assign(&mut a),
+        "exercise" => crate::cluster_cmds::exercise(&mut a),
         _ => Err(format!("unknown command `{cmd}` (see kafka-sim --help)")),
     }
 }

@@ -483,3 +483,38 @@ fn assign_rejects_bad_input_in_one_line() {
     let o = kafka_sim(&["assign", "--strategy", "sticky", "--json"], Some(req));
     assert_clean_error(&o, "colour");
 }
+
+#[test]
+fn exercise_prints_questions_with_the_engines_answer() {
+    let o = kafka_sim(
+        &[
+            "exercise", "--kind", "election", "--level", "hard", "--seed", "3", "--count", "5",
+            "--json",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5);
+    for l in &lines {
+        let answer = l["answer"].as_str().unwrap();
+        assert!(l["choices"].as_array().unwrap().iter().any(|c| c == answer));
+        assert!(l["question_en"].as_str().unwrap().contains("AR ["));
+    }
+    // Same seed, same question.
+    let again = kafka_sim(
+        &[
+            "exercise", "--kind", "election", "--level", "hard", "--seed", "3", "--count", "5",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(stdout(&again), stdout(&o));
+    let o = kafka_sim(&["exercise", "--kind", "quiz"], None);
+    assert_clean_error(&o, "`quiz` is not one of");
+    let o = kafka_sim(&["exercise", "--kind", "partition", "--count", "0"], None);
+    assert_clean_error(&o, "--count");
+}

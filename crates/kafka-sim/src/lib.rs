@@ -47,6 +47,7 @@ pub mod consumer;
 pub mod controller;
 pub mod election;
 pub mod event;
+pub mod exercises;
 pub mod group;
 pub mod group_records;
 pub mod ids;
