@@ -884,6 +884,8 @@ impl EventKind {
     pub fn importance(&self) -> Importance {
         use EventKind::*;
         match self {
+            // A new coordinator with nothing to load is bookkeeping.
+            GroupsLoaded { groups, .. } if groups.is_empty() => Importance::Routine,
             LeaderElected { .. }
             | NoLeaderElected { .. }
             | ControllerElected { .. }
