@@ -113,28 +113,14 @@ impl Player {
     /// Forward to the next event that is not routine (idle fetch cycles).
     /// Finds it in the trace first, then rebuilds the state once.
     pub fn step_significant(&mut self) -> bool {
-        let mut i = self.cursor;
-        loop {
-            if i >= self.timeline.len() {
-                if self.timeline.is_finished() {
-                    break;
-                }
-                self.timeline.extend_to(i + LOOKAHEAD);
-                continue;
-            }
-            let significant = self
-                .timeline
-                .event(i)
-                .is_some_and(|e| e.kind.importance() > Importance::Routine);
-            i += 1;
-            if significant {
-                break;
-            }
-        }
-        if i == self.cursor {
+        let target = self
+            .find_from(self.cursor, |e| e.kind.importance() > Importance::Routine)
+            .map(|i| i + 1)
+            .unwrap_or_else(|| self.timeline.len());
+        if target == self.cursor {
             return false;
         }
-        self.seek(i);
+        self.seek(target);
         true
     }
 
@@ -164,11 +150,10 @@ impl Player {
         true
     }
 
-    /// The index of the `nth` (from 1) event of a kind, running the scenario
-    /// as far as needed.
-    pub fn find_nth(&mut self, name: &str, nth: u32) -> Option<u64> {
-        let mut seen = 0;
-        let mut i = 0;
+    /// The first event at or after `start` that `pred` accepts, running the
+    /// scenario as far as needed.
+    fn find_from(&mut self, start: u64, mut pred: impl FnMut(&Event) -> bool) -> Option<u64> {
+        let mut i = start;
         loop {
             if i >= self.timeline.len() {
                 if self.timeline.is_finished() {
@@ -177,40 +162,28 @@ impl Player {
                 self.timeline.extend_to(i + LOOKAHEAD);
                 continue;
             }
-            if self
-                .timeline
-                .event(i)
-                .is_some_and(|e| e.kind.name_str() == name)
-            {
-                seen += 1;
-                if seen == nth {
-                    return Some(i);
-                }
+            if self.timeline.event(i).is_some_and(&mut pred) {
+                return Some(i);
             }
             i += 1;
         }
     }
 
+    /// The index of the `nth` (from 1) event of a kind, running the scenario
+    /// as far as needed.
+    pub fn find_nth(&mut self, name: &str, nth: u32) -> Option<u64> {
+        let mut seen = 0;
+        self.find_from(0, |e| {
+            e.kind.name_str() == name && {
+                seen += 1;
+                seen == nth
+            }
+        })
+    }
+
     /// The next event at or after the cursor whose kind has this name.
     pub fn next_of_kind(&mut self, name: &str) -> Option<u64> {
-        let mut i = self.cursor;
-        loop {
-            if i >= self.timeline.len() {
-                if self.timeline.is_finished() {
-                    return None;
-                }
-                self.timeline.extend_to(i + LOOKAHEAD);
-                continue;
-            }
-            if self
-                .timeline
-                .event(i)
-                .is_some_and(|e| e.kind.name() == name)
-            {
-                return Some(i);
-            }
-            i += 1;
-        }
+        self.find_from(self.cursor, |e| e.kind.name_str() == name)
     }
 
     pub fn digest_of_whole_run(&mut self) -> u64 {

@@ -1351,7 +1351,7 @@ impl World {
 
     /// Completes parked fetches that now have enough data (after an append or
     /// a high watermark move on `tp`).
-    fn complete_delayed_fetches(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+    pub(crate) fn complete_delayed_fetches(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
         let ids: Vec<u64> = self
             .br(b)
             .delayed_fetches
@@ -2092,7 +2092,7 @@ impl World {
     }
 
     /// `checkEnoughReplicasReachOffset` for each waiting partition.
-    fn try_complete_produce(&mut self, b: BrokerId, id: u64) -> Step {
+    pub(crate) fn try_complete_produce(&mut self, b: BrokerId, id: u64) -> Step {
         let Some(d) = self.br(b).delayed_produces.get(&id).cloned() else {
             return Ok(());
         };
@@ -2143,16 +2143,28 @@ impl World {
                 log_start_offset: 0,
             });
         }
-        if d2.from == bnode(b) {
-            // The group coordinator's own write to __consumer_offsets.
+        self.answer_delayed_produce(b, id, &d2, responses)
+    }
+
+    /// A delayed produce is over (complete or expired): answer the client, or,
+    /// for the group coordinator's own write to __consumer_offsets, carry on
+    /// with what was waiting for it.
+    fn answer_delayed_produce(
+        &mut self,
+        b: BrokerId,
+        id: u64,
+        d: &DelayedProduce,
+        responses: Vec<ProducePartitionResponse>,
+    ) -> Step {
+        if d.from == bnode(b) {
             let err = responses.iter().find_map(|r| r.error);
             return self.coordinator_write_finished(b, id, err);
         }
         self.send(
             bnode(b),
-            d2.from,
+            d.from,
             Message::ProduceResponse {
-                correlation_id: d2.correlation_id,
+                correlation_id: d.correlation_id,
                 responses,
             },
         )
@@ -2192,18 +2204,6 @@ impl World {
             Timer::DelayedProduceExpiry { id },
         )?;
         Ok(id)
-    }
-
-    pub(crate) fn try_complete_produce_pub(&mut self, b: BrokerId, id: u64) -> Step {
-        self.try_complete_produce(b, id)
-    }
-
-    pub(crate) fn complete_delayed_fetches_pub(
-        &mut self,
-        b: BrokerId,
-        tp: &TopicPartition,
-    ) -> Step {
-        self.complete_delayed_fetches(b, tp)
     }
 
     fn complete_delayed_produces(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
@@ -2256,19 +2256,7 @@ impl World {
                 log_start_offset: 0,
             });
         }
-        if d.from == bnode(b) {
-            let err = responses.iter().find_map(|r| r.error);
-            return self.coordinator_write_finished(b, id, err);
-        }
-        self.send(
-            bnode(b),
-            d.from,
-            Message::ProduceResponse {
-                correlation_id: d.correlation_id,
-                responses,
-            },
-        )
-        .map(|_| ())
+        self.answer_delayed_produce(b, id, &d, responses)
     }
 
     fn broker_checkpoint_hw(&mut self, b: BrokerId) -> Step {

@@ -183,11 +183,9 @@ impl World {
         }
     }
 
-    /// A broker to send a request that any broker can answer: one we know to
-    /// be alive, else the bootstrap list, skipping brokers the client waits to
-    /// reconnect to (like `leastLoadedNode`), in turn.
-    pub(crate) fn client_least_loaded(&self, md: &ClientMetadata) -> Option<BrokerId> {
-        let candidates: Vec<BrokerId> = if md.brokers.is_empty() {
+    /// The brokers a client knows from metadata, else its bootstrap list.
+    pub(crate) fn client_known_brokers(&self, md: &ClientMetadata) -> Vec<BrokerId> {
+        if md.brokers.is_empty() {
             self.sc
                 .cluster
                 .brokers
@@ -196,7 +194,14 @@ impl World {
                 .collect()
         } else {
             md.brokers.clone()
-        };
+        }
+    }
+
+    /// A broker to send a request that any broker can answer: one we know to
+    /// be alive, else the bootstrap list, skipping brokers the client waits to
+    /// reconnect to (like `leastLoadedNode`), in turn.
+    pub(crate) fn client_least_loaded(&self, md: &ClientMetadata) -> Option<BrokerId> {
+        let candidates = self.client_known_brokers(md);
         let n = candidates.len();
         let now = self.now;
         (0..n)

@@ -191,6 +191,21 @@ impl World {
         }
     }
 
+    /// Sends a request to a broker and arms its `request.timeout`-style timer
+    /// (`Timer::RequestTimeout` with the same correlation id).
+    pub(crate) fn consumer_request(
+        &mut self,
+        c: u32,
+        to: BrokerId,
+        correlation_id: i32,
+        timeout_ms: u64,
+        msg: Message,
+    ) -> Step {
+        let at = self.now + timeout_ms;
+        self.send(cnode(c), NodeId::Broker(to), msg)?;
+        self.set_timer(cnode(c), at, Timer::RequestTimeout { correlation_id })
+    }
+
     /// One `poll()`: hand out buffered records, then keep fetches going.
     fn consumer_poll(&mut self, c: u32) -> Step {
         if self.now < self.cs(c).paused_until {
@@ -365,20 +380,14 @@ impl World {
             self.gate()?;
             let cid = self.consumer_correlation(c);
             self.csm(c).list_offsets_in_flight.insert(cid, tps.clone());
-            self.send(
-                cnode(c),
-                NodeId::Broker(leader),
+            self.consumer_request(
+                c,
+                leader,
+                cid,
+                self.cs(c).config.request_timeout_ms,
                 Message::ListOffsets {
                     correlation_id: cid,
                     partitions: tps.into_iter().map(|tp| (tp, ts)).collect(),
-                },
-            )?;
-            let at = self.now + self.cs(c).config.request_timeout_ms;
-            self.set_timer(
-                cnode(c),
-                at,
-                Timer::RequestTimeout {
-                    correlation_id: cid,
                 },
             )?;
         }
@@ -415,9 +424,11 @@ impl World {
             self.gate()?;
             let cid = self.consumer_correlation(c);
             self.csm(c).fetches_in_flight.insert(leader, cid);
-            self.send(
-                cnode(c),
-                NodeId::Broker(leader),
+            self.consumer_request(
+                c,
+                leader,
+                cid,
+                cfg.request_timeout_ms,
                 Message::Fetch {
                     correlation_id: cid,
                     replica_id: -1,
@@ -425,14 +436,6 @@ impl World {
                     min_bytes: cfg.fetch_min_bytes,
                     max_bytes: cfg.fetch_max_bytes,
                     partitions: parts,
-                },
-            )?;
-            let at = self.now + cfg.request_timeout_ms;
-            self.set_timer(
-                cnode(c),
-                at,
-                Timer::RequestTimeout {
-                    correlation_id: cid,
                 },
             )?;
         }

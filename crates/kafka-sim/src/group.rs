@@ -1546,13 +1546,13 @@ impl World {
         let required = prepared.last_offset + 1;
         self.append_prepared(b, &tp, prepared, true)?;
         self.check_leaders(&tp)?;
-        self.complete_delayed_fetches_pub(b, &tp)?;
+        self.complete_delayed_fetches(b, &tp)?;
         let timeout = 5000; // offsets.commit.timeout.ms
         let id = self.park_internal_produce(b, &tp, required, timeout)?;
         self.gate()?;
         self.groups_mut(b).writes.insert(id, write);
         self.maybe_increment_hw(b, &tp)?;
-        self.try_complete_produce_pub(b, id)
+        self.try_complete_produce(b, id)
     }
 
     /// The parked write finished (replicated, or failed with `error`).
@@ -1898,20 +1898,14 @@ impl World {
             x.group.as_mut().expect("member").find_in_flight = Some(cid);
         }
         let key = self.ms(c).group_id.clone();
-        self.send(
-            cnode(c),
-            NodeId::Broker(to),
+        self.consumer_request(
+            c,
+            to,
+            cid,
+            self.cs(c).config.request_timeout_ms,
             Message::FindCoordinator {
                 correlation_id: cid,
                 key,
-            },
-        )?;
-        let at = self.now + self.cs(c).config.request_timeout_ms;
-        self.set_timer(
-            cnode(c),
-            at,
-            Timer::RequestTimeout {
-                correlation_id: cid,
             },
         )
     }
@@ -2100,9 +2094,12 @@ impl World {
             x.subscription = subs;
         }
         let cfg = self.cs(c).config.clone();
-        self.send(
-            cnode(c),
-            NodeId::Broker(coord),
+        // JoinGroup may wait a whole rebalance: the client allows for it.
+        self.consumer_request(
+            c,
+            coord,
+            cid,
+            cfg.request_timeout_ms.max(cfg.max_poll_interval_ms + 5000),
             Message::JoinGroup {
                 correlation_id: cid,
                 group_id: m.group_id.clone(),
@@ -2112,15 +2109,6 @@ impl World {
                 group_instance_id: cfg.group_instance_id.clone(),
                 protocol_type: "consumer".into(),
                 protocols,
-            },
-        )?;
-        // JoinGroup may wait a whole rebalance: the client allows for it.
-        let at = self.now + cfg.request_timeout_ms.max(cfg.max_poll_interval_ms + 5000);
-        self.set_timer(
-            cnode(c),
-            at,
-            Timer::RequestTimeout {
-                correlation_id: cid,
             },
         )
     }
@@ -2198,23 +2186,17 @@ impl World {
         } else {
             String::new()
         };
-        self.send(
-            cnode(c),
-            NodeId::Broker(coord),
+        self.consumer_request(
+            c,
+            coord,
+            cid,
+            self.cs(c).config.request_timeout_ms,
             Message::OffsetCommit {
                 correlation_id: cid,
                 group_id: m.group_id.clone(),
                 generation_id: m.generation,
                 member_id,
                 offsets,
-            },
-        )?;
-        let at = self.now + self.cs(c).config.request_timeout_ms;
-        self.set_timer(
-            cnode(c),
-            at,
-            Timer::RequestTimeout {
-                correlation_id: cid,
             },
         )
     }
@@ -2238,21 +2220,15 @@ impl World {
         let cid = self.consumer_correlation(c);
         self.gate()?;
         self.msm(c).offset_fetch_in_flight = Some((cid, need.clone()));
-        self.send(
-            cnode(c),
-            NodeId::Broker(coord),
+        self.consumer_request(
+            c,
+            coord,
+            cid,
+            self.cs(c).config.request_timeout_ms,
             Message::OffsetFetch {
                 correlation_id: cid,
                 group_id: m.group_id.clone(),
                 partitions: need,
-            },
-        )?;
-        let at = self.now + self.cs(c).config.request_timeout_ms;
-        self.set_timer(
-            cnode(c),
-            at,
-            Timer::RequestTimeout {
-                correlation_id: cid,
             },
         )
     }
@@ -2475,9 +2451,11 @@ impl World {
                         self.gate()?;
                         self.msm(c).sync_in_flight = Some(cid);
                         let m = self.ms(c).clone();
-                        self.send(
-                            cnode(c),
-                            NodeId::Broker(b),
+                        self.consumer_request(
+                            c,
+                            b,
+                            cid,
+                            self.cs(c).config.request_timeout_ms,
                             Message::SyncGroup {
                                 correlation_id: cid,
                                 group_id: m.group_id.clone(),
@@ -2485,14 +2463,6 @@ impl World {
                                 member_id,
                                 group_instance_id: self.cs(c).config.group_instance_id.clone(),
                                 assignments,
-                            },
-                        )?;
-                        let at = self.now + self.cs(c).config.request_timeout_ms;
-                        self.set_timer(
-                            cnode(c),
-                            at,
-                            Timer::RequestTimeout {
-                                correlation_id: cid,
                             },
                         )
                     }
@@ -2889,23 +2859,17 @@ impl World {
                 let cid = self.consumer_correlation(c);
                 self.gate()?;
                 self.msm(c).heartbeat_in_flight = Some(cid);
-                self.send(
-                    cnode(c),
-                    NodeId::Broker(coord),
+                self.consumer_request(
+                    c,
+                    coord,
+                    cid,
+                    cfg.request_timeout_ms,
                     Message::Heartbeat {
                         correlation_id: cid,
                         group_id: m.group_id.clone(),
                         generation_id: m.generation,
                         member_id: m.member_id.clone(),
                         group_instance_id: cfg.group_instance_id.clone(),
-                    },
-                )?;
-                let at = self.now + cfg.request_timeout_ms;
-                self.set_timer(
-                    cnode(c),
-                    at,
-                    Timer::RequestTimeout {
-                        correlation_id: cid,
                     },
                 )?;
             }

@@ -338,16 +338,7 @@ impl World {
         if self.pr(p).init_pid_in_flight.is_some() {
             return Ok(());
         }
-        let brokers: Vec<BrokerId> = if self.pr(p).metadata.brokers.is_empty() {
-            self.sc
-                .cluster
-                .brokers
-                .iter()
-                .map(|b| BrokerId(*b))
-                .collect()
-        } else {
-            self.pr(p).metadata.brokers.clone()
-        };
+        let brokers = self.client_known_brokers(&self.pr(p).metadata);
         self.gate()?;
         let cid = self.producer_correlation(p);
         let to = brokers[(cid as usize) % brokers.len()];
