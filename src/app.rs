@@ -76,7 +76,7 @@ impl LessonState {
         let targets: Vec<Option<u64>> = lesson
             .steps
             .iter()
-            .map(|s| player.find_nth(&s.at.kind, s.at.nth))
+            .map(|s| player.find_nth_where(s.at.nth, |e| s.at.matches(e)))
             .collect();
         // Each question's answer must be a field the page can read off its event.
         for (i, (s, t)) in lesson.steps.iter().zip(&targets).enumerate() {
@@ -99,6 +99,21 @@ impl LessonState {
             asking: None,
             last: None,
         }))
+    }
+
+    /// Grades `choice` for question `k` against the engine's own event:
+    /// (right?, the engine's answer). None if `k` is not a question that
+    /// happens in this scenario.
+    pub fn grade(&self, player: &Player, k: usize, choice: &str) -> Option<(bool, String)> {
+        let step = self.lesson.steps.get(k)?;
+        let target = self.targets.get(k).copied().flatten()?;
+        let truth = crate::lesson::truth(player.event(target)?, step.answer.as_deref()?)?;
+        Some((choice == truth, truth))
+    }
+
+    /// The event index a question or narration step is about.
+    pub fn target(&self, k: usize) -> Option<u64> {
+        self.targets.get(k).copied().flatten()
     }
 
     /// An unanswered question whose event is at index `i`.
@@ -253,17 +268,12 @@ impl Reducible for AppState {
                 let Some(mut l) = self.lesson.clone() else {
                     return self;
                 };
-                let Some(target) = l.targets.get(k).copied().flatten() else {
+                let Some(target) = l.target(k) else {
                     return self;
                 };
-                let step = &l.lesson.steps[k];
-                let truth = {
-                    let p = self.player.borrow();
-                    p.event(target)
-                        .and_then(|e| crate::lesson::truth(e, step.answer.as_deref().unwrap_or("")))
-                        .unwrap_or_default()
+                let Some((right, truth)) = l.grade(&self.player.borrow(), k, &choice) else {
+                    return self;
                 };
-                let right = choice == truth;
                 let mut answers = (*l.answers).clone();
                 answers.insert(k, (choice, right, truth));
                 l.answers = Rc::new(answers);

@@ -56,6 +56,21 @@ pub struct EventRef {
     pub kind: String,
     #[serde(default = "one")]
     pub nth: u32,
+    /// Only events whose fields have these values count (the same fields as
+    /// `answer` reads), e.g. `{"step": "index_result"}` for a lookup.
+    #[serde(default)]
+    pub with: std::collections::BTreeMap<String, String>,
+}
+
+impl EventRef {
+    /// Whether `e` is an event this reference counts.
+    pub fn matches(&self, e: &Event) -> bool {
+        e.kind.name_str() == self.kind
+            && self
+                .with
+                .iter()
+                .all(|(k, v)| e.kind.field(k).as_deref() == Some(v.as_str()))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -8,6 +8,7 @@ pub mod i18n;
 pub mod inspect_model;
 pub mod keys;
 pub mod lesson;
+pub mod lessons;
 pub mod player;
 pub mod share;
 pub mod view_model;

@@ -172,9 +172,18 @@ impl Player {
     /// The index of the `nth` (from 1) event of a kind, running the scenario
     /// as far as needed.
     pub fn find_nth(&mut self, name: &str, nth: u32) -> Option<u64> {
+        self.find_nth_where(nth, |e| e.kind.name_str() == name)
+    }
+
+    /// The index of the `nth` (from 1) event that `pred` accepts.
+    pub fn find_nth_where(
+        &mut self,
+        nth: u32,
+        mut pred: impl FnMut(&Event) -> bool,
+    ) -> Option<u64> {
         let mut seen = 0;
         self.find_from(0, |e| {
-            e.kind.name_str() == name && {
+            pred(e) && {
                 seen += 1;
                 seen == nth
             }

@@ -468,7 +468,7 @@ async fn every_shipped_lesson_can_be_answered_right_through_the_engine() {
         let mut answered = 0;
         for step in lesson.steps.iter().filter(|s| s.ask.is_some()) {
             let i = player
-                .find_nth(&step.at.kind, step.at.nth)
+                .find_nth_where(step.at.nth, |e| step.at.matches(e))
                 .expect("the event happens");
             // Go to just before the event (the slider), then play one step:
             // the question stops the simulation there.

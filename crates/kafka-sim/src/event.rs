@@ -877,6 +877,45 @@ impl EventKind {
             | (PartitionsRevoked { consumer, .. }, "consumer")
             | (JoinedGroup { consumer, .. }, "consumer") => s(consumer),
             (MemberRemoved { reason, .. }, "reason") => Some(reason.clone()),
+            (BrokerStarted { broker, .. }, "broker")
+            | (LogTruncated { broker, .. }, "broker")
+            | (HighWatermarkUpdated { broker, .. }, "broker") => s(broker.0),
+            (ZnodeCreated { path, .. }, "path")
+            | (ZnodeUpdated { path, .. }, "path")
+            | (ZnodeDeleted { path, .. }, "path") => Some(path.clone()),
+            (TopicCreated { topic, .. }, "topic") => Some(topic.clone()),
+            (LeaderElected { unclean, .. }, "unclean") => s(unclean),
+            (BrokerStopped { controlled, .. }, "controlled") => s(controlled),
+            (IsrChangeApplied { isr, .. }, "isr") => {
+                list(&isr.iter().map(|b| b.0).collect::<Vec<_>>())
+            }
+            (IsrChangeProposed { new_isr, .. }, "new_isr") => {
+                list(&new_isr.iter().map(|b| b.0).collect::<Vec<_>>())
+            }
+            (LogTruncated { truncated, .. }, "to_offset") => s(truncated.to_offset),
+            (SegmentRolled { roll, .. }, "new_base_offset") => s(roll.new_base_offset),
+            (SegmentsDeleted { applied, .. }, "log_start_offset") => s(applied.log_start_offset),
+            (SegmentsDeleted { applied, .. }, "deleted") => s(applied.deleted.len()),
+            (LogCleaned { result, .. }, "removed") => s(result.removed.len()),
+            (LogCleaned { result, .. }, "removed_offsets") => {
+                list(&result.removed.iter().map(|r| r.offset).collect::<Vec<_>>())
+            }
+            (LookupStepped { step, .. }, _) => lookup_field(step, name),
+            (RecordAccumulated { batch_records, .. }, "batch_records") => s(batch_records),
+            (BatchesDrained { batches, .. }, "records") => {
+                s(batches.iter().map(|b| b.records).sum::<u32>())
+            }
+            (ProduceRejected { error, .. }, "error") => s(error.name_str()),
+            (RecordsConsumed { records, .. }, "offsets") => {
+                list(&records.iter().map(|r| r.offset).collect::<Vec<_>>())
+            }
+            (ConsumerPositionReset { position, .. }, "position") => s(position),
+            (OffsetsCommitted { offsets, .. }, "offsets") => list(
+                &offsets
+                    .iter()
+                    .map(|(tp, o)| format!("{tp}@{o}"))
+                    .collect::<Vec<_>>(),
+            ),
             _ => None,
         }
     }
@@ -926,5 +965,31 @@ impl EventKind {
             },
             _ => Importance::Normal,
         }
+    }
+}
+
+/// The fields a lesson may read off one step of a traced lookup: `step` (its
+/// kind, as in the JSON trace), `base_offset` (the segment chosen),
+/// `start_position` (where the index sends the scan), `position` and `offset`
+/// (what was found).
+fn lookup_field(step: &crate::storage::log::LookupStep, name: &str) -> Option<String> {
+    use crate::storage::log::LookupStep::*;
+    let kind = match step {
+        SegmentProbe { .. } => "segment_probe",
+        SegmentTimestampCheck { .. } => "segment_timestamp_check",
+        SegmentChosen { .. } => "segment_chosen",
+        IndexProbe { .. } => "index_probe",
+        IndexResult { .. } => "index_result",
+        BatchScanned { .. } => "batch_scanned",
+        Found { .. } => "found",
+        NotFound { .. } => "not_found",
+    };
+    match (step, name) {
+        (_, "step") => Some(kind.to_string()),
+        (SegmentChosen { base_offset, .. }, "base_offset") => Some(base_offset.to_string()),
+        (IndexResult { start_position, .. }, "start_position") => Some(start_position.to_string()),
+        (Found { position, .. }, "position") => Some(position.to_string()),
+        (Found { offset, .. }, "offset") => Some(offset.to_string()),
+        _ => None,
     }
 }

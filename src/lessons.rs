@@ -1,0 +1,112 @@
+//! The lesson library: `static/lessons/index.json` lists the lesson files
+//! beside it (each a scenario with a `lesson`, see docs/lesson-format.md).
+//! The build copies the folder to `lessons/` next to the page, so a teacher
+//! adds or edits a lesson by editing those files: no rebuild. The page reads
+//! them from its own origin only (the service worker keeps them offline).
+
+use crate::lesson::Text;
+use serde::Deserialize;
+
+/// Where the lessons live in the repository.
+pub const LESSONS_DIR: &str = "static/lessons";
+/// Where the page finds them (relative to the page).
+pub const LESSONS_URL: &str = "lessons/";
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LessonEntry {
+    /// The lesson file, e.g. `storage-lookup.json`.
+    pub file: String,
+    pub title: Text,
+    /// The concept IDs it teaches (as in its `lesson.concepts`).
+    #[serde(default)]
+    pub concepts: Vec<String>,
+}
+
+impl LessonEntry {
+    /// The name used in links: `#lesson=storage-lookup`.
+    pub fn slug(&self) -> &str {
+        self.file.trim_end_matches(".json")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LessonIndex {
+    pub lessons: Vec<LessonEntry>,
+}
+
+impl LessonIndex {
+    /// Reads the index, naming the entry at fault. File names are plain
+    /// (`[a-z0-9-]+.json`), so an index can only point beside itself.
+    pub fn from_json(text: &str) -> Result<LessonIndex, String> {
+        let index: LessonIndex =
+            serde_json::from_str(text).map_err(|e| format!("lessons/index.json: {e}"))?;
+        for (i, l) in index.lessons.iter().enumerate() {
+            let stem = l.file.strip_suffix(".json").unwrap_or("");
+            if stem.is_empty()
+                || !stem
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            {
+                return Err(format!(
+                    "lessons/index.json: lessons[{i}].file: {:?} is not a plain name like \"storage-lookup.json\"",
+                    l.file
+                ));
+            }
+        }
+        Ok(index)
+    }
+
+    pub fn find(&self, slug: &str) -> Option<&LessonEntry> {
+        self.lessons.iter().find(|l| l.slug() == slug)
+    }
+}
+
+/// Reads a file of the page's own origin as text (the browser's `fetch`).
+#[cfg(target_arch = "wasm32")]
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let window = web_sys::window().ok_or("no window")?;
+    let resp = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|_| format!("{url}: could not be read (offline, and not kept yet?)"))?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("{url}: no response"))?;
+    if !resp.ok() {
+        return Err(format!("{url}: HTTP {}", resp.status()));
+    }
+    let text = resp.text().map_err(|_| format!("{url}: unreadable"))?;
+    JsFuture::from(text)
+        .await
+        .ok()
+        .and_then(|t| t.as_string())
+        .ok_or_else(|| format!("{url}: not text"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_cannot_point_outside_its_folder() {
+        let bad = r#"{"lessons": [{"file": "../secret.json", "title": {"en": "x"}}]}"#;
+        let e = LessonIndex::from_json(bad).unwrap_err();
+        assert!(e.contains("lessons[0].file"), "{e}");
+        let ok = r#"{"lessons": [{"file": "a-1.json", "title": {"en": "x"}}]}"#;
+        assert_eq!(
+            LessonIndex::from_json(ok)
+                .unwrap()
+                .find("a-1")
+                .unwrap()
+                .file,
+            "a-1.json"
+        );
+    }
+
+    #[test]
+    fn a_malformed_index_names_the_problem() {
+        let e = LessonIndex::from_json(r#"{"lessons": [{"title": {"en": "x"}}]}"#).unwrap_err();
+        assert!(e.contains("missing field `file`"), "{e}");
+    }
+}

@@ -1,0 +1,114 @@
+//! The shipped lessons (`static/lessons/`), natively: each one is listed in
+//! the index, opens, finds every step's event, and every question's right
+//! answer is among its choices and graded right; together they cover every
+//! concept ID of the checklist.
+#![cfg(not(target_arch = "wasm32"))]
+
+use kafka_visualiser::app::{load_scenario, LessonState};
+use kafka_visualiser::lessons::{LessonIndex, LESSONS_DIR};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// The checklist's IDs (../shared/CONCEPTS.md).
+const CONCEPTS: &[&str] = &[
+    "C1", "C2", "C3", "C4", "C5", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "S1", "S2", "S3", "S4",
+    "S5", "S6", "S7", "P1", "P2", "P3", "P4", "P5", "P6", "G1", "G2", "G3", "G4", "G5", "G6", "G7",
+    "G8", "G9", "G10", "G11", "G12",
+];
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(LESSONS_DIR)
+}
+
+fn index() -> LessonIndex {
+    let text = std::fs::read_to_string(dir().join("index.json")).unwrap();
+    LessonIndex::from_json(&text).unwrap()
+}
+
+#[test]
+fn every_lesson_file_is_in_the_index_and_every_entry_exists() {
+    let listed: BTreeSet<String> = index().lessons.iter().map(|l| l.file.clone()).collect();
+    let on_disk: BTreeSet<String> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json") && n != "index.json")
+        .collect();
+    assert_eq!(listed, on_disk);
+}
+
+#[test]
+fn every_lesson_plays_to_the_end_and_every_question_is_answered_right_by_the_engine() {
+    let mut covered = BTreeSet::new();
+    let mut questions = 0;
+    for entry in index().lessons {
+        let text = std::fs::read_to_string(dir().join(&entry.file)).unwrap();
+        let mut player = load_scenario(&entry.file, &text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            player.scenario().name,
+            entry.title.en,
+            "{}: the index's title is the scenario's name",
+            entry.file
+        );
+        let lesson = LessonState::load(&mut player)
+            .unwrap_or_else(|e| panic!("{}: {e}", entry.file))
+            .unwrap_or_else(|| panic!("{}: no lesson", entry.file));
+        assert_eq!(
+            lesson.lesson.concepts, entry.concepts,
+            "{}: the index lists the lesson's concepts",
+            entry.file
+        );
+        covered.extend(lesson.lesson.concepts.iter().cloned());
+        let mut last = None;
+        for (k, step) in lesson.lesson.steps.iter().enumerate() {
+            let at = lesson
+                .target(k)
+                .unwrap_or_else(|| panic!("{}: step {k}: its event never happens", entry.file));
+            // Steps follow the story in order.
+            assert!(
+                last.is_none_or(|l| at >= l),
+                "{}: step {k} comes before step {}",
+                entry.file,
+                k - 1
+            );
+            last = Some(at);
+            if step.ask.is_some() {
+                let (_, truth) = lesson.grade(&player, k, "").unwrap();
+                assert!(
+                    step.choices.contains(&truth),
+                    "{}: step {k}: the engine says {truth:?}, not among {:?}",
+                    entry.file,
+                    step.choices
+                );
+                assert_eq!(
+                    lesson.grade(&player, k, &truth),
+                    Some((true, truth.clone()))
+                );
+                let wrong = step.choices.iter().find(|c| **c != truth).unwrap();
+                assert_eq!(lesson.grade(&player, k, wrong).map(|g| g.0), Some(false));
+                questions += 1;
+            }
+        }
+        // The whole scenario runs to its end.
+        while player.step_significant() {}
+        assert!(player.at_end(), "{}", entry.file);
+    }
+    for c in CONCEPTS {
+        assert!(covered.contains(*c), "no lesson teaches {c}");
+    }
+    assert!(questions >= 20, "only {questions} questions");
+}
+
+#[test]
+fn the_checklist_ids_are_the_concepts_file_ids() {
+    // CONCEPTS.md sits in ../shared beside the checkout (as in CI); skip if absent.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/CONCEPTS.md");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    let ids: BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ids, CONCEPTS.iter().copied().collect());
+}
