@@ -855,7 +855,14 @@ impl EventKind {
             (LeaderElected { tp, .. }, "tp")
             | (HighWatermarkUpdated { tp, .. }, "tp")
             | (RecordPartitioned { tp, .. }, "tp")
-            | (RecordAcknowledged { tp, .. }, "tp") => s(tp),
+            | (RecordAcknowledged { tp, .. }, "tp")
+            | (SegmentRolled { tp, .. }, "tp")
+            | (BatchAppended { tp, .. }, "tp")
+            | (SegmentsDeleted { tp, .. }, "tp")
+            | (LogCleaned { tp, .. }, "tp")
+            | (LogTruncated { tp, .. }, "tp")
+            | (RecordsConsumed { tp, .. }, "tp")
+            | (IsrChangeApplied { tp, .. }, "tp") => s(tp),
             (RecordPartitioned { tp, .. }, "partition")
             | (RecordAcknowledged { tp, .. }, "partition") => s(tp.partition),
             (HighWatermarkUpdated { new, .. }, "new") => s(new),
@@ -884,6 +891,8 @@ impl EventKind {
             | (ZnodeUpdated { path, .. }, "path")
             | (ZnodeDeleted { path, .. }, "path") => Some(path.clone()),
             (TopicCreated { topic, .. }, "topic") => Some(topic.clone()),
+            (BatchAppended { appended, .. }, "position") => s(appended.position),
+            (BatchAppended { broker, .. }, "broker") => s(broker.0),
             (LeaderElected { unclean, .. }, "unclean") => s(unclean),
             (BrokerStopped { controlled, .. }, "controlled") => s(controlled),
             (IsrChangeApplied { isr, .. }, "isr") => {
