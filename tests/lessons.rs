@@ -36,66 +36,85 @@ fn every_lesson_file_is_in_the_index_and_every_entry_exists() {
     assert_eq!(listed, on_disk);
 }
 
+/// Opens one lesson, checks every step and grades every question; returns
+/// its concepts and how many questions it asks.
+fn check_lesson(file: &str, text: &str) -> (Vec<String>, usize) {
+    let mut player = load_scenario(file, text).unwrap_or_else(|e| panic!("{e}"));
+    let lesson = LessonState::load(&mut player)
+        .unwrap_or_else(|e| panic!("{file}: {e}"))
+        .unwrap_or_else(|| panic!("{file}: no lesson"));
+    let mut questions = 0;
+    let mut last = None;
+    for (k, step) in lesson.lesson.steps.iter().enumerate() {
+        let at = lesson
+            .target(k)
+            .unwrap_or_else(|| panic!("{file}: step {k}: its event never happens"));
+        // Steps follow the story in order.
+        assert!(
+            last.is_none_or(|l| at >= l),
+            "{file}: step {k} comes before step {}",
+            k - 1
+        );
+        last = Some(at);
+        if step.ask.is_some() {
+            let (_, truth) = lesson.grade(&player, k, "").unwrap();
+            assert!(
+                step.choices.contains(&truth),
+                "{file}: step {k}: the engine says {truth:?}, not among {:?}",
+                step.choices
+            );
+            assert_eq!(
+                lesson.grade(&player, k, &truth),
+                Some((true, truth.clone()))
+            );
+            let wrong = step.choices.iter().find(|c| **c != truth).unwrap();
+            assert_eq!(lesson.grade(&player, k, wrong).map(|g| g.0), Some(false));
+            questions += 1;
+        }
+    }
+    // The whole scenario runs to its end.
+    while player.step_significant() {}
+    assert!(player.at_end(), "{file}");
+    (lesson.lesson.concepts.clone(), questions)
+}
+
 #[test]
 fn every_lesson_plays_to_the_end_and_every_question_is_answered_right_by_the_engine() {
     let mut covered = BTreeSet::new();
     let mut questions = 0;
     for entry in index().lessons {
         let text = std::fs::read_to_string(dir().join(&entry.file)).unwrap();
-        let mut player = load_scenario(&entry.file, &text).unwrap_or_else(|e| panic!("{e}"));
+        let title = kafka_sim::Scenario::from_json(&text).unwrap().name;
         assert_eq!(
-            player.scenario().name,
-            entry.title.en,
+            title, entry.title.en,
             "{}: the index's title is the scenario's name",
             entry.file
         );
-        let lesson = LessonState::load(&mut player)
-            .unwrap_or_else(|e| panic!("{}: {e}", entry.file))
-            .unwrap_or_else(|| panic!("{}: no lesson", entry.file));
+        let (concepts, n) = check_lesson(&entry.file, &text);
         assert_eq!(
-            lesson.lesson.concepts, entry.concepts,
+            concepts, entry.concepts,
             "{}: the index lists the lesson's concepts",
             entry.file
         );
-        covered.extend(lesson.lesson.concepts.iter().cloned());
-        let mut last = None;
-        for (k, step) in lesson.lesson.steps.iter().enumerate() {
-            let at = lesson
-                .target(k)
-                .unwrap_or_else(|| panic!("{}: step {k}: its event never happens", entry.file));
-            // Steps follow the story in order.
-            assert!(
-                last.is_none_or(|l| at >= l),
-                "{}: step {k} comes before step {}",
-                entry.file,
-                k - 1
-            );
-            last = Some(at);
-            if step.ask.is_some() {
-                let (_, truth) = lesson.grade(&player, k, "").unwrap();
-                assert!(
-                    step.choices.contains(&truth),
-                    "{}: step {k}: the engine says {truth:?}, not among {:?}",
-                    entry.file,
-                    step.choices
-                );
-                assert_eq!(
-                    lesson.grade(&player, k, &truth),
-                    Some((true, truth.clone()))
-                );
-                let wrong = step.choices.iter().find(|c| **c != truth).unwrap();
-                assert_eq!(lesson.grade(&player, k, wrong).map(|g| g.0), Some(false));
-                questions += 1;
-            }
+        covered.extend(concepts);
+        questions += n;
+    }
+    // The built-in examples' lessons (the page's Examples menu) count too.
+    for (file, text) in kafka_visualiser::app::EXAMPLES {
+        if serde_json::from_str::<serde_json::Value>(text)
+            .unwrap()
+            .get("lesson")
+            .is_some()
+        {
+            let (concepts, n) = check_lesson(file, text);
+            covered.extend(concepts);
+            questions += n;
         }
-        // The whole scenario runs to its end.
-        while player.step_significant() {}
-        assert!(player.at_end(), "{}", entry.file);
     }
     for c in CONCEPTS {
         assert!(covered.contains(*c), "no lesson teaches {c}");
     }
-    assert!(questions >= 20, "only {questions} questions");
+    assert!(questions >= 40, "only {questions} questions");
 }
 
 #[test]

@@ -915,6 +915,7 @@ impl EventKind {
                 s(batches.iter().map(|b| b.records).sum::<u32>())
             }
             (ProduceRejected { error, .. }, "error") => s(error.name_str()),
+            (RecordsConsumed { consumer, .. }, "consumer") => s(consumer),
             (RecordsConsumed { records, .. }, "offsets") => {
                 list(&records.iter().map(|r| r.offset).collect::<Vec<_>>())
             }
