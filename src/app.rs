@@ -133,6 +133,10 @@ impl LessonState {
 #[derive(Clone)]
 pub struct AppState {
     pub lesson: Option<LessonState>,
+    /// The lesson library (`lessons/index.json`), once read.
+    pub library: Option<Rc<crate::lessons::LessonIndex>>,
+    /// The library entry open now (its slug), for progress and links.
+    pub lesson_slug: Option<String>,
     pub help: bool,
     /// Set when a jump found no further event of the kind.
     pub notice: Option<String>,
@@ -151,6 +155,10 @@ pub struct AppState {
 pub enum Action {
     /// A scenario file was read and parsed: replace the player.
     Loaded(Rc<RefCell<Player>>),
+    /// A lesson of the library was read and parsed (its slug, the player).
+    LessonOpened(String, Rc<RefCell<Player>>),
+    /// The lesson library's index arrived.
+    Library(Rc<crate::lessons::LessonIndex>),
     /// A scenario could not be loaded: say why, keep the current one.
     LoadFailed(String),
     DismissError,
@@ -215,6 +223,8 @@ impl AppState {
     pub fn new(player: Player) -> AppState {
         AppState {
             lesson: None,
+            library: None,
+            lesson_slug: None,
             help: false,
             notice: None,
             view: View::Cluster,
@@ -261,8 +271,27 @@ impl Reducible for AppState {
                     error,
                     storage_sel: None,
                     lesson,
+                    lesson_slug: None,
                     ..(*self).clone()
                 });
+            }
+            Action::LessonOpened(slug, player) => {
+                let next = Rc::new(AppState {
+                    lesson_slug: None,
+                    ..(*self).clone()
+                })
+                .reduce(Action::Loaded(player));
+                return Rc::new(AppState {
+                    lesson_slug: Some(slug),
+                    ..(*next).clone()
+                });
+            }
+            Action::Library(index) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    library: Some(index),
+                    ..(*self).clone()
+                })
             }
             Action::Answer(k, choice) => {
                 let Some(mut l) = self.lesson.clone() else {
@@ -402,6 +431,8 @@ impl Reducible for AppState {
                 Action::ToggleRoutine => hide = !hide,
                 Action::DismissError
                 | Action::Loaded(_)
+                | Action::LessonOpened(..)
+                | Action::Library(_)
                 | Action::LoadFailed(_)
                 | Action::SetView(_)
                 | Action::SelectStorage(_)
@@ -680,6 +711,17 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
+    // The lesson library, and `#lesson=slug` links.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| {
+            let wanted = fragment_value("lesson");
+            wasm_bindgen_futures::spawn_local(crate::lessons::load_library(wanted, move |a| {
+                dispatcher.dispatch(a)
+            }));
+        });
+    }
+
     // Playback timer.
     {
         let dispatcher = state.dispatcher();
@@ -766,6 +808,20 @@ pub fn App(props: &AppProps) -> Html {
             dispatcher.dispatch(match load_scenario(name, text) {
                 Ok(p) => Action::Loaded(Rc::new(RefCell::new(p))),
                 Err(m) => Action::LoadFailed(m),
+            });
+        })
+    };
+    let on_lesson_pick = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |e: Event| {
+            let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let file = s.value();
+            if file.is_empty() {
+                return;
+            }
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                dispatcher.dispatch(crate::lessons::open(file).await);
             });
         })
     };
@@ -867,6 +923,18 @@ pub fn App(props: &AppProps) -> Html {
                         { for EXAMPLES.iter().map(|(n, _)| html! { <option value={*n}>{ n.trim_end_matches(".json") }</option> }) }
                     </select>
                 </label>
+                if let Some(lib) = &state.library {
+                    <label class="lessons">{ t(lang, "lessons") }{" "}
+                        <select id="lesson-pick" onchange={on_lesson_pick}>
+                            <option value="" selected={state.lesson_slug.is_none()} disabled=true>{"…"}</option>
+                            { for lib.lessons.iter().map(|l| html! {
+                                <option value={l.file.clone()} selected={state.lesson_slug.as_deref() == Some(l.slug())}>
+                                    { format!("{} ({})", l.title.get(lang), l.concepts.join(" ")) }
+                                </option>
+                            }) }
+                        </select>
+                    </label>
+                }
                 <label class="file-button">
                     { t(lang, "load") }
                     <input id="load-scenario" type="file" accept=".json,application/json" onchange={on_file} />

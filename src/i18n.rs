@@ -66,6 +66,7 @@ pub fn t(lang: Lang, key: &str) -> &'static str {
         "moved" => ("partitions that move (of members who stay)", "留下成员被移动的分区数"),
         "revoked_first" => ("revoked in round 1", "第一轮撤销"),
         "examples" => ("Example:", "示例："),
+        "lessons" => ("Lesson:", "课程："),
         "timeline" => ("Timeline: drag to any step", "时间线：拖动到任意一步"),
         "jump" => ("Jump to the next", "跳到下一个"),
         "next" => ("Next ↦", "下一个 ↦"),

@@ -64,7 +64,6 @@ impl LessonIndex {
 }
 
 /// Reads a file of the page's own origin as text (the browser's `fetch`).
-#[cfg(target_arch = "wasm32")]
 pub async fn fetch_text(url: &str) -> Result<String, String> {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
@@ -82,6 +81,50 @@ pub async fn fetch_text(url: &str) -> Result<String, String> {
         .ok()
         .and_then(|t| t.as_string())
         .ok_or_else(|| format!("{url}: not text"))
+}
+
+/// Reads the library's lesson `file` and opens it: the action for the app.
+pub async fn open(file: String) -> crate::app::Action {
+    use crate::app::{load_scenario, Action};
+    let slug = file.trim_end_matches(".json").to_string();
+    match fetch_text(&format!("{LESSONS_URL}{file}")).await {
+        Err(e) => Action::LoadFailed(e),
+        Ok(text) => match load_scenario(&file, &text) {
+            Ok(p) => Action::LessonOpened(slug, std::rc::Rc::new(std::cell::RefCell::new(p))),
+            Err(m) => Action::LoadFailed(m),
+        },
+    }
+}
+
+/// Reads the library's index, then opens `#lesson=slug` if the link names one.
+pub async fn load_library(wanted: Option<String>, dispatch: impl Fn(crate::app::Action)) {
+    use crate::app::Action;
+    let index = match fetch_text(&format!("{LESSONS_URL}index.json")).await {
+        Ok(text) => LessonIndex::from_json(&text),
+        Err(e) => Err(e),
+    };
+    match (index, wanted) {
+        (Ok(index), wanted) => {
+            let file = wanted
+                .as_deref()
+                .map(|w| index.find(w).map(|l| l.file.clone()));
+            dispatch(Action::Library(std::rc::Rc::new(index)));
+            match file {
+                Some(Some(file)) => dispatch(open(file).await),
+                Some(None) => dispatch(Action::LoadFailed(format!(
+                    "the link: the lesson library has no lesson “{}”",
+                    wanted.unwrap_or_default()
+                ))),
+                None => {}
+            }
+        }
+        // Without the library (a page opened without its lessons/ folder) the
+        // menu stays hidden; only a link that asked for a lesson says so.
+        (Err(e), Some(w)) => dispatch(Action::LoadFailed(format!(
+            "the link asked for lesson “{w}”: {e}"
+        ))),
+        (Err(_), None) => {}
+    }
 }
 
 #[cfg(test)]

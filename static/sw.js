@@ -2,7 +2,7 @@
 // It keeps copies of the page's own files (same origin only, GET only) and
 // never talks to another host. Network first, so a new build shows at once
 // when online; the cached copy when not.
-const CACHE = 'kafka-visualiser-v1';
+const CACHE = 'kafka-visualiser-v2';
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
@@ -12,6 +12,15 @@ self.addEventListener('install', (event) => {
     await cache.put('./', res);
     const files = [...html.matchAll(/(?:href|src)="([^"]+\.(?:js|wasm|css))"/g)].map((m) => m[1]);
     await cache.addAll(files);
+    // The lesson library, so every lesson opens offline too.
+    try {
+      const index = await fetch('./lessons/index.json', { cache: 'no-cache' });
+      if (index.ok) {
+        const list = await index.clone().json();
+        await cache.put('./lessons/index.json', index);
+        await cache.addAll(list.lessons.map((l) => './lessons/' + l.file));
+      }
+    } catch (noLessons) { /* a page without its lessons/ folder still works */ }
     await self.skipWaiting();
   })());
 });

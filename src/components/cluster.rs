@@ -84,7 +84,9 @@ fn replica_row(r: &ReplicaView, x: i32, y: i32, w: i32, max_leo: i64, lang: Lang
     };
     let bar_x = x + 78;
     let bar_w = (w - 88).max(20);
-    let scale = |o: i64| bar_x + ((o.max(0) as f64 / max_leo.max(1) as f64) * bar_w as f64) as i32;
+    // Integer pixels throughout: SVG needs no fractions here, and leaving
+    // floats out keeps float formatting out of the page.
+    let scale = |o: i64| bar_x + (o.max(0) * bar_w as i64 / max_leo.max(1)) as i32;
     let role = if r.leader {
         t(lang, "leader")
     } else {
@@ -93,15 +95,15 @@ fn replica_row(r: &ReplicaView, x: i32, y: i32, w: i32, max_leo: i64, lang: Lang
     let isr = if r.in_isr || r.leader { "ISR" } else { "OSR" };
     let cells = if max_leo <= 48 {
         // Few records: one cell per offset, committed ones (below HW) solid.
-        let cw = (bar_w as f64 / max_leo.max(1) as f64).max(1.0);
+        let cw = (bar_w as i64 / max_leo.max(1)).max(1) as i32;
         (r.log_start.max(0)..r.leo)
             .map(|o| {
-                let cx = bar_x + (o as f64 * cw) as i32;
+                let cx = bar_x + o as i32 * cw;
                 let committed = o < r.hw;
                 html! {
                     <rect class={if committed { "cell committed" } else { "cell" }}
                         x={cx.to_string()} y={(y + 8).to_string()}
-                        width={((cw - 1.0).max(1.0)).to_string()} height="12" />
+                        width={(cw - 1).max(1).to_string()} height="12" />
                 }
             })
             .collect::<Html>()
@@ -239,23 +241,27 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 { for m.messages.iter().map(|msg| {
                     let (x0, y0) = anchor(&l, msg.from);
                     let (x1, y1) = anchor(&l, msg.to);
-                    let f = msg.progress_permille as f64 / 1000.0;
+                    // Progress in thousandths along a quadratic Bézier curve.
+                    let f = msg.progress_permille.min(1000) as i64;
                     // Between brokers the path arcs above the boxes; otherwise straight.
                     let both_brokers = matches!((msg.from, msg.to), (NodeId::Broker(_), NodeId::Broker(_)));
                     let (cx, cy) = if both_brokers {
-                        ((x0 + x1) as f64 / 2.0, (BROKER_TOP - 60) as f64)
+                        ((x0 + x1) / 2, BROKER_TOP - 60)
                     } else {
-                        ((x0 + x1) as f64 / 2.0, (y0 + y1) as f64 / 2.0)
+                        ((x0 + x1) / 2, (y0 + y1) / 2)
                     };
-                    let q = |a: f64, c: f64, b: f64| (1.0 - f) * (1.0 - f) * a + 2.0 * (1.0 - f) * f * c + f * f * b;
-                    let (x, y) = (q(x0 as f64, cx, x1 as f64), q(y0 as f64, cy, y1 as f64));
+                    let q = |a: i32, c: i32, b: i32| {
+                        let g = 1000 - f;
+                        ((g * g * a as i64 + 2 * g * f * c as i64 + f * f * b as i64) / 1_000_000) as i32
+                    };
+                    let (x, y) = (q(x0, cx, x1), q(y0, cy, y1));
                     let path = format!("M{x0},{y0} Q{cx},{cy} {x1},{y1}");
                     html!{
                         <g class={classes!("msg", msg.api)} data-api={msg.api}>
                             <title>{ msg.summary.clone() }</title>
                             <path class="path" d={path} />
-                            <circle cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="7" />
-                            <text x={format!("{:.1}", x + 10.0)} y={format!("{:.1}", y - 8.0)}>{ msg.api }</text>
+                            <circle cx={x.to_string()} cy={y.to_string()} r="7" />
+                            <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ msg.api }</text>
                         </g>
                     }
                 }) }

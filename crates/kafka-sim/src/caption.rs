@@ -277,11 +277,10 @@ impl EventKind {
         let en = l == Lang::En;
         match self {
             CommandIssued { command, .. } => {
-                let json = serde_json::to_string(command).unwrap_or_default();
                 if en {
-                    format!("You: {}", command_text(command, l).unwrap_or(json))
+                    format!("You: {}", command_text(command, l))
                 } else {
-                    format!("你：{}", command_text(command, l).unwrap_or(json))
+                    format!("你：{}", command_text(command, l))
                 }
             }
             CommandRejected { reason, .. } => {
@@ -1898,10 +1897,10 @@ fn change_zh(c: crate::msg::ZkChange) -> &'static str {
 }
 
 /// A command in words (for `CommandIssued`).
-pub fn command_text(c: &crate::scenario::Command, l: Lang) -> Option<String> {
+pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
     use crate::scenario::Command::*;
     let en = l == Lang::En;
-    Some(match c {
+    match c {
         Produce {
             producer,
             topic,
@@ -2037,7 +2036,9 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> Option<String> {
             (_, Some(t), false) => {
                 format!("在 broker {broker} 的 {topic}-{partition} 中查找时间戳 {t}")
             }
-            _ => return None,
+            // The scenario check refuses a lookup with neither.
+            (None, None, true) => format!("look up in {topic}-{partition} on broker {broker}"),
+            (None, None, false) => format!("在 broker {broker} 的 {topic}-{partition} 中查找"),
         },
         AddConsumer { consumer } => {
             if en {
@@ -2072,5 +2073,5 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> Option<String> {
                 format!("{consumer} 停止 poll {duration_ms} ms")
             }
         }
-    })
+    }
 }
