@@ -36,7 +36,7 @@ USAGE:
       Consumer group partition assignment.
   kafka-sim coordinator --group G [--offsets-partitions 50] [--json]
       The __consumer_offsets partition (and so the coordinator) of a group.
-  kafka-sim exercise --kind partition|coordinator|assignment|election|high-watermark
+  kafka-sim exercise --kind partition|coordinator|assignment|election|high-watermark|placement|lookup|retention|compaction
                      [--level easy|medium|hard] [--seed N] [--count N] [--json]
       Practice questions with the answer computed by the simulation.
 ";

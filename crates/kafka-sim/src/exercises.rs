@@ -1,8 +1,10 @@
 //! Exercises in the spirit of VisuAlgo's training mode: a question drawn at
 //! random from a template, at easy / medium / hard, with its answer computed
 //! by the engine's own functions (murmur2, the coordinator partition, the
-//! assignors, leader election, the high watermark). Same seed, same
-//! question. `kafka-sim exercise` prints them for teachers.
+//! assignors, leader election, the high watermark, replica placement, the
+//! `.index` binary search, retention and the log cleaner run on a real
+//! in-memory log). Same seed, same question. `kafka-sim exercise` prints
+//! them for teachers; the page's Practice view asks them.
 
 use crate::assignor::{assign, MemberSubscription};
 use crate::client_config::AssignorName;
@@ -27,15 +29,27 @@ pub enum Kind {
     Election,
     /// What is the high watermark (LEOs of the ISR)?
     HighWatermark,
+    /// Which brokers hold partition p (`assignReplicasToBrokers`)?
+    Placement,
+    /// Which `.log` position does the sparse index send a lookup to?
+    Lookup,
+    /// What is the log start offset after a time-based retention check?
+    Retention,
+    /// Which offsets survive compaction?
+    Compaction,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Partition,
         Kind::Coordinator,
         Kind::Assignment,
         Kind::Election,
         Kind::HighWatermark,
+        Kind::Placement,
+        Kind::Lookup,
+        Kind::Retention,
+        Kind::Compaction,
     ];
     pub fn parse(s: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == s)
@@ -47,6 +61,10 @@ impl Kind {
             Kind::Assignment => "assignment",
             Kind::Election => "election",
             Kind::HighWatermark => "high-watermark",
+            Kind::Placement => "placement",
+            Kind::Lookup => "lookup",
+            Kind::Retention => "retention",
+            Kind::Compaction => "compaction",
         }
     }
 }
@@ -299,6 +317,10 @@ pub fn generate(kind: Kind, level: Level, seed: u64) -> Exercise {
                 "The high watermark is the smallest LEO among the ISR; replicas out of the ISR do not count.".into(),
             )
         }
+        Kind::Placement => placement(&mut r, size),
+        Kind::Lookup => index_lookup(&mut r, size),
+        Kind::Retention => retention(&mut r, size),
+        Kind::Compaction => compaction(&mut r, size),
     };
     let choices = make_choices(&mut r, &answer, choices, 4);
     Exercise {
@@ -311,6 +333,248 @@ pub fn generate(kind: Kind, level: Level, seed: u64) -> Exercise {
         answer,
         explanation,
     }
+}
+
+/// (question in English, in Chinese, choices pool, answer, explanation).
+type Drawn = (String, String, Vec<String>, String, String);
+
+fn list<T: std::fmt::Display>(v: &[T]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn placement(r: &mut Rng, size: u64) -> Drawn {
+    let nb = 2 + size as i32; // 3, 4 or 5 brokers
+    let rf = if size == 1 { 2 } else { 3 };
+    let parts = nb * 2 + r.below(nb as u64) as i32;
+    let start = r.below(nb as u64) as i32;
+    let brokers: Vec<BrokerId> = (0..nb).map(BrokerId).collect();
+    let (a, _) = crate::placement::assign_replicas_to_brokers(&brokers, parts, rf, start, -1, r)
+        .expect("valid placement");
+    let p = r.below(parts as u64) as i32;
+    let ids = |v: &[BrokerId]| list(&v.iter().map(|b| b.0).collect::<Vec<_>>());
+    let answer = ids(&a[&p]);
+    let mut pool: Vec<String> = a.values().map(|v| ids(v)).collect();
+    let mut rev = a[&p].clone();
+    rev.reverse();
+    pool.push(ids(&rev));
+    (
+        format!("Kafka places a topic with {parts} partitions, replication factor {rf}, on brokers 0–{} (no racks) with startIndex = {start} (fixed, so the first shift is {start} too). Which brokers hold partition {p}, preferred leader first?", nb - 1),
+        format!("Kafka 在 broker 0–{}（无机架）上放置一个 {parts} 分区、副本数 {rf} 的主题，startIndex = {start}（固定值，因此初始 shift 也是 {start}）。分区 {p} 的副本在哪些 broker 上（首选 leader 在前）？", nb - 1),
+        pool,
+        answer,
+        format!("First replica: (p + startIndex) % {nb}; the others follow at 1 + (shift + j) % {}, the shift growing every {nb} partitions (AdminUtils.assignReplicasToBrokers).", nb - 1),
+    )
+}
+
+fn index_lookup(r: &mut Rng, size: u64) -> Drawn {
+    use crate::storage::index::{encode_offset_entry, largest_lower_bound, read_entry, IndexKind};
+    use crate::storage::paged::{MemStorage, Storage};
+    let base = (r.below(20) * 100 * size) as i64;
+    let n = 2 + 2 * size as i64;
+    let mut store = MemStorage::new(4096);
+    let file = "t-0/x.index";
+    store.create(file).expect("in memory");
+    let (mut rel, mut pos) = (0i64, 0i64);
+    let mut entries = Vec::new();
+    for _ in 0..n {
+        rel += r.between(2, 6) as i64;
+        pos += r.between(3, 9) as i64 * 512;
+        store
+            .append(file, &encode_offset_entry(rel as i32, pos as i32))
+            .expect("in memory");
+        entries.push((base + rel, pos));
+    }
+    let target = base + r.below(rel as u64 + 4) as i64;
+    let slot = largest_lower_bound(
+        &store,
+        file,
+        IndexKind::Offset,
+        base,
+        n as u64,
+        target,
+        &mut Vec::new(),
+    )
+    .expect("in memory");
+    let start = slot
+        .map(|s| {
+            read_entry(&store, file, IndexKind::Offset, base, s)
+                .expect("in memory")
+                .value
+        })
+        .unwrap_or(0);
+    let shown: Vec<String> = entries.iter().map(|(o, p)| format!("{o} → {p}")).collect();
+    let mut pool: Vec<String> = entries.iter().map(|(_, p)| p.to_string()).collect();
+    pool.push("0".into());
+    (
+        format!("Segment {base:020}.log has the sparse .index entries (offset → position) {}. From which .log position does the broker scan to find offset {target}?", shown.join(", ")),
+        format!("段 {base:020}.log 的稀疏 .index 索引项（位移 → 位置）为 {}。查找位移 {target} 时，broker 从 .log 的哪个位置开始扫描？", shown.join("，")),
+        pool,
+        start.to_string(),
+        "Binary search for the largest entry whose offset is ≤ the target, then scan forward from its position; with no such entry, from position 0.".into(),
+    )
+}
+
+/// A real in-memory log: one record per batch, `segment_bytes` small so it
+/// rolls, records at `times` with keys `keys`.
+fn small_log(
+    cfg: crate::config::LogConfig,
+    records: &[(Option<String>, Option<String>, i64)],
+) -> (crate::storage::paged::MemStorage, crate::storage::log::Log) {
+    use crate::storage::record::{build_batch, BatchSpec, NewRecord};
+    let mut s = crate::storage::paged::MemStorage::new(4096);
+    let mut log = crate::storage::log::Log::create(
+        &mut s,
+        crate::ids::TopicPartition::new("t", 0),
+        std::sync::Arc::new(cfg),
+        0,
+    )
+    .expect("in memory");
+    for (k, v, ts) in records {
+        let rec = NewRecord::new(
+            k.as_deref().map(str::as_bytes),
+            v.as_deref().map(str::as_bytes),
+            *ts,
+        );
+        let bytes = build_batch(&BatchSpec::default(), &[rec]);
+        let p = log
+            .prepare_leader_append(bytes, 0, *ts)
+            .expect("valid batch");
+        log.roll_and_append(&mut s, &p, *ts).expect("in memory");
+    }
+    (s, log)
+}
+
+fn retention(r: &mut Rng, size: u64) -> Drawn {
+    use crate::storage::log::RetentionPass;
+    let n = 3 + 2 * size as usize;
+    let mut ts = 0i64;
+    let records: Vec<(Option<String>, Option<String>, i64)> = (0..n)
+        .map(|i| {
+            ts += r.between(1, 4) as i64 * 1000;
+            (None, Some(format!("v{i}")), ts)
+        })
+        .collect();
+    // Segments of two records each (a one-record batch is 70 bytes here).
+    let cfg = crate::config::LogConfig {
+        segment_bytes: 150,
+        retention_ms: r.between(2, 6) as i64 * 1000,
+        ..Default::default()
+    };
+    let retention_ms = cfg.retention_ms;
+    let (_, log) = small_log(cfg, &records);
+    let now = ts + r.between(1, 5) as i64 * 1000;
+    let hw = log.log_end_offset;
+    let start = match log.plan_retention(RetentionPass::RetentionMs, now, hw) {
+        None => log.log_start_offset,
+        Some(plan) if plan.roll_first => log.log_end_offset,
+        Some(plan) => {
+            let last = *plan.segments.last().expect("a plan deletes something");
+            log.segments
+                .iter()
+                .find(|s| s.base_offset > last)
+                .map(|s| s.base_offset)
+                .unwrap_or(log.log_end_offset)
+        }
+    };
+    let segs = |newest: &str, unit: &str| {
+        log.segments
+            .iter()
+            .map(|s| {
+                let (first, last) = (s.base_offset, s.next_offset - 1);
+                format!(
+                    "[{first}–{last}] {newest} {} {unit}",
+                    s.largest_timestamp() / 1000
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let pool: Vec<String> = log
+        .segments
+        .iter()
+        .map(|s| s.base_offset.to_string())
+        .chain([log.log_end_offset.to_string()])
+        .collect();
+    (
+        format!("A partition's segments (offsets, newest record's time): {}. retention.ms = {retention_ms}, the high watermark is the log end ({hw}); the retention check runs at {} s. What is the log start offset afterwards?", segs("newest at", "s").join("; "), now / 1000),
+        format!("某分区的段（位移范围，最新记录时间）：{}。retention.ms = {retention_ms}，高水位等于日志末端（{hw}）；保留检查在 {} 秒运行。检查之后日志起始位移是多少？", segs("最新记录于", "秒").join("；"), now / 1000),
+        pool,
+        start.to_string(),
+        "Whole segments go, oldest first, while their newest record is older than retention.ms; the log start offset moves to the first segment kept (an expired active segment goes too, after a new empty one is rolled).".into(),
+    )
+}
+
+fn compaction(r: &mut Rng, size: u64) -> Drawn {
+    use crate::config::{CleanupPolicy, Ratio};
+    use crate::storage::cleaner;
+    let keys = ["a", "b", "c", "d"];
+    let n = 4 + 2 * size as usize;
+    let records: Vec<(Option<String>, Option<String>, i64)> = (0..n)
+        .map(|i| {
+            let k = keys[r.below(1 + size) as usize];
+            (
+                Some(k.to_string()),
+                Some(format!("{k}{i}")),
+                1000 + i as i64,
+            )
+        })
+        .chain([(Some("z".to_string()), Some("last".to_string()), 5000)])
+        .collect();
+    let cfg = crate::config::LogConfig {
+        cleanup_policy: CleanupPolicy::COMPACT,
+        segment_bytes: 160,
+        min_cleanable_dirty_ratio: Ratio(0),
+        ..Default::default()
+    };
+    let (mut s, mut log) = small_log(cfg, &records);
+    let hw = log.log_end_offset;
+    let c = cleaner::cleanable(&log, hw, 10_000);
+    let end = c.first_uncleanable_offset;
+    let removed: Vec<i64> = if c.eligible {
+        let res = cleaner::clean(&mut log, &mut s, c, 10_000).expect("in memory");
+        res.removed.iter().map(|x| x.offset).collect()
+    } else {
+        Vec::new()
+    };
+    let survivors: Vec<i64> = (0..records.len() as i64)
+        .filter(|o| !removed.contains(o))
+        .collect();
+    let shown: Vec<String> = records
+        .iter()
+        .enumerate()
+        .map(|(o, (k, v, _))| {
+            format!(
+                "{o}: {}={}",
+                k.as_deref().unwrap_or("null"),
+                v.as_deref().unwrap_or("null")
+            )
+        })
+        .collect();
+    // Distractors: keep everything, keep first per key, keep latest per key over the whole log.
+    let first_per_key: Vec<i64> = (0..records.len() as i64)
+        .filter(|&o| {
+            !records[..o as usize]
+                .iter()
+                .any(|x| x.0 == records[o as usize].0)
+        })
+        .collect();
+    let latest_all: Vec<i64> = (0..records.len() as i64)
+        .filter(|&o| {
+            !records[o as usize + 1..]
+                .iter()
+                .any(|x| x.0 == records[o as usize].0)
+        })
+        .collect();
+    let all: Vec<i64> = (0..records.len() as i64).collect();
+    (
+        format!("A compacted topic's partition holds {} (one record per batch). Offsets from {end} on are in the active segment. After one cleaner pass, which offsets remain?", shown.join(", ")),
+        format!("某压缩主题的分区中有 {}（每批一条）。位移 {end} 起位于活跃段。清理一次之后，还剩哪些位移？", shown.join("，")),
+        vec![list(&first_per_key), list(&latest_all), list(&all)],
+        list(&survivors),
+        "For every key the cleaner keeps only its latest record in the cleanable part (before the active segment); offsets do not change, so gaps appear.".into(),
+    )
 }
 
 #[cfg(test)]
@@ -331,6 +595,82 @@ mod tests {
                     assert_eq!(generate(kind, level, seed), e, "same seed, same question");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn lookup_answers_follow_the_sparse_index_rule_independently() {
+        for seed in 0..1000 {
+            let e = generate(Kind::Lookup, Level::Hard, seed);
+            let q = &e.question_en;
+            let entries: Vec<(i64, i64)> = q
+                .split("position) ")
+                .nth(1)
+                .unwrap()
+                .split(". From")
+                .next()
+                .unwrap()
+                .split(", ")
+                .map(|x| {
+                    let (o, p) = x.split_once(" → ").unwrap();
+                    (o.parse().unwrap(), p.parse().unwrap())
+                })
+                .collect();
+            let target: i64 = q
+                .rsplit("offset ")
+                .next()
+                .unwrap()
+                .trim_end_matches('?')
+                .parse()
+                .unwrap();
+            let want = entries
+                .iter()
+                .filter(|(o, _)| *o <= target)
+                .map(|(_, p)| *p)
+                .last()
+                .unwrap_or(0);
+            assert_eq!(e.answer, want.to_string(), "{q}");
+        }
+    }
+
+    #[test]
+    fn compaction_keeps_the_latest_record_per_key_before_the_active_segment() {
+        for seed in 0..500 {
+            let e = generate(Kind::Compaction, Level::Hard, seed);
+            let q = &e.question_en;
+            let recs: Vec<(i64, String)> = q
+                .split("holds ")
+                .nth(1)
+                .unwrap()
+                .split(" (one record")
+                .next()
+                .unwrap()
+                .split(", ")
+                .map(|x| {
+                    let (o, kv) = x.split_once(": ").unwrap();
+                    (
+                        o.parse().unwrap(),
+                        kv.split('=').next().unwrap().to_string(),
+                    )
+                })
+                .collect();
+            let end: i64 = q
+                .split("Offsets from ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let want: Vec<String> = recs
+                .iter()
+                .filter(|(o, k)| {
+                    *o >= end || !recs.iter().any(|(o2, k2)| k2 == k && o2 > o && *o2 < end)
+                })
+                .map(|(o, _)| o.to_string())
+                .collect();
+            assert_eq!(e.answer, want.join(", "), "{q}");
         }
     }
 
