@@ -45,6 +45,7 @@ pub enum View {
     Cluster,
     Storage,
     Groups,
+    Practice,
 }
 
 /// Playback speeds (multipliers ×4, to stay in integers): 0.25× … 8×.
@@ -137,6 +138,8 @@ pub struct AppState {
     pub library: Option<Rc<crate::lessons::LessonIndex>>,
     /// The library entry open now (its slug), for progress and links.
     pub lesson_slug: Option<String>,
+    /// Answers saved in the browser (see `progress.rs`).
+    pub progress: Rc<crate::progress::Progress>,
     pub help: bool,
     /// Set when a jump found no further event of the kind.
     pub notice: Option<String>,
@@ -157,6 +160,8 @@ pub enum Action {
     Loaded(Rc<RefCell<Player>>),
     /// A lesson of the library was read and parsed (its slug, the player).
     LessonOpened(String, Rc<RefCell<Player>>),
+    /// A Practice question was answered (right?).
+    PracticeAnswered(bool),
     /// The lesson library's index arrived.
     Library(Rc<crate::lessons::LessonIndex>),
     /// A scenario could not be loaded: say why, keep the current one.
@@ -225,6 +230,7 @@ impl AppState {
             lesson: None,
             library: None,
             lesson_slug: None,
+            progress: Rc::default(),
             help: false,
             notice: None,
             view: View::Cluster,
@@ -286,6 +292,16 @@ impl Reducible for AppState {
                     ..(*next).clone()
                 });
             }
+            Action::PracticeAnswered(right) => {
+                let mut progress = (*self.progress).clone();
+                progress.record_practice(right);
+                crate::progress::save(&progress);
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    progress: Rc::new(progress),
+                    ..(*self).clone()
+                });
+            }
             Action::Library(index) => {
                 return Rc::new(AppState {
                     rev: self.rev + 1,
@@ -308,11 +324,19 @@ impl Reducible for AppState {
                 l.answers = Rc::new(answers);
                 l.asking = None;
                 l.last = Some(k);
+                let mut progress = self.progress.clone();
+                if let Some(slug) = &self.lesson_slug {
+                    let questions = l.lesson.steps.iter().filter(|s| s.ask.is_some()).count();
+                    let p = Rc::make_mut(&mut progress);
+                    p.record_lesson(slug, questions as u32, k as u32, right);
+                    crate::progress::save(p);
+                }
                 // Reveal: show the event the question was about.
                 self.player.borrow_mut().seek(target + 1);
                 return Rc::new(AppState {
                     rev: self.rev + 1,
                     lesson: Some(l),
+                    progress,
                     ..(*self).clone()
                 });
             }
@@ -433,6 +457,7 @@ impl Reducible for AppState {
                 | Action::Loaded(_)
                 | Action::LessonOpened(..)
                 | Action::Library(_)
+                | Action::PracticeAnswered(_)
                 | Action::LoadFailed(_)
                 | Action::SetView(_)
                 | Action::SelectStorage(_)
@@ -538,6 +563,7 @@ pub fn share_fragment(text: &str, step: u64, view: View) -> String {
         View::Cluster => "cluster",
         View::Storage => "storage",
         View::Groups => "groups",
+        View::Practice => "practice",
     };
     format!("s={}&step={step}&view={v}", crate::share::pack(text))
 }
@@ -553,6 +579,7 @@ pub fn view_from_fragment() -> Option<View> {
         "cluster" => Some(View::Cluster),
         "storage" => Some(View::Storage),
         "groups" => Some(View::Groups),
+        "practice" => Some(View::Practice),
         _ => None,
     }
 }
@@ -686,6 +713,9 @@ pub fn App(props: &AppProps) -> Html {
         };
         let lesson = LessonState::load(&mut player);
         let mut s = AppState::new(player);
+        let (progress, reset) = crate::progress::load();
+        s.progress = Rc::new(progress);
+        s.notice = reset;
         match lesson {
             Ok(l) => s.lesson = l,
             Err(e) => s.error = Some(e),
@@ -806,7 +836,11 @@ pub fn App(props: &AppProps) -> Html {
                 return;
             };
             dispatcher.dispatch(match load_scenario(name, text) {
-                Ok(p) => Action::Loaded(Rc::new(RefCell::new(p))),
+                // Built-in examples keep progress under their name too.
+                Ok(p) => Action::LessonOpened(
+                    name.trim_end_matches(".json").to_string(),
+                    Rc::new(RefCell::new(p)),
+                ),
                 Err(m) => Action::LoadFailed(m),
             });
         })
@@ -929,7 +963,8 @@ pub fn App(props: &AppProps) -> Html {
                             <option value="" selected={state.lesson_slug.is_none()} disabled=true>{"…"}</option>
                             { for lib.lessons.iter().map(|l| html! {
                                 <option value={l.file.clone()} selected={state.lesson_slug.as_deref() == Some(l.slug())}>
-                                    { format!("{} ({})", l.title.get(lang), l.concepts.join(" ")) }
+                                    { format!("{} ({}){}", l.title.get(lang), l.concepts.join(" "),
+                                        state.progress.lessons.get(l.slug()).map(|p| format!(" ✓ {}/{}", p.right(), p.questions)).unwrap_or_default()) }
                                 </option>
                             }) }
                         </select>
@@ -996,8 +1031,14 @@ pub fn App(props: &AppProps) -> Html {
                         { tab(View::Cluster, "tab-cluster", "view_cluster") }
                         { tab(View::Storage, "tab-storage", "view_storage") }
                         { tab(View::Groups, "tab-groups", "view_groups") }
+                        { tab(View::Practice, "tab-practice", "view_practice") }
                     </div>
-                    if let Some(m) = storage {
+                    if view == View::Practice {
+                        <crate::components::practice::PracticeView lang={lang}
+                            score={(state.progress.practice_answered, state.progress.practice_right)}
+                            first_seed={state.progress.practice_answered as u64}
+                            on_answer={{ let d = state.dispatcher(); Callback::from(move |r| d.dispatch(Action::PracticeAnswered(r))) }} />
+                    } else if let Some(m) = storage {
                         <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download} />
                     } else if let Some(m) = groups {
                         <GroupsView model={m} lang={lang} />

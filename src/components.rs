@@ -5,5 +5,6 @@ pub mod controls;
 pub mod election;
 pub mod event_log;
 pub mod groups;
+pub mod practice;
 pub mod sequence;
 pub mod storage;

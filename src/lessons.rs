@@ -110,7 +110,16 @@ pub async fn load_library(wanted: Option<String>, dispatch: impl Fn(crate::app::
                 .map(|w| index.find(w).map(|l| l.file.clone()));
             dispatch(Action::Library(std::rc::Rc::new(index)));
             match file {
-                Some(Some(file)) => dispatch(open(file).await),
+                Some(Some(file)) => {
+                    dispatch(open(file).await);
+                    // The link's step and view apply to the lesson, now open.
+                    if let Some(n) = crate::app::step_from_fragment() {
+                        dispatch(Action::Seek(n.saturating_sub(1)));
+                    }
+                    if let Some(v) = crate::app::view_from_fragment() {
+                        dispatch(Action::SetView(v));
+                    }
+                }
                 Some(None) => dispatch(Action::LoadFailed(format!(
                     "the link: the lesson library has no lesson “{}”",
                     wanted.unwrap_or_default()

@@ -588,3 +588,79 @@ async fn a_share_link_reopens_the_same_scenario_step_and_view_and_a_bad_one_is_n
         .contains("Leader failover"));
     set_hash("");
 }
+
+fn local_storage() -> web_sys::Storage {
+    web_sys::window().unwrap().local_storage().unwrap().unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn practice_asks_engine_graded_questions_and_keeps_a_running_score() {
+    local_storage()
+        .remove_item(kafka_visualiser::progress::KEY)
+        .unwrap();
+    let root = mount().await;
+    click(&root, "#tab-practice").await;
+    for kind in ["0", "6", "8"] {
+        // Partition for a key, offset lookup, compaction.
+        choose(&root, "#practice-kind", kind).await;
+        choose(&root, "#practice-level", "2").await;
+        assert!(!q(&root, "#practice-question")
+            .text_content()
+            .unwrap()
+            .is_empty());
+    }
+    // Answer: the engine's answer is marked, and the score counts it.
+    click(&root, "#practice-choice-0").await;
+    let fb = q(&root, "#practice-feedback");
+    assert!(fb.text_content().unwrap().contains("The simulation says"));
+    let right = fb.class_name().contains("right");
+    assert_eq!(
+        q(&root, "#practice-score").text_content().unwrap(),
+        format!("Score: {} right of 1 answered", u32::from(right))
+    );
+    q(&root, ".choice.is-answer");
+    // Saved in the browser; the next question is a new one.
+    let saved = local_storage()
+        .get_item(kafka_visualiser::progress::KEY)
+        .unwrap()
+        .unwrap();
+    assert!(
+        saved.contains(&format!("practice 1 {}", u32::from(right))),
+        "{saved}"
+    );
+    let before = q(&root, "#practice-question").text_content().unwrap();
+    click(&root, "#practice-next").await;
+    assert!(root.query_selector("#practice-feedback").unwrap().is_none());
+    assert_ne!(
+        q(&root, "#practice-question").text_content().unwrap(),
+        before
+    );
+}
+
+#[wasm_bindgen_test]
+async fn lesson_answers_are_saved_and_unreadable_progress_is_reset_with_a_message() {
+    let store = local_storage();
+    store
+        .set_item(kafka_visualiser::progress::KEY, "not progress at all")
+        .unwrap();
+    let root = mount().await;
+    assert!(q(&root, "#notice")
+        .text_content()
+        .unwrap()
+        .contains("could not be read"));
+    assert!(store
+        .get_item(kafka_visualiser::progress::KEY)
+        .unwrap()
+        .unwrap()
+        .starts_with("kafka-visualiser progress 1"));
+    // Open the built-in lesson and answer its first question.
+    choose_example(&root, "leader-failover.json").await;
+    assert!(step_to_question(&root).await);
+    click(&root, "#choice-1").await;
+    assert!(q(&root, "#feedback").class_name().contains("right"));
+    let saved = store
+        .get_item(kafka_visualiser::progress::KEY)
+        .unwrap()
+        .unwrap();
+    assert!(saved.contains("lesson leader-failover 2 1=1"), "{saved}");
+}

@@ -139,14 +139,52 @@ fn the_built_page_renders_the_cluster_in_chromium() {
         "the controller is not marked"
     );
 
+    // The lesson library: the menu lists every lesson of lessons/index.json,
+    // and a link opens one.
+    let dom = chromium(&["--dump-dom", &format!("{url}#lesson=storage-lookup")]);
+    assert!(
+        dom.contains("Segments, the sparse index and offset lookup"),
+        "#lesson=storage-lookup did not open the lesson:\n{}",
+        &dom[..dom.len().min(800)]
+    );
+    assert!(
+        dom.contains("S1 · S2 · S3 · S4"),
+        "the lesson panel is missing"
+    );
+    let index = std::fs::read_to_string(root().join("static/lessons/index.json")).unwrap();
+    let listed = index.matches("\"file\"").count();
+    let menu = dom
+        .split("id=\"lesson-pick\"")
+        .nth(1)
+        .and_then(|m| m.split("</select>").next())
+        .expect("the lesson menu is on the page");
+    assert_eq!(
+        menu.matches("<option value=\"").count() - 1,
+        listed,
+        "the lesson menu lists every lesson of the index"
+    );
+    let dom = chromium(&["--dump-dom", &format!("{url}#lesson=no-such-lesson")]);
+    assert!(
+        dom.contains("has no lesson “no-such-lesson”"),
+        "a bad lesson link is not named"
+    );
+
     let shots = root().join("target/screenshots");
     std::fs::create_dir_all(&shots).unwrap();
-    for (w, h) in [(1920, 1080), (1024, 768)] {
-        let file = shots.join(format!("page-{w}x{h}.png"));
+    let views = [
+        ("cluster", "#step=88"),
+        ("lesson", "#lesson=storage-lookup&view=storage&step=160"),
+        ("practice", "#view=practice"),
+    ];
+    for ((w, h), (name, frag)) in [(1920, 1080), (1024, 768)]
+        .into_iter()
+        .flat_map(|s| views.iter().map(move |v| (s, *v)))
+    {
+        let file = shots.join(format!("page-{name}-{w}x{h}.png"));
         chromium(&[
             &format!("--window-size={w},{h}"),
             &format!("--screenshot={}", file.display()),
-            &format!("{url}#step=88"),
+            &format!("{url}{frag}"),
         ]);
         assert!(
             std::fs::metadata(&file)
@@ -165,6 +203,16 @@ fn the_built_page_renders_the_cluster_in_chromium() {
     assert!(
         dom.contains("<h1>Kafka Visualiser</h1>") && dom.contains("event 40 of"),
         "the page did not open offline:\n{}",
+        &dom[..dom.len().min(600)]
+    );
+    // Lessons never opened before still open offline (the worker kept them).
+    let dom = chromium(&[
+        "--dump-dom",
+        &format!("{url}#lesson=retention-and-compaction"),
+    ]);
+    assert!(
+        dom.contains("Retention and compaction"),
+        "a lesson did not open offline:\n{}",
         &dom[..dom.len().min(600)]
     );
 }
