@@ -627,7 +627,7 @@ mod tests {
                 .iter()
                 .filter(|(o, _)| *o <= target)
                 .map(|(_, p)| *p)
-                .last()
+                .next_back()
                 .unwrap_or(0);
             assert_eq!(e.answer, want.to_string(), "{q}");
         }
