@@ -131,6 +131,29 @@ impl LessonState {
     }
 }
 
+/// Embed mode: the steps played, and whether playback starts over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Embed {
+    pub from: u64,
+    pub to: u64,
+    pub looping: bool,
+}
+
+impl Embed {
+    /// `#embed=1&from=A&to=B&loop=1`, if the page's link asks for it.
+    pub fn from_fragment() -> Option<Embed> {
+        (fragment_value("embed")? == "1").then(|| Embed {
+            from: fragment_value("from")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+            to: fragment_value("to")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(u64::MAX),
+            looping: fragment_value("loop").as_deref() == Some("1"),
+        })
+    }
+}
+
 #[derive(Clone)]
 pub struct AppState {
     pub lesson: Option<LessonState>,
@@ -140,6 +163,14 @@ pub struct AppState {
     pub lesson_slug: Option<String>,
     /// Answers saved in the browser (see `progress.rs`).
     pub progress: Rc<crate::progress::Progress>,
+    /// Embed mode (`#embed=1&from=A&to=B&loop=1`): minimal chrome, played
+    /// between two steps.
+    pub embed: Option<Embed>,
+    /// A challenge link (`#challenge=1`): the simulation cannot be moved past
+    /// a lesson question until it is answered.
+    pub challenge: bool,
+    /// What the error banner says the problem was about (an i18n key).
+    pub error_about: &'static str,
     pub help: bool,
     /// Set when a jump found no further event of the kind.
     pub notice: Option<String>,
@@ -160,6 +191,8 @@ pub enum Action {
     Loaded(Rc<RefCell<Player>>),
     /// A lesson of the library was read and parsed (its slug, the player).
     LessonOpened(String, Rc<RefCell<Player>>),
+    /// Something the learner asked for could not be done (an export): say why.
+    Problem(String),
     /// A Practice question was answered (right?).
     PracticeAnswered(bool),
     /// The lesson library's index arrived.
@@ -231,6 +264,9 @@ impl AppState {
             library: None,
             lesson_slug: None,
             progress: Rc::default(),
+            embed: None,
+            challenge: false,
+            error_about: "load_failed",
             help: false,
             notice: None,
             view: View::Cluster,
@@ -242,6 +278,32 @@ impl AppState {
             lang: saved_lang().unwrap_or(Lang::En),
             hide_routine: true,
             error: None,
+        }
+    }
+
+    /// On a challenge link the cursor may not pass the first unanswered
+    /// question: if it did (a seek, a jump), it goes back there and the
+    /// question is asked. Returns true if it held.
+    pub fn hold_for_challenge(&self, lesson: &mut Option<LessonState>) -> bool {
+        let Some(l) = lesson.as_mut().filter(|_| self.challenge) else {
+            return false;
+        };
+        let first = l
+            .lesson
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(k, s)| s.ask.is_some() && !l.answers.contains_key(k))
+            .filter_map(|(k, _)| l.target(k).map(|t| (t, k)))
+            .min();
+        let mut p = self.player.borrow_mut();
+        match first {
+            Some((t, k)) if p.cursor() > t => {
+                p.seek(t);
+                l.asking = Some(k);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -291,6 +353,14 @@ impl Reducible for AppState {
                     lesson_slug: Some(slug),
                     ..(*next).clone()
                 });
+            }
+            Action::Problem(msg) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    error: Some(msg),
+                    error_about: "problem",
+                    ..(*self).clone()
+                })
             }
             Action::PracticeAnswered(right) => {
                 let mut progress = (*self.progress).clone();
@@ -345,6 +415,7 @@ impl Reducible for AppState {
                     rev: self.rev + 1,
                     playing: false,
                     error: Some(msg),
+                    error_about: "load_failed",
                     ..(*self).clone()
                 })
             }
@@ -386,10 +457,13 @@ impl Reducible for AppState {
                     Lang::En => format!("No later “{kind}” event in this scenario."),
                     Lang::Zh => format!("本场景中之后没有“{kind}”事件。"),
                 });
+                let mut lesson = self.lesson.clone();
+                self.hold_for_challenge(&mut lesson);
                 return Rc::new(AppState {
                     rev: self.rev + 1,
                     playing: false,
                     notice,
+                    lesson,
                     ..(*self).clone()
                 });
             }
@@ -420,11 +494,21 @@ impl Reducible for AppState {
                     playing = false;
                     step(&mut p);
                 }
-                Action::Tick => {
-                    if !step(&mut p) {
-                        playing = false;
+                Action::Tick => match self.embed {
+                    // Embedded: play between the link's steps, maybe again.
+                    Some(e) if p.cursor() >= e.to => {
+                        if e.looping {
+                            p.seek(e.from);
+                        } else {
+                            playing = false;
+                        }
                     }
-                }
+                    _ => {
+                        if !step(&mut p) {
+                            playing = false;
+                        }
+                    }
+                },
                 Action::Back => {
                     playing = false;
                     if hide {
@@ -458,6 +542,7 @@ impl Reducible for AppState {
                 | Action::LessonOpened(..)
                 | Action::Library(_)
                 | Action::PracticeAnswered(_)
+                | Action::Problem(_)
                 | Action::LoadFailed(_)
                 | Action::SetView(_)
                 | Action::SelectStorage(_)
@@ -475,6 +560,9 @@ impl Reducible for AppState {
                 l.asking = Some(k);
                 playing = false;
             }
+        }
+        if self.hold_for_challenge(&mut lesson) {
+            playing = false;
         }
         Rc::new(AppState {
             rev: self.rev + 1,
@@ -508,6 +596,13 @@ pub fn load_scenario(file_name: &str, text: &str) -> Result<Player, String> {
 
 thread_local! {
     static LAST_DOWNLOAD: RefCell<Option<(String, usize, u64)>> = const { RefCell::new(None) };
+    /// The first bytes of the last download (for tests of exported files).
+    static LAST_DOWNLOAD_HEAD: RefCell<Option<(String, Vec<u8>)>> = const { RefCell::new(None) };
+}
+
+/// The name and first 64 bytes of the last file offered for download.
+pub fn last_download_bytes() -> Option<(String, Vec<u8>)> {
+    LAST_DOWNLOAD_HEAD.with(|d| d.borrow().clone())
 }
 
 /// FNV-1a 64 of some bytes (to compare a download with the engine's file).
@@ -526,6 +621,9 @@ pub fn last_download() -> Option<(String, usize, u64)> {
 pub fn download(name: &str, bytes: &[u8]) -> Result<(), String> {
     use wasm_bindgen::JsCast;
     LAST_DOWNLOAD.with(|d| *d.borrow_mut() = Some((name.to_string(), bytes.len(), fnv64(bytes))));
+    LAST_DOWNLOAD_HEAD.with(|d| {
+        *d.borrow_mut() = Some((name.to_string(), bytes[..bytes.len().min(64)].to_vec()))
+    });
     let err = |e: wasm_bindgen::JsValue| format!("{name}: the download failed: {e:?}");
     let arr = js_sys::Uint8Array::from(bytes);
     let parts = js_sys::Array::of1(&arr);
@@ -716,6 +814,12 @@ pub fn App(props: &AppProps) -> Html {
         let (progress, reset) = crate::progress::load();
         s.progress = Rc::new(progress);
         s.notice = reset;
+        s.challenge = fragment_value("challenge").as_deref() == Some("1");
+        s.embed = Embed::from_fragment();
+        if let Some(e) = s.embed {
+            s.player.borrow_mut().seek(e.from);
+            s.playing = true;
+        }
         match lesson {
             Ok(l) => s.lesson = l,
             Err(e) => s.error = Some(e),
@@ -921,12 +1025,17 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |_: MouseEvent| dispatcher.dispatch(Action::NextOfKind(kind)))
     };
     let share_link = use_state(|| None::<String>);
+    let share_challenge = use_state(|| false);
     let on_share = {
         let share_link = share_link.clone();
         let text = player.source().to_string();
         let step = player.cursor();
+        let challenge = *share_challenge;
         Callback::from(move |_: MouseEvent| {
-            let frag = share_fragment(&text, step, view);
+            let mut frag = share_fragment(&text, step, view);
+            if challenge {
+                frag += "&challenge=1";
+            }
             let Some(w) = web_sys::window() else { return };
             let base = w.location().href().unwrap_or_default();
             let base = base.split('#').next().unwrap_or("").to_string();
@@ -941,8 +1050,88 @@ pub fn App(props: &AppProps) -> Html {
             share_link.set(Some(format!("{base}#{frag}")));
         })
     };
+    let stage_ref = use_node_ref();
+    let on_export = {
+        let stage_ref = stage_ref.clone();
+        let player = state.player.clone();
+        let dispatcher = state.dispatcher();
+        Callback::from(move |e: Event| {
+            let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let what = s.value();
+            s.set_value("");
+            let stem = crate::export::file_stem(&player.borrow().scenario().name);
+            let done = match what.as_str() {
+                "scenario" => crate::export::scenario(&player.borrow()),
+                "trace" => crate::export::trace(&player.borrow()),
+                "svg" | "png" => {
+                    let dispatcher = dispatcher.clone();
+                    let Some(stage) = stage_ref.cast::<web_sys::Element>() else {
+                        return;
+                    };
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let r = if what == "svg" {
+                            crate::export::svg(stem, stage).await
+                        } else {
+                            crate::export::png(stem, stage).await
+                        };
+                        if let Err(e) = r {
+                            dispatcher.dispatch(Action::Problem(e));
+                        }
+                    });
+                    Ok(())
+                }
+                _ => Ok(()),
+            };
+            if let Err(e) = done {
+                dispatcher.dispatch(Action::Problem(e));
+            }
+        })
+    };
     let on_help_toggle = d(|| Action::ToggleHelp);
     let on_help_close = d(|| Action::CloseHelp);
+    let stage = html! {
+        <section class="stage" aria-label={t(lang, "views")} ref={stage_ref}>
+            <div class="tabs" role="tablist" aria-label={t(lang, "views")}>
+                { tab(View::Cluster, "tab-cluster", "view_cluster") }
+                { tab(View::Storage, "tab-storage", "view_storage") }
+                { tab(View::Groups, "tab-groups", "view_groups") }
+                { tab(View::Practice, "tab-practice", "view_practice") }
+            </div>
+            if view == View::Practice {
+                <crate::components::practice::PracticeView lang={lang}
+                    score={(state.progress.practice_answered, state.progress.practice_right)}
+                    first_seed={state.progress.practice_answered as u64}
+                    on_answer={{ let d = state.dispatcher(); Callback::from(move |r| d.dispatch(Action::PracticeAnswered(r))) }} />
+            } else if let Some(m) = storage {
+                <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download} />
+            } else if let Some(m) = groups {
+                <GroupsView model={m} lang={lang} />
+                <h3 class="seq-title">{ t(lang, "sequence") }</h3>
+                if let Some(s) = sequence {
+                    <crate::components::sequence::SequenceView model={s} lang={lang} />
+                }
+            } else {
+                <ClusterView model={model} lang={lang} />
+                <crate::components::election::ElectionView model={election} lang={lang} />
+            }
+        </section>
+    };
+    let controls = html! {
+        <Controls lang={lang} cursor={player.cursor()} known_len={player.known_len()} length_final={player.length_final()}
+            time_ms={now} playing={state.playing} speed_label={state.speed_label()} hide_routine={state.hide_routine}
+            on_back={d(|| Action::Back)} on_step={d(|| Action::Step)} on_play={d(|| Action::TogglePlay)}
+            on_start={d(|| Action::ToStart)} on_speed={d(|| Action::NextSpeed)} on_routine={d(|| Action::ToggleRoutine)} />
+    };
+    if state.embed.is_some() {
+        // Embedded in another page: the drawing, its caption and playback only.
+        return html! {
+            <div class="app embed" id="embed" lang={if lang == Lang::Zh { "zh-CN" } else { "en" }}>
+                { controls }
+                <p class="caption" id="caption" aria-live="polite">{ caption }</p>
+                { stage }
+            </div>
+        };
+    }
     html! {
         <div class="app" lang={if lang == Lang::Zh { "zh-CN" } else { "en" }}>
             <header>
@@ -978,15 +1167,12 @@ pub fn App(props: &AppProps) -> Html {
             </header>
             if let Some(err) = &state.error {
                 <div class="error" role="alert" id="error">
-                    <strong>{ t(lang, "load_failed") }</strong>{" "}{ err.clone() }{" "}
+                    <strong>{ t(lang, state.error_about) }</strong>{" "}{ err.clone() }{" "}
                     <span class="kept">{ t(lang, "kept") }</span>
                     <button onclick={Callback::from(move |_: MouseEvent| on_dismiss.emit(()))} aria-label={t(lang, "dismiss")}>{"✕"}</button>
                 </div>
             }
-            <Controls lang={lang} cursor={player.cursor()} known_len={player.known_len()} length_final={player.length_final()}
-                time_ms={now} playing={state.playing} speed_label={state.speed_label()} hide_routine={state.hide_routine}
-                on_back={d(|| Action::Back)} on_step={d(|| Action::Step)} on_play={d(|| Action::TogglePlay)}
-                on_start={d(|| Action::ToStart)} on_speed={d(|| Action::NextSpeed)} on_routine={d(|| Action::ToggleRoutine)} />
+            { controls }
             <div class="navigate">
                 <input id="scrub" type="range" min="0" max={player.known_len().to_string()} value={player.cursor().to_string()}
                     aria-label={t(lang, "timeline")} oninput={on_scrub} />
@@ -1000,11 +1186,30 @@ pub fn App(props: &AppProps) -> Html {
                 <button id="btn-next-kind" onclick={on_jump} title="n">{ t(lang, "next") }</button>
                 <button id="btn-help" onclick={on_help_toggle.reform(|_: MouseEvent| ())} aria-label={t(lang, "shortcuts")} title="?">{"?"}</button>
                 <button id="btn-share" onclick={on_share} title={t(lang, "share_hint")}>{ t(lang, "share") }</button>
+                if state.lesson.is_some() {
+                    <label class="challenge">
+                        <input id="share-challenge" type="checkbox" checked={*share_challenge}
+                            onchange={{ let c = share_challenge.clone(); Callback::from(move |_: Event| c.set(!*c)) }} />
+                        { t(lang, "challenge") }
+                    </label>
+                }
+                <label class="export">{ t(lang, "export") }{" "}
+                    <select id="export" onchange={on_export}>
+                        <option value="" selected=true>{"…"}</option>
+                        <option value="scenario">{ t(lang, "export_scenario") }</option>
+                        <option value="trace">{ t(lang, "export_trace") }</option>
+                        <option value="svg">{ t(lang, "export_svg") }</option>
+                        <option value="png">{ t(lang, "export_png") }</option>
+                    </select>
+                </label>
             </div>
             if let Some(link) = &*share_link {
                 <p class="share" id="share-link">
                     { t(lang, "share_done") }{" "}
                     <input type="text" readonly=true value={link.clone()} aria-label={t(lang, "share")} size="60" />
+                    <br />{ t(lang, "embed_code") }{" "}
+                    <input id="embed-code" type="text" readonly=true size="60" aria-label={t(lang, "embed_code")}
+                        value={format!("<iframe src=\"{link}&embed=1&from=0&to={}&loop=1\" width=\"1000\" height=\"620\"></iframe>", player.known_len())} />
                 </p>
             }
             if let Some(n) = &state.notice {
@@ -1026,31 +1231,7 @@ pub fn App(props: &AppProps) -> Html {
             }
             <p class="caption" id="caption" aria-live="polite">{ caption }</p>
             <main>
-                <section class="stage" aria-label={t(lang, "views")}>
-                    <div class="tabs" role="tablist" aria-label={t(lang, "views")}>
-                        { tab(View::Cluster, "tab-cluster", "view_cluster") }
-                        { tab(View::Storage, "tab-storage", "view_storage") }
-                        { tab(View::Groups, "tab-groups", "view_groups") }
-                        { tab(View::Practice, "tab-practice", "view_practice") }
-                    </div>
-                    if view == View::Practice {
-                        <crate::components::practice::PracticeView lang={lang}
-                            score={(state.progress.practice_answered, state.progress.practice_right)}
-                            first_seed={state.progress.practice_answered as u64}
-                            on_answer={{ let d = state.dispatcher(); Callback::from(move |r| d.dispatch(Action::PracticeAnswered(r))) }} />
-                    } else if let Some(m) = storage {
-                        <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download} />
-                    } else if let Some(m) = groups {
-                        <GroupsView model={m} lang={lang} />
-                        <h3 class="seq-title">{ t(lang, "sequence") }</h3>
-                        if let Some(s) = sequence {
-                            <crate::components::sequence::SequenceView model={s} lang={lang} />
-                        }
-                    } else {
-                        <ClusterView model={model} lang={lang} />
-                        <crate::components::election::ElectionView model={election} lang={lang} />
-                    }
-                </section>
+                { stage }
                 <EventLog lang={lang} lines={lines} current={current} on_seek={on_seek} />
             </main>
         </div>

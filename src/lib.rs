@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod components;
+pub mod export;
 pub mod i18n;
 pub mod inspect_model;
 pub mod keys;

@@ -87,6 +87,11 @@ impl Player {
         &self.timeline.events()[..self.cursor as usize]
     }
 
+    /// Every event computed so far (also those after the cursor).
+    pub fn known_events(&self) -> &[Event] {
+        self.timeline.events()
+    }
+
     pub fn event(&self, i: u64) -> Option<&Event> {
         self.timeline.event(i)
     }

@@ -664,3 +664,112 @@ async fn lesson_answers_are_saved_and_unreadable_progress_is_reset_with_a_messag
         .unwrap();
     assert!(saved.contains("lesson leader-failover 2 1=1"), "{saved}");
 }
+
+#[wasm_bindgen_test]
+async fn a_challenge_link_holds_the_simulation_at_the_first_unanswered_question() {
+    set_hash("challenge=1");
+    let root = mount_with(Some(SCENARIO.to_string())).await;
+    set_hash("");
+    // Scrub far past both questions: the page comes back to the first one.
+    seek_to(&root, 200).await;
+    let question = q(&root, "#question").text_content().unwrap();
+    assert!(question.contains("AR [1,0,2]"), "{question}");
+    assert!(!q(&root, "#caption")
+        .text_content()
+        .unwrap()
+        .contains("leader none → 1"));
+    // The jump to the next election is held there too.
+    click(&root, "#btn-next-kind").await;
+    q(&root, "#question");
+    // Answered (wrongly): the simulation moves on, to the next question only.
+    click(&root, "#choice-0").await;
+    assert!(q(&root, "#feedback").class_name().contains("wrong"));
+    seek_to(&root, 200).await;
+    assert!(q(&root, "#question")
+        .text_content()
+        .unwrap()
+        .contains("Broker 1, the leader, died"));
+}
+
+#[wasm_bindgen_test]
+async fn embed_mode_shows_the_drawing_and_plays_between_its_steps_in_a_loop() {
+    set_hash("embed=1&from=10&to=16&loop=1");
+    let root = mount().await;
+    set_hash("");
+    q(&root, "#embed");
+    assert!(
+        root.query_selector("header").unwrap().is_none(),
+        "no page chrome"
+    );
+    assert!(root.query_selector("#event-log").unwrap().is_none());
+    q(&root, "#cluster");
+    assert!(q(&root, "#position")
+        .text_content()
+        .unwrap()
+        .starts_with("event 10 of"));
+    // Fastest speed, then watch the cursor: it stays in [10, 16] and starts over.
+    for _ in 0..3 {
+        click(&root, "#btn-speed").await;
+    }
+    let (mut seen, mut looped, mut last) = (Vec::new(), false, 10);
+    for _ in 0..40 {
+        gloo_timers::future::TimeoutFuture::new(60).await;
+        yew::scheduler::flush().await;
+        let text = q(&root, "#position").text_content().unwrap();
+        let n: u64 = text.split_whitespace().nth(1).unwrap().parse().unwrap();
+        looped |= n < last;
+        last = n;
+        seen.push(n);
+    }
+    assert!(seen.iter().all(|n| (10..=16).contains(n)), "{seen:?}");
+    assert!(
+        seen.contains(&16) && looped,
+        "it played to 16 and looped: {seen:?}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_scenario_trace_and_view_export_as_files() {
+    let root = mount().await;
+    for _ in 0..20 {
+        click(&root, "#btn-step").await;
+    }
+    choose(&root, "#export", "scenario").await;
+    let (name, len, _) = kafka_visualiser::app::last_download().unwrap();
+    assert_eq!(name, "leader-failover.json");
+    assert_eq!(len, without_lesson(SCENARIO).len());
+    choose(&root, "#export", "trace").await;
+    let (name, len, _) = kafka_visualiser::app::last_download().unwrap();
+    assert_eq!(name, "leader-failover-trace.json");
+    assert!(len > 1000);
+    for (what, magic) in [("svg", "<svg".as_bytes()), ("png", b"\x89PNG".as_slice())] {
+        choose(&root, "#export", what).await;
+        let mut got = None;
+        for _ in 0..100 {
+            gloo_timers::future::TimeoutFuture::new(30).await;
+            got = kafka_visualiser::app::last_download_bytes()
+                .filter(|(n, _)| n.ends_with(&format!(".{what}")));
+            if got.is_some() {
+                break;
+            }
+        }
+        let (name, bytes) = got.unwrap_or_else(|| panic!("no .{what} download"));
+        assert_eq!(name, format!("leader-failover.{what}"));
+        assert!(
+            bytes.starts_with(magic),
+            "{what} starts with {:?}",
+            &bytes[..8.min(bytes.len())]
+        );
+    }
+    // A view without a drawing says so, and nothing else changes.
+    click(&root, "#tab-practice").await;
+    choose(&root, "#export", "svg").await;
+    for _ in 0..20 {
+        gloo_timers::future::TimeoutFuture::new(20).await;
+        yew::scheduler::flush().await;
+    }
+    assert!(q(&root, "#error")
+        .text_content()
+        .unwrap()
+        .contains("no drawing to export"));
+}

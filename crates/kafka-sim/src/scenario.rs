@@ -159,9 +159,80 @@ impl CommitMode {
     }
 }
 
-/// Something the person running the scenario does.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+/// Defines `Command`, serialised internally tagged (`{"type": "kill_broker",
+/// "broker": 1}`, as in every file and trace), and `CommandIn`: the same
+/// variants derived externally tagged (`{"kill_broker": {"broker": 1}}`), which
+/// is how commands are read. Why two: serde's derived `Deserialize` for an
+/// internally tagged enum buffers its whole input before it picks a variant,
+/// and that code cost the page about 8 KB gzipped; the externally tagged one
+/// reads the fields directly. [`command_from_map`] moves the `"type"` field
+/// first, so the format is unchanged.
+macro_rules! commands {
+    ($(#[$m:meta])* pub enum $name:ident {
+        $( $(#[$vm:meta])* $v:ident { $( $(#[$fm:meta])* $f:ident : $t:ty ),* $(,)? } ),* $(,)?
+    }) => {
+        $(#[$m])*
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        pub enum $name { $( $(#[$vm])* $v { $( $(#[$fm])* $f : $t ),* } ),* }
+
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case", deny_unknown_fields)]
+        enum CommandIn { $( $v { $( $(#[$fm])* $f : $t ),* } ),* }
+
+        impl From<CommandIn> for $name {
+            fn from(c: CommandIn) -> $name {
+                match c { $( CommandIn::$v { $($f),* } => $name::$v { $($f),* } ),* }
+            }
+        }
+    };
+}
+
+/// Reads a command from its `"type"`-form object: Ok, or the path inside the
+/// command (`"count"`, empty for the command itself) and serde's message.
+pub fn command_from_map(
+    mut m: serde_json::Map<String, serde_json::Value>,
+) -> Result<Command, (String, String)> {
+    use serde_json::Value;
+    let kind = match m.remove("type") {
+        Some(Value::String(k)) => k,
+        Some(other) => {
+            return Err((
+                "type".into(),
+                format!("{other} is not the name of a command"),
+            ))
+        }
+        None => return Err((String::new(), "missing field `type`".into())),
+    };
+    let mut outer = serde_json::Map::new();
+    outer.insert(kind, Value::Object(m));
+    serde_path_to_error::deserialize::<_, CommandIn>(Value::Object(outer))
+        .map(Command::from)
+        .map_err(|e| {
+            // The path starts with the variant: `produce.count` → `count`.
+            let path = e.path().to_string();
+            let inner = path.split_once('.').map(|(_, rest)| rest.to_string());
+            (inner.unwrap_or_default(), e.into_inner().to_string())
+        })
+}
+
+fn command_error<E: serde::de::Error>((path, msg): (String, String)) -> E {
+    E::custom(if path.is_empty() {
+        msg
+    } else {
+        format!("{path}: {msg}")
+    })
+}
+
+impl<'de> Deserialize<'de> for Command {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        command_from_map(serde_json::Map::deserialize(d)?).map_err(command_error)
+    }
+}
+
+commands! {
+/// Something the person running the scenario does, written
+/// `{"type": "kill_broker", "broker": 1}`.
 pub enum Command {
     /// `producer.send(new ProducerRecord(topic, partition, key, value))`,
     /// `count` times (values get `-1`, `-2`, ... appended when count > 1).
@@ -264,6 +335,7 @@ pub enum Command {
         duration_ms: u64,
     },
 }
+}
 
 impl Command {
     pub fn name(&self) -> String {
@@ -305,15 +377,7 @@ impl<'de> Deserialize<'de> for TimedCommand {
         let at_ms = at.as_u64().ok_or_else(|| {
             serde::de::Error::custom(format!("at_ms: {at} is not a whole number of milliseconds"))
         })?;
-        let value = serde_json::Value::Object(v);
-        let command: Command = serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            if path == "." || path.is_empty() {
-                serde::de::Error::custom(e.into_inner())
-            } else {
-                serde::de::Error::custom(format!("{path}: {}", e.into_inner()))
-            }
-        })?;
+        let command = command_from_map(v).map_err(command_error)?;
         Ok(TimedCommand { at_ms, command })
     }
 }
