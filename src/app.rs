@@ -892,6 +892,13 @@ pub fn App(props: &AppProps) -> Html {
     let model = Rc::new(ClusterModel::from_world(player.world(), now, |sent| {
         player.event(sent).map(|e| e.time_ms)
     }));
+    let zk_rows = (view == View::Cluster).then(|| {
+        let changed = player.current().and_then(|e| e.kind.field("path"));
+        Rc::new(crate::view_model::zk_rows(
+            player.world(),
+            changed.as_deref(),
+        ))
+    });
     let storage = (view == View::Storage).then(|| {
         Rc::new(StorageModel::from_world(
             player.world(),
@@ -1113,6 +1120,9 @@ pub fn App(props: &AppProps) -> Html {
             } else {
                 <ClusterView model={model} lang={lang} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
+                if let Some(rows) = zk_rows {
+                    <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />
+                }
             }
         </section>
     };

@@ -8,3 +8,4 @@ pub mod groups;
 pub mod practice;
 pub mod sequence;
 pub mod storage;
+pub mod zk_tree;

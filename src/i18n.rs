@@ -101,6 +101,7 @@ pub fn t(lang: Lang, key: &str) -> &'static str {
         "right" => ("Right!", "答对了！"),
         "wrong" => ("Not quite.", "不对。"),
         "sequence" => ("The group protocol, message by message (latest at the bottom)", "消费组协议，逐条消息（最新在下）"),
+        "zk_tree" => ("ZooKeeper: the znodes the brokers and the controller wrote", "ZooKeeper：broker 与控制器写入的 znode"),
         "no_group_messages" => ("No group-protocol message has been sent yet.", "尚未发送任何消费组协议消息。"),
         "show_heartbeats" => ("show heartbeats", "显示心跳"),
         _ => ("?", "?"),

@@ -140,3 +140,183 @@ impl ClusterModel {
 fn summary(m: &Message) -> String {
     m.summary()
 }
+
+/// One row of the ZooKeeper tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZnodeRow {
+    pub depth: u32,
+    /// The last path segment (`state`), or a summary (`… 12 more`).
+    pub name: String,
+    pub path: String,
+    /// The data, shortened for the row (the full data is the row's title).
+    pub data: String,
+    pub full_data: String,
+    pub version: i32,
+    /// The broker whose session owns this ephemeral znode.
+    pub ephemeral_owner: Option<i32>,
+    /// Written by the event at the cursor.
+    pub changed: bool,
+    /// A summary of hidden children.
+    pub more: bool,
+}
+
+/// Children shown per znode; the rest are counted in one row, so a large
+/// cluster's thousands of partition znodes stay readable.
+pub const ZK_CHILDREN_SHOWN: usize = 6;
+
+/// The ZooKeeper tree at the cursor, depth first, `changed` marking the
+/// znode the current event wrote (and the path down to it kept visible).
+pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
+    use std::collections::BTreeMap;
+    let zk = w.zookeeper();
+    // Parent → child names, from every znode's path (parents that hold no
+    // data of their own still show).
+    let mut tree: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (path, _) in zk.paths() {
+        let mut parent = String::from("/");
+        for seg in path.split('/').filter(|s| !s.is_empty()) {
+            tree.entry(parent.clone())
+                .or_default()
+                .push(seg.to_string());
+            parent = child_path(&parent, seg);
+        }
+    }
+    for children in tree.values_mut() {
+        children.sort();
+        children.dedup();
+    }
+    let mut rows = Vec::new();
+    fn walk(
+        zk: &kafka_sim::zk::ZooKeeper,
+        tree: &BTreeMap<String, Vec<String>>,
+        path: &str,
+        depth: u32,
+        changed: Option<&str>,
+        rows: &mut Vec<ZnodeRow>,
+    ) {
+        let Some(children) = tree.get(path) else {
+            return;
+        };
+        let on_changed_path =
+            |c: &str| changed.is_some_and(|p| p == c || p.starts_with(&format!("{c}/")));
+        let shown: Vec<&String> = children
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| *i < ZK_CHILDREN_SHOWN || on_changed_path(&child_path(path, c)))
+            .map(|(_, c)| c)
+            .collect();
+        for c in &shown {
+            let p = child_path(path, c);
+            let node = zk.get(&p);
+            let data = node.map(|n| n.data.clone()).unwrap_or_default();
+            rows.push(ZnodeRow {
+                depth,
+                name: (*c).clone(),
+                path: p.clone(),
+                data: short(&data, 90),
+                full_data: data,
+                version: node.map(|n| n.version).unwrap_or(0),
+                ephemeral_owner: node.and_then(|n| n.ephemeral_owner).map(|b| b.0),
+                changed: changed == Some(p.as_str()),
+                more: false,
+            });
+            walk(zk, tree, &p, depth + 1, changed, rows);
+        }
+        let hidden = children.len() - shown.len();
+        if hidden > 0 {
+            rows.push(ZnodeRow {
+                depth,
+                name: format!("… {hidden} more"),
+                path: format!("{path}/…"),
+                data: String::new(),
+                full_data: String::new(),
+                version: 0,
+                ephemeral_owner: None,
+                changed: false,
+                more: true,
+            });
+        }
+    }
+    walk(zk, &tree, "/", 0, changed, &mut rows);
+    rows
+}
+
+fn child_path(parent: &str, child: &str) -> String {
+    if parent == "/" {
+        format!("/{child}")
+    } else {
+        format!("{parent}/{child}")
+    }
+}
+
+fn short(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max).collect();
+        out.push('…');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kafka_sim::{Scenario, Timeline};
+
+    /// The world right after the first event of `kind` whose path ends with
+    /// `suffix`, and that path.
+    fn world_after(text: &str, kind: &str, suffix: &str) -> (World, String) {
+        let mut t = Timeline::new(Scenario::from_json(text).unwrap()).unwrap();
+        t.run_to_end();
+        let (i, path) = t
+            .events()
+            .iter()
+            .enumerate()
+            .find_map(|(i, e)| {
+                let p = e.kind.field("path")?;
+                (e.kind.name_str() == kind && p.ends_with(suffix)).then_some((i as u64, p))
+            })
+            .unwrap();
+        (t.state_at(i + 1), path)
+    }
+
+    #[test]
+    fn the_tree_shows_brokers_controller_and_partition_state_as_written() {
+        let text = include_str!("../scenarios/leader-failover.json");
+        let (w, path) = world_after(text, "znode_created", "/state");
+        let rows = zk_rows(&w, Some(&path));
+        let find = |p: &str| rows.iter().find(|r| r.path == p);
+        for b in 0..3 {
+            assert!(
+                find(&format!("/brokers/ids/{b}")).is_some_and(|r| r.ephemeral_owner == Some(b))
+            );
+        }
+        assert!(find("/controller")
+            .unwrap()
+            .full_data
+            .contains("\"brokerid\":"));
+        let state = find("/brokers/topics/first/partitions/0/state").unwrap();
+        assert!(state.full_data.contains("\"leader\":"), "{state:?}");
+        assert_eq!(state.depth, 5);
+        // Exactly the znode the event wrote is marked.
+        assert_eq!(rows.iter().filter(|r| r.changed).count(), 1);
+        assert_eq!(rows.iter().find(|r| r.changed).unwrap().path, path);
+    }
+
+    #[test]
+    fn a_large_cluster_aggregates_its_partition_znodes() {
+        let text = r#"{"seed": 1, "run_until_ms": 100, "cluster": {"brokers": [0,1,2,3,4,5,6,7,8,9]},
+            "topics": [{"name": "big", "partitions": 1000, "replication.factor": 3}]}"#;
+        let (w, _) = world_after(text, "znode_created", "partitions/999/state");
+        let rows = zk_rows(&w, None);
+        assert!(rows.len() < 120, "{} rows", rows.len());
+        let more = rows
+            .iter()
+            .find(|r| r.more && r.path == "/brokers/topics/big/partitions/…");
+        assert!(
+            more.is_some_and(|r| r.name.starts_with("… ")),
+            "partitions are summed up"
+        );
+    }
+}

@@ -773,3 +773,45 @@ async fn the_scenario_trace_and_view_export_as_files() {
         .unwrap()
         .contains("no drawing to export"));
 }
+
+#[wasm_bindgen_test]
+async fn the_zookeeper_tree_shows_znodes_and_marks_the_one_just_written() {
+    let root = mount().await;
+    // Step one event at a time (routine ones too) to the partition state znode.
+    click(&root, "#routine").await;
+    let state = "/brokers/topics/first/partitions/0/state";
+    let mut found = false;
+    for _ in 0..200 {
+        click(&root, "#btn-step").await;
+        if root
+            .query_selector(&format!("#zk-tree li.changed[data-path=\"{state}\"]"))
+            .unwrap()
+            .is_some()
+        {
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "the state znode was never marked as written");
+    assert!(q(&root, "#caption").text_content().unwrap().contains(state));
+    let li = q(&root, &format!("#zk-tree li[data-path=\"{state}\"]"));
+    assert!(
+        li.text_content().unwrap().contains("\"leader\":1"),
+        "{:?}",
+        li.text_content()
+    );
+    for b in 0..3 {
+        let id = q(
+            &root,
+            &format!("#zk-tree li[data-path=\"/brokers/ids/{b}\"]"),
+        );
+        assert!(id.class_name().contains("ephemeral"));
+    }
+    q(&root, "#zk-tree li[data-path=\"/controller\"]");
+    assert_eq!(
+        root.query_selector_all("#zk-tree li.changed")
+            .unwrap()
+            .length(),
+        1
+    );
+}

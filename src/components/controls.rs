@@ -45,7 +45,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
                 <span class="time">{ format!(" · {} {} ms", t(l, "time"), p.time_ms) }</span>
             </span>
             <label class="toggle">
-                <input type="checkbox" checked={p.hide_routine} onclick={click(&p.on_routine)} />
+                <input id="routine" type="checkbox" checked={p.hide_routine} onclick={click(&p.on_routine)} />
                 { t(l, "hide_routine") }
             </label>
         </div>
