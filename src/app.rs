@@ -193,6 +193,9 @@ pub enum Action {
     LessonOpened(String, Rc<RefCell<Player>>),
     /// Something the learner asked for could not be done (an export): say why.
     Problem(String),
+    /// The learner acted on the simulation: this command, one millisecond
+    /// after the cursor's event (the timeline branches).
+    Act(serde_json::Map<String, serde_json::Value>),
     /// A Practice question was answered (right?).
     PracticeAnswered(bool),
     /// The lesson library's index arrived.
@@ -353,6 +356,27 @@ impl Reducible for AppState {
                     lesson_slug: Some(slug),
                     ..(*next).clone()
                 });
+            }
+            Action::Act(command) => {
+                let branched = self.player.borrow().branch(command);
+                return match branched {
+                    Ok(p) => {
+                        let mut player = p;
+                        let lesson = LessonState::load(&mut player).ok().flatten();
+                        let cursor = self.player.borrow().cursor();
+                        player.seek(cursor);
+                        Rc::new(AppState {
+                            player: Rc::new(RefCell::new(player)),
+                            rev: self.rev + 1,
+                            playing: false,
+                            lesson,
+                            error: None,
+                            notice: Some(t(self.lang, "branched").to_string()),
+                            ..(*self).clone()
+                        })
+                    }
+                    Err(e) => self.reduce(Action::Problem(e)),
+                };
             }
             Action::Problem(msg) => {
                 return Rc::new(AppState {
@@ -543,6 +567,7 @@ impl Reducible for AppState {
                 | Action::Library(_)
                 | Action::PracticeAnswered(_)
                 | Action::Problem(_)
+                | Action::Act(_)
                 | Action::LoadFailed(_)
                 | Action::SetView(_)
                 | Action::SelectStorage(_)
@@ -1118,13 +1143,41 @@ pub fn App(props: &AppProps) -> Html {
                     <crate::components::sequence::SequenceView model={s} lang={lang} />
                 }
             } else {
-                <ClusterView model={model} lang={lang} />
+                <ClusterView model={model} lang={lang} on_broker={{
+                    let d = state.dispatcher();
+                    Callback::from(move |(b, alive): (i32, bool)| d.dispatch(Action::Act(crate::branch::command(
+                        if alive { "kill_broker" } else { "restart_broker" },
+                        &[("broker", b.into())],
+                    ))))
+                }} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />
                 }
             }
         </section>
+    };
+    let act = {
+        let sc = player.scenario();
+        let w = player.world();
+        let mut nodes: Vec<String> = w
+            .brokers()
+            .keys()
+            .map(|b| format!("broker-{}", b.0))
+            .collect();
+        nodes.extend((0..sc.producers.len()).map(|i| format!("producer-{i}")));
+        nodes.extend((0..w.consumers().len()).map(|i| format!("consumer-{i}")));
+        nodes.push("zookeeper".into());
+        let d = state.dispatcher();
+        html! {
+            <crate::components::act::Act lang={lang}
+                brokers={w.brokers().values().map(|b| (b.id.0, b.alive)).collect::<Vec<_>>()}
+                producers={sc.producers.iter().map(|p| p.name.clone()).collect::<Vec<_>>()}
+                topics={sc.topics.iter().map(|t| t.name.clone()).collect::<Vec<_>>()}
+                consumers={w.consumers().iter().map(|c| c.name.clone()).collect::<Vec<_>>()}
+                nodes={nodes}
+                on_command={Callback::from(move |c| d.dispatch(Action::Act(c)))} />
+        }
     };
     let controls = html! {
         <Controls lang={lang} cursor={player.cursor()} known_len={player.known_len()} length_final={player.length_final()}
@@ -1213,6 +1266,7 @@ pub fn App(props: &AppProps) -> Html {
                     </select>
                 </label>
             </div>
+            { act }
             if let Some(link) = &*share_link {
                 <p class="share" id="share-link">
                     { t(lang, "share_done") }{" "}

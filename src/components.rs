@@ -1,5 +1,6 @@
 //! Small function components: data and callbacks in, HTML/SVG out.
 
+pub mod act;
 pub mod cluster;
 pub mod controls;
 pub mod election;

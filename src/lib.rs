@@ -3,6 +3,7 @@
 //! Kafka behaviour; it draws the engine's state at the cursor.
 
 pub mod app;
+pub mod branch;
 pub mod components;
 pub mod export;
 pub mod i18n;

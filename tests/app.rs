@@ -815,3 +815,88 @@ async fn the_zookeeper_tree_shows_znodes_and_marks_the_one_just_written() {
         1
     );
 }
+
+#[wasm_bindgen_test]
+async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
+    let root = mount().await;
+    for _ in 0..30 {
+        click(&root, "#btn-step").await;
+    }
+    let position = q(&root, "#position").text_content().unwrap();
+    let before: Vec<String> = (0..log_lines(&root))
+        .map(|i| {
+            root.query_selector_all("#event-log li.line")
+                .unwrap()
+                .item(i)
+                .unwrap()
+                .text_content()
+                .unwrap()
+        })
+        .collect();
+    // Click broker 2 in the drawing: it is killed one millisecond later.
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    q(&root, "#cluster #broker-2")
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("click", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
+    assert!(q(&root, "#notice")
+        .text_content()
+        .unwrap()
+        .contains("branches"));
+    let step = |t: String| t.split(" of ").next().unwrap().to_string();
+    assert_eq!(
+        step(q(&root, "#position").text_content().unwrap()),
+        step(position),
+        "same step (the branch's total length differs)"
+    );
+    let after: Vec<String> = (0..log_lines(&root))
+        .map(|i| {
+            root.query_selector_all("#event-log li.line")
+                .unwrap()
+                .item(i)
+                .unwrap()
+                .text_content()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(before, after, "the past is unchanged");
+    // It happens one millisecond after the event the learner acted at.
+    let mut killed = false;
+    for _ in 0..10 {
+        click(&root, "#btn-step").await;
+        if q(&root, "#caption")
+            .text_content()
+            .unwrap()
+            .contains("You: kill broker 2")
+        {
+            killed = true;
+            break;
+        }
+    }
+    assert!(killed, "the kill never came");
+    assert!(q(&root, "#position")
+        .text_content()
+        .unwrap()
+        .ends_with("time 3 ms"));
+    // Send a record with a key typed by the learner: shown as text, never as HTML.
+    let key: web_sys::HtmlInputElement = q(&root, "#act-key").dyn_into().unwrap();
+    key.set_value("<b>k</b>");
+    key.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
+    click(&root, "#act-send").await;
+    let mut caption = String::new();
+    for _ in 0..10 {
+        click(&root, "#btn-step").await;
+        caption = q(&root, "#caption").text_content().unwrap();
+        if caption.contains("p.send(") {
+            break;
+        }
+    }
+    assert!(caption.contains("key \"<b>k</b>\""), "{caption}");
+    assert!(
+        root.query_selector("#caption b").unwrap().is_none(),
+        "no markup from user text"
+    );
+}

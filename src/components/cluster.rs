@@ -23,6 +23,8 @@ const MAX_ROWS: usize = 12;
 pub struct ClusterProps {
     pub model: Rc<ClusterModel>,
     pub lang: Lang,
+    /// A broker was clicked: (its id, alive?).
+    pub on_broker: Callback<(i32, bool)>,
 }
 
 struct Layout {
@@ -132,7 +134,14 @@ fn replica_row(r: &ReplicaView, x: i32, y: i32, w: i32, max_leo: i64, lang: Lang
     }
 }
 
-fn broker_box(b: &BrokerView, x: i32, l: &Layout, max_leo: i64, lang: Lang) -> Html {
+fn broker_box(
+    b: &BrokerView,
+    x: i32,
+    l: &Layout,
+    max_leo: i64,
+    lang: Lang,
+    on_broker: &Callback<(i32, bool)>,
+) -> Html {
     let mut class = classes!("broker");
     if !b.alive {
         class.push("dead");
@@ -149,9 +158,21 @@ fn broker_box(b: &BrokerView, x: i32, l: &Layout, max_leo: i64, lang: Lang) -> H
     } else {
         ""
     };
+    // Clicking a broker kills a live one and restarts a stopped one (a command
+    // in the scenario: the timeline branches here).
+    let onclick = {
+        let (cb, id, alive) = (on_broker.clone(), b.id, b.alive);
+        Callback::from(move |_: MouseEvent| cb.emit((id, alive)))
+    };
+    let hint = if b.alive {
+        t(lang, "click_kill")
+    } else {
+        t(lang, "click_restart")
+    };
     html! {
-        <g {class} id={format!("broker-{}", b.id)} role="group"
+        <g {class} id={format!("broker-{}", b.id)} role="group" {onclick}
             aria-label={format!("Broker {}{}", b.id, if status.is_empty() { String::new() } else { format!(", {status}") })}>
+            <title>{ hint }</title>
             <rect class="box" x={x.to_string()} y={BROKER_TOP.to_string()} width={l.broker_w.to_string()} height={l.broker_h.to_string()} rx="10" />
             <text class="name" x={(x + 12).to_string()} y={(BROKER_TOP + 24).to_string()}>{ format!("Broker {}", b.id) }</text>
             if b.controller {
@@ -235,7 +256,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             }) }
             { for m.brokers.iter().map(|b| {
                 let x = l.broker_x.iter().find(|(id, _)| *id == b.id).map(|(_, x)| *x).unwrap_or(0);
-                broker_box(b, x, &l, m.max_leo, lang)
+                broker_box(b, x, &l, m.max_leo, lang, &p.on_broker)
             }) }
             <g class="messages">
                 { for m.messages.iter().map(|msg| {
