@@ -54,6 +54,14 @@ fn log_lines(root: &Element) -> u32 {
         .length()
 }
 
+/// The event log's lines, as text.
+fn log_texts(root: &Element) -> Vec<String> {
+    let lines = root.query_selector_all("#event-log li.line").unwrap();
+    (0..lines.length())
+        .map(|i| lines.item(i).unwrap().text_content().unwrap())
+        .collect()
+}
+
 #[wasm_bindgen_test]
 async fn the_app_mounts_with_three_brokers() {
     let root = mount().await;
@@ -823,16 +831,7 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
         click(&root, "#btn-step").await;
     }
     let position = q(&root, "#position").text_content().unwrap();
-    let before: Vec<String> = (0..log_lines(&root))
-        .map(|i| {
-            root.query_selector_all("#event-log li.line")
-                .unwrap()
-                .item(i)
-                .unwrap()
-                .text_content()
-                .unwrap()
-        })
-        .collect();
+    let before = log_texts(&root);
     // Click broker 2 in the drawing: it is killed one millisecond later.
     let init = web_sys::EventInit::new();
     init.set_bubbles(true);
@@ -850,16 +849,7 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
         step(position),
         "same step (the branch's total length differs)"
     );
-    let after: Vec<String> = (0..log_lines(&root))
-        .map(|i| {
-            root.query_selector_all("#event-log li.line")
-                .unwrap()
-                .item(i)
-                .unwrap()
-                .text_content()
-                .unwrap()
-        })
-        .collect();
+    let after = log_texts(&root);
     assert_eq!(before, after, "the past is unchanged");
     // It happens one millisecond after the event the learner acted at.
     let mut killed = false;

@@ -57,26 +57,19 @@ pub fn PracticeView(props: &PracticeProps) -> Html {
     let ex = generate(KINDS[*kind].0, LEVELS[*level].0, *seed);
     let pick =
         |label: (&'static str, &'static str)| if lang == Lang::Zh { label.1 } else { label.0 };
-    let on_kind = {
-        let (kind, chosen) = (kind.clone(), chosen.clone());
+    // A pick from a list of `len` (question kind, level) starts a new question.
+    let on_pick = |which: &UseStateHandle<usize>, len: usize| {
+        let (which, chosen) = (which.clone(), chosen.clone());
         Callback::from(move |e: Event| {
             let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
             if let Ok(i) = s.value().parse::<usize>() {
-                kind.set(i.min(KINDS.len() - 1));
+                which.set(i.min(len - 1));
                 chosen.set(None);
             }
         })
     };
-    let on_level = {
-        let (level, chosen) = (level.clone(), chosen.clone());
-        Callback::from(move |e: Event| {
-            let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            if let Ok(i) = s.value().parse::<usize>() {
-                level.set(i.min(LEVELS.len() - 1));
-                chosen.set(None);
-            }
-        })
-    };
+    let on_kind = on_pick(&kind, KINDS.len());
+    let on_level = on_pick(&level, LEVELS.len());
     let on_next = {
         let (seed, chosen) = (seed.clone(), chosen.clone());
         Callback::from(move |_: MouseEvent| {
