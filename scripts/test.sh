@@ -10,11 +10,11 @@ cd "$ROOT"
 # the page was 598,830 at stop 10; this session cut 8 KB (no JSON fallback in
 # command captions, integer SVG coordinates, commands read externally tagged:
 # -15 KB) and added the lesson library, saved progress, Practice, export, embed
-# and challenge links, the ZooKeeper tree and direct manipulation (+47 KB), so
-# it is about 630,500. This gate only stops growth beyond that while the size
-# work (issue 7) is open; lower it as that work lands. See CONTRIBUTING.md for
-# what costs size.
-SIZE_BUDGET=632000
+# and challenge links, the ZooKeeper tree, direct manipulation and the
+# configuration panel (+55 KB), so it is about 638,600. This gate only stops
+# growth beyond that while the size work (issue 7) is open; lower it as that
+# work lands. See CONTRIBUTING.md for what costs size.
+SIZE_BUDGET=640000
 step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
 fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
 

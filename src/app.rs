@@ -196,6 +196,8 @@ pub enum Action {
     /// The learner acted on the simulation: this command, one millisecond
     /// after the cursor's event (the timeline branches).
     Act(serde_json::Map<String, serde_json::Value>),
+    /// The configuration panel's edits: (object pointer, key, text).
+    Reconfigure(Vec<(String, String, String)>),
     /// A Practice question was answered (right?).
     PracticeAnswered(bool),
     /// The lesson library's index arrived.
@@ -377,6 +379,14 @@ impl Reducible for AppState {
                     }
                     Err(e) => self.reduce(Action::Problem(e)),
                 };
+            }
+            Action::Reconfigure(edits) => {
+                let text = crate::config_panel::apply(self.player.borrow().source(), &edits);
+                let loaded = text.and_then(|t| load_scenario("the configuration", &t));
+                return self.reduce(match loaded {
+                    Ok(p) => Action::Loaded(Rc::new(RefCell::new(p))),
+                    Err(e) => Action::LoadFailed(e),
+                });
             }
             Action::Problem(msg) => {
                 return Rc::new(AppState {
@@ -568,6 +578,7 @@ impl Reducible for AppState {
                 | Action::PracticeAnswered(_)
                 | Action::Problem(_)
                 | Action::Act(_)
+                | Action::Reconfigure(_)
                 | Action::LoadFailed(_)
                 | Action::SetView(_)
                 | Action::SelectStorage(_)
@@ -1121,6 +1132,34 @@ pub fn App(props: &AppProps) -> Html {
     };
     let on_help_toggle = d(|| Action::ToggleHelp);
     let on_help_close = d(|| Action::CloseHelp);
+    // Callbacks made once, so the panels they go to render only when their
+    // own data change (a new Callback each render would re-render them on
+    // every step).
+    let on_command = {
+        let d = state.dispatcher();
+        use_callback((), move |c, _| d.dispatch(Action::Act(c)))
+    };
+    let on_reconfigure = {
+        let d = state.dispatcher();
+        use_callback((), move |e, _| d.dispatch(Action::Reconfigure(e)))
+    };
+    let on_broker = {
+        let d = state.dispatcher();
+        use_callback((), move |(b, alive): (i32, bool), _| {
+            d.dispatch(Action::Act(crate::branch::command(
+                if alive {
+                    "kill_broker"
+                } else {
+                    "restart_broker"
+                },
+                &[("broker", b.into())],
+            )))
+        })
+    };
+    let on_practice = {
+        let d = state.dispatcher();
+        use_callback((), move |r, _| d.dispatch(Action::PracticeAnswered(r)))
+    };
     let stage = html! {
         <section class="stage" aria-label={t(lang, "views")} ref={stage_ref}>
             <div class="tabs" role="tablist" aria-label={t(lang, "views")}>
@@ -1133,7 +1172,7 @@ pub fn App(props: &AppProps) -> Html {
                 <crate::components::practice::PracticeView lang={lang}
                     score={(state.progress.practice_answered, state.progress.practice_right)}
                     first_seed={state.progress.practice_answered as u64}
-                    on_answer={{ let d = state.dispatcher(); Callback::from(move |r| d.dispatch(Action::PracticeAnswered(r))) }} />
+                    on_answer={on_practice} />
             } else if let Some(m) = storage {
                 <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download} />
             } else if let Some(m) = groups {
@@ -1143,13 +1182,7 @@ pub fn App(props: &AppProps) -> Html {
                     <crate::components::sequence::SequenceView model={s} lang={lang} />
                 }
             } else {
-                <ClusterView model={model} lang={lang} on_broker={{
-                    let d = state.dispatcher();
-                    Callback::from(move |(b, alive): (i32, bool)| d.dispatch(Action::Act(crate::branch::command(
-                        if alive { "kill_broker" } else { "restart_broker" },
-                        &[("broker", b.into())],
-                    ))))
-                }} />
+                <ClusterView model={model} lang={lang} on_broker={on_broker} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />
@@ -1157,6 +1190,10 @@ pub fn App(props: &AppProps) -> Html {
             }
         </section>
     };
+    // The panel's settings change only with the scenario text.
+    let config_groups = use_memo(player.source().to_string(), |s| {
+        crate::config_panel::settings(s)
+    });
     let act = {
         let sc = player.scenario();
         let w = player.world();
@@ -1168,7 +1205,6 @@ pub fn App(props: &AppProps) -> Html {
         nodes.extend((0..sc.producers.len()).map(|i| format!("producer-{i}")));
         nodes.extend((0..w.consumers().len()).map(|i| format!("consumer-{i}")));
         nodes.push("zookeeper".into());
-        let d = state.dispatcher();
         html! {
             <crate::components::act::Act lang={lang}
                 brokers={w.brokers().values().map(|b| (b.id.0, b.alive)).collect::<Vec<_>>()}
@@ -1176,7 +1212,7 @@ pub fn App(props: &AppProps) -> Html {
                 topics={sc.topics.iter().map(|t| t.name.clone()).collect::<Vec<_>>()}
                 consumers={w.consumers().iter().map(|c| c.name.clone()).collect::<Vec<_>>()}
                 nodes={nodes}
-                on_command={Callback::from(move |c| d.dispatch(Action::Act(c)))} />
+                on_command={on_command} />
         }
     };
     let controls = html! {
@@ -1267,6 +1303,9 @@ pub fn App(props: &AppProps) -> Html {
                 </label>
             </div>
             { act }
+            <crate::components::config::ConfigPanel lang={lang}
+                groups={config_groups}
+                on_apply={on_reconfigure} />
             if let Some(link) = &*share_link {
                 <p class="share" id="share-link">
                     { t(lang, "share_done") }{" "}

@@ -2,6 +2,7 @@
 
 pub mod act;
 pub mod cluster;
+pub mod config;
 pub mod controls;
 pub mod election;
 pub mod event_log;

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod branch;
 pub mod components;
+pub mod config_panel;
 pub mod export;
 pub mod i18n;
 pub mod inspect_model;

@@ -167,43 +167,51 @@ pub const ZK_CHILDREN_SHOWN: usize = 6;
 /// The ZooKeeper tree at the cursor, depth first, `changed` marking the
 /// znode the current event wrote (and the path down to it kept visible).
 pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
-    use std::collections::BTreeMap;
     let zk = w.zookeeper();
-    // Parent → child names, from every znode's path (parents that hold no
-    // data of their own still show).
-    let mut tree: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (path, _) in zk.paths() {
-        let mut parent = String::from("/");
-        for seg in path.split('/').filter(|s| !s.is_empty()) {
-            tree.entry(parent.clone())
-                .or_default()
-                .push(seg.to_string());
-            parent = child_path(&parent, seg);
-        }
-    }
-    for children in tree.values_mut() {
-        children.sort();
-        children.dedup();
-    }
     let mut rows = Vec::new();
+    /// The names directly below `path`, from the znodes under it (parents
+    /// that hold no data of their own still show). One scan of the sorted
+    /// znode map, names borrowed: a render of a large cluster stays cheap.
+    fn child_names<'a>(zk: &'a kafka_sim::zk::ZooKeeper, path: &str) -> Vec<&'a str> {
+        let prefix = if path == "/" {
+            "/".to_string()
+        } else {
+            format!("{path}/")
+        };
+        let mut names: Vec<&str> = zk
+            .nodes
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .filter_map(|(k, _)| k[prefix.len()..].split('/').next())
+            .filter(|s| !s.is_empty())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
     fn walk(
         zk: &kafka_sim::zk::ZooKeeper,
-        tree: &BTreeMap<String, Vec<String>>,
         path: &str,
         depth: u32,
         changed: Option<&str>,
         rows: &mut Vec<ZnodeRow>,
     ) {
-        let Some(children) = tree.get(path) else {
-            return;
+        let children = child_names(zk, path);
+        // Is the znode just written `c` or below it? (No allocation: this
+        // runs for every child of a large parent.)
+        let base = if path == "/" { "" } else { path };
+        let on_changed_path = |c: &str| {
+            changed
+                .and_then(|p| p.strip_prefix(base))
+                .and_then(|r| r.strip_prefix('/'))
+                .and_then(|r| r.strip_prefix(c))
+                .is_some_and(|r| r.is_empty() || r.starts_with('/'))
         };
-        let on_changed_path =
-            |c: &str| changed.is_some_and(|p| p == c || p.starts_with(&format!("{c}/")));
-        let shown: Vec<&String> = children
+        let shown: Vec<&str> = children
             .iter()
             .enumerate()
-            .filter(|(i, c)| *i < ZK_CHILDREN_SHOWN || on_changed_path(&child_path(path, c)))
-            .map(|(_, c)| c)
+            .filter(|(i, c)| *i < ZK_CHILDREN_SHOWN || on_changed_path(c))
+            .map(|(_, c)| *c)
             .collect();
         for c in &shown {
             let p = child_path(path, c);
@@ -211,7 +219,7 @@ pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
             let data = node.map(|n| n.data.clone()).unwrap_or_default();
             rows.push(ZnodeRow {
                 depth,
-                name: (*c).clone(),
+                name: c.to_string(),
                 path: p.clone(),
                 data: short(&data, 90),
                 full_data: data,
@@ -220,7 +228,7 @@ pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
                 changed: changed == Some(p.as_str()),
                 more: false,
             });
-            walk(zk, tree, &p, depth + 1, changed, rows);
+            walk(zk, &p, depth + 1, changed, rows);
         }
         let hidden = children.len() - shown.len();
         if hidden > 0 {
@@ -237,7 +245,7 @@ pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
             });
         }
     }
-    walk(zk, &tree, "/", 0, changed, &mut rows);
+    walk(zk, "/", 0, changed, &mut rows);
     rows
 }
 

@@ -890,3 +890,63 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
         "no markup from user text"
     );
 }
+
+async fn type_into(root: &Element, sel: &str, text: &str) {
+    let input: web_sys::HtmlInputElement = q(root, sel).dyn_into().unwrap();
+    input.set_value(text);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    input
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn the_configuration_panel_applies_kafka_settings_and_names_a_refused_one() {
+    let root = mount().await;
+    let acks = "#cfg-producers-0-config-acks";
+    let zk = "#cfg-cluster-config-zookeeper-session-timeout-ms";
+    // The scenario's value, and Kafka's default as the placeholder.
+    let input: web_sys::HtmlInputElement = q(&root, zk).dyn_into().unwrap();
+    assert_eq!(
+        (input.value(), input.placeholder()),
+        ("6000".into(), "18000".into())
+    );
+    for _ in 0..10 {
+        click(&root, "#btn-step").await;
+    }
+    let at = q(&root, "#position").text_content().unwrap();
+    // A value the engine refuses: named, and nothing changes.
+    type_into(&root, "#cfg-cluster-config-min-insync-replicas", "zero").await;
+    click(&root, "#config-apply").await;
+    let err = q(&root, "#error").text_content().unwrap();
+    assert!(err.contains("min.insync.replicas"), "{err}");
+    assert_eq!(q(&root, "#position").text_content().unwrap(), at);
+    // acks=1 alone breaks Kafka's rule for the idempotent producer (the
+    // default): refused with Kafka's reason.
+    type_into(&root, "#cfg-cluster-config-min-insync-replicas", "").await;
+    type_into(&root, acks, "1").await;
+    click(&root, "#config-apply").await;
+    let err = q(&root, "#error").text_content().unwrap();
+    assert!(err.contains("idempotent producer"), "{err}");
+    // With enable.idempotence=false it applies, and the scenario starts again.
+    type_into(&root, acks, "1").await;
+    type_into(&root, "#cfg-producers-0-config-enable-idempotence", "false").await;
+    click(&root, "#config-apply").await;
+    assert!(q(&root, "#position")
+        .text_content()
+        .unwrap()
+        .starts_with("event 0 of"));
+    let input: web_sys::HtmlInputElement = q(&root, acks).dyn_into().unwrap();
+    assert_eq!(input.value(), "1");
+    let mut acked = String::new();
+    for _ in 0..300 {
+        click(&root, "#btn-step").await;
+        acked = q(&root, "#caption").text_content().unwrap();
+        if acked.contains("acknowledged") {
+            break;
+        }
+    }
+    assert!(acked.contains("(acks=1)"), "{acked}");
+}
