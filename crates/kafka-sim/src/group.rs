@@ -1287,7 +1287,13 @@ impl World {
         let Some(member) = grp.member(m) else {
             return Ok(());
         };
-        if member.session_deadline > self.now {
+        // A member waiting in JoinGroup or SyncGroup has done its part: Kafka
+        // counts it as alive (`MemberMetadata.hasSatisfiedHeartbeat`), and its
+        // deadline starts again when the join completes.
+        if member.session_deadline > self.now
+            || member.awaiting_join.is_some()
+            || member.awaiting_sync.is_some()
+        {
             return Ok(());
         }
         let timeout = member.session_timeout_ms;

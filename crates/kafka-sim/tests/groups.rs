@@ -847,3 +847,32 @@ fn a_commit_from_the_previous_generation_gets_illegal_generation() {
     });
     assert_eq!(failed.len(), 1);
 }
+
+/// Kafka's `MemberMetadata.hasSatisfiedHeartbeat`: a member waiting in
+/// JoinGroup is alive, even when the delayed initial join takes longer than
+/// its session timeout (3 members: 3 s delay, extended once per newcomer).
+#[test]
+fn members_waiting_in_join_group_are_not_expired_by_their_session_timeout() {
+    let cs: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|n| consumer(n, r#", "session.timeout.ms": 6000"#))
+        .collect();
+    let t = run(&scenario(12_000, &cs, "", ""));
+    let first_generation = find(&t, |k| matches!(k, EventKind::GenerationStarted { .. }));
+    let first = first_generation.first().expect("a generation starts");
+    let EventKind::GenerationStarted { members, .. } = &first.kind else {
+        unreachable!()
+    };
+    assert_eq!(members.len(), 3, "all three members make generation 1");
+    let removed = find(&t, |k| matches!(k, EventKind::MemberRemoved { .. }));
+    assert!(
+        removed.iter().all(|e| e.id > first.id),
+        "nobody was removed while waiting to join: {:?}",
+        removed
+            .iter()
+            .map(|e| e.caption(kafka_sim::Lang::En))
+            .collect::<Vec<_>>()
+    );
+    // Once in the group they heartbeat, so nobody is removed afterwards either.
+    assert!(removed.is_empty(), "{} removed", removed.len());
+}
