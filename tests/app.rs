@@ -870,11 +870,7 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
         .unwrap()
         .ends_with("time 3 ms"));
     // Send a record with a key typed by the learner: shown as text, never as HTML.
-    let key: web_sys::HtmlInputElement = q(&root, "#act-key").dyn_into().unwrap();
-    key.set_value("<b>k</b>");
-    key.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
-        .unwrap();
-    yew::scheduler::flush().await;
+    type_into(&root, "#act-key", "<b>k</b>").await;
     click(&root, "#act-send").await;
     let mut caption = String::new();
     for _ in 0..10 {
