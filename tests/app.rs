@@ -852,19 +852,11 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
     let after = log_texts(&root);
     assert_eq!(before, after, "the past is unchanged");
     // It happens one millisecond after the event the learner acted at.
-    let mut killed = false;
-    for _ in 0..10 {
-        click(&root, "#btn-step").await;
-        if q(&root, "#caption")
-            .text_content()
-            .unwrap()
-            .contains("You: kill broker 2")
-        {
-            killed = true;
-            break;
-        }
-    }
-    assert!(killed, "the kill never came");
+    let caption = step_until_caption(&root, "You: kill broker 2", 10).await;
+    assert!(
+        caption.contains("You: kill broker 2"),
+        "the kill never came"
+    );
     assert!(q(&root, "#position")
         .text_content()
         .unwrap()
@@ -872,19 +864,26 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
     // Send a record with a key typed by the learner: shown as text, never as HTML.
     type_into(&root, "#act-key", "<b>k</b>").await;
     click(&root, "#act-send").await;
-    let mut caption = String::new();
-    for _ in 0..10 {
-        click(&root, "#btn-step").await;
-        caption = q(&root, "#caption").text_content().unwrap();
-        if caption.contains("p.send(") {
-            break;
-        }
-    }
+    let caption = step_until_caption(&root, "p.send(", 10).await;
     assert!(caption.contains("key \"<b>k</b>\""), "{caption}");
     assert!(
         root.query_selector("#caption b").unwrap().is_none(),
         "no markup from user text"
     );
+}
+
+/// Steps (at most `max` times) until the caption contains `needle`; returns
+/// the last caption.
+async fn step_until_caption(root: &Element, needle: &str, max: u32) -> String {
+    let mut caption = String::new();
+    for _ in 0..max {
+        click(root, "#btn-step").await;
+        caption = q(root, "#caption").text_content().unwrap();
+        if caption.contains(needle) {
+            break;
+        }
+    }
+    caption
 }
 
 async fn type_into(root: &Element, sel: &str, text: &str) {
@@ -936,13 +935,6 @@ async fn the_configuration_panel_applies_kafka_settings_and_names_a_refused_one(
         .starts_with("event 0 of"));
     let input: web_sys::HtmlInputElement = q(&root, acks).dyn_into().unwrap();
     assert_eq!(input.value(), "1");
-    let mut acked = String::new();
-    for _ in 0..300 {
-        click(&root, "#btn-step").await;
-        acked = q(&root, "#caption").text_content().unwrap();
-        if acked.contains("acknowledged") {
-            break;
-        }
-    }
+    let acked = step_until_caption(&root, "acknowledged", 300).await;
     assert!(acked.contains("(acks=1)"), "{acked}");
 }
