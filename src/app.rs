@@ -43,6 +43,7 @@ pub const EXAMPLES: [(&str, &str); 5] = [
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
     Cluster,
+    Producer,
     Storage,
     Groups,
     Practice,
@@ -695,6 +696,7 @@ pub fn fragment_value(key: &str) -> Option<String> {
 pub fn share_fragment(text: &str, step: u64, view: View) -> String {
     let v = match view {
         View::Cluster => "cluster",
+        View::Producer => "producer",
         View::Storage => "storage",
         View::Groups => "groups",
         View::Practice => "practice",
@@ -711,6 +713,7 @@ pub fn step_from_fragment() -> Option<u64> {
 pub fn view_from_fragment() -> Option<View> {
     match fragment_value("view")?.as_str() {
         "cluster" => Some(View::Cluster),
+        "producer" => Some(View::Producer),
         "storage" => Some(View::Storage),
         "groups" => Some(View::Groups),
         "practice" => Some(View::Practice),
@@ -941,6 +944,13 @@ pub fn App(props: &AppProps) -> Html {
             state.storage_sel.as_deref(),
         ))
     });
+    let producer = (view == View::Producer).then(|| {
+        Rc::new(crate::producer_model::ProducerModel::from_world(
+            player.world(),
+            player.past(),
+            now,
+        ))
+    });
     let groups = (view == View::Groups).then(|| Rc::new(GroupsModel::from_world(player.world())));
     let sequence = (view == View::Groups).then(|| {
         Rc::new(crate::inspect_model::sequence(
@@ -1164,6 +1174,7 @@ pub fn App(props: &AppProps) -> Html {
         <section class="stage" aria-label={t(lang, "views")} ref={stage_ref}>
             <div class="tabs" role="tablist" aria-label={t(lang, "views")}>
                 { tab(View::Cluster, "tab-cluster", "view_cluster") }
+                { tab(View::Producer, "tab-producer", "view_producer") }
                 { tab(View::Storage, "tab-storage", "view_storage") }
                 { tab(View::Groups, "tab-groups", "view_groups") }
                 { tab(View::Practice, "tab-practice", "view_practice") }
@@ -1173,6 +1184,8 @@ pub fn App(props: &AppProps) -> Html {
                     score={(state.progress.practice_answered, state.progress.practice_right)}
                     first_seed={state.progress.practice_answered as u64}
                     on_answer={on_practice} />
+            } else if let Some(m) = producer {
+                <crate::components::producer::ProducerView model={m} lang={lang} on_seek={on_seek.clone()} />
             } else if let Some(m) = storage {
                 <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download} />
             } else if let Some(m) = groups {

@@ -8,6 +8,7 @@ pub mod election;
 pub mod event_log;
 pub mod groups;
 pub mod practice;
+pub mod producer;
 pub mod sequence;
 pub mod storage;
 pub mod zk_tree;

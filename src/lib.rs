@@ -13,6 +13,7 @@ pub mod keys;
 pub mod lesson;
 pub mod lessons;
 pub mod player;
+pub mod producer_model;
 pub mod progress;
 pub mod share;
 pub mod view_model;

@@ -938,3 +938,59 @@ async fn the_configuration_panel_applies_kafka_settings_and_names_a_refused_one(
     let acked = step_until_caption(&root, "acknowledged", 300).await;
     assert!(acked.contains("(acks=1)"), "{acked}");
 }
+
+#[wasm_bindgen_test]
+async fn the_producer_inspector_follows_a_record_through_the_pipeline() {
+    let root = mount().await;
+    click(&root, "#tab-producer").await;
+    assert!(q(&root, "#producer-inspector")
+        .text_content()
+        .unwrap()
+        .contains("No record sent yet."));
+    step_until_caption(&root, "acknowledged", 400).await;
+    let text = q(&root, "#producer-inspector").text_content().unwrap();
+    // The partitioner's arithmetic, with the engine's murmur2 of "k".
+    let h = kafka_sim::partitioner::murmur2(b"k");
+    assert!(text.contains(&format!("murmur2(keyBytes) = {h}")), "{text}");
+    assert!(text.contains(&format!("& 0x7fffffff = {}", h & 0x7fff_ffff)));
+    assert!(text.contains("% 1 partitions = 0"), "{text}");
+    assert!(text.contains("baseSequence 0"), "{text}");
+    // Every stage up to the acknowledgement is reached; the last is now.
+    let reached = root
+        .query_selector_all("#producer-inspector .stage-box.reached")
+        .unwrap()
+        .length();
+    assert_eq!(reached, 5, "all but the interceptors (none installed)");
+    assert!(q(&root, ".stage-box.now")
+        .text_content()
+        .unwrap()
+        .contains("Acknowledged"));
+    // A stage's button seeks to its event: the serializer's.
+    let before = q(&root, "#position").text_content().unwrap();
+    click(&root, ".js-serializer button").await;
+    let caption = q(&root, "#caption").text_content().unwrap();
+    assert!(caption.contains("StringSerializer"), "{caption}");
+    assert_ne!(q(&root, "#position").text_content().unwrap(), before);
+    assert!(q(&root, ".js-serializer").class_name().contains("now"));
+    // The key 2 opens this view too.
+    click(&root, "#tab-cluster").await;
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &{
+        let i = web_sys::KeyboardEventInit::new();
+        i.set_key("2");
+        i.set_bubbles(true);
+        i
+    })
+    .unwrap();
+    web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .dispatch_event(&ev)
+        .unwrap();
+    yew::scheduler::flush().await;
+    assert!(root
+        .query_selector("#producer-inspector")
+        .unwrap()
+        .is_some());
+    click(&root, "#tab-cluster").await;
+}
