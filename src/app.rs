@@ -178,6 +178,8 @@ pub struct AppState {
     pub view: View,
     /// The storage inspector's partition (`broker:dir`).
     pub storage_sel: Option<String>,
+    /// The batch shown in hex in the storage inspector (segment, position).
+    pub batch_sel: Option<(i64, u64)>,
     pub player: Rc<RefCell<Player>>,
     pub rev: u64,
     pub playing: bool,
@@ -217,6 +219,8 @@ pub enum Action {
     ToggleRoutine,
     SetView(View),
     SelectStorage(String),
+    /// Show this batch (segment, position) in the hex view.
+    SelectBatch(i64, u64),
     /// Put the cursor after `n` events (the timeline slider).
     SeekTo(u64),
     /// The learner picked `choice` for lesson step `k`.
@@ -277,6 +281,7 @@ impl AppState {
             notice: None,
             view: View::Cluster,
             storage_sel: None,
+            batch_sel: None,
             player: Rc::new(RefCell::new(player)),
             rev: 0,
             playing: false,
@@ -461,10 +466,18 @@ impl Reducible for AppState {
                     ..(*self).clone()
                 })
             }
+            Action::SelectBatch(seg, pos) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    batch_sel: Some((seg, pos)),
+                    ..(*self).clone()
+                })
+            }
             Action::SelectStorage(key) => {
                 return Rc::new(AppState {
                     rev: self.rev + 1,
                     storage_sel: Some(key),
+                    batch_sel: None,
                     ..(*self).clone()
                 })
             }
@@ -583,6 +596,7 @@ impl Reducible for AppState {
                 | Action::LoadFailed(_)
                 | Action::SetView(_)
                 | Action::SelectStorage(_)
+                | Action::SelectBatch(..)
                 | Action::NextOfKind(_)
                 | Action::ToggleHelp
                 | Action::CloseHelp
@@ -702,6 +716,28 @@ pub fn share_fragment(text: &str, step: u64, view: View) -> String {
         View::Practice => "practice",
     };
     format!("s={}&step={step}&view={v}", crate::share::pack(text))
+}
+
+/// The `lookup` command for what the learner typed, or what is wrong with it.
+pub fn lookup_command(
+    r: &crate::components::storage::LookupRequest,
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let what = if r.by_time { "timestamp" } else { "offset" };
+    let n: i64 = r.text.trim().parse().map_err(|_| {
+        format!(
+            "Lookup: \"{}\" is not a whole number (the {what} to look up)",
+            r.text.trim()
+        )
+    })?;
+    Ok(crate::branch::command(
+        "lookup",
+        &[
+            ("broker", r.broker.into()),
+            ("topic", r.topic.clone().into()),
+            ("partition", r.partition.into()),
+            (what, n.into()),
+        ],
+    ))
 }
 
 /// `#step=N` in the page's URL, if any.
@@ -942,6 +978,9 @@ pub fn App(props: &AppProps) -> Html {
         Rc::new(StorageModel::from_world(
             player.world(),
             state.storage_sel.as_deref(),
+            state.batch_sel,
+            player.past(),
+            lang,
         ))
     });
     let producer = (view == View::Producer).then(|| {
@@ -1166,6 +1205,24 @@ pub fn App(props: &AppProps) -> Html {
             )))
         })
     };
+    let on_batch = {
+        let d = state.dispatcher();
+        use_callback((), move |(seg, pos), _| {
+            d.dispatch(Action::SelectBatch(seg, pos))
+        })
+    };
+    let on_lookup = {
+        let d = state.dispatcher();
+        use_callback(
+            (),
+            move |r: crate::components::storage::LookupRequest, _| {
+                d.dispatch(match lookup_command(&r) {
+                    Ok(c) => Action::Act(c),
+                    Err(e) => Action::Problem(e),
+                })
+            },
+        )
+    };
     let on_practice = {
         let d = state.dispatcher();
         use_callback((), move |r, _| d.dispatch(Action::PracticeAnswered(r)))
@@ -1187,7 +1244,8 @@ pub fn App(props: &AppProps) -> Html {
             } else if let Some(m) = producer {
                 <crate::components::producer::ProducerView model={m} lang={lang} on_seek={on_seek.clone()} />
             } else if let Some(m) = storage {
-                <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download} />
+                <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download}
+                    on_batch={on_batch} on_lookup={on_lookup} on_seek={on_seek.clone()} />
             } else if let Some(m) = groups {
                 <GroupsView model={m} lang={lang} />
                 <h3 class="seq-title">{ t(lang, "sequence") }</h3>

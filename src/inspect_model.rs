@@ -52,6 +52,8 @@ pub struct IndexRow {
 pub struct PartitionFiles {
     pub broker: i32,
     pub dir: String,
+    pub topic: String,
+    pub partition: i32,
     pub log_start: i64,
     pub log_end: i64,
     pub high_watermark: Option<i64>,
@@ -67,6 +69,167 @@ pub struct StorageModel {
     /// (key `broker:dir`, label).
     pub choices: Vec<(String, String)>,
     pub selected: Option<PartitionFiles>,
+    /// The bytes of one batch of `.log`, field by field.
+    pub hex: Option<HexView>,
+    /// The latest offset / timestamp lookup on this copy, up to the cursor.
+    pub lookup: Option<LookupView>,
+}
+
+/// Bytes shown at most in the hex view (the rest is counted).
+pub const HEX_BYTES: usize = 512;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HexView {
+    pub segment: i64,
+    pub position: u64,
+    /// The batch's size in bytes (more than shown when over [`HEX_BYTES`]).
+    pub size: usize,
+    pub bytes: Vec<u8>,
+    /// For each byte shown, the index of its field in `fields`.
+    pub field_of: Vec<usize>,
+    pub fields: Vec<kafka_sim::storage::record::FieldSpan>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LookupLine {
+    pub event: u64,
+    pub text: String,
+    pub current: bool,
+}
+
+/// What the lookup at the cursor is touching, for highlighting.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LookupMark {
+    pub segment: Option<i64>,
+    /// (segment, time index?, slot).
+    pub index: Option<(i64, bool, u64)>,
+    /// (segment, position).
+    pub batch: Option<(i64, u64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LookupView {
+    pub target: String,
+    pub lines: Vec<LookupLine>,
+    /// True when the cursor is on one of this lookup's steps.
+    pub active: bool,
+    pub mark: LookupMark,
+}
+
+/// How far back a lookup is looked for.
+const LOOKUP_LOOK_BACK: usize = 5_000;
+
+/// The latest lookup on `broker`'s copy of `topic-partition` in `past`, its
+/// steps so far (captions in `lang`) and what the last step touches.
+pub fn lookup_view(
+    past: &[kafka_sim::event::Event],
+    broker: i32,
+    topic: &str,
+    partition: i32,
+    lang: kafka_sim::Lang,
+) -> Option<LookupView> {
+    use kafka_sim::event::EventKind;
+    use kafka_sim::storage::log::LookupStep;
+    let ours = |e: &kafka_sim::event::Event| match &e.kind {
+        EventKind::LookupStepped {
+            broker: b,
+            tp,
+            target,
+            step,
+        } if b.0 == broker && &*tp.topic == topic && tp.partition == partition => {
+            Some((target.clone(), step.clone()))
+        }
+        _ => None,
+    };
+    let start = past.len().saturating_sub(LOOKUP_LOOK_BACK);
+    let last = (start..past.len())
+        .rev()
+        .find(|&i| ours(&past[i]).is_some())?;
+    let (target, _) = ours(&past[last])?;
+    // The lookup's steps: back to the step that opened it (a segment search).
+    // Its steps are contiguous in the trace; an earlier lookup of the same
+    // target ends with its answer (Found / NotFound).
+    let mut first = last;
+    while first > start {
+        match ours(&past[first - 1]) {
+            Some((_, LookupStep::Found { .. } | LookupStep::NotFound { .. })) => break,
+            Some((t, _)) if t == target => first -= 1,
+            _ => break,
+        }
+    }
+    let mut mark = LookupMark::default();
+    let mut lines = Vec::new();
+    for e in &past[first..=last] {
+        let Some((_, step)) = ours(e) else { continue };
+        let mut seg_now = mark.segment;
+        match step {
+            LookupStep::SegmentProbe { base_offset, .. }
+            | LookupStep::SegmentTimestampCheck { base_offset, .. }
+            | LookupStep::SegmentChosen { base_offset, .. } => {
+                seg_now = Some(base_offset);
+                mark = LookupMark {
+                    segment: seg_now,
+                    ..LookupMark::default()
+                };
+            }
+            LookupStep::IndexProbe { kind, probe } => {
+                mark.index = seg_now.map(|s| (s, kind == IndexKind::Time, probe.entry.slot));
+                mark.batch = None;
+            }
+            LookupStep::IndexResult { kind, entry, .. } => {
+                mark.index = seg_now
+                    .zip(entry)
+                    .map(|(s, en)| (s, kind == IndexKind::Time, en.slot));
+            }
+            LookupStep::BatchScanned { position, .. } | LookupStep::Found { position, .. } => {
+                mark.batch = seg_now.map(|s| (s, position));
+            }
+            LookupStep::NotFound { .. } => mark.batch = None,
+        }
+        mark.segment = seg_now;
+        lines.push(LookupLine {
+            event: e.id,
+            text: e.caption(lang),
+            current: false,
+        });
+    }
+    let active = last + 1 == past.len();
+    if let Some(l) = lines.last_mut() {
+        l.current = active;
+    }
+    Some(LookupView {
+        target,
+        lines,
+        active,
+        mark,
+    })
+}
+
+/// The batch at `position` of segment `segment`'s `.log`, laid out field by
+/// field by the engine's decoder.
+pub fn hex_view(w: &World, broker: i32, dir: &str, segment: i64, position: u64) -> Option<HexView> {
+    let br = w.brokers().get(&BrokerId(broker))?;
+    let bytes = br.disk.read_all(&format!("{dir}/{segment:020}.log")).ok()?;
+    let at = bytes.get(position as usize..)?;
+    let fields = kafka_sim::storage::record::batch_layout(at).ok()?;
+    let size = fields.last().map(|f| f.start + f.len).unwrap_or(0);
+    let shown = size.min(HEX_BYTES);
+    let mut field_of = Vec::with_capacity(shown);
+    for (i, f) in fields.iter().enumerate() {
+        for _ in 0..f.len {
+            if field_of.len() < shown {
+                field_of.push(i);
+            }
+        }
+    }
+    Some(HexView {
+        segment,
+        position,
+        size,
+        bytes: at[..shown].to_vec(),
+        field_of,
+        fields,
+    })
 }
 
 /// The key of a partition directory on a broker, as the selector uses it.
@@ -76,7 +239,15 @@ pub fn storage_key(broker: i32, dir: &str) -> String {
 
 impl StorageModel {
     /// `want`: the selected key; the first user partition when absent or gone.
-    pub fn from_world(w: &World, want: Option<&str>) -> StorageModel {
+    /// `batch`: the batch shown in hex (segment, position); else the one the
+    /// current lookup scans, else the first. `past`: the trace to the cursor.
+    pub fn from_world(
+        w: &World,
+        want: Option<&str>,
+        batch: Option<(i64, u64)>,
+        past: &[kafka_sim::event::Event],
+        lang: kafka_sim::Lang,
+    ) -> StorageModel {
         let mut choices = Vec::new();
         for (id, b) in w.brokers() {
             for log in b.logs.values() {
@@ -92,7 +263,27 @@ impl StorageModel {
             .map(str::to_string)
             .or_else(|| choices.first().map(|(k, _)| k.clone()));
         let selected = key.and_then(|k| partition_files(w, &k));
-        StorageModel { choices, selected }
+        let lookup = selected
+            .as_ref()
+            .and_then(|s| lookup_view(past, s.broker, &s.topic, s.partition, lang));
+        let hex = selected.as_ref().and_then(|s| {
+            let from_lookup = lookup
+                .as_ref()
+                .filter(|l| l.active)
+                .and_then(|l| l.mark.batch);
+            let first = s.batches.first().map(|b| (b.segment, b.position));
+            let (seg, pos) = batch
+                .filter(|b| s.batches.iter().any(|x| (x.segment, x.position) == *b))
+                .or(from_lookup)
+                .or(first)?;
+            hex_view(w, s.broker, &s.dir, seg, pos)
+        });
+        StorageModel {
+            choices,
+            selected,
+            hex,
+            lookup,
+        }
     }
 }
 
@@ -188,6 +379,8 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
     Some(PartitionFiles {
         broker: id.0,
         dir: dir.to_string(),
+        topic: log.tp.topic.to_string(),
+        partition: log.tp.partition,
         log_start: log.log_start_offset,
         log_end: log.log_end_offset,
         high_watermark: br.partitions.get(&log.tp).map(|p| p.high_watermark),
@@ -514,5 +707,131 @@ pub fn sequence(past: &[kafka_sim::Event], max: usize, show_heartbeats: bool) ->
     SequenceModel {
         lifelines,
         messages,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::Player;
+    use kafka_sim::Lang;
+
+    fn lesson() -> Player {
+        Player::from_json(include_str!("../static/lessons/storage-lookup.json")).unwrap()
+    }
+
+    /// The storage model with the cursor just after the event `caption` names.
+    fn at(p: &mut Player, needle: &str, batch: Option<(i64, u64)>) -> StorageModel {
+        let i = p
+            .find_nth_where(1, |e| e.caption(Lang::En).contains(needle))
+            .unwrap_or_else(|| panic!("no event says {needle}"));
+        p.seek(i + 1);
+        StorageModel::from_world(p.world(), Some("0:first-0"), batch, p.past(), Lang::En)
+    }
+
+    #[test]
+    fn a_lookup_is_followed_probe_by_probe_with_what_it_touches() {
+        let mut p = lesson();
+        let m = at(&mut p, ".index first-entry check, slot 0: 3 → 756", None);
+        let l = m.lookup.as_ref().expect("a lookup on this copy");
+        assert_eq!(l.target, "offset 3");
+        assert!(l.active);
+        assert_eq!(l.lines.len(), 4, "{:#?}", l.lines);
+        assert!(l.lines[0].text.contains("segment search"));
+        assert!(l.lines.last().unwrap().current);
+        assert_eq!(
+            l.mark,
+            LookupMark {
+                segment: Some(0),
+                index: Some((0, false, 0)),
+                batch: None,
+            }
+        );
+        // The scan reaches the batch at 756: it is marked and shown in hex.
+        let m = at(
+            &mut p,
+            "scanned batch at position 756: offsets 3–3 — found it",
+            None,
+        );
+        let l = m.lookup.as_ref().unwrap();
+        assert_eq!(l.mark.batch, Some((0, 756)));
+        let h = m.hex.as_ref().unwrap();
+        assert_eq!((h.segment, h.position), (0, 756));
+        let base = h.fields.iter().find(|f| f.name == "baseOffset").unwrap();
+        assert_eq!(base.value, "3");
+        assert_eq!(h.bytes.len(), h.size.min(HEX_BYTES));
+        assert_eq!(h.field_of.len(), h.bytes.len());
+        // The bytes are the file's bytes at that position.
+        let file = file_bytes(p.world(), 0, "first-0/00000000000000000000.log").unwrap();
+        assert_eq!(&file[756..756 + h.bytes.len()], &h.bytes[..]);
+        // A batch the learner picks wins over the lookup's.
+        let m = at(&mut p, "found offset 3 in the batch", Some((0, 0)));
+        assert_eq!(m.hex.as_ref().map(|h| h.position), Some(0));
+        // The next lookup's command: the finished one is still listed, inactive.
+        let m = at(&mut p, "You: look up offset 7", None);
+        let l = m.lookup.as_ref().unwrap();
+        assert!(!l.active);
+        assert_eq!(l.target, "offset 3");
+        assert_eq!(l.lines.len(), 7);
+        assert!(l.lines.iter().all(|x| !x.current));
+        // Offset 7 lives in the second segment, scanned from position 0.
+        let m = at(&mut p, "scanned batch at position 252: offsets 7–7", None);
+        let l = m.lookup.as_ref().unwrap();
+        assert_eq!(l.target, "offset 7");
+        assert_eq!(l.lines.len(), 5);
+        assert_eq!(l.mark.segment, Some(6));
+        assert_eq!(l.mark.index, None, "no index entry was small enough");
+        assert_eq!(l.mark.batch, Some((6, 252)));
+        assert_eq!(
+            m.hex.as_ref().map(|h| (h.segment, h.position)),
+            Some((6, 252))
+        );
+    }
+
+    #[test]
+    fn a_timestamp_lookup_marks_the_time_index_then_the_offset_index() {
+        let mut p = lesson();
+        let m = at(&mut p, ".timeindex binary search, slot 1", None);
+        assert_eq!(m.lookup.as_ref().unwrap().mark.index, Some((0, true, 1)));
+        let m = at(
+            &mut p,
+            "1700000000450 in broker 0's first-0: .index warm-section",
+            None,
+        );
+        assert_eq!(m.lookup.as_ref().unwrap().mark.index, Some((0, false, 0)));
+    }
+
+    #[test]
+    fn a_typed_lookup_becomes_the_engine_command_or_a_named_error() {
+        use crate::components::storage::LookupRequest;
+        let r = |by_time, text: &str| LookupRequest {
+            broker: 0,
+            topic: "first".into(),
+            partition: 0,
+            by_time,
+            text: text.into(),
+        };
+        let c = crate::app::lookup_command(&r(false, " 3 ")).unwrap();
+        assert_eq!(
+            serde_json::Value::Object(c).to_string(),
+            r#"{"broker":0,"offset":3,"partition":0,"topic":"first","type":"lookup"}"#
+        );
+        let c = crate::app::lookup_command(&r(true, "1700000000450")).unwrap();
+        assert_eq!(c["timestamp"], 1_700_000_000_450_i64);
+        let e = crate::app::lookup_command(&r(false, "three")).unwrap_err();
+        assert_eq!(
+            e,
+            "Lookup: \"three\" is not a whole number (the offset to look up)"
+        );
+        // The command runs: the branch's trace looks the offset up.
+        let mut p = lesson();
+        p.seek(100);
+        let mut b = p
+            .branch(crate::app::lookup_command(&r(false, "2")).unwrap())
+            .unwrap();
+        let i = b
+            .find_nth_where(1, |e| e.caption(Lang::En).contains("found offset 2"))
+            .expect("the branch looks offset 2 up");
+        assert!(i >= 100);
     }
 }

@@ -994,3 +994,79 @@ async fn the_producer_inspector_follows_a_record_through_the_pipeline() {
         .is_some());
     click(&root, "#tab-cluster").await;
 }
+
+#[wasm_bindgen_test]
+async fn the_storage_inspector_runs_a_lookup_probe_by_probe_and_shows_batch_bytes() {
+    let root = mount_with(Some(without_lesson(include_str!(
+        "../static/lessons/storage-lookup.json"
+    ))))
+    .await;
+    // After the four batches are written (offset 3 at position 756).
+    step_until_caption(&root, "wrote .index entry 3 → 756", 400).await;
+    click(&root, "#tab-storage").await;
+    choose(&root, "#storage-partition", "0:first-0").await;
+    // The hex view shows the first batch: 61 header bytes named as Kafka names them.
+    let fields = q(&root, "#storage-fields").text_content().unwrap();
+    for name in [
+        "baseOffset",
+        "batchLength",
+        "partitionLeaderEpoch",
+        "crc",
+        "recordsCount",
+        "record[0].offsetDelta",
+    ] {
+        assert!(fields.contains(name), "{name} in {fields}");
+    }
+    // Bad input is named and nothing changes.
+    type_into(&root, "#lookup-value", "three").await;
+    click(&root, "#btn-lookup").await;
+    assert!(q(&root, "#error")
+        .text_content()
+        .unwrap()
+        .contains("\"three\" is not a whole number"));
+    click(&root, "#error button").await;
+    // Look offset 3 up: a command at this step, then each probe one step at a time.
+    type_into(&root, "#lookup-value", "3").await;
+    click(&root, "#btn-lookup").await;
+    assert!(root.query_selector("#error").unwrap().is_none());
+    // One segment so far: the lookup starts by choosing it.
+    let c = step_until_caption(&root, "Lookup of offset 3", 50).await;
+    assert!(c.contains("chose segment 00000000000000000000"), "{c}");
+    assert_eq!(
+        root.query_selector_all("#storage-lookup li")
+            .unwrap()
+            .length(),
+        1,
+        "only the probes made so far are listed"
+    );
+    assert!(root
+        .query_selector("#storage-files tr.probed")
+        .unwrap()
+        .is_some());
+    step_until_caption(&root, ".index", 5).await;
+    let probed = q(&root, "#storage-index tr.probed").text_content().unwrap();
+    assert!(probed.contains("offset 3 → position 756"), "{probed}");
+    step_until_caption(&root, "scanned batch at position 756", 5).await;
+    let probed = q(&root, "#storage-batches tr.probed")
+        .text_content()
+        .unwrap();
+    assert!(probed.contains("756"), "{probed}");
+    // The hex view follows the scan to that batch.
+    assert!(q(&root, "#storage-hex h3")
+        .text_content()
+        .unwrap()
+        .contains("position 756"));
+    // Picking another batch shows its bytes.
+    click(&root, "#storage-batches tbody tr:first-child button").await;
+    assert!(q(&root, "#storage-hex h3")
+        .text_content()
+        .unwrap()
+        .contains("position 0 "));
+    // A step's button seeks back to it.
+    click(&root, "#storage-lookup li:first-child button").await;
+    assert!(q(&root, "#caption")
+        .text_content()
+        .unwrap()
+        .contains("chose segment"));
+    click(&root, "#tab-cluster").await;
+}

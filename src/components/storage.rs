@@ -15,6 +15,71 @@ pub struct StorageProps {
     pub on_select: Callback<String>,
     /// Download (broker, file path).
     pub on_download: Callback<(i32, String)>,
+    /// Show a batch (segment, position) in hex.
+    pub on_batch: Callback<(i64, u64)>,
+    /// Run a lookup on this copy: (broker, topic, partition, offset, timestamp).
+    pub on_lookup: Callback<LookupRequest>,
+    pub on_seek: Callback<u64>,
+}
+
+/// A lookup the learner asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LookupRequest {
+    pub broker: i32,
+    pub topic: String,
+    pub partition: i32,
+    /// By timestamp (`.timeindex`) rather than offset.
+    pub by_time: bool,
+    /// What was typed (checked by the app).
+    pub text: String,
+}
+
+/// Colours cycle over fields (class `f0`…`f5`), so neighbours differ.
+fn field_class(i: usize, record: Option<u32>) -> String {
+    match record {
+        None => format!("hf h{}", i % 6),
+        Some(_) => format!("hf r{}", i % 6),
+    }
+}
+
+fn hex_block(h: &crate::inspect_model::HexView, lang: Lang) -> Html {
+    let rows = h.bytes.len().div_ceil(16);
+    html! {
+        <div class="hex" id="storage-hex">
+            <h3>{ format!("{} · segment {} · position {} · {} {}", t(lang, "hex_view"), h.segment, h.position, h.size, t(lang, "bytes")) }</h3>
+            <div class="hex-wrap">
+                <pre class="hex-bytes" aria-label={t(lang, "hex_view")}>
+                    { for (0..rows).map(|r| html! {
+                        <div class="hex-row">
+                            <span class="hex-off">{ format!("{:06x} ", h.position as usize + r * 16) }</span>
+                            { for (r * 16..(r * 16 + 16).min(h.bytes.len())).map(|i| {
+                                let f = &h.fields[h.field_of[i]];
+                                html! { <span class={field_class(h.field_of[i], f.record)} title={format!("{} = {}", f.name, f.value)}>{ format!("{:02x} ", h.bytes[i]) }</span> }
+                            }) }
+                        </div>
+                    }) }
+                    if h.size > h.bytes.len() {
+                        <div class="hex-row">{ format!("… {} {}", h.size - h.bytes.len(), t(lang, "more_bytes")) }</div>
+                    }
+                </pre>
+                <table class="grid hex-fields" id="storage-fields">
+                    <thead><tr><th>{ t(lang, "bytes") }</th><th>{ t(lang, "field") }</th><th>{ t(lang, "value") }</th></tr></thead>
+                    <tbody>
+                    { for h.fields.iter().enumerate().map(|(i, f)| html! {
+                        <tr>
+                            <td class="num mono">{ format!("{}–{}", f.start, f.start + f.len - 1) }</td>
+                            <td class={classes!("mono", field_class(i, f.record))}>{ match f.record {
+                                None => f.name.to_string(),
+                                Some(r) => format!("record[{r}].{}", f.name),
+                            } }</td>
+                            <td class="mono">{ f.value.clone() }</td>
+                        </tr>
+                    }) }
+                    </tbody>
+                </table>
+            </div>
+        </div>
+    }
 }
 
 #[component]
@@ -28,6 +93,12 @@ pub fn StorageView(p: &StorageProps) -> Html {
             cb.emit(s.value());
         })
     };
+    let mark = m
+        .lookup
+        .as_ref()
+        .filter(|l| l.active)
+        .map(|l| l.mark.clone())
+        .unwrap_or_default();
     let selected_key = m
         .selected
         .as_ref()
@@ -48,6 +119,7 @@ pub fn StorageView(p: &StorageProps) -> Html {
                         t(lang, "dir"), s.dir, s.log_start, s.log_end,
                         s.high_watermark.map(|h| h.to_string()).unwrap_or_else(|| "–".into()), s.cleanup) }
                 </p>
+                { lookup_block(p, s) }
                 <h3>{ t(lang, "files") }</h3>
                 <table class="grid" id="storage-files">
                     <thead><tr><th>{ t(lang, "file") }</th><th>{ t(lang, "bytes") }</th><th>{ t(lang, "pages") }</th><th></th></tr></thead>
@@ -56,8 +128,9 @@ pub fn StorageView(p: &StorageProps) -> Html {
                         let cb = p.on_download.clone();
                         let arg = (s.broker, f.path.clone());
                         let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
+                        let probed = mark.segment.is_some_and(|seg| name.starts_with(&format!("{seg:020}.")));
                         html! {
-                            <tr>
+                            <tr class={classes!(probed.then_some("probed"))}>
                                 <td class="mono">{ f.path.clone() }</td>
                                 <td class="num">{ f.bytes }</td>
                                 <td class="num">{ f.pages }</td>
@@ -76,16 +149,22 @@ pub fn StorageView(p: &StorageProps) -> Html {
                         <th>{"count"}</th><th>{"size"}</th><th>{"leaderEpoch"}</th><th>{"producerId"}</th><th>{"CRC"}</th><th>{ t(lang, "records") }</th>
                     </tr></thead>
                     <tbody>
-                    { for s.batches.iter().map(|b| html! {
-                        <tr class={classes!((!b.crc_ok).then_some("bad"))}>
-                            <td class="num">{ b.segment }</td><td class="num">{ b.position }</td>
+                    { for s.batches.iter().map(|b| {
+                        let cb = p.on_batch.clone();
+                        let at = (b.segment, b.position);
+                        let shown = m.hex.as_ref().is_some_and(|h| (h.segment, h.position) == at);
+                        html! {
+                        <tr class={classes!((!b.crc_ok).then_some("bad"), (mark.batch == Some(at)).then_some("probed"), shown.then_some("shown"))}>
+                            <td class="num">{ b.segment }</td>
+                            <td class="num"><button class="small link" aria-label={format!("{} {}", t(lang, "show_hex"), b.position)}
+                                onclick={Callback::from(move |_: MouseEvent| cb.emit(at))}>{ b.position }</button></td>
                             <td class="num">{ b.base_offset }</td><td class="num">{ b.last_offset }</td>
                             <td class="num">{ b.records }</td><td class="num">{ b.size }</td>
                             <td class="num">{ b.leader_epoch }</td><td class="num">{ b.producer_id }</td>
                             <td>{ if b.crc_ok { "✓ valid" } else { "✗ INVALID" } }</td>
                             <td class="mono preview">{ b.preview.clone() }</td>
                         </tr>
-                    }) }
+                    } }) }
                     </tbody>
                 </table>
                 <h3>{ t(lang, "index_entries") }</h3>
@@ -93,7 +172,7 @@ pub fn StorageView(p: &StorageProps) -> Html {
                     <thead><tr><th>{"segment"}</th><th>{ t(lang, "file") }</th><th>{"slot"}</th><th>{ t(lang, "entry") }</th></tr></thead>
                     <tbody>
                     { for s.index.iter().map(|e| html! {
-                        <tr>
+                        <tr class={classes!((mark.index == Some((e.segment, e.time, e.slot))).then_some("probed"))}>
                             <td class="num">{ e.segment }</td>
                             <td>{ if e.time { ".timeindex" } else { ".index" } }</td>
                             <td class="num">{ e.slot }</td>
@@ -106,9 +185,73 @@ pub fn StorageView(p: &StorageProps) -> Html {
                     }) }
                     </tbody>
                 </table>
+                if let Some(h) = &m.hex {
+                    { hex_block(h, lang) }
+                }
             } else {
                 <p class="facts">{ t(lang, "no_logs") }</p>
             }
         </div>
+    }
+}
+
+fn lookup_block(p: &StorageProps, s: &crate::inspect_model::PartitionFiles) -> Html {
+    let lang = p.lang;
+    let submit = {
+        let cb = p.on_lookup.clone();
+        let (broker, topic, partition) = (s.broker, s.topic.clone(), s.partition);
+        Callback::from(move |e: SubmitEvent| {
+            use wasm_bindgen::JsCast;
+            e.prevent_default();
+            let form: web_sys::Element = e.target_unchecked_into();
+            let get = |sel: &str| form.query_selector(sel).ok().flatten();
+            let by_time = get("select")
+                .and_then(|el| el.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                .is_some_and(|s| s.value() == "timestamp");
+            let text = get("input")
+                .and_then(|el| el.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .map(|i| i.value())
+                .unwrap_or_default();
+            cb.emit(LookupRequest {
+                broker,
+                topic: topic.clone(),
+                partition,
+                by_time,
+                text,
+            });
+        })
+    };
+    html! {
+        <>
+            <form class="lookup-form" id="lookup-form" onsubmit={submit}>
+                <label>{ t(lang, "lookup_by") }{" "}
+                    <select name="lookup-by" id="lookup-by">
+                        <option value="offset" selected=true>{"offset"}</option>
+                        <option value="timestamp">{"timestamp"}</option>
+                    </select>
+                </label>
+                <input name="lookup-value" id="lookup-value" type="text" inputmode="numeric" size="14" value={s.log_start.to_string()} aria-label={t(lang, "lookup_value")} />
+                <button type="submit" id="btn-lookup">{ t(lang, "lookup_run") }</button>
+                <span class="small-note">{ t(lang, "lookup_hint") }</span>
+            </form>
+            if let Some(l) = &p.model.lookup {
+                <div class={classes!("lookup", l.active.then_some("active"))} id="storage-lookup" aria-live="polite">
+                    <strong>{ format!("{} {}", t(lang, "lookup_of"), l.target) }</strong>
+                    <ol>
+                        { for l.lines.iter().map(|x| {
+                            let cb = p.on_seek.clone();
+                            let id = x.event;
+                            html! {
+                                <li class={classes!(x.current.then_some("now"))}>
+                                    <button class="small link" aria-label={format!("{} #{id}", t(lang, "seek_to"))}
+                                        onclick={Callback::from(move |_: MouseEvent| cb.emit(id))}>{ format!("#{id}") }</button>
+                                    {" "}{ x.text.clone() }
+                                </li>
+                            }
+                        }) }
+                    </ol>
+                </div>
+            }
+        </>
     }
 }

@@ -512,6 +512,147 @@ pub fn decode_batch(bytes: &[u8], pos: u64) -> Result<DecodedBatch, DecodeError>
     })
 }
 
+/// One field of a batch where it sits in the bytes, for a hex view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldSpan {
+    /// Kafka's name for the field (`baseOffset`, `timestampDelta`, ...).
+    pub name: &'static str,
+    /// Byte range within the batch.
+    pub start: usize,
+    pub len: usize,
+    /// The decoded value, as text.
+    pub value: String,
+    /// The record it belongs to (None: the batch header).
+    pub record: Option<u32>,
+}
+
+/// The batch at the start of `bytes`, field by field with byte ranges that
+/// cover it exactly (header, then each record's varints, key, value and
+/// headers). Fails as [`decode_batch`] does on a malformed batch.
+pub fn batch_layout(bytes: &[u8]) -> Result<Vec<FieldSpan>, DecodeError> {
+    let decoded = decode_batch(bytes, 0)?;
+    let h = &decoded.header;
+    let body = &bytes[..h.size_in_bytes() as usize];
+    let mut r = Reader::new(body, 0);
+    let mut out = Vec::new();
+    let mut push = |r: &Reader<'_>, start: usize, name, record, value: String| {
+        out.push(FieldSpan {
+            name,
+            start,
+            len: r.position() - start,
+            value,
+            record,
+        })
+    };
+    macro_rules! field {
+        ($name:expr, $rec:expr, $read:expr) => {{
+            let start = r.position();
+            let v = $read(&mut r)?;
+            push(&r, start, $name, $rec, v);
+        }};
+    }
+    let text = |b: &[u8]| format!("\"{}\"", String::from_utf8_lossy(b));
+    field!("baseOffset", None, |r: &mut Reader<'_>| r
+        .i64("baseOffset")
+        .map(|v| v.to_string()));
+    field!("batchLength", None, |r: &mut Reader<'_>| r
+        .i32("batchLength")
+        .map(|v| v.to_string()));
+    field!("partitionLeaderEpoch", None, |r: &mut Reader<'_>| r
+        .i32("partitionLeaderEpoch")
+        .map(|v| v.to_string()));
+    field!("magic", None, |r: &mut Reader<'_>| r
+        .i8("magic")
+        .map(|v| v.to_string()));
+    let crc_ok = decoded.crc_valid();
+    field!("crc", None, |r: &mut Reader<'_>| r.u32("crc").map(
+        |v| format!(
+            "0x{v:08x} (CRC-32C of attributes…end: {})",
+            if crc_ok { "valid" } else { "INVALID" }
+        )
+    ));
+    field!("attributes", None, |r: &mut Reader<'_>| r
+        .i16("attributes")
+        .map(|v| format!(
+            "{v} (compression {}, {}{}{})",
+            v & 0x7,
+            if v & 0x8 != 0 {
+                "LogAppendTime"
+            } else {
+                "CreateTime"
+            },
+            if v & 0x10 != 0 { ", transactional" } else { "" },
+            if v & 0x20 != 0 { ", control" } else { "" }
+        )));
+    field!("lastOffsetDelta", None, |r: &mut Reader<'_>| r
+        .i32("lastOffsetDelta")
+        .map(|v| v.to_string()));
+    field!("baseTimestamp", None, |r: &mut Reader<'_>| r
+        .i64("baseTimestamp")
+        .map(|v| v.to_string()));
+    field!("maxTimestamp", None, |r: &mut Reader<'_>| r
+        .i64("maxTimestamp")
+        .map(|v| v.to_string()));
+    field!("producerId", None, |r: &mut Reader<'_>| r
+        .i64("producerId")
+        .map(|v| v.to_string()));
+    field!("producerEpoch", None, |r: &mut Reader<'_>| r
+        .i16("producerEpoch")
+        .map(|v| v.to_string()));
+    field!("baseSequence", None, |r: &mut Reader<'_>| r
+        .i32("baseSequence")
+        .map(|v| v.to_string()));
+    field!("recordsCount", None, |r: &mut Reader<'_>| r
+        .i32("recordsCount")
+        .map(|v| v.to_string()));
+    for i in 0..h.records_count.max(0) as u32 {
+        let rec = Some(i);
+        let num = |v: i64| v.to_string();
+        field!("length", rec, |r: &mut Reader<'_>| r
+            .varint("length")
+            .map(|v| num(v as i64)));
+        field!("attributes", rec, |r: &mut Reader<'_>| r
+            .i8("attributes")
+            .map(|v| num(v as i64)));
+        field!("timestampDelta", rec, |r: &mut Reader<'_>| r
+            .varlong("timestampDelta")
+            .map(num));
+        field!("offsetDelta", rec, |r: &mut Reader<'_>| r
+            .varint("offsetDelta")
+            .map(|v| format!("{v} (offset {})", h.base_offset + v as i64)));
+        for (len_name, name) in [("keyLength", "key"), ("valueLength", "value")] {
+            let start = r.position();
+            let n = r.varint(len_name)?;
+            push(&r, start, len_name, rec, n.to_string());
+            if n > 0 {
+                let start = r.position();
+                let b = r.take(n as usize, name)?;
+                push(&r, start, name, rec, text(b));
+            }
+        }
+        let start = r.position();
+        let n = r.varint("headersCount")?;
+        push(&r, start, "headersCount", rec, n.to_string());
+        for _ in 0..n {
+            let start = r.position();
+            let k = r.varint("headerKeyLength")?;
+            push(&r, start, "headerKeyLength", rec, k.to_string());
+            let start = r.position();
+            let b = r.take(k.max(0) as usize, "headerKey")?;
+            push(&r, start, "headerKey", rec, text(b));
+            let start = r.position();
+            let v = r.varint("headerValueLength")?;
+            push(&r, start, "headerValueLength", rec, v.to_string());
+            if v > 0 {
+                let start = r.position();
+                let b = r.take(v as usize, "headerValue")?;
+                push(&r, start, "headerValue", rec, text(b));
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn fix_pos(mut e: DecodeError, pos: u64, r: &Reader<'_>) -> DecodeError {
     if e.position == 0 {
         e.position = pos + (RECORD_BATCH_OVERHEAD + r.position()) as u64;
@@ -603,6 +744,59 @@ mod tests {
                 ..NewRecord::new(Some(b"k3"), None, 1_700_000_000_002)
             },
         ]
+    }
+
+    #[test]
+    fn the_layout_covers_the_batch_exactly_with_the_decoded_values() {
+        let spec = BatchSpec {
+            base_offset: 40,
+            partition_leader_epoch: 3,
+            ..BatchSpec::default()
+        };
+        let bytes = build_batch(&spec, &sample());
+        let spans = batch_layout(&bytes).unwrap();
+        // Contiguous, in order, covering every byte once.
+        let mut at = 0;
+        for s in &spans {
+            assert_eq!(s.start, at, "{s:?}");
+            at += s.len;
+        }
+        assert_eq!(at, bytes.len());
+        // The header is the 61 bytes Kafka's constants say, field by field.
+        let header: Vec<_> = spans.iter().filter(|s| s.record.is_none()).collect();
+        assert_eq!(header.len(), 13);
+        assert_eq!(
+            header.iter().map(|s| s.len).sum::<usize>(),
+            RECORD_BATCH_OVERHEAD
+        );
+        let find = |name, rec| {
+            spans
+                .iter()
+                .find(|s| s.name == name && s.record == rec)
+                .unwrap()
+        };
+        assert_eq!(find("crc", None).start, CRC_OFFSET);
+        assert_eq!(find("recordsCount", None).start, RECORDS_COUNT_OFFSET);
+        assert_eq!(find("baseOffset", None).value, "40");
+        assert_eq!(find("partitionLeaderEpoch", None).value, "3");
+        assert_eq!(find("recordsCount", None).value, "3");
+        assert!(find("crc", None).value.ends_with("valid)"));
+        assert_eq!(find("key", Some(0)).value, "\"k1\"");
+        assert_eq!(find("value", Some(0)).value, "\"hello\"");
+        assert_eq!(find("keyLength", Some(1)).value, "-1", "null key");
+        assert_eq!(find("offsetDelta", Some(2)).value, "2 (offset 42)");
+        assert_eq!(find("headerKey", Some(2)).value, "\"trace\"");
+        assert_eq!(find("timestampDelta", Some(1)).value, "5");
+        // A flipped byte in the records makes the CRC invalid, and says so.
+        let mut bad = bytes.clone();
+        let last = bad.len() - 1;
+        bad[last] ^= 0xff;
+        let spans = batch_layout(&bad).unwrap();
+        assert!(spans
+            .iter()
+            .any(|s| s.name == "crc" && s.value.ends_with("INVALID)")));
+        // A truncated batch is an error, not a panic.
+        assert!(batch_layout(&bytes[..30]).is_err());
     }
 
     #[test]
