@@ -174,6 +174,7 @@ fn the_built_page_renders_the_cluster_in_chromium() {
     let views = [
         ("cluster", "#step=88"),
         ("lesson", "#lesson=storage-lookup&view=storage&step=160"),
+        ("producer", "#view=producer&step=80"),
         ("practice", "#view=practice"),
     ];
     for ((w, h), (name, frag)) in [(1920, 1080), (1024, 768)]
