@@ -180,6 +180,8 @@ pub struct AppState {
     pub storage_sel: Option<String>,
     /// The batch shown in hex in the storage inspector (segment, position).
     pub batch_sel: Option<(i64, u64)>,
+    /// What the event a log line seeked to changed (its id, the changes).
+    pub changes: Option<(u64, Rc<Vec<crate::diff::Change>>)>,
     pub player: Rc<RefCell<Player>>,
     pub rev: u64,
     pub playing: bool,
@@ -282,6 +284,7 @@ impl AppState {
             view: View::Cluster,
             storage_sel: None,
             batch_sel: None,
+            changes: None,
             player: Rc::new(RefCell::new(player)),
             rev: 0,
             playing: false,
@@ -534,6 +537,10 @@ impl Reducible for AppState {
             }
         }
         let before = self.player.borrow().cursor();
+        let seek_id = match &action {
+            Action::Seek(id) => Some(*id),
+            _ => None,
+        };
         {
             let mut p = self.player.borrow_mut();
             let step = |p: &mut Player| if hide { p.step_significant() } else { p.step() };
@@ -615,8 +622,18 @@ impl Reducible for AppState {
         if self.hold_for_challenge(&mut lesson) {
             playing = false;
         }
+        // A log line was clicked: what that event changed.
+        let changes = match seek_id {
+            Some(id) if self.player.borrow().cursor() == id + 1 => {
+                let mut p = self.player.borrow_mut();
+                let before = p.state_at(id);
+                Some((id, Rc::new(crate::diff::diff(&before, p.world()))))
+            }
+            _ => self.changes.clone(),
+        };
         Rc::new(AppState {
             rev: self.rev + 1,
+            changes,
             playing,
             speed,
             lang,
@@ -626,6 +643,31 @@ impl Reducible for AppState {
             lesson,
             ..(*self).clone()
         })
+    }
+}
+
+/// The list of what one event changed (shown after a log line is clicked).
+fn changes_panel(c: &[crate::diff::Change], id: u64, lang: Lang) -> Html {
+    let v = |x: &Option<String>| x.clone().unwrap_or_else(|| "–".into());
+    html! {
+        <div class="changes" id="changes" role="status">
+            <strong>{ match lang {
+                Lang::En => format!("Event #{id} changed:"),
+                Lang::Zh => format!("事件 #{id} 改变了："),
+            } }</strong>
+            if c.is_empty() {
+                {" "}{ t(lang, "changed_nothing") }
+            }
+            <ul>
+                { for c.iter().take(crate::diff::MAX_CHANGES).map(|x| html! {
+                    <li><span class="what">{ x.what.clone() }</span>{": "}
+                        <span class="before mono">{ v(&x.before) }</span>{" → "}<span class="after mono">{ v(&x.after) }</span></li>
+                }) }
+                if c.len() > crate::diff::MAX_CHANGES {
+                    <li>{ format!("… {} {}", c.len() - crate::diff::MAX_CHANGES, t(lang, "more")) }</li>
+                }
+            </ul>
+        </div>
     }
 }
 
@@ -1057,6 +1099,17 @@ pub fn App(props: &AppProps) -> Html {
     };
     let lines = log_lines(&player, lang, state.hide_routine);
     let current = player.current().map(|e| e.id);
+    let changes = state
+        .changes
+        .as_ref()
+        .filter(|(id, _)| Some(*id) == current)
+        .map(|(_, c)| c.clone());
+    let marks: Rc<std::collections::BTreeSet<String>> = Rc::new(
+        changes
+            .iter()
+            .flat_map(|c| c.iter().filter_map(|x| x.mark.clone()))
+            .collect(),
+    );
     let caption = player
         .current()
         .map(|e| e.caption(lang))
@@ -1253,7 +1306,7 @@ pub fn App(props: &AppProps) -> Html {
                     <crate::components::sequence::SequenceView model={s} lang={lang} />
                 }
             } else {
-                <ClusterView model={model} lang={lang} on_broker={on_broker} />
+                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />
@@ -1404,6 +1457,9 @@ pub fn App(props: &AppProps) -> Html {
                 { lesson_panel(l, lang, player.cursor(), &state.dispatcher()) }
             }
             <p class="caption" id="caption" aria-live="polite">{ caption }</p>
+            if let (Some(c), Some(id)) = (&changes, current) {
+                { changes_panel(c, id, lang) }
+            }
             <main>
                 { stage }
                 <EventLog lang={lang} lines={lines} current={current} on_seek={on_seek} />

@@ -6,6 +6,7 @@ pub mod app;
 pub mod branch;
 pub mod components;
 pub mod config_panel;
+pub mod diff;
 pub mod export;
 pub mod i18n;
 pub mod inspect_model;

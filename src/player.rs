@@ -96,6 +96,11 @@ impl Player {
         self.timeline.event(i)
     }
 
+    /// The world after `n` events, leaving the cursor where it is.
+    pub fn state_at(&mut self, n: u64) -> World {
+        self.timeline.state_at(n)
+    }
+
     pub fn seek(&mut self, n: u64) {
         self.timeline.extend_to(n.saturating_add(LOOKAHEAD));
         let n = n.min(self.timeline.len());

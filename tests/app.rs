@@ -1070,3 +1070,45 @@ async fn the_storage_inspector_runs_a_lookup_probe_by_probe_and_shows_batch_byte
         .contains("chose segment"));
     click(&root, "#tab-cluster").await;
 }
+
+#[wasm_bindgen_test]
+async fn clicking_a_log_line_seeks_there_and_lists_what_that_event_changed() {
+    let root = mount().await;
+    step_until_caption(&root, "(leader) appended offsets 0–0", 200).await;
+    // Further on, then back by clicking the append's line in the log.
+    for _ in 0..3 {
+        click(&root, "#btn-step").await;
+    }
+    assert!(
+        root.query_selector("#changes").unwrap().is_none(),
+        "only after a click"
+    );
+    let lines = root.query_selector_all("#event-log li.line").unwrap();
+    let line = (0..lines.length())
+        .map(|i| lines.item(i).unwrap().dyn_into::<HtmlElement>().unwrap())
+        .find(|l| {
+            l.text_content()
+                .unwrap()
+                .contains("(leader) appended offsets 0–0")
+        })
+        .expect("the append is in the log");
+    line.click();
+    yew::scheduler::flush().await;
+    assert!(q(&root, "#caption")
+        .text_content()
+        .unwrap()
+        .contains("(leader) appended"));
+    let changes = q(&root, "#changes").text_content().unwrap();
+    assert!(
+        changes.contains("broker 1 · first-0 · LEO: 0 → 1"),
+        "{changes}"
+    );
+    // The drawing marks the replica that changed, and only it.
+    let marked = root
+        .query_selector_all("#cluster .replica.changed")
+        .unwrap();
+    assert_eq!(marked.length(), 1);
+    // Stepping on clears the list (it belongs to the clicked event).
+    click(&root, "#btn-step").await;
+    assert!(root.query_selector("#changes").unwrap().is_none());
+}

@@ -25,6 +25,9 @@ pub struct ClusterProps {
     pub lang: Lang,
     /// A broker was clicked: (its id, alive?).
     pub on_broker: Callback<(i32, bool)>,
+    /// What the event a log line seeked to changed: `b1`, `b1:first-0`, `p0`, `c0`.
+    #[prop_or_default]
+    pub marks: Rc<std::collections::BTreeSet<String>>,
 }
 
 struct Layout {
@@ -76,7 +79,13 @@ fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
     }
 }
 
-fn replica_row(r: &ReplicaView, x: i32, y: i32, w: i32, max_leo: i64, lang: Lang) -> Html {
+fn replica_row(
+    r: &ReplicaView,
+    (x, y, w): (i32, i32, i32),
+    max_leo: i64,
+    lang: Lang,
+    changed: bool,
+) -> Html {
     let (fill, label, dash) = if r.leader {
         ("#0072B2", "L", "")
     } else if r.in_isr {
@@ -120,7 +129,7 @@ fn replica_row(r: &ReplicaView, x: i32, y: i32, w: i32, max_leo: i64, lang: Lang
         }
     };
     html! {
-        <g class="replica" data-tp={r.tp.clone()} data-role={label}>
+        <g class={classes!("replica", changed.then_some("changed"))} data-tp={r.tp.clone()} data-role={label}>
             <title>{ format!("{} — {role} ({isr}), log start {}, LEO {}, HW {}, leader epoch {}", r.tp, r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
             <rect x={(x + 6).to_string()} y={(y + 4).to_string()} width="20" height="20" rx="4" fill={fill} stroke="#222" stroke-dasharray={dash} />
             <text x={(x + 16).to_string()} y={(y + 18).to_string()} class="role">{ label }</text>
@@ -141,8 +150,12 @@ fn broker_box(
     max_leo: i64,
     lang: Lang,
     on_broker: &Callback<(i32, bool)>,
+    marks: &std::collections::BTreeSet<String>,
 ) -> Html {
     let mut class = classes!("broker");
+    if marks.contains(&format!("b{}", b.id)) {
+        class.push("changed");
+    }
     if !b.alive {
         class.push("dead");
     }
@@ -186,7 +199,8 @@ fn broker_box(
                     { if b.started { format!("✕ {}", t(lang, "down")) } else { t(lang, "not_started").to_string() } }
                 </text>
             }
-            { for b.replicas.iter().take(MAX_ROWS).enumerate().map(|(i, r)| replica_row(r, x, BROKER_TOP + HEADER_H + i as i32 * ROW_H, l.broker_w, max_leo, lang)) }
+            { for b.replicas.iter().take(MAX_ROWS).enumerate().map(|(i, r)| replica_row(r, (x, BROKER_TOP + HEADER_H + i as i32 * ROW_H, l.broker_w), max_leo, lang,
+                marks.contains(&format!("b{}:{}", b.id, r.tp)))) }
             if b.replicas.len() > MAX_ROWS {
                 <text class="more" x={(x + 12).to_string()} y={(BROKER_TOP + HEADER_H + MAX_ROWS as i32 * ROW_H + 20).to_string()}>
                     { more_line(&b.replicas[MAX_ROWS..]) }
@@ -239,7 +253,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             { for m.producers.iter().enumerate().map(|(i, name)| {
                 let (x, y) = anchor(&l, NodeId::Producer(i as u32));
                 html!{
-                    <g class="client producer" id={format!("producer-{i}")}>
+                    <g class={classes!("client", "producer", p.marks.contains(&format!("p{i}")).then_some("changed"))} id={format!("producer-{i}")}>
                         <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
                         <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("▶ {name}") }</text>
                     </g>
@@ -248,7 +262,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             { for m.consumers.iter().enumerate().map(|(i, (name, alive))| {
                 let (x, y) = anchor(&l, NodeId::Consumer(i as u32));
                 html!{
-                    <g class={classes!("client", "consumer", (!alive).then_some("dead"))} id={format!("consumer-{i}")}>
+                    <g class={classes!("client", "consumer", (!alive).then_some("dead"), p.marks.contains(&format!("c{i}")).then_some("changed"))} id={format!("consumer-{i}")}>
                         <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
                         <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("{name} ◀") }</text>
                     </g>
@@ -256,7 +270,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             }) }
             { for m.brokers.iter().map(|b| {
                 let x = l.broker_x.iter().find(|(id, _)| *id == b.id).map(|(_, x)| *x).unwrap_or(0);
-                broker_box(b, x, &l, m.max_leo, lang, &p.on_broker)
+                broker_box(b, x, &l, m.max_leo, lang, &p.on_broker, &p.marks)
             }) }
             <g class="messages">
                 { for m.messages.iter().map(|msg| {

@@ -862,6 +862,20 @@ impl World {
             },
         );
         let acks = cfg.acks.0;
+        // In flight from the drain on (so the state after the drain shows
+        // it); acks=0 requests are never answered, so never in flight.
+        let batches = if acks == 0 {
+            batches
+        } else {
+            self.prm(p).in_flight.entry(leader).or_default().insert(
+                cid,
+                InFlight {
+                    batches,
+                    sent_ms: now,
+                },
+            );
+            Vec::new()
+        };
         self.send(
             pnode(p),
             NodeId::Broker(leader),
@@ -880,13 +894,6 @@ impl World {
             return Ok(true);
         }
         self.gate()?;
-        self.prm(p).in_flight.entry(leader).or_default().insert(
-            cid,
-            InFlight {
-                batches,
-                sent_ms: now,
-            },
-        );
         self.set_timer(
             pnode(p),
             now + cfg.request_timeout_ms,

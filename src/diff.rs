@@ -1,0 +1,263 @@
+//! What one event changed: the cluster's state (brokers, replicas, ZooKeeper,
+//! clients, groups) read off the engine's world before and after it, as
+//! named facts, and the facts that differ. Read only: every value is the
+//! engine's.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::inspect_model::GroupsModel;
+use kafka_sim::World;
+
+/// A fact's value, shortened for the list.
+const MAX_VALUE: usize = 90;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The fact, e.g. `broker 1 · first-0 · HW`.
+    pub what: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    /// What to highlight in the drawing: `b1` (a broker), `b1:first-0` (a
+    /// replica), `z/path` (a znode), `c0` / `p0` (a client).
+    pub mark: Option<String>,
+}
+
+/// Changes listed at most (the rest counted).
+pub const MAX_CHANGES: usize = 40;
+
+fn short(s: &str) -> String {
+    if s.chars().count() <= MAX_VALUE {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(MAX_VALUE).collect::<String>())
+    }
+}
+
+/// The named facts of a world, each with what it marks.
+pub fn facts(w: &World) -> BTreeMap<String, (String, Option<String>)> {
+    let mut f = BTreeMap::new();
+    let mut put = |k: String, v: String, mark: Option<String>| {
+        f.insert(k, (v, mark));
+    };
+    let controller = w.controller_id();
+    for (id, b) in w.brokers() {
+        let mark = Some(format!("b{}", id.0));
+        let state = if b.alive {
+            "alive"
+        } else if b.incarnation > 0 {
+            "down"
+        } else {
+            "not started"
+        };
+        put(format!("broker {}", id.0), state.into(), mark.clone());
+        if b.alive && Some(*id) == controller && b.controller.is_some() {
+            put("controller".into(), format!("broker {}", id.0), mark);
+        }
+        for (tp, log) in &b.logs {
+            let key = format!("broker {} · {tp}", id.0);
+            let mark = Some(format!("b{}:{tp}", id.0));
+            put(
+                format!("{key} · LEO"),
+                log.log_end_offset.to_string(),
+                mark.clone(),
+            );
+            put(
+                format!("{key} · log start"),
+                log.log_start_offset.to_string(),
+                mark.clone(),
+            );
+            put(
+                format!("{key} · segments"),
+                log.segments.len().to_string(),
+                mark.clone(),
+            );
+            if let Some(p) = b.partitions.get(tp) {
+                put(
+                    format!("{key} · role"),
+                    format!(
+                        "{} (leader epoch {})",
+                        if p.is_leader { "leader" } else { "follower" },
+                        p.leader_epoch
+                    ),
+                    mark.clone(),
+                );
+                put(
+                    format!("{key} · HW"),
+                    p.high_watermark.to_string(),
+                    mark.clone(),
+                );
+                if p.is_leader {
+                    let isr: Vec<String> = p.isr.iter().map(|b| b.0.to_string()).collect();
+                    put(format!("{key} · ISR"), format!("[{}]", isr.join(",")), mark);
+                }
+            }
+        }
+    }
+    for (path, z) in w.zookeeper().paths() {
+        put(
+            format!("znode {path}"),
+            short(&format!("{} (version {})", z.data, z.version)),
+            Some(format!("z{path}")),
+        );
+    }
+    for (i, p) in w.producers().iter().enumerate() {
+        let mark = Some(format!("p{i}"));
+        let batches: usize = p.accumulator.values().map(|q| q.len()).sum();
+        put(
+            format!("producer {} · batches waiting", p.name),
+            batches.to_string(),
+            mark.clone(),
+        );
+        let in_flight: usize = p.in_flight.values().map(|m| m.len()).sum();
+        put(
+            format!("producer {} · requests in flight", p.name),
+            in_flight.to_string(),
+            mark.clone(),
+        );
+        for (tp, s) in &p.next_sequence {
+            put(
+                format!("producer {} · {tp} · next sequence", p.name),
+                s.to_string(),
+                mark.clone(),
+            );
+        }
+        if p.producer_id >= 0 {
+            put(
+                format!("producer {} · producerId", p.name),
+                format!("{} (epoch {})", p.producer_id, p.producer_epoch),
+                mark.clone(),
+            );
+        }
+    }
+    for (i, c) in w.consumers().iter().enumerate() {
+        let mark = Some(format!("c{i}"));
+        put(
+            format!("consumer {}", c.name),
+            if c.alive { "alive" } else { "down" }.into(),
+            mark.clone(),
+        );
+        for (tp, pos) in &c.positions {
+            put(
+                format!("consumer {} · {tp} · position", c.name),
+                pos.to_string(),
+                mark.clone(),
+            );
+        }
+        let a: Vec<String> = c.assignment.iter().map(|t| t.to_string()).collect();
+        put(
+            format!("consumer {} · assignment", c.name),
+            format!("[{}]", a.join(", ")),
+            mark,
+        );
+    }
+    for g in GroupsModel::from_world(w).groups {
+        let key = format!("group {}", g.group_id);
+        if let Some(s) = &g.state {
+            put(format!("{key} · state"), s.clone(), None);
+        }
+        if let Some(n) = g.generation {
+            put(format!("{key} · generation"), n.to_string(), None);
+        }
+        for (tp, off) in &g.committed {
+            put(
+                format!("{key} · {tp} · committed offset"),
+                off.to_string(),
+                None,
+            );
+        }
+    }
+    f
+}
+
+/// The facts that differ between `before` and `after`, in the facts' order.
+pub fn diff(before: &World, after: &World) -> Vec<Change> {
+    let a = facts(before);
+    let b = facts(after);
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let x = a.get(k);
+            let y = b.get(k);
+            (x.map(|v| &v.0) != y.map(|v| &v.0)).then(|| Change {
+                what: k.clone(),
+                before: x.map(|v| v.0.clone()),
+                after: y.map(|v| v.0.clone()),
+                mark: y.or(x).and_then(|v| v.1.clone()),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::Player;
+    use kafka_sim::Lang;
+
+    fn around(p: &mut Player, needle: &str) -> Vec<Change> {
+        let i = p
+            .find_nth_where(1, |e| e.caption(Lang::En).contains(needle))
+            .unwrap_or_else(|| panic!("no event says {needle}"));
+        p.seek(i);
+        let before = p.world().clone();
+        p.seek(i + 1);
+        diff(&before, p.world())
+    }
+
+    fn player() -> Player {
+        Player::from_json(include_str!("../scenarios/leader-failover.json")).unwrap()
+    }
+
+    #[test]
+    fn an_append_changes_the_leo_of_that_replica_only() {
+        let mut p = player();
+        let c = around(&mut p, "Broker 1 (leader) appended offsets 0–0");
+        assert_eq!(
+            c,
+            vec![Change {
+                what: "broker 1 · first-0 · LEO".into(),
+                before: Some("0".into()),
+                after: Some("1".into()),
+                mark: Some("b1:first-0".into()),
+            }]
+        );
+    }
+
+    #[test]
+    fn an_election_changes_the_leader_the_znode_and_nothing_unrelated() {
+        let mut p = player();
+        let c = around(
+            &mut p,
+            "wrote /brokers/topics/first/partitions/0/state (version 1)",
+        );
+        let what: Vec<&str> = c.iter().map(|c| c.what.as_str()).collect();
+        assert!(
+            what.contains(&"znode /brokers/topics/first/partitions/0/state"),
+            "{what:?}"
+        );
+        let z = c.iter().find(|c| c.what.starts_with("znode")).unwrap();
+        assert!(
+            z.after.as_deref().unwrap().contains("\"leader\":0"),
+            "{z:?}"
+        );
+        assert!(
+            z.before.as_deref().unwrap().contains("\"leader\":1"),
+            "{z:?}"
+        );
+        assert!(what.iter().all(|w| !w.contains("consumer")));
+        // Nothing changes without an event: the same world has no diff.
+        assert!(diff(p.world(), p.world()).is_empty());
+    }
+
+    #[test]
+    fn a_kill_marks_the_broker() {
+        let mut p = player();
+        let c = around(&mut p, "Broker 1 crashed");
+        let b = c.iter().find(|c| c.what == "broker 1").expect("{c:?}");
+        assert_eq!(
+            (b.before.as_deref(), b.after.as_deref()),
+            (Some("alive"), Some("down"))
+        );
+        assert_eq!(b.mark.as_deref(), Some("b1"));
+    }
+}
