@@ -1335,6 +1335,7 @@ pub fn App(props: &AppProps) -> Html {
                 producers={sc.producers.iter().map(|p| p.name.clone()).collect::<Vec<_>>()}
                 topics={sc.topics.iter().map(|t| t.name.clone()).collect::<Vec<_>>()}
                 consumers={w.consumers().iter().map(|c| c.name.clone()).collect::<Vec<_>>()}
+                groups={w.consumers().iter().filter_map(|c| c.config.group_id.clone()).collect::<Vec<_>>()}
                 nodes={nodes}
                 on_command={on_command} />
         }

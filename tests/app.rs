@@ -1112,3 +1112,31 @@ async fn clicking_a_log_line_seeks_there_and_lists_what_that_event_changed() {
     click(&root, "#btn-step").await;
     assert!(root.query_selector("#changes").unwrap().is_none());
 }
+
+#[wasm_bindgen_test]
+async fn adding_a_consumer_from_the_toolbar_makes_the_group_rebalance_to_three_members() {
+    // Without its lesson, whose questions would hold the steps.
+    let root = mount_with(Some(without_lesson(include_str!(
+        "../scenarios/group-rebalance.json"
+    ))))
+    .await;
+    seek_to(&root, 460).await;
+    assert_eq!(
+        q(&root, "#act-group")
+            .dyn_into::<web_sys::HtmlInputElement>()
+            .unwrap()
+            .value(),
+        "shop",
+        "the group in use is offered"
+    );
+    click(&root, "#act-add-consumer").await;
+    assert!(root.query_selector("#error").unwrap().is_none());
+    // The command is the next thing that happens: the consumer starts.
+    let c = step_until_caption(&root, "generation 2 with 3 member(s)", 900).await;
+    assert!(root.query_selector("#consumer-2").unwrap().is_some());
+    assert!(c.contains("shop generation 2 with 3 member(s)"), "{c}");
+    click(&root, "#tab-groups").await;
+    let groups = q(&root, "#groups").text_content().unwrap();
+    assert!(groups.contains("consumer-2"), "{groups}");
+    click(&root, "#tab-cluster").await;
+}

@@ -16,6 +16,8 @@ pub struct ActProps {
     pub producers: Vec<String>,
     pub topics: Vec<String>,
     pub consumers: Vec<String>,
+    /// Group ids in use (the first is offered for a new consumer).
+    pub groups: Vec<String>,
     /// Node names for links: `broker-0`, `producer-0`, `zookeeper`, …
     pub nodes: Vec<String>,
     pub on_command: Callback<Map<String, Value>>,
@@ -42,6 +44,7 @@ pub fn Act(p: &ActProps) -> Html {
     let link_a = use_state(String::new);
     let link_b = use_state(String::new);
     let consumer = use_state(String::new);
+    let group = use_state(String::new);
     // A choice not made yet falls back to the first of its list.
     let or_first = |s: &str, list: &[String]| {
         if s.is_empty() {
@@ -66,6 +69,20 @@ pub fn Act(p: &ActProps) -> Html {
         }
     });
     let cons = or_first(&consumer, &p.consumers);
+    // A new consumer's name: the first `consumer-N` not taken.
+    let new_name = (p.consumers.len()..)
+        .map(|n| format!("consumer-{n}"))
+        .find(|n| !p.consumers.contains(n))
+        .unwrap_or_default();
+    let grp = match or_first(&group, &p.groups) {
+        g if g.is_empty() => "group-1".to_string(),
+        g => g,
+    };
+    let new_consumer = serde_json::json!({
+        "name": new_name,
+        "config": { "group.id": grp.clone() },
+        "subscribe": [top.clone()],
+    });
     let mut produce = vec![
         ("producer", Value::from(prod.clone())),
         ("topic", Value::from(top.clone())),
@@ -124,6 +141,13 @@ pub fn Act(p: &ActProps) -> Html {
                 <button id="act-cut" onclick={send("cut_link", vec![("a", a.clone().into()), ("b", bb.clone().into())])}>{ t(lang, "cut") }</button>
                 <button id="act-heal" onclick={send("heal_link", vec![("a", a.into()), ("b", bb.into())])}>{ t(lang, "heal") }</button>
             </span>
+            if !p.topics.is_empty() {
+                <span class="act-group">
+                    <input id="act-group" type="text" size="9" aria-label="group.id" title="group.id" value={grp} oninput={set_input(&group)} />
+                    <button id="act-add-consumer" title={format!("subscribe([{top}])")}
+                        onclick={send("add_consumer", vec![("consumer", new_consumer)])}>{ t(lang, "add_consumer") }</button>
+                </span>
+            }
             if !p.consumers.is_empty() {
                 <span class="act-group">
                     <select id="act-consumer" aria-label={t(lang, "consumer")} onchange={set_sel(&consumer)}>
