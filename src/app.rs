@@ -180,6 +180,8 @@ pub struct AppState {
     pub storage_sel: Option<String>,
     /// The batch shown in hex in the storage inspector (segment, position).
     pub batch_sel: Option<(i64, u64)>,
+    /// The message whose details are shown (its id), while in flight.
+    pub msg_sel: Option<u64>,
     /// What the event a log line seeked to changed (its id, the changes).
     pub changes: Option<(u64, Rc<Vec<crate::diff::Change>>)>,
     pub player: Rc<RefCell<Player>>,
@@ -223,6 +225,8 @@ pub enum Action {
     SelectStorage(String),
     /// Show this batch (segment, position) in the hex view.
     SelectBatch(i64, u64),
+    /// Show this message's details (None: close them).
+    SelectMessage(Option<u64>),
     /// Put the cursor after `n` events (the timeline slider).
     SeekTo(u64),
     /// The learner picked `choice` for lesson step `k`.
@@ -285,6 +289,7 @@ impl AppState {
             storage_sel: None,
             batch_sel: None,
             changes: None,
+            msg_sel: None,
             player: Rc::new(RefCell::new(player)),
             rev: 0,
             playing: false,
@@ -469,6 +474,13 @@ impl Reducible for AppState {
                     ..(*self).clone()
                 })
             }
+            Action::SelectMessage(id) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    msg_sel: id,
+                    ..(*self).clone()
+                })
+            }
             Action::SelectBatch(seg, pos) => {
                 return Rc::new(AppState {
                     rev: self.rev + 1,
@@ -604,6 +616,7 @@ impl Reducible for AppState {
                 | Action::SetView(_)
                 | Action::SelectStorage(_)
                 | Action::SelectBatch(..)
+                | Action::SelectMessage(_)
                 | Action::NextOfKind(_)
                 | Action::ToggleHelp
                 | Action::CloseHelp
@@ -1006,9 +1019,12 @@ pub fn App(props: &AppProps) -> Html {
     let election = (view == View::Cluster)
         .then(|| crate::components::election::ElectionModel::latest(player.past()).map(Rc::new))
         .flatten();
-    let model = Rc::new(ClusterModel::from_world(player.world(), now, |sent| {
-        player.event(sent).map(|e| e.time_ms)
-    }));
+    let model = Rc::new(ClusterModel::from_world(
+        player.world(),
+        now,
+        |sent| player.event(sent).map(|e| e.time_ms),
+        state.msg_sel,
+    ));
     let zk_rows = (view == View::Cluster).then(|| {
         let changed = player.current().and_then(|e| e.kind.field("path"));
         Rc::new(crate::view_model::zk_rows(
@@ -1258,6 +1274,10 @@ pub fn App(props: &AppProps) -> Html {
             )))
         })
     };
+    let on_message = {
+        let d = state.dispatcher();
+        use_callback((), move |id, _| d.dispatch(Action::SelectMessage(id)))
+    };
     let on_batch = {
         let d = state.dispatcher();
         use_callback((), move |(seg, pos), _| {
@@ -1306,7 +1326,7 @@ pub fn App(props: &AppProps) -> Html {
                     <crate::components::sequence::SequenceView model={s} lang={lang} />
                 }
             } else {
-                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} />
+                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />

@@ -46,6 +46,8 @@ pub fn t(lang: Lang, key: &str) -> &'static str {
         "view_storage" => ("Storage", "存储"),
         "view_producer" => ("Producer", "生产者"),
         "add_consumer" => ("add consumer", "添加消费者"),
+        "message_detail" => ("message in flight", "在途消息"),
+        "arrives_at" => ("arrives at", "到达时间"),
         "changed_nothing" => ("changed no state shown here (a message or a decision).", "没有改变这里显示的状态（一条消息或一个决定）。"),
         "more" => ("more", "项未显示"),
         "hex_view" => (".log bytes, field by field", ".log 字节（逐字段）"),

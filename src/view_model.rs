@@ -36,7 +36,26 @@ pub struct MessageView {
     pub summary: String,
     /// 0.0 just sent … 1.0 arriving (display only).
     pub progress_permille: u32,
+    pub sent_ms: u64,
+    pub arrives_ms: u64,
 }
+
+/// The message the learner clicked, in full.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageDetail {
+    pub id: u64,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub api: &'static str,
+    pub summary: String,
+    pub sent_ms: u64,
+    pub arrives_ms: u64,
+    /// The request or response as the engine holds it (JSON; bytes as hex).
+    pub json: String,
+}
+
+/// Characters of a message's JSON shown at most.
+pub const DETAIL_CHARS: usize = 4_000;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClusterModel {
@@ -47,14 +66,19 @@ pub struct ClusterModel {
     pub max_leo: i64,
     pub controller_epoch: i32,
     pub cut_links: Vec<(NodeId, NodeId)>,
+    /// The selected message, while it is in flight.
+    pub detail: Option<MessageDetail>,
 }
 
 impl ClusterModel {
+    /// `selected`: the message whose details are shown (if still in flight).
     pub fn from_world(
         w: &World,
         now_ms: u64,
         sent_at: impl Fn(u64) -> Option<u64>,
+        selected: Option<u64>,
     ) -> ClusterModel {
+        let mut detail = None;
         let controller = w.controller_id();
         let mut max_leo = 1;
         let brokers = w
@@ -105,6 +129,27 @@ impl ClusterModel {
                     let t0 = sent_at(*sent).unwrap_or(now_ms);
                     let span = at.saturating_sub(t0).max(1);
                     let done = now_ms.saturating_sub(t0).min(span);
+                    if selected == Some(*id) {
+                        let mut json = serde_json::to_string_pretty(msg).unwrap_or_default();
+                        if json.len() > DETAIL_CHARS {
+                            let cut = (0..=DETAIL_CHARS)
+                                .rev()
+                                .find(|&i| json.is_char_boundary(i))
+                                .unwrap_or(0);
+                            json.truncate(cut);
+                            json.push_str(" …");
+                        }
+                        detail = Some(MessageDetail {
+                            id: *id,
+                            from: *from,
+                            to: *to,
+                            api: msg.api(),
+                            summary: summary(msg),
+                            sent_ms: t0,
+                            arrives_ms: at,
+                            json,
+                        });
+                    }
                     Some(MessageView {
                         id: *id,
                         from: *from,
@@ -112,6 +157,8 @@ impl ClusterModel {
                         api: msg.api(),
                         summary: summary(msg),
                         progress_permille: (done * 1000 / span) as u32,
+                        sent_ms: t0,
+                        arrives_ms: at,
                     })
                 }
                 _ => None,
@@ -129,6 +176,7 @@ impl ClusterModel {
             max_leo,
             controller_epoch: w.zookeeper().controller_epoch(),
             cut_links: w.network().cut.iter().copied().collect(),
+            detail,
         }
     }
 
@@ -271,6 +319,39 @@ fn short(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use kafka_sim::{Scenario, Timeline};
+
+    #[test]
+    fn a_clicked_message_shows_what_it_carries_while_in_flight() {
+        let mut t = Timeline::new(
+            Scenario::from_json(include_str!("../scenarios/leader-failover.json")).unwrap(),
+        )
+        .unwrap();
+        // Event #73: the producer sends its Produce request (delivered at 125 ms).
+        let w = t.state_at(74);
+        let times = |i: u64| t.event(i).map(|e| e.time_ms);
+        let m = ClusterModel::from_world(&w, 120, times, None);
+        let produce = m
+            .messages
+            .iter()
+            .find(|x| x.api == "Produce")
+            .expect("the Produce request is in flight");
+        assert_eq!((produce.sent_ms, produce.arrives_ms), (120, 125));
+        assert_eq!(produce.progress_permille, 0);
+        assert!(m.detail.is_none(), "nothing selected");
+        let id = produce.id;
+        let m = ClusterModel::from_world(&w, 120, times, Some(id));
+        let d = m.detail.expect("the selected message's details");
+        assert_eq!((d.id, d.api, d.arrives_ms), (id, "Produce", 125));
+        assert!(d.json.contains("\"acks\": -1"), "{}", d.json);
+        assert!(d.json.contains("\"correlation_id\": 6"), "{}", d.json);
+        // The record batch bytes, as hex: value "hello" is 68656c6c6f.
+        assert!(d.json.contains("68656c6c6f"), "{}", d.json);
+        // Once delivered, there is nothing to show.
+        let later = t.state_at(200);
+        let m =
+            ClusterModel::from_world(&later, 6_600, |i| t.event(i).map(|e| e.time_ms), Some(id));
+        assert!(m.detail.is_none());
+    }
 
     /// The world right after the first event of `kind` whose path ends with
     /// `suffix`, and that path.

@@ -1149,3 +1149,42 @@ async fn adding_a_consumer_from_the_toolbar_makes_the_group_rebalance_to_three_m
     assert!(groups.contains("consumer-2"), "{groups}");
     click(&root, "#tab-cluster").await;
 }
+
+/// Dispatches a bubbling event of `kind` ("click") on an element (SVG too).
+fn fire(el: &Element, kind: &str) {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    el.dispatch_event(&web_sys::Event::new_with_event_init_dict(kind, &init).unwrap())
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn clicking_a_message_in_flight_shows_what_it_carries() {
+    let root = mount().await;
+    let c = step_until_caption(&root, "Producer 0 → broker 1: Produce", 200).await;
+    assert!(c.contains("acks=all"), "{c}");
+    let msg = q(&root, "#cluster g.msg[data-api='Produce']");
+    assert_eq!(
+        msg.get_attribute("tabindex").as_deref(),
+        Some("0"),
+        "reachable by Tab"
+    );
+    fire(&msg, "click");
+    yew::scheduler::flush().await;
+    let d = q(&root, "#msg-detail").text_content().unwrap();
+    assert!(d.contains("Produce · producer 0 → broker 1"), "{d}");
+    assert!(d.contains("sent at 120 ms · arrives at 125 ms"), "{d}");
+    assert!(d.contains("\"correlation_id\""), "{d}");
+    assert!(
+        d.contains("68656c6c6f"),
+        "the batch bytes, value hello: {d}"
+    );
+    click(&root, "#msg-detail-close").await;
+    assert!(root.query_selector("#msg-detail").unwrap().is_none());
+    // Delivered: the details go with the message.
+    fire(&q(&root, "#cluster g.msg[data-api='Produce']"), "click");
+    yew::scheduler::flush().await;
+    assert!(root.query_selector("#msg-detail").unwrap().is_some());
+    step_until_caption(&root, "(leader) appended", 20).await;
+    assert!(root.query_selector("#msg-detail").unwrap().is_none());
+}

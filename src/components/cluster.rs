@@ -28,6 +28,37 @@ pub struct ClusterProps {
     /// What the event a log line seeked to changed: `b1`, `b1:first-0`, `p0`, `c0`.
     #[prop_or_default]
     pub marks: Rc<std::collections::BTreeSet<String>>,
+    /// A message was clicked (None: its details closed).
+    #[prop_or_default]
+    pub on_message: Callback<Option<u64>>,
+}
+
+fn node_name(n: NodeId) -> String {
+    match n {
+        NodeId::Broker(b) => format!("broker {}", b.0),
+        NodeId::Producer(i) => format!("producer {i}"),
+        NodeId::Consumer(i) => format!("consumer {i}"),
+        NodeId::ZooKeeper => "ZooKeeper".into(),
+        NodeId::User => "you".into(),
+    }
+}
+
+/// The clicked message: what it carries, as the engine holds it.
+pub fn message_detail(
+    d: &crate::view_model::MessageDetail,
+    lang: Lang,
+    on_close: &Callback<Option<u64>>,
+) -> Html {
+    let close = on_close.reform(|_: MouseEvent| None);
+    html! {
+        <div class="msg-detail" id="msg-detail" role="region" aria-label={format!("{} {}", d.api, t(lang, "message_detail"))}>
+            <strong>{ format!("{} · {} → {}", d.api, node_name(d.from), node_name(d.to)) }</strong>
+            {" "}<span class="small-note">{ format!("{} {} ms · {} {} ms", t(lang, "sent_at"), d.sent_ms, t(lang, "arrives_at"), d.arrives_ms) }</span>
+            <button class="small" id="msg-detail-close" onclick={close} aria-label={t(lang, "dismiss")}>{"✕"}</button>
+            <p>{ d.summary.clone() }</p>
+            <pre class="mono">{ d.json.clone() }</pre>
+        </div>
+    }
 }
 
 struct Layout {
@@ -237,7 +268,8 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
     );
     let zk = anchor(&l, NodeId::ZooKeeper);
     html! {
-        <svg id="cluster" class="cluster" viewBox={format!("0 0 {WIDTH} {}", l.height)} role="img" aria-label={label}
+        <>
+        <svg id="cluster" class="cluster" viewBox={format!("0 0 {WIDTH} {}", l.height)} role="group" aria-label={label}
              preserveAspectRatio="xMidYMin meet">
             <g class="links">
                 { for m.brokers.iter().map(|b| {
@@ -291,9 +323,21 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     };
                     let (x, y) = (q(x0, cx, x1), q(y0, cy, y1));
                     let path = format!("M{x0},{y0} Q{cx},{cy} {x1},{y1}");
+                    let cb = p.on_message.clone();
+                    let id = msg.id;
+                    let selected = m.detail.as_ref().is_some_and(|d| d.id == id);
+                    let onclick = {
+                        let cb = cb.clone();
+                        Callback::from(move |_: MouseEvent| cb.emit(if selected { None } else { Some(id) }))
+                    };
+                    let onkeydown = Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" {
+                        e.prevent_default();
+                        cb.emit(Some(id));
+                    });
                     html!{
-                        <g class={classes!("msg", msg.api)} data-api={msg.api}>
-                            <title>{ msg.summary.clone() }</title>
+                        <g class={classes!("msg", msg.api, selected.then_some("selected"))} data-api={msg.api} data-id={id.to_string()}
+                            tabindex="0" role="button" aria-label={msg.summary.clone()} {onclick} {onkeydown}>
+                            <title>{ format!("{} ({} → {} ms)", msg.summary, msg.sent_ms, msg.arrives_ms) }</title>
                             <path class="path" d={path} />
                             <circle cx={x.to_string()} cy={y.to_string()} r="7" />
                             <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ msg.api }</text>
@@ -302,5 +346,9 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 }) }
             </g>
         </svg>
+        if let Some(d) = &m.detail {
+            { message_detail(d, lang, &p.on_message) }
+        }
+        </>
     }
 }
