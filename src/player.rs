@@ -12,10 +12,18 @@ use kafka_sim::{ConfigError, Scenario, Timeline, World};
 /// is known for a typical lesson.
 const LOOKAHEAD: u64 = 2_000;
 
+/// How far ahead of the runner a seek may be and still run from it (beyond,
+/// a checkpoint is nearer).
+const RUNNER_REACH: u64 = 2_048;
+
 pub struct Player {
     timeline: Timeline,
     cursor: u64,
     world: World,
+    /// A world at a step boundary at or before the cursor, kept so that
+    /// stepping forward replays only the events since it (a checkpoint can
+    /// be hundreds of events back, and replaying them is what a step costs).
+    runner: Option<World>,
     /// The scenario's text as loaded (for share links); empty if built in code.
     source: String,
 }
@@ -28,6 +36,7 @@ impl Player {
         Ok(Player {
             timeline,
             cursor: 0,
+            runner: None,
             world,
             source: String::new(),
         })
@@ -105,7 +114,33 @@ impl Player {
         self.timeline.extend_to(n.saturating_add(LOOKAHEAD));
         let n = n.min(self.timeline.len());
         if n != self.cursor || n == 0 {
-            self.world = self.timeline.state_at(n);
+            // Forward a little: run on from the runner. Anywhere else: from
+            // the nearest checkpoint (and a runner is made on the next
+            // step forward).
+            let forward = n > self.cursor && n - self.cursor <= RUNNER_REACH;
+            let usable =
+                |r: &World| r.events_emitted() < n && n - r.events_emitted() <= RUNNER_REACH;
+            if forward && !self.runner.as_ref().is_some_and(usable) {
+                let b = self.timeline.boundary_at_or_before(n - 1);
+                self.runner = Some(self.timeline.boundary_world(b));
+            }
+            match self.runner.as_mut().filter(|r| forward && usable(r)) {
+                Some(r) => {
+                    // The boundary before the step that records event n - 1:
+                    // replaying that step with the budget gives exactly the
+                    // world `state_at(n)` gives (a step can end with gated
+                    // changes that record nothing, which the budget stops).
+                    let b = self.timeline.boundary_at_or_before(n - 1);
+                    if b > r.events_emitted() {
+                        self.timeline.advance(r, b);
+                    }
+                    self.world = self.timeline.state_from(r, n);
+                }
+                None => {
+                    self.runner = None;
+                    self.world = self.timeline.state_at(n);
+                }
+            }
             self.cursor = n;
         }
     }
@@ -216,6 +251,67 @@ mod tests {
     use super::*;
 
     const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
+
+    /// What a learner can see of a world, to compare two ways of reaching it.
+    fn seen(w: &World) -> String {
+        format!(
+            "{} {} {:?} {} {:?}",
+            w.events_emitted(),
+            w.is_frozen(),
+            w.next_time(),
+            w.pending().count(),
+            crate::diff::facts(w)
+        )
+    }
+
+    #[test]
+    fn stepping_from_the_runner_gives_the_checkpoint_worlds() {
+        for text in [
+            SCENARIO,
+            include_str!("../scenarios/group-rebalance.json"),
+            include_str!("../scenarios/kip101-divergence.json"),
+        ] {
+            let mut p = Player::from_json(text).unwrap();
+            let mut fresh = Timeline::new(Scenario::from_json(text).unwrap()).unwrap();
+            // One step at a time, then jumps forward and back.
+            let mut targets: Vec<u64> = (1..700).collect();
+            targets.extend([900, 905, 1400, 1401, 300, 301, 302, 2600, 2601, 40, 41]);
+            for n in targets {
+                p.seek(n);
+                let n = p.cursor();
+                assert_eq!(
+                    seen(p.world()),
+                    seen(&fresh.state_at(n)),
+                    "after {n} events"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn boundaries_are_where_a_world_can_run_on() {
+        let mut t = Timeline::new(Scenario::from_json(SCENARIO).unwrap()).unwrap();
+        t.extend_to(400);
+        let mut last = 0;
+        let mut frozen_at_boundary = 0;
+        for n in 0..400 {
+            let b = t.boundary_at_or_before(n);
+            assert!(b <= n && b >= last, "{b} for {n}");
+            last = b;
+            let w = t.boundary_world(b);
+            assert!(!w.is_frozen());
+            assert_eq!(w.events_emitted(), b);
+            if t.state_at(b).is_frozen() {
+                frozen_at_boundary += 1;
+            }
+        }
+        assert!(t.boundary_at_or_before(399) > 0);
+        let mid = (1..400)
+            .filter(|&n| t.boundary_at_or_before(n) != n)
+            .count();
+        assert!(mid > 0, "some events are not the last of their step");
+        let _ = frozen_at_boundary;
+    }
 
     #[test]
     fn step_and_back_restore_the_same_state() {

@@ -46,6 +46,30 @@ async fn seek(root: &Element, n: u64) {
     yew::scheduler::flush().await;
 }
 
+/// One redraw without a step: select a message and close it again (the app
+/// re-reads the world and redraws everything). None if nothing is in flight.
+async fn frame_time(root: &Element) -> Option<(f64, f64)> {
+    root.query_selector("#cluster g.msg").unwrap()?;
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    let mut worst: f64 = 0.0;
+    let t0 = now();
+    for i in 0..40 {
+        let s = now();
+        let sel = if i % 2 == 0 {
+            "#cluster g.msg"
+        } else {
+            "#msg-detail-close"
+        };
+        q(root, sel)
+            .dispatch_event(&web_sys::Event::new_with_event_init_dict("click", &init).unwrap())
+            .unwrap();
+        yew::scheduler::flush().await;
+        worst = worst.max(now() - s);
+    }
+    Some(((now() - t0) / 40.0, worst))
+}
+
 #[wasm_bindgen_test]
 async fn step_render_and_seek_times_on_big_scenarios() {
     // 10 brokers, 1,000 partitions (RF 3), a producer writing across them.
@@ -79,6 +103,9 @@ async fn step_render_and_seek_times_on_big_scenarios() {
         .unwrap()
         .contains("event 20"));
     console_log!("10 brokers / 1,000 partitions: step + render {per_step:.1} ms on average, worst {worst:.1} ms");
+    if let Some((avg, worst)) = frame_time(&root).await {
+        console_log!("10 brokers / 1,000 partitions: one frame (model + render, no step) {avg:.1} ms on average, worst {worst:.1} ms");
+    }
 
     // A trace of 100,000 events: seek to scattered steps.
     let bursts: Vec<String> = (0..300)
@@ -116,4 +143,71 @@ async fn step_render_and_seek_times_on_big_scenarios() {
         "100,000-event trace: first seek to the end (simulating it) {first:.0} ms; seek + render to a random step {:.1} ms on average, worst {worst:.1} ms",
         total / 20.0
     );
+}
+
+#[wasm_bindgen_test]
+async fn render_time_with_hundreds_of_messages_in_flight() {
+    // 10 brokers 400 ms apart, 60 producers each sending to 10 keys at once:
+    // hundreds of Produce requests and replica fetches on the wire together.
+    let brokers: Vec<String> = (0..10).map(|b| b.to_string()).collect();
+    let producers: Vec<String> = (0..60)
+        .map(|i| format!(r#"{{"name": "p{i}", "config": {{"linger.ms": 0}}}}"#))
+        .collect();
+    let cmds: Vec<String> = (0..60)
+        .flat_map(|p| {
+            (0..10).map(move |k| {
+                format!(r#"{{"at_ms": 2000, "type": "produce", "producer": "p{p}", "topic": "t", "key": "k{k}-{p}", "value": "v", "count": 3}}"#)
+            })
+        })
+        .collect();
+    let text = format!(
+        r#"{{"seed": 1, "run_until_ms": 6000,
+            "cluster": {{"brokers": [{}], "network": {{"latency_ms": 400}}}},
+            "topics": [{{"name": "t", "partitions": 100, "replication.factor": 3}}],
+            "producers": [{}], "commands": [{}]}}"#,
+        brokers.join(","),
+        producers.join(","),
+        cmds.join(",")
+    );
+    let root = mount(text).await;
+    // Find the busiest moment near the burst.
+    let mut best = (0u32, 0u64);
+    let mut n = 0u64;
+    while n < 60_000 {
+        seek(&root, n).await;
+        let on_wire = root.query_selector_all("#cluster g.msg").unwrap().length();
+        if on_wire > best.0 {
+            best = (on_wire, n);
+        }
+        n += 250;
+    }
+    seek(&root, best.1).await;
+    let mut worst: f64 = 0.0;
+    let mut total = 0.0;
+    let mut msgs = 0;
+    for _ in 0..20 {
+        let s = now();
+        q(&root, "#btn-step")
+            .dyn_into::<HtmlElement>()
+            .unwrap()
+            .click();
+        yew::scheduler::flush().await;
+        let d = now() - s;
+        worst = worst.max(d);
+        total += d;
+        msgs = msgs.max(root.query_selector_all("#cluster g.msg").unwrap().length());
+    }
+    assert!(msgs > 0, "messages are drawn");
+    console_log!(
+        "{msgs} messages in flight (most seen at step {}): step + render {:.1} ms on average, worst {worst:.1} ms (60 fps needs 16.7 ms)",
+        best.1,
+        total / 20.0
+    );
+    seek(&root, best.1).await;
+    let on_wire = root.query_selector_all("#cluster g.msg").unwrap().length();
+    if let Some((avg, worst)) = frame_time(&root).await {
+        console_log!(
+            "{on_wire} messages drawn: one frame (model + render, no step) {avg:.1} ms on average, worst {worst:.1} ms"
+        );
+    }
 }

@@ -33,6 +33,9 @@ pub struct Timeline {
     finished: bool,
     /// False for a headless run that never seeks (the CLI).
     keep_checkpoints: bool,
+    /// Bit `i` set: event `i` is the last of its step, so the world after
+    /// `i + 1` events is at a step boundary and can run on.
+    step_ends: Vec<u64>,
 }
 
 impl Timeline {
@@ -49,6 +52,7 @@ impl Timeline {
             interval: CHECKPOINT_INTERVAL,
             finished: false,
             keep_checkpoints: true,
+            step_ends: Vec::new(),
         })
     }
 
@@ -104,6 +108,13 @@ impl Timeline {
             }
             self.trace.extend(self.head.drain_events());
             let n = self.trace.len() as u64;
+            if n > 0 {
+                let i = (n - 1) as usize;
+                if self.step_ends.len() <= i / 64 {
+                    self.step_ends.resize(i / 64 + 1, 0);
+                }
+                self.step_ends[i / 64] |= 1 << (i % 64);
+            }
             let last = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
             if self.keep_checkpoints && n >= last + self.interval {
                 self.checkpoints.push((n, self.head.clone()));
@@ -134,14 +145,78 @@ impl Timeline {
     /// Extends the trace if needed; `n` past the end is clamped.
     pub fn state_at(&mut self, n: u64) -> World {
         let n = n.min(self.extend_to(n));
+        // A checkpoint exactly at n is skipped (unless n is 0): it holds its
+        // step's trailing changes that record no event, which the budgeted
+        // replay stops before everywhere else, so the world after n events
+        // is the same wherever the checkpoints happen to fall.
         let idx = match self.checkpoints.binary_search_by(|c| c.0.cmp(&n)) {
-            Ok(i) => i,
-            Err(i) => i - 1,
+            Ok(0) => 0,
+            Ok(i) | Err(i) => i - 1,
         };
         let mut w = self.checkpoints[idx].1.clone();
         if w.events_emitted() == n {
             return w;
         }
+        w.set_budget(Some(n));
+        while w.events_emitted() < n && !w.is_frozen() {
+            if !w.step() {
+                break;
+            }
+            let _ = w.drain_events();
+        }
+        w
+    }
+
+    /// The largest step boundary at or before `n` events (0 is one): a world
+    /// there is not frozen and can run on.
+    pub fn boundary_at_or_before(&self, n: u64) -> u64 {
+        let mut i = n.min(self.trace.len() as u64);
+        while i > 0 {
+            let bit = (i - 1) as usize;
+            let word = self.step_ends.get(bit / 64).copied().unwrap_or(0);
+            // Bits at or below `bit` in this word.
+            let below = word & (u64::MAX >> (63 - bit % 64));
+            if below != 0 {
+                return (bit / 64 * 64) as u64 + (63 - below.leading_zeros()) as u64 + 1;
+            }
+            i = (bit / 64 * 64) as u64;
+        }
+        0
+    }
+
+    /// Runs `w` (at a step boundary, not frozen) on to the step boundary
+    /// `to` in whole steps, unbudgeted, so it stays able to run on (a step
+    /// may end with changes that record no event). Past `to` if `to` is not
+    /// a boundary.
+    pub fn advance(&self, w: &mut World, to: u64) {
+        debug_assert!(!w.is_frozen() && w.events_emitted() <= to);
+        w.set_budget(None);
+        while w.events_emitted() < to && !w.is_frozen() {
+            if !w.step() {
+                break;
+            }
+            let _ = w.drain_events();
+        }
+    }
+
+    /// A world able to run on, at the step boundary `b` (see
+    /// [`Timeline::boundary_at_or_before`]): the nearest checkpoint, advanced.
+    pub fn boundary_world(&mut self, b: u64) -> World {
+        let b = b.min(self.extend_to(b));
+        let idx = match self.checkpoints.binary_search_by(|c| c.0.cmp(&b)) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let mut w = self.checkpoints[idx].1.clone();
+        self.advance(&mut w, b);
+        w
+    }
+
+    /// The world after `n` events, as [`Timeline::state_at`] gives it, run
+    /// from `base` (a world at a step boundary at or before `n`, left as it
+    /// is) instead of from a checkpoint.
+    pub fn state_from(&self, base: &World, n: u64) -> World {
+        let mut w = base.clone();
         w.set_budget(Some(n));
         while w.events_emitted() < n && !w.is_frozen() {
             if !w.step() {
