@@ -378,9 +378,25 @@ impl Reducible for AppState {
                 return match branched {
                     Ok(p) => {
                         let mut player = p;
-                        let lesson = LessonState::load(&mut player).ok().flatten();
+                        let mut lesson = LessonState::load(&mut player).ok().flatten();
                         let cursor = self.player.borrow().cursor();
                         player.seek(cursor);
+                        // The past is unchanged by a branch: answers to
+                        // questions whose event is behind the cursor stay.
+                        if let (Some(new), Some(old)) = (lesson.as_mut(), self.lesson.as_ref()) {
+                            let kept = old
+                                .answers
+                                .iter()
+                                .filter(|(k, _)| {
+                                    let at = new.targets.get(**k).copied().flatten();
+                                    at.is_some_and(|t| t < cursor)
+                                        && old.targets.get(**k).copied().flatten() == at
+                                })
+                                .map(|(k, v)| (*k, v.clone()))
+                                .collect();
+                            new.answers = Rc::new(kept);
+                            new.last = old.last.filter(|k| new.answers.contains_key(k));
+                        }
                         Rc::new(AppState {
                             player: Rc::new(RefCell::new(player)),
                             rev: self.rev + 1,

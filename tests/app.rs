@@ -459,6 +459,13 @@ async fn a_lesson_asks_before_the_event_and_grades_against_the_engine() {
         .text_content()
         .unwrap()
         .starts_with("1 of 2 answered right"));
+    // Acting branches the future; the answers already given stay.
+    click(&root, "#act-send").await;
+    assert!(q(&root, "#notice").text_content().is_some());
+    assert!(q(&root, "#score")
+        .text_content()
+        .unwrap()
+        .starts_with("1 of 2 answered right"));
 }
 
 #[wasm_bindgen_test]
