@@ -983,7 +983,7 @@ pub fn App(props: &AppProps) -> Html {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
             if let Some(n) = crate::app::step_from_fragment() {
-                dispatcher.dispatch(Action::Seek(n.saturating_sub(1)));
+                dispatcher.dispatch(Action::SeekTo(n));
             }
             if let Some(v) = crate::app::view_from_fragment() {
                 dispatcher.dispatch(Action::SetView(v));

@@ -114,7 +114,7 @@ pub async fn load_library(wanted: Option<String>, dispatch: impl Fn(crate::app::
                     dispatch(open(file).await);
                     // The link's step and view apply to the lesson, now open.
                     if let Some(n) = crate::app::step_from_fragment() {
-                        dispatch(Action::Seek(n.saturating_sub(1)));
+                        dispatch(Action::SeekTo(n));
                     }
                     if let Some(v) = crate::app::view_from_fragment() {
                         dispatch(Action::SetView(v));

@@ -585,6 +585,10 @@ async fn a_share_link_reopens_the_same_scenario_step_and_view_and_a_bad_one_is_n
     let again = mount_with(None).await;
     yew::scheduler::flush().await;
     assert_eq!(q(&again, "#position").text_content().unwrap(), position);
+    assert!(
+        again.query_selector("#changes").unwrap().is_none(),
+        "a link lands on its step without the list a log click shows"
+    );
     assert!(q(&again, ".scenario-name")
         .text_content()
         .unwrap()
