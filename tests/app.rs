@@ -1199,3 +1199,44 @@ async fn clicking_a_message_in_flight_shows_what_it_carries() {
     step_until_caption(&root, "(leader) appended", 20).await;
     assert!(root.query_selector("#msg-detail").unwrap().is_none());
 }
+
+#[wasm_bindgen_test]
+async fn a_message_keeps_its_drawing_between_steps_so_it_glides() {
+    let root = mount().await;
+    step_until_caption(&root, "→ producer 0: MetadataResponse", 200).await;
+    let drawn = |root: &Element| -> Vec<(String, web_sys::Node)> {
+        let msgs = root.query_selector_all("#cluster g.msg").unwrap();
+        (0..msgs.length())
+            .map(|i| {
+                let n = msgs.item(i).unwrap();
+                let id = n
+                    .dyn_ref::<Element>()
+                    .unwrap()
+                    .get_attribute("data-id")
+                    .unwrap();
+                (id, n)
+            })
+            .collect()
+    };
+    // Over some steps, messages arrive while others stay on the wire: each
+    // one still flying is the same element (its circle's cx/cy transition
+    // glides it), even when one drawn before it has gone.
+    let mut shifted = 0;
+    for _ in 0..60 {
+        let before = drawn(&root);
+        click(&root, "#btn-step").await;
+        let after = drawn(&root);
+        for (j, (id, node)) in after.iter().enumerate() {
+            if let Some(i) = before.iter().position(|(b, _)| b == id) {
+                assert!(
+                    node.is_same_node(Some(&before[i].1)),
+                    "message {id} was redrawn from scratch"
+                );
+                if i != j {
+                    shifted += 1;
+                }
+            }
+        }
+    }
+    assert!(shifted > 0, "no message outlived one drawn before it");
+}

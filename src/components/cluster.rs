@@ -335,7 +335,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                         cb.emit(Some(id));
                     });
                     html!{
-                        <g class={classes!("msg", msg.api, selected.then_some("selected"))} data-api={msg.api} data-id={id.to_string()}
+                        <g key={id} class={classes!("msg", msg.api, selected.then_some("selected"))} data-api={msg.api} data-id={id.to_string()}
                             tabindex="0" role="button" aria-label={msg.summary.clone()} {onclick} {onkeydown}>
                             <title>{ format!("{} ({} → {} ms)", msg.summary, msg.sent_ms, msg.arrives_ms) }</title>
                             <path class="path" d={path} />
