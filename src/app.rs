@@ -1362,13 +1362,13 @@ pub fn App(props: &AppProps) -> Html {
             .keys()
             .map(|b| format!("broker-{}", b.0))
             .collect();
-        nodes.extend((0..sc.producers.len()).map(|i| format!("producer-{i}")));
+        nodes.extend((0..w.producers().len()).map(|i| format!("producer-{i}")));
         nodes.extend((0..w.consumers().len()).map(|i| format!("consumer-{i}")));
         nodes.push("zookeeper".into());
         html! {
             <crate::components::act::Act lang={lang}
                 brokers={w.brokers().values().map(|b| (b.id.0, b.alive)).collect::<Vec<_>>()}
-                producers={sc.producers.iter().map(|p| p.name.clone()).collect::<Vec<_>>()}
+                producers={w.producers().iter().map(|p| p.name.clone()).collect::<Vec<_>>()}
                 topics={sc.topics.iter().map(|t| t.name.clone()).collect::<Vec<_>>()}
                 consumers={w.consumers().iter().map(|c| c.name.clone()).collect::<Vec<_>>()}
                 groups={w.consumers().iter().filter_map(|c| c.config.group_id.clone()).collect::<Vec<_>>()}

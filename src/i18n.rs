@@ -46,6 +46,7 @@ pub fn t(lang: Lang, key: &str) -> &'static str {
         "view_storage" => ("Storage", "存储"),
         "view_producer" => ("Producer", "生产者"),
         "add_consumer" => ("add consumer", "添加消费者"),
+        "add_producer" => ("add producer", "添加生产者"),
         "message_detail" => ("message in flight", "在途消息"),
         "arrives_at" => ("arrives at", "到达时间"),
         "changed_nothing" => ("changed no state shown here (a message or a decision).", "没有改变这里显示的状态（一条消息或一个决定）。"),

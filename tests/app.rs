@@ -1240,3 +1240,22 @@ async fn a_message_keeps_its_drawing_between_steps_so_it_glides() {
     }
     assert!(shifted > 0, "no message outlived one drawn before it");
 }
+
+#[wasm_bindgen_test]
+async fn adding_a_producer_from_the_toolbar_starts_it_and_it_can_send() {
+    let root = mount().await;
+    step_until_caption(&root, "acknowledged", 300).await;
+    click(&root, "#act-add-producer").await;
+    assert!(root.query_selector("#error").unwrap().is_none());
+    let c = step_until_caption(&root, "You: start producer producer-1", 20).await;
+    assert!(c.contains("start producer producer-1"), "{c}");
+    // Once it has started (its first request), it is in the drawing and can
+    // be chosen to send a record.
+    step_until_caption(&root, "Producer 1 →", 20).await;
+    assert!(root.query_selector("#producer-1").unwrap().is_some());
+    choose(&root, "#act-producer", "producer-1").await;
+    type_into(&root, "#act-key", "k2").await;
+    click(&root, "#act-send").await;
+    let c = step_until_caption(&root, "Producer 1: record #1 acknowledged", 400).await;
+    assert!(c.contains("Producer 1: record #1 acknowledged"), "{c}");
+}

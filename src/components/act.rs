@@ -69,6 +69,11 @@ pub fn Act(p: &ActProps) -> Html {
         }
     });
     let cons = or_first(&consumer, &p.consumers);
+    // A new producer's name: the first `producer-N` not taken.
+    let new_producer = (p.producers.len()..)
+        .map(|n| format!("producer-{n}"))
+        .find(|n| !p.producers.contains(n))
+        .unwrap_or_default();
     // A new consumer's name: the first `consumer-N` not taken.
     let new_name = (p.consumers.len()..)
         .map(|n| format!("consumer-{n}"))
@@ -140,6 +145,10 @@ pub fn Act(p: &ActProps) -> Html {
                 </select>
                 <button id="act-cut" onclick={send("cut_link", vec![("a", a.clone().into()), ("b", bb.clone().into())])}>{ t(lang, "cut") }</button>
                 <button id="act-heal" onclick={send("heal_link", vec![("a", a.into()), ("b", bb.into())])}>{ t(lang, "heal") }</button>
+            </span>
+            <span class="act-group">
+                <button id="act-add-producer" title="new KafkaProducer(props)"
+                    onclick={send("add_producer", vec![("producer", serde_json::json!({ "name": new_producer }))])}>{ t(lang, "add_producer") }</button>
             </span>
             if !p.topics.is_empty() {
                 <span class="act-group">

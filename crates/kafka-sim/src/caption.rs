@@ -2040,6 +2040,13 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
             (None, None, true) => format!("look up in {topic}-{partition} on broker {broker}"),
             (None, None, false) => format!("在 broker {broker} 的 {topic}-{partition} 中查找"),
         },
+        AddProducer { producer } => {
+            if en {
+                format!("start producer {}", producer.name)
+            } else {
+                format!("启动生产者 {}", producer.name)
+            }
+        }
         AddConsumer { consumer } => {
             if en {
                 format!("start consumer {}", consumer.name)

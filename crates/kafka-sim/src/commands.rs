@@ -33,7 +33,10 @@ impl World {
                 partition,
                 count,
             } => {
-                let p = self.sc.producer_index(&producer).expect("validated") as u32;
+                let Some(p) = self.producers.iter().position(|x| x.name == producer) else {
+                    return self.reject(index, format!("no producer named {producer}"));
+                };
+                let p = p as u32;
                 let n = count.unwrap_or(1);
                 for i in 0..n {
                     let v = match (&value, n) {
@@ -159,6 +162,19 @@ impl World {
                 offset,
                 timestamp,
             ),
+            Command::AddProducer { producer } => {
+                if self.producers.iter().any(|x| x.name == producer.name) {
+                    return self
+                        .reject(index, format!("producer {} already exists", producer.name));
+                }
+                self.gate()?;
+                let i = self.producers.len() as u32;
+                self.producers
+                    .push(crate::producer::Producer::new(i, &producer));
+                let now = self.now;
+                self.schedule_work_timer(NodeId::Producer(i), 0, Timer::ClientStart, now);
+                Ok(())
+            }
             Command::AddConsumer { .. }
             | Command::StopConsumer { .. }
             | Command::CrashConsumer { .. }

@@ -309,6 +309,10 @@ pub enum Command {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timestamp: Option<i64>,
     },
+    /// A producer starts (its spec, as in `producers`): `new KafkaProducer(props)`.
+    AddProducer {
+        producer: ProducerSpec,
+    },
     /// A consumer joins (its spec, as in `consumers`).
     AddConsumer {
         consumer: ConsumerSpec,
@@ -517,6 +521,8 @@ impl Scenario {
             }
             p.config.validate(&format!("producers[{i}].config"))?;
         }
+        // Producers the commands may name: the scenario's, then those started.
+        let mut pnames: BTreeSet<String> = self.producers.iter().map(|p| p.name.clone()).collect();
         let mut cnames = BTreeSet::new();
         for (i, c) in self.consumers.iter().enumerate() {
             self.validate_consumer(c, &format!("consumers[{i}]"))?;
@@ -549,7 +555,7 @@ impl Scenario {
             let node_ok = |n: &NodeId, field: &str| -> Result<(), ConfigError> {
                 match n {
                     NodeId::Broker(b) => broker_ok(b.0, field),
-                    NodeId::Producer(p) if (*p as usize) < self.producers.len() => Ok(()),
+                    NodeId::Producer(p) if (*p as usize) < pnames.len() => Ok(()),
                     NodeId::Consumer(c) if (*c as usize) < self.consumer_names().len() => Ok(()),
                     NodeId::ZooKeeper => Ok(()),
                     other => Err(ConfigError::new(
@@ -566,10 +572,10 @@ impl Scenario {
                     count,
                     ..
                 } => {
-                    if self.producer_index(producer).is_none() {
+                    if !pnames.contains(producer) {
                         return Err(ConfigError::new(
                             format!("{at}.producer"),
-                            format!("no producer named `{producer}` in producers"),
+                            format!("no producer named `{producer}` in producers or started before this command"),
                         ));
                     }
                     if !created.contains(topic) {
@@ -691,6 +697,21 @@ impl Scenario {
                         return Err(ConfigError::new(
                             format!("{at}.offset"),
                             "give exactly one of offset and timestamp",
+                        ));
+                    }
+                }
+                Command::AddProducer { producer } => {
+                    if producer.name.is_empty() {
+                        return Err(ConfigError::new(
+                            format!("{at}.producer.name"),
+                            "must not be empty",
+                        ));
+                    }
+                    producer.config.validate(&format!("{at}.producer.config"))?;
+                    if !pnames.insert(producer.name.clone()) {
+                        return Err(ConfigError::new(
+                            format!("{at}.producer.name"),
+                            format!("`{}` is used twice", producer.name),
                         ));
                     }
                 }

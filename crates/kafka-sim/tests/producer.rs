@@ -509,3 +509,62 @@ fn in_flight_requests_are_capped_per_connection() {
         "warm-up and a, b, c"
     );
 }
+
+#[test]
+fn a_producer_started_by_a_command_gets_an_id_and_its_records_are_acknowledged() {
+    let text = scenario(
+        "0, 1, 2",
+        r#"{"name": "t", "partitions": 3, "replication.factor": 3}"#,
+        r#"{"linger.ms": 0}"#,
+        r#"{"at_ms": 500, "type": "add_producer", "producer": {"name": "late", "config": {"acks": "all"}}},
+           {"at_ms": 800, "type": "produce", "producer": "late", "topic": "t", "key": "k", "value": "v"}"#,
+        3000,
+        "",
+    );
+    let t = run(&text);
+    // The new producer is index 1: it starts at 500 ms, gets a producer id
+    // (idempotence is on by default), and its record is acknowledged.
+    let pid = t.events().iter().find_map(|e| match &e.kind {
+        EventKind::ProducerIdAssigned {
+            producer: 1,
+            producer_id,
+            ..
+        } => Some((e.time_ms, *producer_id)),
+        _ => None,
+    });
+    let (at, id) = pid.expect("the started producer asked for an id");
+    assert!(at >= 500, "{at}");
+    assert!(id >= 0);
+    let acked = t.events().iter().any(|e| {
+        matches!(&e.kind,
+        EventKind::RecordAcknowledged { producer: 1, value: Some(v), acks: -1, .. } if v == "v")
+    });
+    assert!(
+        acked,
+        "the started producer's record is acknowledged with acks=all"
+    );
+    // Naming a producer before it is started, or starting one twice, is refused.
+    let early = scenario(
+        "0",
+        r#"{"name": "t", "partitions": 1, "replication.factor": 1}"#,
+        "{}",
+        r#"{"at_ms": 100, "type": "produce", "producer": "late", "topic": "t", "value": "v"},
+           {"at_ms": 500, "type": "add_producer", "producer": {"name": "late"}}"#,
+        1000,
+        "",
+    );
+    let e = kafka_sim::Scenario::from_json(&early).unwrap_err();
+    assert_eq!(e.field, "commands[0].producer", "{e:?}");
+    assert!(e.message.contains("no producer named `late`"), "{e:?}");
+    let twice = scenario(
+        "0",
+        r#"{"name": "t", "partitions": 1, "replication.factor": 1}"#,
+        "{}",
+        r#"{"at_ms": 500, "type": "add_producer", "producer": {"name": "p"}}"#,
+        1000,
+        "",
+    );
+    let e = kafka_sim::Scenario::from_json(&twice).unwrap_err();
+    assert_eq!(e.field, "commands[0].producer.name");
+    assert!(e.message.contains("used twice"));
+}
