@@ -9,12 +9,12 @@ cd "$ROOT"
 # Bytes, gzipped wasm + JS. Issue 7 asks for under 500,000, which is NOT met.
 # Stop 11 left the page at about 638,600. This stop added the producer
 # inspector, storage lookups and the hex view, the state diff, message
-# details, add-consumer and the faster stepping (+38 KB), so it is about
-# 677,000: of that, code is ~575 KB and data ~70 KB gzipped; wasm-opt
+# details, add-producer/consumer and the faster stepping (+46 KB), so it is about
+# 685,000: of that, code is ~575 KB and data ~70 KB gzipped; wasm-opt
 # --converge and opt-level "s" were tried and do not help (see CONTRIBUTING.md).
 # This gate only stops growth beyond that while the size work (issue 7) is
 # open; lower it as that work lands.
-SIZE_BUDGET=682000
+SIZE_BUDGET=688000
 step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
 fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
 
