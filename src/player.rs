@@ -114,32 +114,28 @@ impl Player {
         self.timeline.extend_to(n.saturating_add(LOOKAHEAD));
         let n = n.min(self.timeline.len());
         if n != self.cursor || n == 0 {
-            // Forward a little: run on from the runner. Anywhere else: from
-            // the nearest checkpoint (and a runner is made on the next
-            // step forward).
+            // Forward a little: run on from the runner, brought to the
+            // boundary before the step that records event n - 1. Replaying
+            // that step with the budget gives exactly the world `state_at(n)`
+            // gives (a step can end with gated changes that record nothing,
+            // which the budget stops). Anywhere else, or when that step
+            // began too far back: from the nearest checkpoint.
+            let b = self.timeline.boundary_at_or_before(n.saturating_sub(1));
             let forward = n > self.cursor && n - self.cursor <= RUNNER_REACH;
-            let usable =
-                |r: &World| r.events_emitted() < n && n - r.events_emitted() <= RUNNER_REACH;
-            if forward && !self.runner.as_ref().is_some_and(usable) {
-                let b = self.timeline.boundary_at_or_before(n - 1);
-                self.runner = Some(self.timeline.boundary_world(b));
-            }
-            match self.runner.as_mut().filter(|r| forward && usable(r)) {
-                Some(r) => {
-                    // The boundary before the step that records event n - 1:
-                    // replaying that step with the budget gives exactly the
-                    // world `state_at(n)` gives (a step can end with gated
-                    // changes that record nothing, which the budget stops).
-                    let b = self.timeline.boundary_at_or_before(n - 1);
-                    if b > r.events_emitted() {
-                        self.timeline.advance(r, b);
-                    }
-                    self.world = self.timeline.state_from(r, n);
+            if forward && n - b <= RUNNER_REACH {
+                let fresh =
+                    |r: &World| r.events_emitted() <= b && b - r.events_emitted() <= RUNNER_REACH;
+                let r = match self.runner.take().filter(fresh) {
+                    Some(r) => self.runner.insert(r),
+                    None => self.runner.insert(self.timeline.boundary_world(b)),
+                };
+                if b > r.events_emitted() {
+                    self.timeline.advance(r, b);
                 }
-                None => {
-                    self.runner = None;
-                    self.world = self.timeline.state_at(n);
-                }
+                self.world = self.timeline.state_from(r, n);
+            } else {
+                self.runner = None;
+                self.world = self.timeline.state_at(n);
             }
             self.cursor = n;
         }

@@ -149,22 +149,16 @@ impl Timeline {
         // step's trailing changes that record no event, which the budgeted
         // replay stops before everywhere else, so the world after n events
         // is the same wherever the checkpoints happen to fall.
+        self.state_from(self.checkpoint_at_or_before(n.saturating_sub(1)), n)
+    }
+
+    /// The last checkpoint taken at or before `n` events (0 always has one).
+    fn checkpoint_at_or_before(&self, n: u64) -> &World {
         let idx = match self.checkpoints.binary_search_by(|c| c.0.cmp(&n)) {
-            Ok(0) => 0,
-            Ok(i) | Err(i) => i - 1,
+            Ok(i) => i,
+            Err(i) => i - 1,
         };
-        let mut w = self.checkpoints[idx].1.clone();
-        if w.events_emitted() == n {
-            return w;
-        }
-        w.set_budget(Some(n));
-        while w.events_emitted() < n && !w.is_frozen() {
-            if !w.step() {
-                break;
-            }
-            let _ = w.drain_events();
-        }
-        w
+        &self.checkpoints[idx].1
     }
 
     /// The largest step boundary at or before `n` events (0 is one): a world
@@ -203,11 +197,7 @@ impl Timeline {
     /// [`Timeline::boundary_at_or_before`]): the nearest checkpoint, advanced.
     pub fn boundary_world(&mut self, b: u64) -> World {
         let b = b.min(self.extend_to(b));
-        let idx = match self.checkpoints.binary_search_by(|c| c.0.cmp(&b)) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        let mut w = self.checkpoints[idx].1.clone();
+        let mut w = self.checkpoint_at_or_before(b).clone();
         self.advance(&mut w, b);
         w
     }
