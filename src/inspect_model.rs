@@ -214,14 +214,12 @@ pub fn hex_view(w: &World, broker: i32, dir: &str, segment: i64, position: u64) 
     let fields = kafka_sim::storage::record::batch_layout(at).ok()?;
     let size = fields.last().map(|f| f.start + f.len).unwrap_or(0);
     let shown = size.min(HEX_BYTES);
-    let mut field_of = Vec::with_capacity(shown);
-    for (i, f) in fields.iter().enumerate() {
-        for _ in 0..f.len {
-            if field_of.len() < shown {
-                field_of.push(i);
-            }
-        }
-    }
+    let field_of: Vec<usize> = fields
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| std::iter::repeat_n(i, f.len))
+        .take(shown)
+        .collect();
     Some(HexView {
         segment,
         position,

@@ -135,11 +135,7 @@ async fn choose_file(root: &Element, name: &str, contents: &str) {
     let dt = web_sys::DataTransfer::new().unwrap();
     dt.items().add_with_file(&file).unwrap();
     input.set_files(dt.files().as_ref());
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    input
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
+    fire(&input, "change");
     // Reading the file is asynchronous.
     for _ in 0..20 {
         gloo_timers::future::TimeoutFuture::new(10).await;
@@ -202,14 +198,19 @@ async fn choose_example(root: &Element, name: &str) {
     choose(root, "#example", name).await;
 }
 
+/// Dispatches a bubbling event of `kind` ("click") on an element (SVG too).
+fn fire(el: &Element, kind: &str) {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    el.dispatch_event(&web_sys::Event::new_with_event_init_dict(kind, &init).unwrap())
+        .unwrap();
+}
+
 /// Picks `value` in a `<select>`, as a user would.
 async fn choose(root: &Element, select: &str, value: &str) {
     let sel: web_sys::HtmlSelectElement = q(root, select).dyn_into().unwrap();
     sel.set_value(value);
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    sel.dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
+    fire(&sel, "change");
     yew::scheduler::flush().await;
 }
 
@@ -382,11 +383,7 @@ async fn the_timeline_slider_seeks_and_the_language_is_remembered() {
     let root = mount().await;
     let slider: web_sys::HtmlInputElement = q(&root, "#scrub").dyn_into().unwrap();
     slider.set_value("30");
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    slider
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
-        .unwrap();
+    fire(&slider, "input");
     yew::scheduler::flush().await;
     assert!(q(&root, "#position")
         .text_content()
@@ -542,11 +539,7 @@ async fn seek_to(root: &Element, n: u64) {
     let slider: web_sys::HtmlInputElement = q(root, "#scrub").dyn_into().unwrap();
     slider.set_max(&n.max(1).to_string());
     slider.set_value(&n.to_string());
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    slider
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
-        .unwrap();
+    fire(&slider, "input");
     yew::scheduler::flush().await;
 }
 
@@ -844,11 +837,7 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
     let position = q(&root, "#position").text_content().unwrap();
     let before = log_texts(&root);
     // Click broker 2 in the drawing: it is killed one millisecond later.
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    q(&root, "#cluster #broker-2")
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("click", &init).unwrap())
-        .unwrap();
+    fire(&q(&root, "#cluster #broker-2"), "click");
     yew::scheduler::flush().await;
     assert!(q(&root, "#notice")
         .text_content()
@@ -905,11 +894,7 @@ async fn step_until_caption(root: &Element, needle: &str, max: u32) -> String {
 async fn type_into(root: &Element, sel: &str, text: &str) {
     let input: web_sys::HtmlInputElement = q(root, sel).dyn_into().unwrap();
     input.set_value(text);
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    input
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
-        .unwrap();
+    fire(&input, "input");
     yew::scheduler::flush().await;
 }
 
@@ -1159,14 +1144,6 @@ async fn adding_a_consumer_from_the_toolbar_makes_the_group_rebalance_to_three_m
     let groups = q(&root, "#groups").text_content().unwrap();
     assert!(groups.contains("consumer-2"), "{groups}");
     click(&root, "#tab-cluster").await;
-}
-
-/// Dispatches a bubbling event of `kind` ("click") on an element (SVG too).
-fn fire(el: &Element, kind: &str) {
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    el.dispatch_event(&web_sys::Event::new_with_event_init_dict(kind, &init).unwrap())
-        .unwrap();
 }
 
 #[wasm_bindgen_test]
