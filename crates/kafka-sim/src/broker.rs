@@ -33,7 +33,7 @@ use crate::msg::{
     Bytes, DivergingEpoch, ErrorCode, FetchPartition, FetchPartitionResponse, Message,
     PartitionMetadata, PartitionState, ProducePartitionResponse,
 };
-use crate::sim::{Step, Timer, World};
+use crate::sim::{Continuation, Step, Timer, World};
 use crate::storage::log::{AppendError, Log};
 use crate::storage::paged::MemStorage;
 use serde::{Deserialize, Serialize};
@@ -202,6 +202,17 @@ impl Broker {
     pub fn leader_of(&self, tp: &TopicPartition) -> Option<&Partition> {
         self.partitions.get(tp).filter(|p| p.is_leader)
     }
+}
+
+/// The rest of a LeaderAndIsr request being applied (see
+/// [`Continuation`](crate::sim::Continuation)).
+#[derive(Clone)]
+pub(crate) struct LeaderAndIsrWork {
+    b: BrokerId,
+    controller_id: BrokerId,
+    controller_epoch: i32,
+    parts: std::collections::VecDeque<PartitionState>,
+    results: Vec<(TopicPartition, Option<ErrorCode>)>,
 }
 
 fn bnode(b: BrokerId) -> NodeId {
@@ -855,14 +866,28 @@ impl World {
         }
         self.gate()?;
         self.brm(b).known_controller_epoch = controller_epoch;
-        let mut results = Vec::new();
-        for ps in parts {
+        self.broker_leader_and_isr_next(LeaderAndIsrWork {
+            b,
+            controller_id,
+            controller_epoch,
+            parts: parts.into(),
+            results: Vec::new(),
+        })
+    }
+
+    /// One partition of a LeaderAndIsr request (partitions this broker does
+    /// not host, or whose state is not newer, are passed over in the same
+    /// step); the rest is left for the next step, and the response goes
+    /// after the last.
+    pub(crate) fn broker_leader_and_isr_next(&mut self, mut k: LeaderAndIsrWork) -> Step {
+        let b = k.b;
+        while let Some(ps) = k.parts.pop_front() {
             if !ps.replicas.contains(&b) {
                 continue;
             }
             let current = self.br(b).partitions.get(&ps.tp).map(|p| p.leader_epoch);
             if current.is_some_and(|e| ps.leader_epoch <= e) {
-                results.push((ps.tp.clone(), None));
+                k.results.push((ps.tp.clone(), None));
                 continue; // not newer: Kafka ignores it
             }
             self.broker_ensure_log(b, &ps.tp)?;
@@ -871,15 +896,18 @@ impl World {
             } else {
                 self.make_follower(b, &ps)?;
             }
-            results.push((ps.tp.clone(), None));
+            k.results.push((ps.tp.clone(), None));
+            if !k.parts.is_empty() {
+                return self.continue_with(Continuation::LeaderAndIsr(k));
+            }
         }
         self.send(
             bnode(b),
-            bnode(controller_id),
+            bnode(k.controller_id),
             Message::LeaderAndIsrResponse {
-                controller_epoch,
+                controller_epoch: k.controller_epoch,
                 error: None,
-                partitions: results,
+                partitions: k.results,
             },
         )?;
         Ok(())

@@ -1446,6 +1446,28 @@ impl EventKind {
                     format!("生产者 {producer}：拦截器 {interceptor}.onAcknowledgement 处理第 {record} 条（offset {offset}）")
                 }
             }
+            ProducerClosing {
+                producer,
+                batches,
+                records,
+                in_flight,
+            } => {
+                if en {
+                    format!("Producer {producer}: close() called; send() now throws IllegalStateException. The Sender sends the {batches} batch(es) still in the accumulator ({records} record(s)) without waiting for linger.ms, and waits for {in_flight} request(s) in flight")
+                } else {
+                    format!("生产者 {producer}：调用 close()，之后 send() 抛出 IllegalStateException。Sender 不再等待 linger.ms，立即发出累加器中剩余的 {batches} 个批次（{records} 条消息），并等待 {in_flight} 个在途请求")
+                }
+            }
+            ProducerClosed {
+                producer,
+                records_sent,
+            } => {
+                if en {
+                    format!("Producer {producer}: close() returned: every batch was sent and answered ({records_sent} send() call(s) in its life); the Sender thread and its connections are closed")
+                } else {
+                    format!("生产者 {producer}：close() 返回：所有批次都已发送并得到响应（一共调用了 {records_sent} 次 send()），Sender 线程与连接已关闭")
+                }
+            }
             RecordsConsumed {
                 consumer,
                 tp,
@@ -2047,6 +2069,7 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
                 format!("启动生产者 {}", producer.name)
             }
         }
+        CloseProducer { producer } => format!("{producer}.close()"),
         AddConsumer { consumer } => {
             if en {
                 format!("start consumer {}", consumer.name)

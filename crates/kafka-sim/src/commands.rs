@@ -36,6 +36,13 @@ impl World {
                 let Some(p) = self.producers.iter().position(|x| x.name == producer) else {
                     return self.reject(index, format!("no producer named {producer}"));
                 };
+                if self.producers[p].closing {
+                    // KafkaProducer.throwIfProducerClosed
+                    return self.reject(
+                        index,
+                        format!("IllegalStateException: Cannot perform operation after producer has been closed ({producer})"),
+                    );
+                }
                 let p = p as u32;
                 let n = count.unwrap_or(1);
                 for i in 0..n {
@@ -174,6 +181,15 @@ impl World {
                 let now = self.now;
                 self.schedule_work_timer(NodeId::Producer(i), 0, Timer::ClientStart, now);
                 Ok(())
+            }
+            Command::CloseProducer { producer } => {
+                let Some(p) = self.producers.iter().position(|x| x.name == producer) else {
+                    return self.reject(index, format!("no producer named {producer}"));
+                };
+                if self.producers[p].closing {
+                    return self.reject(index, format!("producer {producer} is already closed"));
+                }
+                self.producer_close(p as u32)
             }
             Command::AddConsumer { .. }
             | Command::StopConsumer { .. }

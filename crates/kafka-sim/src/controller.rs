@@ -28,10 +28,10 @@ use crate::election::{elect, ElectionAlgorithm, ElectionInput};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, Message, PartitionState};
-use crate::sim::{Step, Timer, World};
+use crate::sim::{Continuation, Step, Timer, World};
 use crate::zk::{partition_state_json, partition_state_path};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A partition's leader and ISR as the controller knows them (`LeaderIsrAndControllerEpoch`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,7 +61,7 @@ pub struct ControllerContext {
 }
 
 /// Requests to send once a decision is written (`ControllerBrokerRequestBatch`).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Batch {
     leader_and_isr: BTreeMap<BrokerId, Vec<PartitionState>>,
     metadata: BTreeSet<TopicPartition>,
@@ -72,6 +72,19 @@ impl Batch {
     pub(crate) fn is_empty(&self) -> bool {
         self.leader_and_isr.is_empty() && self.metadata.is_empty() && !self.all_metadata
     }
+}
+
+/// The rest of `onNewPartitionCreation` (see
+/// [`Continuation`](crate::sim::Continuation)).
+#[derive(Clone)]
+pub(crate) struct NewPartitions {
+    c: BrokerId,
+    /// Topics still to start, and whether each is new (watch it, record it).
+    topics: VecDeque<(String, bool)>,
+    /// The topic being created and its partitions still to create.
+    topic: Option<String>,
+    parts: VecDeque<(i32, Vec<BrokerId>)>,
+    batch: Batch,
 }
 
 fn ctl(w: &World, c: BrokerId) -> &ControllerContext {
@@ -726,44 +739,68 @@ impl World {
         self.controller_flush(c, batch)
     }
 
+    /// New topics in `/brokers/topics`: watch each, then create its
+    /// partitions (`onNewPartitionCreation`), then send the requests.
     fn controller_on_topic_change(&mut self, c: BrokerId) -> Step {
         let known = ctl(self, c).topics.clone();
-        let new_topics: Vec<String> = self
+        let topics = self
             .zk
             .children("/brokers/topics")
             .into_iter()
             .filter(|t| !known.contains(t))
+            .map(|t| (t, true))
             .collect();
-        let mut batch = Batch::default();
-        for t in new_topics {
-            self.zk_watch(c, &format!("/brokers/topics/{t}"))?;
-            self.gate()?;
-            ctl_mut(self, c).topics.insert(t.clone());
-            self.controller_new_partitions(c, &t, &mut batch)?;
-        }
-        self.controller_flush(c, batch)
+        self.controller_new_partitions_next(NewPartitions {
+            c,
+            topics,
+            topic: None,
+            parts: VecDeque::new(),
+            batch: Batch::default(),
+        })
     }
 
+    /// Partitions added to a topic the controller knows.
     fn controller_on_partition_modification(&mut self, c: BrokerId, topic: &str) -> Step {
-        let mut batch = Batch::default();
-        self.controller_new_partitions(c, topic, &mut batch)?;
-        self.controller_flush(c, batch)
+        self.controller_new_partitions_next(NewPartitions {
+            c,
+            topics: VecDeque::from([(topic.to_string(), false)]),
+            topic: None,
+            parts: VecDeque::new(),
+            batch: Batch::default(),
+        })
     }
 
-    /// `onNewPartitionCreation` for partitions of `topic` the controller has not seen.
-    fn controller_new_partitions(&mut self, c: BrokerId, topic: &str, batch: &mut Batch) -> Step {
-        let assignment = self.zk_topic_assignment(topic);
-        for (p, reps) in assignment {
-            let tp = TopicPartition::new(topic, p);
-            if ctl(self, c).assignments.contains_key(&tp) {
-                continue;
+    /// `onNewPartitionCreation` for the partitions the controller has not
+    /// seen, one partition a step: each ends its step with the rest left as a
+    /// continuation; the step after the last sends the batch.
+    pub(crate) fn controller_new_partitions_next(&mut self, mut k: NewPartitions) -> Step {
+        let c = k.c;
+        loop {
+            if let Some((p, reps)) = k.parts.pop_front() {
+                let tp = TopicPartition::new(k.topic.as_deref().unwrap_or_default(), p);
+                if ctl(self, c).assignments.contains_key(&tp) {
+                    continue;
+                }
+                self.gate()?;
+                ctl_mut(self, c).assignments.insert(tp.clone(), reps);
+                self.controller_init_partition(c, &tp, &mut k.batch)?;
+                return self.continue_with(Continuation::NewPartitions(k));
+            } else if let Some(topic) = k.topic.take() {
+                k.batch
+                    .metadata
+                    .insert(TopicPartition::new(topic.as_str(), 0));
+            } else if let Some((t, watch)) = k.topics.pop_front() {
+                if watch {
+                    self.zk_watch(c, &format!("/brokers/topics/{t}"))?;
+                    self.gate()?;
+                    ctl_mut(self, c).topics.insert(t.clone());
+                }
+                k.parts = self.zk_topic_assignment(&t).into_iter().collect();
+                k.topic = Some(t);
+            } else {
+                return self.controller_flush(c, k.batch);
             }
-            self.gate()?;
-            ctl_mut(self, c).assignments.insert(tp.clone(), reps);
-            self.controller_init_partition(c, &tp, batch)?;
         }
-        batch.metadata.insert(TopicPartition::new(topic, 0));
-        Ok(())
     }
 
     /// AlterPartition from a leader (KIP-497).

@@ -528,6 +528,18 @@ pub enum EventKind {
         interceptor: String,
         offset: i64,
     },
+    /// `producer.close()` was called: what is still to send or to wait for.
+    ProducerClosing {
+        producer: u32,
+        batches: u32,
+        records: u32,
+        in_flight: u32,
+    },
+    /// `close()` returned: every batch was sent and answered.
+    ProducerClosed {
+        producer: u32,
+        records_sent: u64,
+    },
     RecordsConsumed {
         consumer: u32,
         tp: TopicPartition,
@@ -796,6 +808,8 @@ impl EventKind {
             RecordFailed { .. } => "record_failed",
             ProduceRetried { .. } => "produce_retried",
             InterceptorAcknowledged { .. } => "interceptor_acknowledged",
+            ProducerClosing { .. } => "producer_closing",
+            ProducerClosed { .. } => "producer_closed",
             RecordsConsumed { .. } => "records_consumed",
             RecordsProcessed { .. } => "records_processed",
             ConsumerPositionReset { .. } => "consumer_position_reset",

@@ -186,6 +186,10 @@ pub struct Producer {
     pub next_batch: u64,
     /// Times of pending ProducerWake timers.
     pub wakes: std::collections::BTreeSet<u64>,
+    /// `close()` was called: `send()` is refused and every batch is ready.
+    pub closing: bool,
+    /// `close()` finished: nothing left to send or to wait for.
+    pub closed: bool,
 }
 
 impl Producer {
@@ -212,6 +216,8 @@ impl Producer {
             next_record: 0,
             next_batch: 0,
             wakes: Default::default(),
+            closing: false,
+            closed: false,
         }
     }
 
@@ -267,6 +273,9 @@ impl World {
     }
 
     pub(crate) fn producer_timer(&mut self, p: u32, timer: Timer) -> Step {
+        if self.pr(p).closed {
+            return Ok(()); // a closed producer's Sender thread has ended
+        }
         match timer {
             Timer::ClientStart => {
                 self.gate()?;
@@ -736,7 +745,9 @@ impl World {
             }
             let full = dq.len() > 1 || b.full;
             let lingered = now >= b.created_ms + cfg.linger_ms;
-            if full || lingered || b.attempts > 0 || exhausted {
+            // After close() the accumulator is closed: every batch is sendable
+            // (RecordAccumulator.ready: `full || expired || exhausted || closed`).
+            if full || lingered || b.attempts > 0 || exhausted || self.pr(p).closing {
                 ready.entry(leader).or_default().push(tp.clone());
             }
         }
@@ -749,7 +760,61 @@ impl World {
                 }
             }
         }
-        self.producer_schedule_wake(p)
+        self.producer_schedule_wake(p)?;
+        self.producer_maybe_closed(p)
+    }
+
+    /// `producer.close()`: `KafkaProducer.close` with no timeout. The
+    /// application may not `send()` any more; the Sender keeps running until
+    /// the accumulator is empty and no request is in flight (retries
+    /// included), then the producer is closed.
+    pub(crate) fn producer_close(&mut self, p: u32) -> Step {
+        self.gate()?;
+        let pr = self.prm(p);
+        pr.closing = true;
+        let batches = pr.accumulator.values().map(|d| d.len() as u32).sum();
+        let records = pr.blocked.len() as u32
+            + pr.accumulator
+                .values()
+                .flatten()
+                .map(|b| b.records.len() as u32)
+                .sum::<u32>();
+        let in_flight = pr.in_flight.values().map(|m| m.len() as u32).sum();
+        self.emit(
+            vec![pnode(p)],
+            EventKind::ProducerClosing {
+                producer: p,
+                batches,
+                records,
+                in_flight,
+            },
+        );
+        self.producer_progress(p)
+    }
+
+    /// Ends a `close()` once nothing is left to send or to wait for.
+    fn producer_maybe_closed(&mut self, p: u32) -> Step {
+        let pr = self.pr(p);
+        if !pr.closing
+            || pr.closed
+            || !pr.accumulator.is_empty()
+            || !pr.blocked.is_empty()
+            || pr.in_flight.values().any(|m| !m.is_empty())
+        {
+            return Ok(());
+        }
+        self.gate()?;
+        let pr = self.prm(p);
+        pr.closed = true;
+        let acknowledged = pr.next_record;
+        self.emit(
+            vec![pnode(p)],
+            EventKind::ProducerClosed {
+                producer: p,
+                records_sent: acknowledged,
+            },
+        );
+        Ok(())
     }
 
     /// `drain()` for one broker: the head batch of every partition it leads.
@@ -825,6 +890,8 @@ impl World {
                 "full (batch.size)".to_string()
             } else if now >= b.created_ms + cfg.linger_ms {
                 format!("linger.ms={} passed", cfg.linger_ms)
+            } else if ready_tps.contains(&tp) && self.pr(p).closing {
+                "close()".to_string()
             } else if ready_tps.contains(&tp) {
                 "buffer.memory exhausted".to_string()
             } else {
@@ -1178,6 +1245,9 @@ impl World {
     }
 
     pub(crate) fn producer_on_message(&mut self, p: u32, from: NodeId, msg: Message) -> Step {
+        if self.pr(p).closed {
+            return Ok(()); // its connections are closed
+        }
         if let NodeId::Broker(b) = from {
             self.client_connection_ok(&ClientRef::Producer(p), b)?;
         }

@@ -313,6 +313,12 @@ pub enum Command {
     AddProducer {
         producer: ProducerSpec,
     },
+    /// `producer.close()`: no more `send()`; the Sender sends every batch
+    /// still in the accumulator at once (`linger.ms` no longer waits) and
+    /// waits for the requests in flight, then the producer stops.
+    CloseProducer {
+        producer: String,
+    },
     /// A consumer joins (its spec, as in `consumers`).
     AddConsumer {
         consumer: ConsumerSpec,
@@ -712,6 +718,14 @@ impl Scenario {
                         return Err(ConfigError::new(
                             format!("{at}.producer.name"),
                             format!("`{}` is used twice", producer.name),
+                        ));
+                    }
+                }
+                Command::CloseProducer { producer } => {
+                    if !pnames.contains(producer) {
+                        return Err(ConfigError::new(
+                            format!("{at}.producer"),
+                            format!("no producer named `{producer}` in producers or started before this command"),
                         ));
                     }
                 }

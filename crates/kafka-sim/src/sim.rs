@@ -14,6 +14,14 @@
 //! stops (with [`Frozen`]) before changing anything; the world then is exactly
 //! the state after event `n`, even in the middle of a handler. A frozen world
 //! is for display only and is never stepped again.
+//!
+//! A handler that walks hundreds of partitions (the controller creating a
+//! 1,000-partition topic, a broker applying a LeaderAndIsr for 300 replicas)
+//! does not do it in one step: it leaves a [`Continuation`] that the next
+//! steps run one partition at a time, before any other work. The trace is the
+//! same as if it had run at once (nothing else can come in between), but every
+//! partition ends a step, so the timeline can resume between any two of them
+//! instead of replaying the whole handler to show one event in its middle.
 
 use crate::event::{DropReason, Event, EventId, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId};
@@ -110,6 +118,18 @@ pub enum Work {
     InitialTopic { index: u32 },
 }
 
+/// The rest of a handler that goes on partition by partition (see the
+/// module docs). Runs at the same simulated time, before any queued work.
+#[derive(Clone)]
+pub(crate) enum Continuation {
+    /// `onNewPartitionCreation`, topic by topic then partition by partition,
+    /// then the batch of requests is sent (`controller.rs`).
+    NewPartitions(crate::controller::NewPartitions),
+    /// `becomeLeaderOrFollower`, partition by partition, then the response
+    /// (`broker.rs`).
+    LeaderAndIsr(crate::broker::LeaderAndIsrWork),
+}
+
 /// Links between nodes: latency, cuts and slow links (turmoil-style faults).
 #[derive(Clone, Debug, Default)]
 pub struct Network {
@@ -154,6 +174,8 @@ pub struct World {
     pub(crate) now: Millis,
     pub(crate) rng: Rng,
     queue: BTreeMap<(Millis, u64), Work>,
+    /// The rest of the handler being run, with the cause it ran under.
+    continuation: Option<(Continuation, Option<EventId>)>,
     seq: u64,
     pub(crate) next_message_id: u64,
     emitted: u64,
@@ -178,6 +200,7 @@ impl World {
             rng: Rng::new(sc.seed),
             now: 0,
             queue: BTreeMap::new(),
+            continuation: None,
             seq: 0,
             next_message_id: 0,
             emitted: 0,
@@ -304,6 +327,20 @@ impl World {
                 cause,
             },
         );
+    }
+
+    /// Leaves the rest of the current handler for the next step (gated: it
+    /// records no event, like scheduling a timer).
+    pub(crate) fn continue_with(&mut self, k: Continuation) -> Step {
+        self.gate()?;
+        debug_assert!(self.continuation.is_none(), "one handler at a time");
+        self.continuation = Some((k, self.cause));
+        Ok(())
+    }
+
+    /// True while a handler is part way through its partitions.
+    pub fn in_handler(&self) -> bool {
+        self.continuation.is_some()
     }
 
     /// Time of the next pending work item.
@@ -439,6 +476,18 @@ impl World {
     /// `run_until_ms`. After `Frozen` the world is marked frozen.
     pub fn step(&mut self) -> bool {
         assert!(!self.frozen, "a frozen world is for display only");
+        if let Some((k, cause)) = self.continuation.take() {
+            self.cause = cause;
+            let done = match k {
+                Continuation::NewPartitions(k) => self.controller_new_partitions_next(k),
+                Continuation::LeaderAndIsr(k) => self.broker_leader_and_isr_next(k),
+            };
+            if done.is_err() {
+                self.frozen = true;
+            }
+            self.cause = None;
+            return true;
+        }
         let Some((&(t, seq), _)) = self.queue.iter().next() else {
             return false;
         };

@@ -568,3 +568,137 @@ fn a_producer_started_by_a_command_gets_an_id_and_its_records_are_acknowledged()
     assert_eq!(e.field, "commands[0].producer.name");
     assert!(e.message.contains("used twice"));
 }
+
+#[test]
+fn close_sends_lingering_batches_at_once_waits_for_answers_and_refuses_later_sends() {
+    // linger.ms=5000: without close() the three records would wait until
+    // about 5,200 ms. close() at 300 ms makes every batch ready at once.
+    let text = scenario(
+        "0, 1, 2",
+        r#"{"name": "t", "partitions": 3, "replication.factor": 3}"#,
+        r#"{"linger.ms": 5000, "acks": "all"}"#,
+        &format!(
+            r#"{WARM}
+               {{"at_ms": 200, "type": "produce", "producer": "p", "topic": "t", "key": "a", "value": "x", "count": 3}},
+               {{"at_ms": 300, "type": "close_producer", "producer": "p"}},
+               {{"at_ms": 400, "type": "produce", "producer": "p", "topic": "t", "key": "a", "value": "late"}},
+               {{"at_ms": 500, "type": "close_producer", "producer": "p"}}"#
+        ),
+        20_000,
+        "",
+    );
+    let t = run(&text);
+    let closing = find(&t, |k| matches!(k, EventKind::ProducerClosing { .. }));
+    assert_eq!(closing.len(), 1, "one close() took effect");
+    let EventKind::ProducerClosing {
+        batches, records, ..
+    } = &closing[0].kind
+    else {
+        unreachable!()
+    };
+    // The warm-up record lingers too (partition 0); key "a" goes elsewhere.
+    assert_eq!(
+        (*batches, *records),
+        (2, 4),
+        "two batches (warm-up, and x-1..x-3) waited"
+    );
+    assert_eq!(closing[0].time_ms, 300);
+    // The lingering batch went at 300 ms, because of close().
+    let d = drained(&t);
+    assert!(
+        d.contains(&(300, 3, "close()".to_string())),
+        "drained at close: {d:?}"
+    );
+    assert!(d.iter().all(|(at, _, _)| *at <= 300), "{d:?}");
+    // close() returned after the acknowledgements, and only then.
+    let acked: Vec<u64> = find(&t, |k| {
+        matches!(k, EventKind::RecordAcknowledged { producer: 0, .. })
+    })
+    .iter()
+    .map(|e| e.id)
+    .collect();
+    assert_eq!(acked.len(), 4, "warm-up and x-1..x-3");
+    let closed = find(&t, |k| {
+        matches!(k, EventKind::ProducerClosed { producer: 0, .. })
+    });
+    assert_eq!(closed.len(), 1);
+    assert!(acked.iter().all(|a| *a < closed[0].id));
+    // send() after close() throws; a second close() is refused.
+    let rejected: Vec<String> = find(&t, |k| matches!(k, EventKind::CommandRejected { .. }))
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::CommandRejected { reason, .. } => reason.clone(),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(rejected.len(), 2, "{rejected:?}");
+    assert!(
+        rejected[0].starts_with("IllegalStateException"),
+        "{rejected:?}"
+    );
+    assert!(rejected[1].contains("already closed"), "{rejected:?}");
+    let tp = TopicPartition::new("t", {
+        let EventKind::RecordAcknowledged { tp, .. } = &find(
+            &t,
+            |k| matches!(k, EventKind::RecordAcknowledged { value: Some(v), .. } if v == "x-1"),
+        )[0]
+        .kind
+        else {
+            unreachable!()
+        };
+        tp.partition
+    });
+    assert_eq!(log_values(&t, 0, &tp), vec!["x-1", "x-2", "x-3"]);
+    // Closed: no more requests from it (its metadata refresh timer is dead).
+    let after = t.events().iter().filter(|e| {
+        e.id > closed[0].id
+            && matches!(
+                &e.kind,
+                EventKind::MessageSent {
+                    from: kafka_sim::ids::NodeId::Producer(0),
+                    ..
+                }
+            )
+    });
+    assert_eq!(after.count(), 0);
+}
+
+#[test]
+fn close_waits_for_a_batch_whose_leader_is_unreachable_until_delivery_timeout() {
+    // The only replica's broker is down: the batch cannot be sent. close()
+    // (without a timeout) waits until delivery.timeout.ms fails it.
+    let text = scenario(
+        "0",
+        ONE,
+        r#"{"linger.ms": 0, "delivery.timeout.ms": 4000, "request.timeout.ms": 1000}"#,
+        &format!(
+            r#"{WARM}
+               {{"at_ms": 300, "type": "kill_broker", "broker": 0}},
+               {{"at_ms": 400, "type": "produce", "producer": "p", "topic": "t", "value": "lost", "partition": 0}},
+               {{"at_ms": 500, "type": "close_producer", "producer": "p"}}"#
+        ),
+        20_000,
+        "",
+    );
+    let t = run(&text);
+    let failed = find(
+        &t,
+        |k| matches!(k, EventKind::RecordFailed { value: Some(v), .. } if v == "lost"),
+    );
+    assert_eq!(failed.len(), 1, "the record fails by delivery.timeout.ms");
+    let closed = find(&t, |k| matches!(k, EventKind::ProducerClosed { .. }));
+    assert_eq!(closed.len(), 1);
+    assert!(closed[0].id > failed[0].id);
+    assert!(closed[0].time_ms >= 4400, "{}", closed[0].time_ms);
+    // Closing a producer that does not exist is a scenario error.
+    let bad = scenario(
+        "0",
+        ONE,
+        "{}",
+        r#"{"at_ms": 100, "type": "close_producer", "producer": "nobody"}"#,
+        1000,
+        "",
+    );
+    let e = kafka_sim::Scenario::from_json(&bad).unwrap_err();
+    assert_eq!(e.field, "commands[0].producer", "{e:?}");
+}
