@@ -677,7 +677,11 @@ impl Reducible for AppState {
 
 /// The list of what one event changed (shown after a log line is clicked).
 fn changes_panel(c: &[crate::diff::Change], id: u64, lang: Lang) -> Html {
-    let v = |x: &Option<String>| x.clone().unwrap_or_else(|| "–".into());
+    let v = |x: &Option<String>| {
+        x.as_deref()
+            .map(|s| crate::diff::localize(s, lang))
+            .unwrap_or_else(|| "–".into())
+    };
     html! {
         <div class="changes" id="changes" role="status">
             <strong>{ match lang {
@@ -689,7 +693,7 @@ fn changes_panel(c: &[crate::diff::Change], id: u64, lang: Lang) -> Html {
             }
             <ul>
                 { for c.iter().take(crate::diff::MAX_CHANGES).map(|x| html! {
-                    <li><span class="what">{ x.what.clone() }</span>{": "}
+                    <li><span class="what">{ crate::diff::localize(&x.what, lang) }</span>{": "}
                         <span class="before mono">{ v(&x.before) }</span>{" → "}<span class="after mono">{ v(&x.after) }</span></li>
                 }) }
                 if c.len() > crate::diff::MAX_CHANGES {
@@ -792,13 +796,15 @@ pub fn share_fragment(text: &str, step: u64, view: View) -> String {
 /// The `lookup` command for what the learner typed, or what is wrong with it.
 pub fn lookup_command(
     r: &crate::components::storage::LookupRequest,
+    lang: Lang,
 ) -> Result<serde_json::Map<String, serde_json::Value>, String> {
     let what = if r.by_time { "timestamp" } else { "offset" };
-    let n: i64 = r.text.trim().parse().map_err(|_| {
-        format!(
+    let n: i64 = r.text.trim().parse().map_err(|_| match lang {
+        Lang::En => format!(
             "Lookup: \"{}\" is not a whole number (the {what} to look up)",
             r.text.trim()
-        )
+        ),
+        Lang::Zh => format!("查找：“{}”不是整数（要查找的 {what}）", r.text.trim()),
     })?;
     Ok(crate::branch::command(
         "lookup",
@@ -1062,6 +1068,7 @@ pub fn App(props: &AppProps) -> Html {
             player.world(),
             player.past(),
             now,
+            lang,
         ))
     });
     let groups = (view == View::Groups).then(|| Rc::new(GroupsModel::from_world(player.world())));
@@ -1303,9 +1310,9 @@ pub fn App(props: &AppProps) -> Html {
     let on_lookup = {
         let d = state.dispatcher();
         use_callback(
-            (),
-            move |r: crate::components::storage::LookupRequest, _| {
-                d.dispatch(match lookup_command(&r) {
+            lang,
+            move |r: crate::components::storage::LookupRequest, lang| {
+                d.dispatch(match lookup_command(&r, *lang) {
                     Ok(c) => Action::Act(c),
                     Err(e) => Action::Problem(e),
                 })

@@ -102,6 +102,16 @@ pub fn facts(w: &World) -> BTreeMap<String, (String, Option<String>)> {
     }
     for (i, p) in w.producers().iter().enumerate() {
         let mark = Some(format!("p{i}"));
+        put(
+            format!("producer {}", p.name),
+            match (p.closing, p.closed) {
+                (_, true) => "closed",
+                (true, false) => "closing",
+                _ => "running",
+            }
+            .to_string(),
+            mark.clone(),
+        );
         let batches: usize = p.accumulator.values().map(|q| q.len()).sum();
         put(
             format!("producer {} · batches waiting", p.name),
@@ -169,6 +179,57 @@ pub fn facts(w: &World) -> BTreeMap<String, (String, Option<String>)> {
     f
 }
 
+/// A fact's name or value as shown in `lang`. Facts are named in English
+/// (they are compared by name); for 简体中文 each ` · ` part is put in
+/// Chinese, keeping Kafka's own terms (LEO, HW, ISR, producerId, offsets and
+/// partition names) as the course notes write them.
+pub fn localize(s: &str, lang: kafka_sim::Lang) -> String {
+    if lang == kafka_sim::Lang::En {
+        return s.to_string();
+    }
+    const WORDS: [(&str, &str); 20] = [
+        ("log start", "日志起始 offset"),
+        ("segments", "段数"),
+        ("role", "角色"),
+        ("batches waiting", "累加器中的批次"),
+        ("requests in flight", "在途请求"),
+        ("next sequence", "下一个序列号"),
+        ("position", "消费位置"),
+        ("assignment", "分配的分区"),
+        ("state", "状态"),
+        ("generation", "代（generation）"),
+        ("committed offset", "已提交 offset"),
+        ("controller", "控制器"),
+        ("alive", "存活"),
+        ("down", "宕机"),
+        ("not started", "未启动"),
+        ("running", "运行中"),
+        ("closing", "关闭中"),
+        ("closed", "已关闭"),
+        ("leader", "leader"),
+        ("follower", "follower"),
+    ];
+    const PREFIXES: [(&str, &str); 3] = [
+        ("consumer ", "消费者 "),
+        ("producer ", "生产者 "),
+        ("group ", "消费组 "),
+    ];
+    s.split(" · ")
+        .map(|part| {
+            if let Some((_, zh)) = WORDS.iter().find(|(en, _)| *en == part) {
+                return zh.to_string();
+            }
+            for (en, zh) in PREFIXES {
+                if let Some(rest) = part.strip_prefix(en) {
+                    return format!("{zh}{rest}");
+                }
+            }
+            part.to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 /// The facts that differ between `before` and `after`, in the facts' order.
 pub fn diff(before: &World, after: &World) -> Vec<Change> {
     let a = facts(before);
@@ -206,6 +267,21 @@ mod tests {
 
     fn player() -> Player {
         Player::from_json(include_str!("../scenarios/leader-failover.json")).unwrap()
+    }
+
+    #[test]
+    fn fact_names_and_word_values_are_shown_in_chinese() {
+        assert_eq!(
+            localize("consumer c · first-0 · position", Lang::Zh),
+            "消费者 c · first-0 · 消费位置"
+        );
+        assert_eq!(
+            localize("broker 1 · first-0 · HW", Lang::Zh),
+            "broker 1 · first-0 · HW"
+        );
+        assert_eq!(localize("down", Lang::Zh), "宕机");
+        assert_eq!(localize("producer p", Lang::Zh), "生产者 p");
+        assert_eq!(localize("producer p", Lang::En), "producer p");
     }
 
     #[test]

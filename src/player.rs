@@ -285,6 +285,38 @@ mod tests {
     }
 
     #[test]
+    fn a_big_topic_is_created_partition_by_partition_and_every_step_matches() {
+        // 4 brokers, 200 partitions of RF 3: the controller's
+        // onNewPartitionCreation and each broker's LeaderAndIsr used to be
+        // one step of hundreds of events, so showing an event inside them
+        // replayed the handler from its start. Now every partition ends a
+        // step, and stepping through them gives the same worlds.
+        let text = r#"{"seed": 3, "run_until_ms": 2000, "cluster": {"brokers": [0, 1, 2, 3]},
+            "topics": [{"name": "t", "partitions": 200, "replication.factor": 3}]}"#;
+        let mut p = Player::from_json(text).unwrap();
+        let mut fresh = Timeline::new(Scenario::from_json(text).unwrap()).unwrap();
+        fresh.run_to_end();
+        let len = fresh.len();
+        assert!(len > 1_500, "{len} events");
+        let longest = (1..=len)
+            .map(|n| n - fresh.boundary_at_or_before(n))
+            .max()
+            .unwrap();
+        // The longest steps left are a leader answering one follower's
+        // fetch (an event per partition the two share: 33 here), not the
+        // 200 partitions of the topic (hundreds of events before).
+        assert!(longest <= 40, "an event {longest} events into its step");
+        for n in (1..len).step_by(7) {
+            p.seek(n);
+            assert_eq!(
+                seen(p.world()),
+                seen(&fresh.state_at(n)),
+                "after {n} events"
+            );
+        }
+    }
+
+    #[test]
     fn boundaries_are_where_a_world_can_run_on() {
         let mut t = Timeline::new(Scenario::from_json(SCENARIO).unwrap()).unwrap();
         t.extend_to(400);

@@ -7,7 +7,7 @@
 
 use kafka_sim::event::{Event, EventKind};
 use kafka_sim::producer::PartitionChoice;
-use kafka_sim::World;
+use kafka_sim::{Lang, World};
 
 /// How far back the trace is searched for a record's pipeline.
 const LOOK_BACK: usize = 20_000;
@@ -69,6 +69,9 @@ pub struct ProducerPanel {
     pub linger_ms: u64,
     pub max_in_flight: u32,
     pub blocked: usize,
+    /// `close()` called / finished.
+    pub closing: bool,
+    pub closed: bool,
     pub deques: Vec<DequeView>,
     pub requests: Vec<RequestView>,
     /// The next sequence number per partition (idempotence).
@@ -134,11 +137,25 @@ pub fn hex(b: &[u8]) -> String {
     s
 }
 
+/// `format!` in English or 简体中文, the same arguments captured by both.
+macro_rules! tr {
+    ($lang:expr, $en:literal, $zh:literal) => {
+        match $lang {
+            Lang::En => format!($en),
+            Lang::Zh => format!($zh),
+        }
+    };
+}
+
 /// The partitioner's reasoning, arithmetic written out as Kafka does it.
-pub fn partition_lines(choice: &PartitionChoice) -> Vec<String> {
+pub fn partition_lines(choice: &PartitionChoice, lang: Lang) -> Vec<String> {
     match choice {
         PartitionChoice::Explicit { partition } => {
-            vec![format!("ProducerRecord names partition {partition}")]
+            vec![tr!(
+                lang,
+                "ProducerRecord names partition {partition}",
+                "ProducerRecord 指定了分区 {partition}"
+            )]
         }
         PartitionChoice::Key {
             murmur2,
@@ -148,7 +165,11 @@ pub fn partition_lines(choice: &PartitionChoice) -> Vec<String> {
         } => vec![
             format!("murmur2(keyBytes) = {murmur2} (0x{:08x})", *murmur2 as u32),
             format!("toPositive: {murmur2} & 0x7fffffff = {positive}"),
-            format!("{positive} % {num_partitions} partitions = {partition}"),
+            tr!(
+                lang,
+                "{positive} % {num_partitions} partitions = {partition}",
+                "{positive} % {num_partitions} 个分区 = {partition}"
+            ),
         ],
         PartitionChoice::Sticky {
             partition,
@@ -156,18 +177,24 @@ pub fn partition_lines(choice: &PartitionChoice) -> Vec<String> {
             batch_size,
             switched_from,
         } => {
-            let mut v = vec![format!(
-                "no key: sticky partition {partition} ({produced_bytes} of batch.size={batch_size} bytes produced to it)"
+            let mut v = vec![tr!(
+                lang,
+                "no key: sticky partition {partition} ({produced_bytes} of batch.size={batch_size} bytes produced to it)",
+                "没有 key：粘性分区 {partition}（已向它写入 {produced_bytes} / batch.size={batch_size} 字节）"
             )];
             if let Some(f) = switched_from {
-                v.push(format!(
-                    "switched from partition {f} after batch.size bytes"
+                v.push(tr!(
+                    lang,
+                    "switched from partition {f} after batch.size bytes",
+                    "写满 batch.size 字节后从分区 {f} 换过来"
                 ));
             }
             v
         }
-        PartitionChoice::RoundRobin { partition, counter } => vec![format!(
-            "RoundRobinPartitioner: counter {counter} → partition {partition}"
+        PartitionChoice::RoundRobin { partition, counter } => vec![tr!(
+            lang,
+            "RoundRobinPartitioner: counter {counter} → partition {partition}",
+            "RoundRobinPartitioner：计数 {counter} → 分区 {partition}"
         )],
     }
 }
@@ -178,6 +205,7 @@ pub fn journey(
     producer: u32,
     record: u64,
     cursor_event: Option<u64>,
+    lang: Lang,
 ) -> Vec<Stage> {
     let start = past.len().saturating_sub(LOOK_BACK);
     let mut stages = Vec::new();
@@ -204,21 +232,21 @@ pub fn journey(
                 "serializer",
                 serializer.clone(),
                 vec![
-                    format!(
-                        "key bytes: {}",
-                        key_bytes.as_deref().map(hex).unwrap_or_else(|| "null".into())
-                    ),
-                    format!(
-                        "value bytes: {}",
-                        value_bytes
+                    {
+                        let k = key_bytes.as_deref().map(hex).unwrap_or_else(|| "null".into());
+                        tr!(lang, "key bytes: {k}", "key 字节：{k}")
+                    },
+                    {
+                        let v = value_bytes
                             .as_deref()
                             .map(hex)
-                            .unwrap_or_else(|| "null".into())
-                    ),
+                            .unwrap_or_else(|| "null".into());
+                        tr!(lang, "value bytes: {v}", "value 字节：{v}")
+                    },
                 ],
             )),
             EventKind::RecordPartitioned { tp, choice, .. } if mine => {
-                let mut l = partition_lines(choice);
+                let mut l = partition_lines(choice, lang);
                 l.push(format!("→ {tp}"));
                 Some(("partitioner", "Partitioner".into(), l))
             }
@@ -229,7 +257,11 @@ pub fn journey(
             } if mine => Some((
                 "blocked",
                 "KafkaProducer.send".into(),
-                vec![format!("blocked: {reason} (max.block.ms={max_block_ms})")],
+                vec![tr!(
+                    lang,
+                    "blocked: {reason} (max.block.ms={max_block_ms})",
+                    "阻塞：{reason}（max.block.ms={max_block_ms}）"
+                )],
             )),
             EventKind::RecordAccumulated {
                 tp,
@@ -247,11 +279,17 @@ pub fn journey(
                     "accumulator",
                     "RecordAccumulator".into(),
                     vec![
-                        format!(
-                            "{} batch {b} of {tp}: {batch_records} records, {batch_bytes} / batch.size {batch_size} bytes",
-                            if *new_batch { "new" } else { "appended to" }
+                        match (lang, *new_batch) {
+                            (Lang::En, true) => format!("new batch {b} of {tp}: {batch_records} records, {batch_bytes} / batch.size {batch_size} bytes"),
+                            (Lang::En, false) => format!("appended to batch {b} of {tp}: {batch_records} records, {batch_bytes} / batch.size {batch_size} bytes"),
+                            (Lang::Zh, true) => format!("新建 {tp} 的批次 {b}：{batch_records} 条消息，{batch_bytes} / batch.size {batch_size} 字节"),
+                            (Lang::Zh, false) => format!("追加到 {tp} 的批次 {b}：{batch_records} 条消息，{batch_bytes} / batch.size {batch_size} 字节"),
+                        },
+                        tr!(
+                            lang,
+                            "buffer.memory used {buffer_used} / {buffer_memory}",
+                            "buffer.memory 已用 {buffer_used} / {buffer_memory}"
                         ),
-                        format!("buffer.memory used {buffer_used} / {buffer_memory}"),
                     ],
                 ))
             }
@@ -265,21 +303,26 @@ pub fn journey(
                 .iter()
                 .find(|d| Some(d.batch) == batch)
                 .map(|d| {
+                    let (id, why, to) = (d.batch, &d.reason, broker.0);
+                    let (seq, n, attempt) = (d.base_sequence, d.records, d.attempt);
                     (
                         "sender",
                         "Sender".into(),
                         vec![
-                            format!(
-                                "batch {} drained ({}) into a ProduceRequest to broker {}",
-                                d.batch, d.reason, broker.0
+                            tr!(
+                                lang,
+                                "batch {id} drained ({why}) into a ProduceRequest to broker {to}",
+                                "批次 {id} 被取出（{why}），放进发往 broker {to} 的 ProduceRequest"
                             ),
-                            format!(
-                                "baseSequence {} · {} records · attempt {}",
-                                d.base_sequence, d.records, d.attempt
+                            tr!(
+                                lang,
+                                "baseSequence {seq} · {n} records · attempt {attempt}",
+                                "baseSequence {seq} · {n} 条消息 · 第 {attempt} 次发送"
                             ),
-                            format!(
-                                "in flight to broker {}: {in_flight} / max.in.flight.requests.per.connection {max_in_flight}",
-                                broker.0
+                            tr!(
+                                lang,
+                                "in flight to broker {to}: {in_flight} / max.in.flight.requests.per.connection {max_in_flight}",
+                                "发往 broker {to} 的在途请求：{in_flight} / max.in.flight.requests.per.connection {max_in_flight}"
                             ),
                         ],
                     )
@@ -294,24 +337,31 @@ pub fn journey(
             } if *p == producer && Some(*b) == batch => Some((
                 "sender",
                 "Sender (retry)".into(),
-                vec![format!(
-                    "{error:?}: attempt {attempt} after retry.backoff {backoff_ms} ms"
-                )],
+                vec![match lang {
+                    Lang::En => format!(
+                        "{error:?}: attempt {attempt} after retry.backoff {backoff_ms} ms"
+                    ),
+                    Lang::Zh => format!("{error:?}：{backoff_ms} ms 退避后第 {attempt} 次发送"),
+                }],
             )),
             EventKind::RecordAcknowledged {
                 tp, offset, acks, ..
             } if mine => Some((
                 "ack",
                 "Callback.onCompletion".into(),
-                vec![format!(
-                    "acknowledged (acks={}): {tp} offset {offset}",
-                    kafka_sim::msg::acks_name(*acks)
-                )],
+                {
+                    let acks = kafka_sim::msg::acks_name(*acks);
+                    vec![tr!(
+                        lang,
+                        "acknowledged (acks={acks}): {tp} offset {offset}",
+                        "已确认（acks={acks}）：{tp} offset {offset}"
+                    )]
+                },
             )),
             EventKind::RecordFailed { error, .. } if mine => Some((
                 "failed",
                 "Callback.onCompletion".into(),
-                vec![format!("failed: {error}")],
+                vec![tr!(lang, "failed: {error}", "失败：{error}")],
             )),
             EventKind::InterceptorAcknowledged {
                 interceptor,
@@ -340,7 +390,7 @@ pub fn journey(
 impl ProducerModel {
     /// `past`: the trace up to the cursor. The record followed is the one the
     /// current event is about, else each producer's latest.
-    pub fn from_world(w: &World, past: &[Event], now_ms: u64) -> ProducerModel {
+    pub fn from_world(w: &World, past: &[Event], now_ms: u64, lang: Lang) -> ProducerModel {
         let cursor_event = past.last().map(|e| e.id);
         let here = past.last().and_then(|e| record_of(&e.kind));
         let start = past.len().saturating_sub(LOOK_BACK);
@@ -442,6 +492,8 @@ impl ProducerModel {
                     linger_ms: c.linger_ms,
                     max_in_flight: c.max_in_flight_requests_per_connection,
                     blocked: p.blocked.len(),
+                    closing: p.closing,
+                    closed: p.closed,
                     deques,
                     requests,
                     next_sequence: p
@@ -451,7 +503,7 @@ impl ProducerModel {
                         .collect(),
                     record,
                     journey: record
-                        .map(|r| journey(past, p.index, r, cursor_event))
+                        .map(|r| journey(past, p.index, r, cursor_event, lang))
                         .unwrap_or_default(),
                 }
             })
@@ -486,7 +538,7 @@ mod tests {
     fn the_record_goes_through_every_stage_with_the_engine_numbers() {
         let mut p = Player::from_json(SCENARIO).unwrap();
         at_kind(&mut p, "record_acknowledged");
-        let m = ProducerModel::from_world(p.world(), p.past(), p.time_ms());
+        let m = ProducerModel::from_world(p.world(), p.past(), p.time_ms(), Lang::En);
         let panel = &m.producers[0];
         let stages: Vec<&str> = panel.journey.iter().map(|s| s.stage).collect();
         assert_eq!(
@@ -531,7 +583,7 @@ mod tests {
     fn batches_wait_in_the_deque_then_fly_with_their_sequence() {
         let mut p = Player::from_json(SCENARIO).unwrap();
         at_kind(&mut p, "record_accumulated");
-        let m = ProducerModel::from_world(p.world(), p.past(), p.time_ms());
+        let m = ProducerModel::from_world(p.world(), p.past(), p.time_ms(), Lang::En);
         let d: Vec<_> = m.producers[0]
             .deques
             .iter()
@@ -544,7 +596,7 @@ mod tests {
         assert!(b.bytes > 61, "a batch header is 61 bytes, plus the record");
         // While the leader appends, the request is in flight.
         at_kind(&mut p, "batch_appended");
-        let m = ProducerModel::from_world(p.world(), p.past(), p.time_ms());
+        let m = ProducerModel::from_world(p.world(), p.past(), p.time_ms(), Lang::En);
         let r = &m.producers[0].requests;
         assert_eq!(r.len(), 1, "one ProduceRequest in flight");
         assert_eq!(r[0].batches[0].1, Some(0), "first baseSequence is 0");
@@ -554,17 +606,34 @@ mod tests {
 
     #[test]
     fn sticky_and_explicit_choices_are_explained() {
-        let l = partition_lines(&PartitionChoice::Sticky {
-            partition: 2,
-            produced_bytes: 16400,
-            batch_size: 16384,
-            switched_from: Some(1),
-        });
+        let l = partition_lines(
+            &PartitionChoice::Sticky {
+                partition: 2,
+                produced_bytes: 16400,
+                batch_size: 16384,
+                switched_from: Some(1),
+            },
+            Lang::En,
+        );
         assert!(l[0].contains("sticky partition 2"));
         assert!(l[1].contains("switched from partition 1"));
         assert_eq!(
-            partition_lines(&PartitionChoice::Explicit { partition: 4 }),
+            partition_lines(&PartitionChoice::Explicit { partition: 4 }, Lang::En),
             vec!["ProducerRecord names partition 4".to_string()]
+        );
+        assert_eq!(
+            partition_lines(&PartitionChoice::Explicit { partition: 4 }, Lang::Zh),
+            vec!["ProducerRecord 指定了分区 4".to_string()]
+        );
+        let key = PartitionChoice::Key {
+            murmur2: -1567496736,
+            positive: 579986912,
+            num_partitions: 3,
+            partition: 2,
+        };
+        assert_eq!(
+            partition_lines(&key, Lang::Zh)[2],
+            "579986912 % 3 个分区 = 2"
         );
     }
 }

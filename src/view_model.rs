@@ -60,7 +60,8 @@ pub const DETAIL_CHARS: usize = 4_000;
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClusterModel {
     pub brokers: Vec<BrokerView>,
-    pub producers: Vec<String>,
+    /// (name, not closed).
+    pub producers: Vec<(String, bool)>,
     pub consumers: Vec<(String, bool)>,
     pub messages: Vec<MessageView>,
     pub max_leo: i64,
@@ -166,7 +167,11 @@ impl ClusterModel {
             .collect();
         ClusterModel {
             brokers,
-            producers: w.producers().iter().map(|p| p.name.clone()).collect(),
+            producers: w
+                .producers()
+                .iter()
+                .map(|p| (p.name.clone(), !p.closed))
+                .collect(),
             consumers: w
                 .consumers()
                 .iter()

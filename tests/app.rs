@@ -1236,3 +1236,23 @@ async fn adding_a_producer_from_the_toolbar_starts_it_and_it_can_send() {
     let c = step_until_caption(&root, "Producer 1: record #1 acknowledged", 400).await;
     assert!(c.contains("Producer 1: record #1 acknowledged"), "{c}");
 }
+
+#[wasm_bindgen_test]
+async fn closing_a_producer_from_the_toolbar_finishes_its_sends_and_refuses_new_ones() {
+    let root = mount().await;
+    step_until_caption(&root, "acknowledged", 300).await;
+    click(&root, "#act-close-producer").await;
+    assert!(root.query_selector("#error").unwrap().is_none());
+    let c = step_until_caption(&root, ".close()", 20).await;
+    assert!(c.contains(".close()"), "{c}");
+    let c = step_until_caption(&root, "close() called", 5).await;
+    assert!(c.contains("close() called"), "{c}");
+    let c = step_until_caption(&root, "close() returned", 400).await;
+    assert!(c.contains("close() returned"), "{c}");
+    // Drawn as stopped, and a later send is refused with Kafka's exception.
+    let class = q(&root, "#producer-0").get_attribute("class").unwrap();
+    assert!(class.contains("dead"), "{class}");
+    click(&root, "#act-send").await;
+    let c = step_until_caption(&root, "IllegalStateException", 10).await;
+    assert!(c.contains("IllegalStateException"), "{c}");
+}

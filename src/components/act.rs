@@ -133,6 +133,8 @@ pub fn Act(p: &ActProps) -> Html {
                     <input id="act-key" type="text" size="8" placeholder={t(lang, "key")} aria-label={t(lang, "key")} value={(*key).clone()} oninput={set_input(&key)} />
                     <input id="act-value" type="text" size="8" aria-label={t(lang, "value")} value={(*value).clone()} oninput={set_input(&value)} />
                     <button id="act-send" onclick={send("produce", produce)}>{ t(lang, "send") }</button>
+                    <button id="act-close-producer" title={format!("{prod}.close()")}
+                        onclick={send("close_producer", vec![("producer", prod.clone().into())])}>{ t(lang, "close_producer") }</button>
                 </span>
             }
             <span class="act-group">

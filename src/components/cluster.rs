@@ -282,10 +282,10 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 <text x={(WIDTH / 2).to_string()} y="31">{"ZooKeeper"}</text>
                 <text class="small" x={(WIDTH / 2).to_string()} y="47">{ format!("controller_epoch {}", m.controller_epoch) }</text>
             </g>
-            { for m.producers.iter().enumerate().map(|(i, name)| {
+            { for m.producers.iter().enumerate().map(|(i, (name, alive))| {
                 let (x, y) = anchor(&l, NodeId::Producer(i as u32));
                 html!{
-                    <g class={classes!("client", "producer", p.marks.contains(&format!("p{i}")).then_some("changed"))} id={format!("producer-{i}")}>
+                    <g class={classes!("client", "producer", (!alive).then_some("dead"), p.marks.contains(&format!("p{i}")).then_some("changed"))} id={format!("producer-{i}")}>
                         <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
                         <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("▶ {name}") }</text>
                     </g>

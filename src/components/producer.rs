@@ -45,6 +45,11 @@ fn panel(p: &ProducerPanel, lang: Lang, on_seek: &Callback<u64>) -> Html {
                 if p.blocked > 0 {
                     { format!(" · {} {}", p.blocked, t(lang, "blocked_records")) }
                 }
+                if p.closed {
+                    <strong class="producer-state">{ format!(" · {}", t(lang, "producer_closed")) }</strong>
+                } else if p.closing {
+                    <strong class="producer-state">{ format!(" · {}", t(lang, "producer_closing")) }</strong>
+                }
             </p>
             <details class="settings">
                 <summary>{ t(lang, "settings") }</summary>
