@@ -87,6 +87,45 @@ pub(crate) struct NewPartitions {
     batch: Batch,
 }
 
+/// One item of the controller's work list (see [`ControllerWork`]).
+#[derive(Clone)]
+pub(crate) enum ControllerOp {
+    /// Elect a leader if the partition is offline (`OfflinePartitionLeaderElectionStrategy`).
+    ElectOffline(TopicPartition),
+    Elect(TopicPartition, ElectionAlgorithm),
+    /// `dead` leaves every ISR it is in: expands, when reached, into one
+    /// `RemoveOne` per partition.
+    RemoveFromIsr {
+        dead: BrokerId,
+        reason: &'static str,
+    },
+    RemoveOne {
+        tp: TopicPartition,
+        st: LeaderIsr,
+        dead: BrokerId,
+        reason: &'static str,
+    },
+    /// A controlled shutdown: the broker leaves the ISR of a partition it follows.
+    ShutdownLeaveIsr {
+        tp: TopicPartition,
+        s: BrokerId,
+    },
+    /// `onBrokerStartup`: LeaderAndIsr for the newcomers' replicas, then an
+    /// offline election for every partition.
+    BrokersStarted(Vec<BrokerId>),
+}
+
+/// The rest of a broker change or controlled shutdown (see
+/// [`Continuation`](crate::sim::Continuation)).
+#[derive(Clone)]
+pub(crate) struct ControllerWork {
+    c: BrokerId,
+    ops: VecDeque<ControllerOp>,
+    batch: Batch,
+    /// Answer this broker's ControlledShutdown after the batch is sent.
+    shutdown_reply: Option<BrokerId>,
+}
+
 fn ctl(w: &World, c: BrokerId) -> &ControllerContext {
     w.brokers[&c]
         .controller
@@ -523,40 +562,58 @@ impl World {
         batch: &mut Batch,
         reason: &str,
     ) -> Step {
-        let parts: Vec<(TopicPartition, LeaderIsr)> = ctl(self, c)
+        for (tp, st) in self.controller_isr_members(c, dead) {
+            self.controller_remove_one(c, dead, &tp, st, batch, reason)?;
+        }
+        Ok(())
+    }
+
+    /// The partitions whose ISR holds `b`, with their state now.
+    fn controller_isr_members(&self, c: BrokerId, b: BrokerId) -> Vec<(TopicPartition, LeaderIsr)> {
+        ctl(self, c)
             .states
             .iter()
-            .filter(|(_, s)| s.isr.contains(&dead))
+            .filter(|(_, s)| s.isr.contains(&b))
             .map(|(tp, s)| (tp.clone(), s.clone()))
-            .collect();
-        for (tp, st) in parts {
-            let new_leader = if st.leader == dead.0 { -1 } else { st.leader };
-            let new_isr: Vec<BrokerId> = if st.isr.len() == 1 {
-                st.isr.clone()
-            } else {
-                st.isr.iter().copied().filter(|b| *b != dead).collect()
-            };
-            if new_leader == st.leader && new_isr == st.isr {
-                continue;
-            }
-            let epoch = st.leader_epoch + 1;
-            let pe = self.controller_write_state(c, &tp, new_leader, epoch, new_isr.clone())?;
-            self.record(
-                vec![NodeId::Broker(c)],
-                EventKind::IsrUpdatedByController {
-                    tp: tp.clone(),
-                    old_isr: st.isr.clone(),
-                    new_isr,
-                    leader_epoch: epoch,
-                    partition_epoch: pe,
-                    reason: format!("broker {} {reason}", dead.0),
-                },
-            )?;
-            let live = ctl(self, c).live.clone();
-            let ar = ctl(self, c).assignments[&tp].clone();
-            for r in ar.iter().filter(|r| live.contains(r) && **r != dead) {
-                self.batch_leader_and_isr(c, batch, *r, &tp, false);
-            }
+            .collect()
+    }
+
+    /// `dead` leaves the ISR of one partition whose state was `st`.
+    fn controller_remove_one(
+        &mut self,
+        c: BrokerId,
+        dead: BrokerId,
+        tp: &TopicPartition,
+        st: LeaderIsr,
+        batch: &mut Batch,
+        reason: &str,
+    ) -> Step {
+        let new_leader = if st.leader == dead.0 { -1 } else { st.leader };
+        let new_isr: Vec<BrokerId> = if st.isr.len() == 1 {
+            st.isr.clone()
+        } else {
+            st.isr.iter().copied().filter(|b| *b != dead).collect()
+        };
+        if new_leader == st.leader && new_isr == st.isr {
+            return Ok(());
+        }
+        let epoch = st.leader_epoch + 1;
+        let pe = self.controller_write_state(c, tp, new_leader, epoch, new_isr.clone())?;
+        self.record(
+            vec![NodeId::Broker(c)],
+            EventKind::IsrUpdatedByController {
+                tp: tp.clone(),
+                old_isr: st.isr.clone(),
+                new_isr,
+                leader_epoch: epoch,
+                partition_epoch: pe,
+                reason: format!("broker {} {reason}", dead.0),
+            },
+        )?;
+        let live = ctl(self, c).live.clone();
+        let ar = ctl(self, c).assignments[tp].clone();
+        for r in ar.iter().filter(|r| live.contains(r) && **r != dead) {
+            self.batch_leader_and_isr(c, batch, *r, tp, false);
         }
         Ok(())
     }
@@ -702,41 +759,110 @@ impl World {
         );
         removed.extend(bounced.iter().copied());
         added.extend(bounced.iter().copied());
-        let mut batch = Batch::default();
+        let mut ops = VecDeque::new();
         if !removed.is_empty() {
             // onBrokerFailure → onReplicasBecomeOffline: elect first, then shrink ISRs.
-            let parts: Vec<TopicPartition> = ctl(self, c).assignments.keys().cloned().collect();
-            self.controller_elect_offline(c, &parts, &mut batch)?;
-            for d in &removed {
-                self.controller_remove_from_isr(
-                    c,
-                    *d,
-                    &mut batch,
-                    "died (its ZooKeeper session ended)",
-                )?;
-            }
+            let parts = ctl(self, c).assignments.keys().cloned();
+            ops.extend(parts.map(ControllerOp::ElectOffline));
+            ops.extend(removed.iter().map(|d| ControllerOp::RemoveFromIsr {
+                dead: *d,
+                reason: "died (its ZooKeeper session ended)",
+            }));
         }
         if !added.is_empty() {
-            // onBrokerStartup: tell the newcomer about its replicas, then bring
-            // back partitions that were offline.
-            batch.all_metadata = true;
-            let parts: Vec<(TopicPartition, Vec<BrokerId>)> = ctl(self, c)
-                .assignments
-                .iter()
-                .map(|(t, a)| (t.clone(), a.clone()))
-                .collect();
-            for (tp, ar) in &parts {
-                let has_state = ctl(self, c).states.contains_key(tp);
-                for a in &added {
-                    if ar.contains(a) && has_state {
-                        self.batch_leader_and_isr(c, &mut batch, *a, tp, false);
+            ops.push_back(ControllerOp::BrokersStarted(added));
+        }
+        self.controller_work_next(ControllerWork {
+            c,
+            ops,
+            batch: Batch::default(),
+            shutdown_reply: None,
+        })
+    }
+
+    /// One partition of the controller's work list (partitions with nothing
+    /// to do are passed over in the same step); the step after the last
+    /// sends the batched requests (and, for a controlled shutdown, the reply).
+    pub(crate) fn controller_work_next(&mut self, mut k: ControllerWork) -> Step {
+        let c = k.c;
+        while let Some(op) = k.ops.pop_front() {
+            let before = self.events_emitted();
+            match op {
+                ControllerOp::ElectOffline(tp) => {
+                    self.controller_elect_offline(c, std::slice::from_ref(&tp), &mut k.batch)?
+                }
+                ControllerOp::Elect(tp, algorithm) => {
+                    self.controller_elect(c, &tp, algorithm, &mut k.batch)?;
+                }
+                ControllerOp::RemoveFromIsr { dead, reason } => {
+                    // The partitions are read now, after the elections before it.
+                    let parts = self.controller_isr_members(c, dead);
+                    for (i, (tp, st)) in parts.into_iter().enumerate() {
+                        k.ops.insert(
+                            i,
+                            ControllerOp::RemoveOne {
+                                tp,
+                                st,
+                                dead,
+                                reason,
+                            },
+                        );
+                    }
+                }
+                ControllerOp::RemoveOne {
+                    tp,
+                    st,
+                    dead,
+                    reason,
+                } => self.controller_remove_one(c, dead, &tp, st, &mut k.batch, reason)?,
+                ControllerOp::ShutdownLeaveIsr { tp, s } => {
+                    self.controller_shutdown_leave_isr(c, s, &tp, &mut k.batch)?
+                }
+                ControllerOp::BrokersStarted(added) => {
+                    // onBrokerStartup: tell the newcomer about its replicas, then
+                    // bring back partitions that were offline.
+                    k.batch.all_metadata = true;
+                    let parts: Vec<(TopicPartition, Vec<BrokerId>)> = ctl(self, c)
+                        .assignments
+                        .iter()
+                        .map(|(t, a)| (t.clone(), a.clone()))
+                        .collect();
+                    for (tp, ar) in &parts {
+                        let has_state = ctl(self, c).states.contains_key(tp);
+                        for a in &added {
+                            if ar.contains(a) && has_state {
+                                self.batch_leader_and_isr(c, &mut k.batch, *a, tp, false);
+                            }
+                        }
+                    }
+                    for (i, (tp, _)) in parts.into_iter().enumerate() {
+                        k.ops.insert(i, ControllerOp::ElectOffline(tp));
                     }
                 }
             }
-            let ps: Vec<TopicPartition> = parts.into_iter().map(|(t, _)| t).collect();
-            self.controller_elect_offline(c, &ps, &mut batch)?;
+            if self.events_emitted() > before && !k.ops.is_empty() {
+                return self.continue_with(Continuation::Controller(k));
+            }
         }
-        self.controller_flush(c, batch)
+        self.controller_flush(c, k.batch)?;
+        let Some(s) = k.shutdown_reply else {
+            return Ok(());
+        };
+        let remaining: Vec<TopicPartition> = ctl(self, c)
+            .states
+            .iter()
+            .filter(|(_, st)| st.leader == s.0)
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        self.send(
+            NodeId::Broker(c),
+            NodeId::Broker(s),
+            Message::ControlledShutdownResponse {
+                error: None,
+                partitions_remaining: remaining,
+            },
+        )?;
+        Ok(())
     }
 
     /// New topics in `/brokers/topics`: watch each, then create its
@@ -1250,50 +1376,54 @@ impl World {
                 .collect();
             (led, followed)
         };
-        let mut batch = Batch::default();
-        for tp in &led {
-            self.controller_elect(c, tp, ElectionAlgorithm::ControlledShutdown, &mut batch)?;
-        }
-        for tp in followed {
-            let st = ctl(self, c).states[&tp].clone();
-            if st.isr.len() <= 1 {
-                continue;
-            }
-            let new_isr: Vec<BrokerId> = st.isr.iter().copied().filter(|b| *b != s).collect();
-            let epoch = st.leader_epoch + 1;
-            let pe = self.controller_write_state(c, &tp, st.leader, epoch, new_isr.clone())?;
-            self.record(
-                vec![NodeId::Broker(c)],
-                EventKind::IsrUpdatedByController {
-                    tp: tp.clone(),
-                    old_isr: st.isr.clone(),
-                    new_isr,
-                    leader_epoch: epoch,
-                    partition_epoch: pe,
-                    reason: format!("broker {} is shutting down", s.0),
-                },
-            )?;
-            let live = ctl(self, c).live.clone();
-            let ar = ctl(self, c).assignments[&tp].clone();
-            for r in ar.iter().filter(|r| live.contains(r)) {
-                self.batch_leader_and_isr(c, &mut batch, *r, &tp, false);
-            }
-        }
-        self.controller_flush(c, batch)?;
-        let remaining: Vec<TopicPartition> = ctl(self, c)
-            .states
-            .iter()
-            .filter(|(_, st)| st.leader == s.0)
-            .map(|(tp, _)| tp.clone())
+        let ops = led
+            .into_iter()
+            .map(|tp| ControllerOp::Elect(tp, ElectionAlgorithm::ControlledShutdown))
+            .chain(
+                followed
+                    .into_iter()
+                    .map(|tp| ControllerOp::ShutdownLeaveIsr { tp, s }),
+            )
             .collect();
-        self.send(
-            NodeId::Broker(c),
-            NodeId::Broker(s),
-            Message::ControlledShutdownResponse {
-                error: None,
-                partitions_remaining: remaining,
+        self.controller_work_next(ControllerWork {
+            c,
+            ops,
+            batch: Batch::default(),
+            shutdown_reply: Some(s),
+        })
+    }
+
+    /// A broker shutting down leaves the ISR of a partition it follows.
+    fn controller_shutdown_leave_isr(
+        &mut self,
+        c: BrokerId,
+        s: BrokerId,
+        tp: &TopicPartition,
+        batch: &mut Batch,
+    ) -> Step {
+        let st = ctl(self, c).states[tp].clone();
+        if st.isr.len() <= 1 {
+            return Ok(());
+        }
+        let new_isr: Vec<BrokerId> = st.isr.iter().copied().filter(|b| *b != s).collect();
+        let epoch = st.leader_epoch + 1;
+        let pe = self.controller_write_state(c, tp, st.leader, epoch, new_isr.clone())?;
+        self.record(
+            vec![NodeId::Broker(c)],
+            EventKind::IsrUpdatedByController {
+                tp: tp.clone(),
+                old_isr: st.isr.clone(),
+                new_isr,
+                leader_epoch: epoch,
+                partition_epoch: pe,
+                reason: format!("broker {} is shutting down", s.0),
             },
         )?;
+        let live = ctl(self, c).live.clone();
+        let ar = ctl(self, c).assignments[tp].clone();
+        for r in ar.iter().filter(|r| live.contains(r)) {
+            self.batch_leader_and_isr(c, batch, *r, tp, false);
+        }
         Ok(())
     }
 

@@ -128,6 +128,9 @@ pub(crate) enum Continuation {
     /// `becomeLeaderOrFollower`, partition by partition, then the response
     /// (`broker.rs`).
     LeaderAndIsr(crate::broker::LeaderAndIsrWork),
+    /// A broker change or controlled shutdown, election by election
+    /// (`controller.rs`).
+    Controller(crate::controller::ControllerWork),
 }
 
 /// Links between nodes: latency, cuts and slow links (turmoil-style faults).
@@ -481,6 +484,7 @@ impl World {
             let done = match k {
                 Continuation::NewPartitions(k) => self.controller_new_partitions_next(k),
                 Continuation::LeaderAndIsr(k) => self.broker_leader_and_isr_next(k),
+                Continuation::Controller(k) => self.controller_work_next(k),
             };
             if done.is_err() {
                 self.frozen = true;
