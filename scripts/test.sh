@@ -7,14 +7,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/setup.sh
 # Bytes, gzipped wasm + JS. Issue 7 asks for under 500,000, which is NOT met.
-# Stop 11 left the page at about 638,600. This stop added the producer
-# inspector, storage lookups and the hex view, the state diff, message
-# details, add-producer/consumer and the faster stepping (+46 KB), so it is about
-# 685,000: of that, code is ~575 KB and data ~70 KB gzipped; wasm-opt
-# --converge and opt-level "s" were tried and do not help (see CONTRIBUTING.md).
-# This gate only stops growth beyond that while the size work (issue 7) is
-# open; lower it as that work lands.
-SIZE_BUDGET=688000
+# Stop 12 left the page at about 685,000. Stop 13 added close_producer, the
+# engine's continuations and more 简体中文 (+8.7 KB), then read the scenario
+# through one JSON Value deserializer instead of two and kept the
+# continuation handlers out of line: 674,955. Code is most of it; see
+# CONTRIBUTING.md for where the bytes are. This gate only stops growth while
+# the size work (issue 7) is open; lower it as that work lands.
+SIZE_BUDGET=678000
 step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
 fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
 

@@ -908,18 +908,29 @@ pub struct AppProps {
     pub scenario: Option<AttrValue>,
 }
 
+/// The log's lines: the last 300 shown events at least, from an event id
+/// that is a multiple of 100. The first line moves only every hundred
+/// events, so a step appends a line instead of shifting all of them (which
+/// made the browser redo every line's text and layout on each step).
 fn log_lines(p: &Player, lang: Lang, hide_routine: bool) -> Vec<LogLine> {
     const MAX_LINES: usize = 300;
+    const ALIGN: u64 = 100;
     let past = p.past();
-    let mut lines: Vec<LogLine> = past
+    let current = p.current().map(|c| c.id);
+    let shown = |e: &&kafka_sim::Event| {
+        !hide_routine || e.kind.importance() > Importance::Routine || Some(e.id) == current
+    };
+    let first = past
         .iter()
         .rev()
-        .filter(|e| {
-            !hide_routine
-                || e.kind.importance() > Importance::Routine
-                || Some(e.id) == p.current().map(|c| c.id)
-        })
+        .filter(shown)
         .take(MAX_LINES)
+        .last()
+        .map(|e| e.id / ALIGN * ALIGN)
+        .unwrap_or(0);
+    past[first as usize..]
+        .iter()
+        .filter(shown)
         .map(|e| LogLine {
             id: e.id,
             time_ms: e.time_ms,
@@ -927,9 +938,7 @@ fn log_lines(p: &Player, lang: Lang, hide_routine: bool) -> Vec<LogLine> {
             key: e.kind.importance() == Importance::Key,
             broken: matches!(e.kind, EventKind::GuaranteeBroken { .. }),
         })
-        .collect();
-    lines.reverse();
-    lines
+        .collect()
 }
 
 #[component]
@@ -1155,7 +1164,7 @@ pub fn App(props: &AppProps) -> Html {
         .unwrap_or_else(|| t(lang, "no_events").to_string());
     let on_seek = {
         let dispatcher = state.dispatcher();
-        Callback::from(move |id| dispatcher.dispatch(Action::Seek(id)))
+        use_callback((), move |id, _| dispatcher.dispatch(Action::Seek(id)))
     };
     let on_lang = d(|| Action::ToggleLang);
     let on_file = {

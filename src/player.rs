@@ -19,7 +19,9 @@ const RUNNER_REACH: u64 = 2_048;
 pub struct Player {
     timeline: Timeline,
     cursor: u64,
-    world: World,
+    /// The world shown, when it is not the runner itself (inside a step, or
+    /// after a seek that did not use the runner).
+    world: Option<World>,
     /// A world at a step boundary at or before the cursor, kept so that
     /// stepping forward replays only the events since it (a checkpoint can
     /// be hundreds of events back, and replaying them is what a step costs).
@@ -37,7 +39,7 @@ impl Player {
             timeline,
             cursor: 0,
             runner: None,
-            world,
+            world: Some(world),
             source: String::new(),
         })
     }
@@ -76,7 +78,10 @@ impl Player {
     }
 
     pub fn world(&self) -> &World {
-        &self.world
+        match &self.world {
+            Some(w) => w,
+            None => self.runner.as_ref().expect("the runner is shown"),
+        }
     }
 
     /// The event the cursor just applied.
@@ -120,7 +125,14 @@ impl Player {
             // gives (a step can end with gated changes that record nothing,
             // which the budget stops). Anywhere else, or when that step
             // began too far back: from the nearest checkpoint.
-            let b = self.timeline.boundary_at_or_before(n.saturating_sub(1));
+            // At a step boundary the runner, brought there, is the world
+            // shown (no copy): `state_at` gives the same world there.
+            let at_boundary = self.timeline.boundary_at_or_before(n) == n;
+            let b = if at_boundary {
+                n
+            } else {
+                self.timeline.boundary_at_or_before(n.saturating_sub(1))
+            };
             let forward = n > self.cursor && n - self.cursor <= RUNNER_REACH;
             if forward && n - b <= RUNNER_REACH {
                 let fresh =
@@ -132,10 +144,10 @@ impl Player {
                 if b > r.events_emitted() {
                     self.timeline.advance(r, b);
                 }
-                self.world = self.timeline.state_from(r, n);
+                self.world = (!at_boundary).then(|| self.timeline.state_from(r, n));
             } else {
                 self.runner = None;
-                self.world = self.timeline.state_at(n);
+                self.world = Some(self.timeline.state_at(n));
             }
             self.cursor = n;
         }

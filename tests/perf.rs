@@ -57,6 +57,20 @@ async fn timed_step(root: &Element) -> f64 {
     now() - s
 }
 
+/// Like [`timed_step`], and then the browser's layout of the new page (read
+/// back at once, as the next frame would have to do it).
+async fn timed_step_with_layout(root: &Element) -> f64 {
+    let s = now();
+    q(root, "#btn-step")
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
+    yew::scheduler::flush().await;
+    let doc = web_sys::window().unwrap().document().unwrap();
+    std::hint::black_box(doc.document_element().unwrap().scroll_height());
+    now() - s
+}
+
 /// One redraw without a step: select a message and close it again (the app
 /// re-reads the world and redraws everything). None if nothing is in flight.
 async fn frame_time(root: &Element) -> Option<(f64, f64)> {
@@ -87,6 +101,9 @@ async fn step_render_and_seek_times_on_big_scenarios() {
     let brokers: Vec<String> = (0..10).map(|b| b.to_string()).collect();
     let cmds: Vec<String> = (0..50)
         .map(|i| format!(r#"{{"at_ms": {}, "type": "produce", "producer": "p", "topic": "t", "key": "k{i}", "value": "v", "count": 20}}"#, 1000 + i * 20))
+        .chain(std::iter::once(
+            r#"{"at_ms": 3500, "type": "shutdown_broker", "broker": 4}"#.to_string(),
+        ))
         .collect();
     let big = format!(
         r#"{{"seed": 1, "run_until_ms": 5000, "cluster": {{"brokers": [{}]}},
@@ -95,7 +112,7 @@ async fn step_render_and_seek_times_on_big_scenarios() {
         brokers.join(","),
         cmds.join(",")
     );
-    let root = mount(big).await;
+    let root = mount(big.clone()).await;
     seek(&root, 2000).await;
     let mut worst: f64 = 0.0;
     let t0 = now();
@@ -108,9 +125,78 @@ async fn step_render_and_seek_times_on_big_scenarios() {
         .unwrap()
         .contains("event 20"));
     console_log!("10 brokers / 1,000 partitions: step + render {per_step:.1} ms on average, worst {worst:.1} ms");
+    let mut worst: f64 = 0.0;
+    let t0 = now();
+    for _ in 0..20 {
+        worst = worst.max(timed_step_with_layout(&root).await);
+    }
+    console_log!(
+        "10 brokers / 1,000 partitions: step + render + layout {:.1} ms on average, worst {worst:.1} ms",
+        (now() - t0) / 20.0
+    );
     if let Some((avg, worst)) = frame_time(&root).await {
         console_log!("10 brokers / 1,000 partitions: one frame (model + render, no step) {avg:.1} ms on average, worst {worst:.1} ms");
     }
+    // The same steps with the practice view shown (no cluster drawing, ZooKeeper
+    // tree or election panel): what the rest of the page costs a step.
+    q(&root, "#tab-practice")
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
+    yew::scheduler::flush().await;
+    let t0 = now();
+    for _ in 0..20 {
+        timed_step(&root).await;
+    }
+    console_log!(
+        "10 brokers / 1,000 partitions, practice view shown: step + render {:.1} ms on average",
+        (now() - t0) / 20.0
+    );
+    q(&root, "#tab-cluster")
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
+    yew::scheduler::flush().await;
+    // The same steps without the page: the player alone (engine + replay).
+    {
+        let mut p = kafka_visualiser::player::Player::from_json(&big).unwrap();
+        p.seek(2000);
+        let t0 = now();
+        for _ in 0..20 {
+            p.step();
+        }
+        let per = (now() - t0) / 20.0;
+        let w = p.world().clone();
+        let t1 = now();
+        for _ in 0..20 {
+            std::hint::black_box(w.clone());
+        }
+        console_log!(
+            "10 brokers / 1,000 partitions: the player's step alone {per:.1} ms; a world clone {:.2} ms",
+            (now() - t1) / 20.0
+        );
+    }
+    // Inside the controlled shutdown of broker 4: the controller moves the
+    // leaderships of its ~100 partitions and shrinks ~200 ISRs.
+    let mut t =
+        kafka_sim::Timeline::headless(kafka_sim::Scenario::from_json(&big).unwrap()).unwrap();
+    t.run_to_end();
+    let first = t
+        .events()
+        .iter()
+        .position(|e| e.kind.name_str() == "leader_elected" && e.time_ms >= 3500)
+        .expect("the shutdown moves leaderships") as u64;
+    seek(&root, first + 50).await;
+    let mut worst: f64 = 0.0;
+    let t0 = now();
+    for _ in 0..20 {
+        worst = worst.max(timed_step(&root).await);
+    }
+    console_log!(
+        "10 brokers / 1,000 partitions, inside a controlled shutdown (event {}): step + render {:.1} ms on average, worst {worst:.1} ms",
+        first + 50,
+        (now() - t0) / 20.0
+    );
 
     // A trace of 100,000 events: seek to scattered steps.
     let bursts: Vec<String> = (0..300)

@@ -25,10 +25,16 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     {
         // Keep the newest line in view.
         let list = list.clone();
+        // After the browser's own layout of this frame: reading
+        // scroll_height right away would force a layout of the whole page
+        // (its drawing included) inside the step.
         use_effect_with(p.current, move |_| {
-            if let Some(el) = list.cast::<web_sys::Element>() {
-                el.set_scroll_top(el.scroll_height());
-            }
+            gloo_timers::callback::Timeout::new(0, move || {
+                if let Some(el) = list.cast::<web_sys::Element>() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            })
+            .forget();
         });
     }
     html! {

@@ -42,6 +42,30 @@ fn field_class(i: usize, record: Option<u32>) -> String {
     }
 }
 
+/// A decoded field's value in `lang`: the engine explains `crc` and
+/// `attributes` in English; record data (keys, values, headers) is shown as
+/// it is.
+fn hex_value(name: &str, v: &str, lang: Lang) -> String {
+    if lang == Lang::En || !matches!(name, "crc" | "attributes") {
+        return v.to_string();
+    }
+    [
+        (
+            "CRC-32C of attributes…end: valid",
+            "attributes…末尾的 CRC-32C：有效",
+        ),
+        (
+            "CRC-32C of attributes…end: INVALID",
+            "attributes…末尾的 CRC-32C：无效",
+        ),
+        ("(compression ", "(压缩 "),
+        (", transactional", "，事务"),
+        (", control", "，控制批次"),
+    ]
+    .iter()
+    .fold(v.to_string(), |acc, (en, zh)| acc.replace(en, zh))
+}
+
 fn hex_block(h: &crate::inspect_model::HexView, lang: Lang) -> Html {
     let rows = h.bytes.len().div_ceil(16);
     html! {
@@ -54,7 +78,7 @@ fn hex_block(h: &crate::inspect_model::HexView, lang: Lang) -> Html {
                             <span class="hex-off">{ format!("{:06x} ", h.position as usize + r * 16) }</span>
                             { for (r * 16..(r * 16 + 16).min(h.bytes.len())).map(|i| {
                                 let f = &h.fields[h.field_of[i]];
-                                html! { <span class={field_class(h.field_of[i], f.record)} title={format!("{} = {}", f.name, f.value)}>{ format!("{:02x} ", h.bytes[i]) }</span> }
+                                html! { <span class={field_class(h.field_of[i], f.record)} title={format!("{} = {}", f.name, hex_value(f.name, &f.value, lang))}>{ format!("{:02x} ", h.bytes[i]) }</span> }
                             }) }
                         </div>
                     }) }
@@ -72,7 +96,7 @@ fn hex_block(h: &crate::inspect_model::HexView, lang: Lang) -> Html {
                                 None => f.name.to_string(),
                                 Some(r) => format!("record[{r}].{}", f.name),
                             } }</td>
-                            <td class="mono">{ f.value.clone() }</td>
+                            <td class="mono">{ hex_value(f.name, &f.value, lang) }</td>
                         </tr>
                     }) }
                     </tbody>
@@ -253,5 +277,34 @@ fn lookup_block(p: &StorageProps, s: &crate::inspect_model::PartitionFiles) -> H
                 </div>
             }
         </>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_and_attributes_are_explained_in_chinese_and_record_data_is_left_alone() {
+        assert_eq!(
+            hex_value(
+                "crc",
+                "0x1234abcd (CRC-32C of attributes…end: valid)",
+                Lang::Zh
+            ),
+            "0x1234abcd (attributes…末尾的 CRC-32C：有效)"
+        );
+        assert_eq!(
+            hex_value("attributes", "0 (compression 0, CreateTime)", Lang::Zh),
+            "0 (压缩 0, CreateTime)"
+        );
+        assert_eq!(
+            hex_value("value", "\", control\"", Lang::Zh),
+            "\", control\""
+        );
+        assert_eq!(
+            hex_value("crc", "0x1 (CRC-32C of attributes…end: valid)", Lang::En),
+            "0x1 (CRC-32C of attributes…end: valid)"
+        );
     }
 }

@@ -225,7 +225,7 @@ impl World {
     }
 
     fn brm(&mut self, b: BrokerId) -> &mut Broker {
-        self.brokers.get_mut(&b).expect("broker exists")
+        std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("broker exists"))
     }
 
     /// The log settings of a topic: its `/config/topics/<t>` overrides over the
@@ -879,6 +879,9 @@ impl World {
     /// not host, or whose state is not newer, are passed over in the same
     /// step); the rest is left for the next step, and the response goes
     /// after the last.
+    // Called from its handler and from `World::step`: one copy, not one
+    // inlined into each (the page's size).
+    #[inline(never)]
     pub(crate) fn broker_leader_and_isr_next(&mut self, mut k: LeaderAndIsrWork) -> Step {
         let b = k.b;
         while let Some(ps) = k.parts.pop_front() {

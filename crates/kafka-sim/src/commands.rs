@@ -81,7 +81,8 @@ impl World {
                     return self.broker_kill(b, true);
                 }
                 self.gate()?;
-                self.brokers.get_mut(&b).expect("exists").shutting_down = true;
+                std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).shutting_down =
+                    true;
                 self.send(
                     NodeId::Broker(b),
                     NodeId::Broker(BrokerId(controller)),

@@ -445,8 +445,8 @@ pub struct BrokerConfig {
 /// the same deserializer the scenario parser uses (so the wasm build carries
 /// one copy of each struct's deserialisation code, not two).
 pub(crate) fn defaults<T: serde::de::DeserializeOwned>() -> T {
-    let de = &mut serde_json::Deserializer::from_str("{}");
-    serde_path_to_error::deserialize(de).expect("every setting has a default")
+    serde_path_to_error::deserialize(serde_json::Value::Object(Default::default()))
+        .expect("every setting has a default")
 }
 
 impl Default for BrokerConfig {

@@ -136,7 +136,7 @@ fn ctl(w: &World, c: BrokerId) -> &ControllerContext {
 fn ctl_mut(w: &mut World, c: BrokerId) -> &mut ControllerContext {
     w.brokers
         .get_mut(&c)
-        .and_then(|b| b.controller.as_mut())
+        .and_then(|b| std::sync::Arc::make_mut(b).controller.as_mut())
         .expect("this broker is the controller")
 }
 
@@ -168,10 +168,11 @@ impl World {
         let epoch = self.zk.controller_epoch() + 1;
         self.zk_set(NodeId::Broker(b), "/controller_epoch", epoch.to_string())?;
         self.gate()?;
-        self.brokers.get_mut(&b).expect("exists").controller = Some(ControllerContext {
-            epoch,
-            ..Default::default()
-        });
+        std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).controller =
+            Some(ControllerContext {
+                epoch,
+                ..Default::default()
+            });
         self.emit(
             vec![NodeId::Broker(b)],
             EventKind::ControllerElected { broker: b, epoch },
@@ -674,7 +675,8 @@ impl World {
                 if self.brokers[&b].controller.is_some() {
                     // We lost our own znode (session trouble): resign.
                     self.gate()?;
-                    self.brokers.get_mut(&b).expect("exists").controller = None;
+                    std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists"))
+                        .controller = None;
                     self.emit(
                         vec![NodeId::Broker(b)],
                         EventKind::ControllerMoved {
@@ -687,7 +689,8 @@ impl World {
             }
             if self.brokers[&b].controller.is_some() && self.zk.controller_id() != Some(b) {
                 self.gate()?;
-                self.brokers.get_mut(&b).expect("exists").controller = None;
+                std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).controller =
+                    None;
                 let now = self.zk.controller_id().map(|x| x.0).unwrap_or(-1);
                 self.emit(
                     vec![NodeId::Broker(b)],
@@ -783,6 +786,9 @@ impl World {
     /// One partition of the controller's work list (partitions with nothing
     /// to do are passed over in the same step); the step after the last
     /// sends the batched requests (and, for a controlled shutdown, the reply).
+    // Called from its handler and from `World::step`: one copy, not one
+    // inlined into each (the page's size).
+    #[inline(never)]
     pub(crate) fn controller_work_next(&mut self, mut k: ControllerWork) -> Step {
         let c = k.c;
         while let Some(op) = k.ops.pop_front() {
@@ -899,6 +905,9 @@ impl World {
     /// `onNewPartitionCreation` for the partitions the controller has not
     /// seen, one partition a step: each ends its step with the rest left as a
     /// continuation; the step after the last sends the batch.
+    // Called from its handler and from `World::step`: one copy, not one
+    // inlined into each (the page's size).
+    #[inline(never)]
     pub(crate) fn controller_new_partitions_next(&mut self, mut k: NewPartitions) -> Step {
         let c = k.c;
         loop {

@@ -297,7 +297,7 @@ impl World {
         &self.brokers[&b].groups
     }
     fn groups_mut(&mut self, b: BrokerId) -> &mut Groups {
-        &mut self.brokers.get_mut(&b).expect("broker").groups
+        &mut std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("broker")).groups
     }
     fn group(&self, b: BrokerId, g: &str) -> Option<&Group> {
         self.groups(b).groups.get(g)

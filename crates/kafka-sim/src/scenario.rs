@@ -418,13 +418,18 @@ pub fn validate_topic_name(name: &str) -> Result<(), String> {
 
 impl Scenario {
     /// Parses JSON, naming the field at fault.
+    ///
+    /// The text is read into a JSON value first (a syntax error names its
+    /// line and column), then the value into the scenario, with the path
+    /// of a field at fault. Reading every type from a `Value` only, as the
+    /// commands are read, keeps one copy of each type's deserialisation
+    /// code in the page instead of two.
     pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let v: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| ConfigError::new(String::new(), e.to_string()))?;
+        let s: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner();
-            let msg = inner.to_string();
-            // serde_json appends " at line L column C": keep it, it helps.
+            let msg = e.into_inner().to_string();
             ConfigError::new(if path == "." { String::new() } else { path }, msg)
         })?;
         s.validate()?;

@@ -186,7 +186,10 @@ pub struct World {
     frozen: bool,
     out: Vec<Event>,
     pub(crate) cause: Option<EventId>,
-    pub(crate) brokers: BTreeMap<BrokerId, crate::broker::Broker>,
+    /// Each broker behind an `Arc`, so a clone of the world (a checkpoint,
+    /// the state shown at an event) shares them and a broker is copied only
+    /// when a later step changes it (`Arc::make_mut`).
+    pub(crate) brokers: BTreeMap<BrokerId, Arc<crate::broker::Broker>>,
     pub(crate) zk: crate::zk::ZooKeeper,
     pub(crate) net: Network,
     pub(crate) producers: Vec<crate::producer::Producer>,
@@ -225,7 +228,7 @@ impl World {
         };
         for id in &sc.cluster.brokers {
             let b = BrokerId(*id);
-            w.brokers.insert(b, crate::broker::Broker::new(b));
+            w.brokers.insert(b, Arc::new(crate::broker::Broker::new(b)));
             w.schedule(
                 0,
                 Work::Timer {
@@ -649,7 +652,7 @@ impl World {
         Ok(())
     }
 
-    pub fn brokers(&self) -> &BTreeMap<BrokerId, crate::broker::Broker> {
+    pub fn brokers(&self) -> &BTreeMap<BrokerId, Arc<crate::broker::Broker>> {
         &self.brokers
     }
 

@@ -143,13 +143,17 @@ impl Timeline {
 
     /// The world as it was right after `n` events (0 = before the first).
     /// Extends the trace if needed; `n` past the end is clamped.
+    ///
+    /// At a step boundary it is the world that can run on (its step done,
+    /// with any changes that record no event, such as timers set after the
+    /// last event); inside a step, the world frozen right after event `n`.
+    /// Either way it is the same wherever the checkpoints happen to fall.
     pub fn state_at(&mut self, n: u64) -> World {
         let n = n.min(self.extend_to(n));
-        // A checkpoint exactly at n is skipped (unless n is 0): it holds its
-        // step's trailing changes that record no event, which the budgeted
-        // replay stops before everywhere else, so the world after n events
-        // is the same wherever the checkpoints happen to fall.
-        self.state_from(self.checkpoint_at_or_before(n.saturating_sub(1)), n)
+        if self.boundary_at_or_before(n) == n {
+            return self.boundary_world(n);
+        }
+        self.state_from(self.checkpoint_at_or_before(n - 1), n)
     }
 
     /// The last checkpoint taken at or before `n` events (0 always has one).
