@@ -9,11 +9,12 @@ cd "$ROOT"
 # Bytes, gzipped wasm + JS. Issue 7 asks for under 500,000, which is NOT met.
 # Stop 12 left the page at about 685,000. Stop 13 added close_producer, the
 # engine's continuations and more 简体中文 (+8.7 KB), then read the scenario
-# through one JSON Value deserializer instead of two and kept the
-# continuation handlers out of line: 674,955. Code is most of it; see
+# through one JSON Value deserializer instead of two, kept the continuation
+# handlers out of line and sorted through one copy of the standard sort
+# (kafka_sim::sort): 656,673. Code is most of it; see
 # CONTRIBUTING.md for where the bytes are. This gate only stops growth while
 # the size work (issue 7) is open; lower it as that work lands.
-SIZE_BUDGET=678000
+SIZE_BUDGET=660000
 step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
 fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
 

@@ -234,7 +234,7 @@ pub fn localize(s: &str, lang: kafka_sim::Lang) -> String {
 pub fn diff(before: &World, after: &World) -> Vec<Change> {
     let a = facts(before);
     let b = facts(after);
-    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let keys: BTreeSet<&String> = kafka_sim::sort::set(a.keys().chain(b.keys()));
     keys.into_iter()
         .filter_map(|k| {
             let x = a.get(k);

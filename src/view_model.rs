@@ -106,7 +106,7 @@ impl ClusterModel {
                         }
                     })
                     .collect();
-                replicas.sort_by(|a, b| a.tp.cmp(&b.tp));
+                kafka_sim::sort::sort_by(&mut replicas, |a, b| a.tp.cmp(&b.tp));
                 BrokerView {
                     id: b.id.0,
                     alive: b.alive,
@@ -238,7 +238,7 @@ pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
             .filter_map(|(k, _)| k[prefix.len()..].split('/').next())
             .filter(|s| !s.is_empty())
             .collect();
-        names.sort_unstable();
+        kafka_sim::sort::sort(&mut names);
         names.dedup();
         names
     }

@@ -29,12 +29,13 @@ pub fn EventLog(p: &EventLogProps) -> Html {
         // scroll_height right away would force a layout of the whole page
         // (its drawing included) inside the step.
         use_effect_with(p.current, move |_| {
-            gloo_timers::callback::Timeout::new(0, move || {
+            let scroll = gloo_timers::callback::Timeout::new(0, move || {
                 if let Some(el) = list.cast::<web_sys::Element>() {
                     el.set_scroll_top(el.scroll_height());
                 }
-            })
-            .forget();
+            });
+            // A newer step before it ran replaces it.
+            move || drop(scroll)
         });
     }
     html! {

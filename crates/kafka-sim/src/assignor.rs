@@ -142,7 +142,7 @@ fn java_capacity(n: usize) -> usize {
 pub fn java_hash_order(hashes: &[i32]) -> Vec<usize> {
     let mask = (java_capacity(hashes.len()) - 1) as u32;
     let mut order: Vec<usize> = (0..hashes.len()).collect();
-    order.sort_by_key(|&i| (spread(hashes[i]) & mask, i));
+    crate::sort::sort_by_key(&mut order, |&i| (spread(hashes[i]) & mask, i));
     order
 }
 
@@ -210,15 +210,16 @@ impl Ctx {
                 )));
             }
         }
-        let mut names: Vec<String> = members
-            .iter()
-            .flat_map(|m| m.topics.iter())
-            .filter(|t| partitions_per_topic.get(*t).is_some_and(|n| *n > 0))
-            .cloned()
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        names.sort_by(|a, b| java_cmp(a, b));
+        let mut names: Vec<String> = crate::sort::set(
+            members
+                .iter()
+                .flat_map(|m| m.topics.iter())
+                .filter(|t| partitions_per_topic.get(*t).is_some_and(|n| *n > 0))
+                .cloned(),
+        )
+        .into_iter()
+        .collect();
+        crate::sort::sort_by(&mut names, |a, b| java_cmp(a, b));
         let index: HashMap<&str, u32> = names
             .iter()
             .enumerate()
@@ -274,7 +275,9 @@ impl Ctx {
             owned.push(o);
         }
         let mut by_name: Vec<usize> = (0..members.len()).collect();
-        by_name.sort_by(|&a, &b| java_cmp(&members[a].member_id, &members[b].member_id));
+        crate::sort::sort_by(&mut by_name, |&a, &b| {
+            java_cmp(&members[a].member_id, &members[b].member_id)
+        });
         let mut rank = vec![0; members.len()];
         for (r, &m) in by_name.iter().enumerate() {
             rank[m] = r;
@@ -331,7 +334,7 @@ impl Ctx {
 
     fn sorted_members(&self, filter: impl Fn(usize) -> bool) -> Vec<usize> {
         let mut v: Vec<usize> = (0..self.members()).filter(|&m| filter(m)).collect();
-        v.sort_by(|&a, &b| self.member_info_cmp(a, b));
+        crate::sort::sort_by(&mut v, |&a, &b| self.member_info_cmp(a, b));
         v
     }
 
@@ -373,7 +376,7 @@ pub fn assign(
     let mut revoke = BTreeMap::new();
     for (m, list) in lists.iter().enumerate() {
         let id = ctx.member_ids[m].clone();
-        let assigned: BTreeSet<Tp> = list.iter().copied().collect();
+        let assigned: BTreeSet<Tp> = crate::sort::set(list.iter().copied());
         let gone: Vec<PartitionName> = members[m]
             .owned_partitions
             .iter()
@@ -557,7 +560,7 @@ fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, usize)>) {
             .copied()
             .filter(|tp| !owned.multiple_owners.contains(tp))
             .collect();
-        mine.sort_by(|a, b| a.p.cmp(&b.p).then(a.t.cmp(&b.t)));
+        crate::sort::sort_by(&mut mine, |a, b| a.p.cmp(&b.p).then(a.t.cmp(&b.t)));
         if mine.len() < min_quota {
             for tp in &mine {
                 assigned[ctx.gidx(*tp)] = true;
@@ -599,8 +602,8 @@ fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, usize)>) {
             }
         }
     }
-    under.sort_by_key(|&m| ctx.rank[m]);
-    exact.make_contiguous().sort_by_key(|&m| ctx.rank[m]);
+    crate::sort::sort_by_key(&mut under, |&m| ctx.rank[m]);
+    crate::sort::sort_by_key(exact.make_contiguous(), |&m| ctx.rank[m]);
 
     // assignRoundRobin: an iterator over `under` that restarts at its head.
     let mut pos = 0usize;
@@ -763,7 +766,7 @@ impl<'a> General<'a> {
             }
         }
         let mut topic_order: Vec<u32> = (0..ctx.topics.len() as u32).collect();
-        topic_order.sort_by_key(|&t| (potential[t as usize], t));
+        crate::sort::sort_by_key(&mut topic_order, |&t| (potential[t as usize], t));
         let mut by_rank = vec![0; n];
         for m in 0..n {
             by_rank[ctx.rank[m]] = m;
@@ -1024,8 +1027,8 @@ fn compute_transferring(ctx: &Ctx, lists: &[Vec<Tp>]) -> Vec<(Tp, usize)> {
     let mut added: Vec<(Tp, usize)> = Vec::new();
     let mut revoked: BTreeSet<Tp> = BTreeSet::new();
     for (m, list) in lists.iter().enumerate() {
-        let owned: BTreeSet<Tp> = ctx.owned[m].iter().copied().collect();
-        let assigned: BTreeSet<Tp> = list.iter().copied().collect();
+        let owned: BTreeSet<Tp> = crate::sort::set(ctx.owned[m].iter().copied());
+        let assigned: BTreeSet<Tp> = crate::sort::set(list.iter().copied());
         added.extend(
             list.iter()
                 .filter(|tp| !owned.contains(tp))

@@ -73,7 +73,7 @@ pub struct Partition {
 impl Partition {
     /// KIP-497's "maximal" ISR: the committed ISR plus a pending change's members.
     pub fn maximal_isr(&self) -> Vec<BrokerId> {
-        let mut m: BTreeSet<BrokerId> = self.isr.iter().copied().collect();
+        let mut m: BTreeSet<BrokerId> = crate::sort::set(self.isr.iter().copied());
         if let Some(p) = &self.pending_isr {
             m.extend(p.iter().copied());
         }
@@ -2291,12 +2291,12 @@ impl World {
     }
 
     fn broker_checkpoint_hw(&mut self, b: BrokerId) -> Step {
-        let hws: BTreeMap<TopicPartition, i64> = self
-            .br(b)
-            .partitions
-            .iter()
-            .map(|(tp, p)| (tp.clone(), p.high_watermark))
-            .collect();
+        let hws: BTreeMap<TopicPartition, i64> = crate::sort::map(
+            self.br(b)
+                .partitions
+                .iter()
+                .map(|(tp, p)| (tp.clone(), p.high_watermark)),
+        );
         if hws.is_empty()
             || hws
                 .iter()

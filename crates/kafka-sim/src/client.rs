@@ -258,10 +258,8 @@ impl World {
         self.gate()?;
         let now = self.now;
         let empty = brokers.is_empty();
-        let leaders: BTreeMap<TopicPartition, i32> = partitions
-            .iter()
-            .map(|p| (p.tp.clone(), p.leader))
-            .collect();
+        let leaders: BTreeMap<TopicPartition, i32> =
+            crate::sort::map(partitions.iter().map(|p| (p.tp.clone(), p.leader)));
         let n = partitions.len() as u32;
         {
             let m = self.client_md(&c);

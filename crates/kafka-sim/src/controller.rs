@@ -190,7 +190,7 @@ impl World {
         ] {
             self.zk_watch(c, p)?;
         }
-        let live: BTreeSet<BrokerId> = self.zk.live_brokers().into_iter().collect();
+        let live: BTreeSet<BrokerId> = crate::sort::set(self.zk.live_brokers().into_iter());
         let epochs = self.zk.live_broker_epochs();
         let mut assignments = BTreeMap::new();
         let mut states = BTreeMap::new();
@@ -253,13 +253,14 @@ impl World {
         // Replicas on brokers that are gone leave the ISR.
         let dead_in_isr: Vec<BrokerId> = {
             let ctx = ctl(self, c);
-            ctx.states
-                .values()
-                .flat_map(|s| s.isr.iter().copied())
-                .filter(|b| !live.contains(b))
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect()
+            crate::sort::set(
+                ctx.states
+                    .values()
+                    .flat_map(|s| s.isr.iter().copied())
+                    .filter(|b| !live.contains(b)),
+            )
+            .into_iter()
+            .collect()
         };
         for d in dead_in_isr {
             self.controller_remove_from_isr(
@@ -725,7 +726,7 @@ impl World {
 
     fn controller_on_broker_change(&mut self, c: BrokerId) -> Step {
         let now_epochs = self.zk.live_broker_epochs();
-        let now_live: BTreeSet<BrokerId> = now_epochs.keys().copied().collect();
+        let now_live: BTreeSet<BrokerId> = crate::sort::set(now_epochs.keys().copied());
         let (old, old_epochs) = {
             let ctx = ctl(self, c);
             (ctx.live.clone(), ctx.broker_epochs.clone())

@@ -274,7 +274,7 @@ fn cnode(c: u32) -> NodeId {
 
 fn names(tps: &[TopicPartition]) -> Vec<TopicPartition> {
     let mut v = tps.to_vec();
-    v.sort();
+    crate::sort::sort(&mut v);
     v
 }
 
@@ -1449,7 +1449,7 @@ impl World {
                             (m.member_id.clone(), a)
                         })
                         .collect();
-                    full.sort_by(|a, b| a.0.cmp(&b.0));
+                    crate::sort::sort_by(&mut full, |a, b| a.0.cmp(&b.0));
                     self.coordinator_store_group(
                         b,
                         g,
@@ -1952,7 +1952,7 @@ impl World {
         let spec = &self.cs(c).spec;
         if let Some(t) = &spec.subscribe {
             let mut v = t.clone();
-            v.sort();
+            crate::sort::sort(&mut v);
             v.dedup();
             return v;
         }
@@ -1995,16 +1995,13 @@ impl World {
                 .map(|_| ());
         }
         if m.phase == MemberPhase::Stable && m.is_leader {
-            let now: BTreeMap<String, i32> = m
-                .subscription
-                .iter()
-                .filter_map(|t| {
+            let now: BTreeMap<String, i32> =
+                crate::sort::map(m.subscription.iter().filter_map(|t| {
                     self.cs(c)
                         .metadata
                         .partition_count(t)
                         .map(|n| (t.clone(), n))
-                })
-                .collect();
+                }));
             if now != m.assigned_snapshot && !m.rejoin_needed {
                 self.gate()?;
                 self.msm(c).rejoin_needed = true;

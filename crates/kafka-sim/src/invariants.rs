@@ -202,10 +202,8 @@ impl World {
             self.ledger.lost.insert((tp.clone(), *o));
         }
         let offsets: Vec<String> = lost.iter().map(|(o, _, _)| o.to_string()).collect();
-        let acks: BTreeSet<&str> = lost
-            .iter()
-            .map(|(_, a, _)| crate::msg::acks_name(*a))
-            .collect();
+        let acks: BTreeSet<&str> =
+            crate::sort::set(lost.iter().map(|(_, a, _)| crate::msg::acks_name(*a)));
         let replaced = lost.iter().any(|(_, _, p)| *p);
         let leo = log.log_end_offset;
         let detail = format!(
@@ -396,11 +394,11 @@ fn hw_violation(w: &World, b: BrokerId, tp: &TopicPartition) -> Option<String> {
 /// each violation. Property tests call this after every step.
 pub fn check_world(w: &World) -> Vec<(Guarantee, String)> {
     let mut out = Vec::new();
-    let tps: BTreeSet<TopicPartition> = w
-        .brokers
-        .values()
-        .flat_map(|b| b.partitions.keys().cloned())
-        .collect();
+    let tps: BTreeSet<TopicPartition> = crate::sort::set(
+        w.brokers
+            .values()
+            .flat_map(|b| b.partitions.keys().cloned()),
+    );
     for tp in &tps {
         if let Some(d) = leaders_violation(w, tp) {
             out.push((Guarantee::OneLeaderPerEpoch, d));

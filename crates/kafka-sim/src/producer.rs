@@ -724,16 +724,17 @@ impl World {
         // ready(): which leaders have a sendable batch at the head of a deque?
         // (A broker the client waits to reconnect to is not `client.ready`.)
         let exhausted = !self.pr(p).blocked.is_empty();
-        let leaders: BTreeSet<BrokerId> = self
-            .pr(p)
-            .accumulator
-            .keys()
-            .filter_map(|tp| self.pr(p).metadata.leader(tp))
-            .collect();
-        let unready: BTreeSet<BrokerId> = leaders
-            .into_iter()
-            .filter(|b| !self.client_ready(&ClientRef::Producer(p), *b))
-            .collect();
+        let leaders: BTreeSet<BrokerId> = crate::sort::set(
+            self.pr(p)
+                .accumulator
+                .keys()
+                .filter_map(|tp| self.pr(p).metadata.leader(tp)),
+        );
+        let unready: BTreeSet<BrokerId> = crate::sort::set(
+            leaders
+                .into_iter()
+                .filter(|b| !self.client_ready(&ClientRef::Producer(p), *b)),
+        );
         let mut ready: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
         for (tp, dq) in &self.pr(p).accumulator {
             let Some(b) = dq.front() else { continue };

@@ -533,7 +533,8 @@ impl Scenario {
             p.config.validate(&format!("producers[{i}].config"))?;
         }
         // Producers the commands may name: the scenario's, then those started.
-        let mut pnames: BTreeSet<String> = self.producers.iter().map(|p| p.name.clone()).collect();
+        let mut pnames: BTreeSet<String> =
+            crate::sort::set(self.producers.iter().map(|p| p.name.clone()));
         let mut cnames = BTreeSet::new();
         for (i, c) in self.consumers.iter().enumerate() {
             self.validate_consumer(c, &format!("consumers[{i}]"))?;
