@@ -190,7 +190,7 @@ impl World {
         ] {
             self.zk_watch(c, p)?;
         }
-        let live: BTreeSet<BrokerId> = crate::sort::set(self.zk.live_brokers().into_iter());
+        let live: BTreeSet<BrokerId> = crate::sort::set(self.zk.live_brokers());
         let epochs = self.zk.live_broker_epochs();
         let mut assignments = BTreeMap::new();
         let mut states = BTreeMap::new();
