@@ -599,6 +599,24 @@ impl World {
         if new_leader == st.leader && new_isr == st.isr {
             return Ok(());
         }
+        let reason = format!("broker {} {reason}", dead.0);
+        self.controller_change_isr(c, tp, &st, new_leader, new_isr, reason, Some(dead), batch)
+    }
+
+    /// Writes a partition's new leader and ISR (one leader epoch up), records
+    /// why, and batches a LeaderAndIsr for its live replicas but `skip`.
+    #[allow(clippy::too_many_arguments)]
+    fn controller_change_isr(
+        &mut self,
+        c: BrokerId,
+        tp: &TopicPartition,
+        st: &LeaderIsr,
+        new_leader: i32,
+        new_isr: Vec<BrokerId>,
+        reason: String,
+        skip: Option<BrokerId>,
+        batch: &mut Batch,
+    ) -> Step {
         let epoch = st.leader_epoch + 1;
         let pe = self.controller_write_state(c, tp, new_leader, epoch, new_isr.clone())?;
         self.record(
@@ -609,12 +627,12 @@ impl World {
                 new_isr,
                 leader_epoch: epoch,
                 partition_epoch: pe,
-                reason: format!("broker {} {reason}", dead.0),
+                reason,
             },
         )?;
         let live = ctl(self, c).live.clone();
         let ar = ctl(self, c).assignments[tp].clone();
-        for r in ar.iter().filter(|r| live.contains(r) && **r != dead) {
+        for r in ar.iter().filter(|r| live.contains(r) && Some(**r) != skip) {
             self.batch_leader_and_isr(c, batch, *r, tp, false);
         }
         Ok(())
@@ -1416,25 +1434,8 @@ impl World {
             return Ok(());
         }
         let new_isr: Vec<BrokerId> = st.isr.iter().copied().filter(|b| *b != s).collect();
-        let epoch = st.leader_epoch + 1;
-        let pe = self.controller_write_state(c, tp, st.leader, epoch, new_isr.clone())?;
-        self.record(
-            vec![NodeId::Broker(c)],
-            EventKind::IsrUpdatedByController {
-                tp: tp.clone(),
-                old_isr: st.isr.clone(),
-                new_isr,
-                leader_epoch: epoch,
-                partition_epoch: pe,
-                reason: format!("broker {} is shutting down", s.0),
-            },
-        )?;
-        let live = ctl(self, c).live.clone();
-        let ar = ctl(self, c).assignments[tp].clone();
-        for r in ar.iter().filter(|r| live.contains(r)) {
-            self.batch_leader_and_isr(c, batch, *r, tp, false);
-        }
-        Ok(())
+        let reason = format!("broker {} is shutting down", s.0);
+        self.controller_change_isr(c, tp, &st, st.leader, new_isr, reason, None, batch)
     }
 
     /// The scenario's admin (`kafka-topics --create`): place replicas and write
