@@ -127,12 +127,10 @@ impl Player {
             // began too far back: from the nearest checkpoint.
             // At a step boundary the runner, brought there, is the world
             // shown (no copy): `state_at` gives the same world there.
-            let at_boundary = self.timeline.boundary_at_or_before(n) == n;
-            let b = if at_boundary {
-                n
-            } else {
-                self.timeline.boundary_at_or_before(n.saturating_sub(1))
-            };
+            // (Below n, the last boundary at or before n is the one before
+            // the step that records event n - 1.)
+            let b = self.timeline.boundary_at_or_before(n);
+            let at_boundary = b == n;
             let forward = n > self.cursor && n - self.cursor <= RUNNER_REACH;
             if forward && n - b <= RUNNER_REACH {
                 let fresh =

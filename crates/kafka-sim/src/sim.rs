@@ -344,11 +344,6 @@ impl World {
         Ok(())
     }
 
-    /// True while a handler is part way through its partitions.
-    pub fn in_handler(&self) -> bool {
-        self.continuation.is_some()
-    }
-
     /// Time of the next pending work item.
     pub fn next_time(&self) -> Option<Millis> {
         self.queue.keys().next().map(|(t, _)| *t)
