@@ -112,13 +112,13 @@ pub fn facts(w: &World) -> BTreeMap<String, (String, Option<String>)> {
             .to_string(),
             mark.clone(),
         );
-        let batches: usize = p.accumulator.values().map(|q| q.len()).sum();
+        let batches = p.batches_waiting();
         put(
             format!("producer {} · batches waiting", p.name),
             batches.to_string(),
             mark.clone(),
         );
-        let in_flight: usize = p.in_flight.values().map(|m| m.len()).sum();
+        let in_flight = p.requests_in_flight();
         put(
             format!("producer {} · requests in flight", p.name),
             in_flight.to_string(),

@@ -225,6 +225,16 @@ impl Producer {
         self.in_flight.get(&b).map(|m| m.len()).unwrap_or(0)
     }
 
+    /// Produce requests in flight, to every broker.
+    pub fn requests_in_flight(&self) -> usize {
+        self.in_flight.values().map(|m| m.len()).sum()
+    }
+
+    /// Batches in the accumulator, over every partition.
+    pub fn batches_waiting(&self) -> usize {
+        self.accumulator.values().map(|d| d.len()).sum()
+    }
+
     /// Exact size a record adds to a batch (`DefaultRecord.sizeInBytes`).
     fn record_size(
         batch: Option<&ProducerBatch>,
@@ -773,14 +783,14 @@ impl World {
         self.gate()?;
         let pr = self.prm(p);
         pr.closing = true;
-        let batches = pr.accumulator.values().map(|d| d.len() as u32).sum();
+        let batches = pr.batches_waiting() as u32;
         let records = pr.blocked.len() as u32
             + pr.accumulator
                 .values()
                 .flatten()
                 .map(|b| b.records.len() as u32)
                 .sum::<u32>();
-        let in_flight = pr.in_flight.values().map(|m| m.len() as u32).sum();
+        let in_flight = pr.requests_in_flight() as u32;
         self.emit(
             vec![pnode(p)],
             EventKind::ProducerClosing {
@@ -800,19 +810,19 @@ impl World {
             || pr.closed
             || !pr.accumulator.is_empty()
             || !pr.blocked.is_empty()
-            || pr.in_flight.values().any(|m| !m.is_empty())
+            || pr.requests_in_flight() > 0
         {
             return Ok(());
         }
         self.gate()?;
         let pr = self.prm(p);
         pr.closed = true;
-        let acknowledged = pr.next_record;
+        let records_sent = pr.next_record;
         self.emit(
             vec![pnode(p)],
             EventKind::ProducerClosed {
                 producer: p,
-                records_sent: acknowledged,
+                records_sent,
             },
         );
         Ok(())
