@@ -74,22 +74,23 @@ impl Batch {
     }
 }
 
-/// The rest of `onNewPartitionCreation` (see
-/// [`Continuation`](crate::sim::Continuation)).
-#[derive(Clone)]
-pub(crate) struct NewPartitions {
-    c: BrokerId,
-    /// Topics still to start, and whether each is new (watch it, record it).
-    topics: VecDeque<(String, bool)>,
-    /// The topic being created and its partitions still to create.
-    topic: Option<String>,
-    parts: VecDeque<(i32, Vec<BrokerId>)>,
-    batch: Batch,
-}
-
 /// One item of the controller's work list (see [`ControllerWork`]).
 #[derive(Clone)]
 pub(crate) enum ControllerOp {
+    /// `onNewPartitionCreation` for a topic: watch and record it if it is
+    /// new, then expands into one `NewPartition` per partition in its
+    /// assignment and a `TopicDone`.
+    StartTopic {
+        topic: String,
+        watch: bool,
+    },
+    /// NewPartition → OnlinePartition, unless the controller knows it.
+    NewPartition {
+        tp: TopicPartition,
+        replicas: Vec<BrokerId>,
+    },
+    /// The topic's metadata goes out with the batch.
+    TopicDone(String),
     /// Elect a leader if the partition is offline (`OfflinePartitionLeaderElectionStrategy`).
     ElectOffline(TopicPartition),
     Elect(TopicPartition, ElectionAlgorithm),
@@ -115,7 +116,7 @@ pub(crate) enum ControllerOp {
     BrokersStarted(Vec<BrokerId>),
 }
 
-/// The rest of a broker change or controlled shutdown (see
+/// The rest of a topic change, broker change or controlled shutdown (see
 /// [`Continuation`](crate::sim::Continuation)).
 #[derive(Clone)]
 pub(crate) struct ControllerWork {
@@ -124,6 +125,17 @@ pub(crate) struct ControllerWork {
     batch: Batch,
     /// Answer this broker's ControlledShutdown after the batch is sent.
     shutdown_reply: Option<BrokerId>,
+}
+
+impl ControllerWork {
+    fn new(c: BrokerId, ops: VecDeque<ControllerOp>) -> ControllerWork {
+        ControllerWork {
+            c,
+            ops,
+            batch: Batch::default(),
+            shutdown_reply: None,
+        }
+    }
 }
 
 fn ctl(w: &World, c: BrokerId) -> &ControllerContext {
@@ -794,12 +806,7 @@ impl World {
         if !added.is_empty() {
             ops.push_back(ControllerOp::BrokersStarted(added));
         }
-        self.controller_work_next(ControllerWork {
-            c,
-            ops,
-            batch: Batch::default(),
-            shutdown_reply: None,
-        })
+        self.controller_work_next(ControllerWork::new(c, ops))
     }
 
     /// One partition of the controller's work list (partitions with nothing
@@ -813,6 +820,32 @@ impl World {
         while let Some(op) = k.ops.pop_front() {
             let before = self.events_emitted();
             match op {
+                ControllerOp::StartTopic { topic, watch } => {
+                    if watch {
+                        self.zk_watch(c, &format!("/brokers/topics/{topic}"))?;
+                        self.gate()?;
+                        ctl_mut(self, c).topics.insert(topic.clone());
+                    }
+                    let parts = self.zk_topic_assignment(&topic);
+                    let n = parts.len();
+                    for (i, (p, replicas)) in parts.into_iter().enumerate() {
+                        let tp = TopicPartition::new(topic.as_str(), p);
+                        k.ops.insert(i, ControllerOp::NewPartition { tp, replicas });
+                    }
+                    k.ops.insert(n, ControllerOp::TopicDone(topic));
+                }
+                ControllerOp::NewPartition { tp, replicas } => {
+                    if !ctl(self, c).assignments.contains_key(&tp) {
+                        self.gate()?;
+                        ctl_mut(self, c).assignments.insert(tp.clone(), replicas);
+                        self.controller_init_partition(c, &tp, &mut k.batch)?;
+                    }
+                }
+                ControllerOp::TopicDone(topic) => {
+                    k.batch
+                        .metadata
+                        .insert(TopicPartition::new(topic.as_str(), 0));
+                }
                 ControllerOp::ElectOffline(tp) => {
                     self.controller_elect_offline(c, std::slice::from_ref(&tp), &mut k.batch)?
                 }
@@ -894,67 +927,23 @@ impl World {
     /// partitions (`onNewPartitionCreation`), then send the requests.
     fn controller_on_topic_change(&mut self, c: BrokerId) -> Step {
         let known = ctl(self, c).topics.clone();
-        let topics = self
+        let ops = self
             .zk
             .children("/brokers/topics")
             .into_iter()
             .filter(|t| !known.contains(t))
-            .map(|t| (t, true))
+            .map(|topic| ControllerOp::StartTopic { topic, watch: true })
             .collect();
-        self.controller_new_partitions_next(NewPartitions {
-            c,
-            topics,
-            topic: None,
-            parts: VecDeque::new(),
-            batch: Batch::default(),
-        })
+        self.controller_work_next(ControllerWork::new(c, ops))
     }
 
     /// Partitions added to a topic the controller knows.
     fn controller_on_partition_modification(&mut self, c: BrokerId, topic: &str) -> Step {
-        self.controller_new_partitions_next(NewPartitions {
-            c,
-            topics: VecDeque::from([(topic.to_string(), false)]),
-            topic: None,
-            parts: VecDeque::new(),
-            batch: Batch::default(),
-        })
-    }
-
-    /// `onNewPartitionCreation` for the partitions the controller has not
-    /// seen, one partition a step: each ends its step with the rest left as a
-    /// continuation; the step after the last sends the batch.
-    // Called from its handler and from `World::step`: one copy, not one
-    // inlined into each (the page's size).
-    #[inline(never)]
-    pub(crate) fn controller_new_partitions_next(&mut self, mut k: NewPartitions) -> Step {
-        let c = k.c;
-        loop {
-            if let Some((p, reps)) = k.parts.pop_front() {
-                let tp = TopicPartition::new(k.topic.as_deref().unwrap_or_default(), p);
-                if ctl(self, c).assignments.contains_key(&tp) {
-                    continue;
-                }
-                self.gate()?;
-                ctl_mut(self, c).assignments.insert(tp.clone(), reps);
-                self.controller_init_partition(c, &tp, &mut k.batch)?;
-                return self.continue_with(Continuation::NewPartitions(k));
-            } else if let Some(topic) = k.topic.take() {
-                k.batch
-                    .metadata
-                    .insert(TopicPartition::new(topic.as_str(), 0));
-            } else if let Some((t, watch)) = k.topics.pop_front() {
-                if watch {
-                    self.zk_watch(c, &format!("/brokers/topics/{t}"))?;
-                    self.gate()?;
-                    ctl_mut(self, c).topics.insert(t.clone());
-                }
-                k.parts = self.zk_topic_assignment(&t).into_iter().collect();
-                k.topic = Some(t);
-            } else {
-                return self.controller_flush(c, k.batch);
-            }
-        }
+        let op = ControllerOp::StartTopic {
+            topic: topic.to_string(),
+            watch: false,
+        };
+        self.controller_work_next(ControllerWork::new(c, VecDeque::from([op])))
     }
 
     /// AlterPartition from a leader (KIP-497).
@@ -1414,10 +1403,8 @@ impl World {
             )
             .collect();
         self.controller_work_next(ControllerWork {
-            c,
-            ops,
-            batch: Batch::default(),
             shutdown_reply: Some(s),
+            ..ControllerWork::new(c, ops)
         })
     }
 

@@ -122,14 +122,12 @@ pub enum Work {
 /// module docs). Runs at the same simulated time, before any queued work.
 #[derive(Clone)]
 pub(crate) enum Continuation {
-    /// `onNewPartitionCreation`, topic by topic then partition by partition,
-    /// then the batch of requests is sent (`controller.rs`).
-    NewPartitions(crate::controller::NewPartitions),
     /// `becomeLeaderOrFollower`, partition by partition, then the response
     /// (`broker.rs`).
     LeaderAndIsr(crate::broker::LeaderAndIsrWork),
-    /// A broker change or controlled shutdown, election by election
-    /// (`controller.rs`).
+    /// The controller's work list: a topic change partition by partition
+    /// (`onNewPartitionCreation`), a broker change or controlled shutdown
+    /// election by election, then the batch of requests (`controller.rs`).
     Controller(crate::controller::ControllerWork),
 }
 
@@ -480,7 +478,6 @@ impl World {
         if let Some((k, cause)) = self.continuation.take() {
             self.cause = cause;
             let done = match k {
-                Continuation::NewPartitions(k) => self.controller_new_partitions_next(k),
                 Continuation::LeaderAndIsr(k) => self.broker_leader_and_isr_next(k),
                 Continuation::Controller(k) => self.controller_work_next(k),
             };
