@@ -11,10 +11,11 @@ cd "$ROOT"
 # engine's continuations and more 简体中文 (+8.7 KB), then read the scenario
 # through one JSON Value deserializer instead of two, kept the continuation
 # handlers out of line and sorted through one copy of the standard sort
-# (kafka_sim::sort): 656,673. Code is most of it; see
+# (kafka_sim::sort): 656,673. Stop 14 rebuilt the standard library for size
+# with panics that abort at once (page_build in setup.sh): 602,650. Code is most of it; see
 # CONTRIBUTING.md for where the bytes are. This gate only stops growth while
 # the size work (issue 7) is open; lower it as that work lands.
-SIZE_BUDGET=660000
+SIZE_BUDGET=605000
 step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
 fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
 
@@ -55,8 +56,8 @@ cargo bench -p kafka-sim --no-run
 step "browser tests (wasm-bindgen-test, headless Chromium)"
 cargo test -p kafka-visualiser --target wasm32-unknown-unknown
 
-step "release build of the page (trunk, offline)"
-trunk build --release --offline
+step "release build of the page (trunk, offline; std rebuilt for size)"
+page_build trunk build --release --offline
 
 step "size budget: wasm + JS gzipped"
 total=0
