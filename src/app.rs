@@ -9,6 +9,7 @@ use crate::i18n::{t, Lang};
 use crate::inspect_model::{GroupsModel, StorageModel};
 use crate::player::Player;
 use crate::view_model::ClusterModel;
+use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::event::{EventKind, Importance};
 use std::cell::RefCell;
 use std::ops::Not;
@@ -61,7 +62,7 @@ pub struct LessonState {
     /// Event index of each step's `at` (None: the scenario never has it).
     pub targets: Rc<Vec<Option<u64>>>,
     /// Step → (chosen, right?, the engine's answer).
-    pub answers: Rc<std::collections::BTreeMap<usize, (String, bool, String)>>,
+    pub answers: Rc<SortedMap<usize, (String, bool, String)>>,
     /// The question waiting for an answer.
     pub asking: Option<usize>,
     /// The question answered last (its feedback is shown).
@@ -1152,7 +1153,7 @@ pub fn App(props: &AppProps) -> Html {
         .as_ref()
         .filter(|(id, _)| Some(*id) == current)
         .map(|(_, c)| c.clone());
-    let marks: Rc<std::collections::BTreeSet<String>> = Rc::new(
+    let marks: Rc<SortedSet<String>> = Rc::new(
         changes
             .iter()
             .flat_map(|c| c.iter().filter_map(|x| x.mark.clone()))

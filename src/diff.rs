@@ -3,9 +3,8 @@
 //! named facts, and the facts that differ. Read only: every value is the
 //! engine's.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use crate::inspect_model::GroupsModel;
+use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::World;
 
 /// A fact's value, shortened for the list.
@@ -34,8 +33,8 @@ fn short(s: &str) -> String {
 }
 
 /// The named facts of a world, each with what it marks.
-pub fn facts(w: &World) -> BTreeMap<String, (String, Option<String>)> {
-    let mut f = BTreeMap::new();
+pub fn facts(w: &World) -> SortedMap<String, (String, Option<String>)> {
+    let mut f = SortedMap::new();
     let mut put = |k: String, v: String, mark: Option<String>| {
         f.insert(k, (v, mark));
     };
@@ -234,7 +233,7 @@ pub fn localize(s: &str, lang: kafka_sim::Lang) -> String {
 pub fn diff(before: &World, after: &World) -> Vec<Change> {
     let a = facts(before);
     let b = facts(after);
-    let keys: BTreeSet<&String> = kafka_sim::sort::set(a.keys().chain(b.keys()));
+    let keys: SortedSet<&String> = kafka_sim::sort::set(a.keys().chain(b.keys()));
     keys.into_iter()
         .filter_map(|k| {
             let x = a.get(k);

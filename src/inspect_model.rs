@@ -4,13 +4,13 @@
 
 use kafka_sim::assignor::{assign, MemberSubscription, PartitionName};
 use kafka_sim::client_config::AssignorName;
+use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::group::MemberPhase;
 use kafka_sim::ids::BrokerId;
 use kafka_sim::storage::index::{decode_index, IndexKind};
 use kafka_sim::storage::paged::Storage;
 use kafka_sim::storage::record::decode_batch;
 use kafka_sim::World;
-use std::collections::BTreeMap;
 
 /// Rows shown at most per table (the rest is summarised).
 pub const MAX_ROWS: usize = 200;
@@ -523,7 +523,7 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
     if running.len() < 2 {
         return (Vec::new(), None);
     }
-    let mut topics: BTreeMap<String, i32> = BTreeMap::new();
+    let mut topics: SortedMap<String, i32> = SortedMap::new();
     let subs: Vec<MemberSubscription> = running
         .iter()
         .map(|c| {
@@ -574,7 +574,7 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
             })
             .sum();
         let revoked_first = after.revoke.values().map(Vec::len).sum();
-        let names = |r: &BTreeMap<String, Vec<PartitionName>>| -> Vec<(String, Vec<String>)> {
+        let names = |r: &SortedMap<String, Vec<PartitionName>>| -> Vec<(String, Vec<String>)> {
             r.iter()
                 .map(|(m, v)| (m.clone(), v.iter().map(|p| p.to_string()).collect()))
                 .collect()
@@ -649,8 +649,8 @@ pub fn sequence(past: &[kafka_sim::Event], max: usize, show_heartbeats: bool) ->
         .into_iter()
         .rev()
         .collect();
-    let mut consumers = std::collections::BTreeSet::new();
-    let mut brokers = std::collections::BTreeSet::new();
+    let mut consumers = SortedSet::new();
+    let mut brokers = SortedSet::new();
     for e in &picked {
         if let EventKind::MessageSent { from, to, .. } = &e.kind {
             for n in [from, to] {

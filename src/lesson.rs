@@ -25,6 +25,7 @@
 //! whatever the engine says there.
 
 use crate::i18n::Lang;
+use kafka_sim::collections::SortedMap;
 use kafka_sim::Event;
 use serde::Deserialize;
 
@@ -59,7 +60,7 @@ pub struct EventRef {
     /// Only events whose fields have these values count (the same fields as
     /// `answer` reads), e.g. `{"step": "index_result"}` for a lookup.
     #[serde(default)]
-    pub with: std::collections::BTreeMap<String, String>,
+    pub with: SortedMap<String, String>,
 }
 
 impl EventRef {

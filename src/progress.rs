@@ -13,7 +13,7 @@
 //! cannot be read (another version, a damaged line) is reset with a message
 //! saying why; it never stops the page.
 
-use std::collections::BTreeMap;
+use kafka_sim::collections::SortedMap;
 
 pub const KEY: &str = "kafka-visualiser.progress";
 const HEADER: &str = "kafka-visualiser progress 1";
@@ -23,7 +23,7 @@ pub struct LessonProgress {
     /// How many questions the lesson asks.
     pub questions: u32,
     /// Lesson step → answered right (the latest answer counts).
-    pub answers: BTreeMap<u32, bool>,
+    pub answers: SortedMap<u32, bool>,
 }
 
 impl LessonProgress {
@@ -34,7 +34,7 @@ impl LessonProgress {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Progress {
-    pub lessons: BTreeMap<String, LessonProgress>,
+    pub lessons: SortedMap<String, LessonProgress>,
     pub practice_answered: u32,
     pub practice_right: u32,
 }
@@ -61,7 +61,7 @@ impl Progress {
                 Some("lesson") => {
                     let slug = w.next().filter(|s| !s.is_empty()).ok_or_else(bad)?;
                     let questions = w.next().and_then(|q| q.parse().ok()).ok_or_else(bad)?;
-                    let mut answers = BTreeMap::new();
+                    let mut answers = SortedMap::new();
                     for a in w {
                         let (k, r) = a.split_once('=').ok_or_else(bad)?;
                         let k = k.parse().map_err(|_| bad())?;

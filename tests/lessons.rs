@@ -4,9 +4,9 @@
 //! concept ID of the checklist.
 #![cfg(not(target_arch = "wasm32"))]
 
+use kafka_sim::collections::SortedSet;
 use kafka_visualiser::app::{load_scenario, LessonState};
 use kafka_visualiser::lessons::{LessonIndex, LESSONS_DIR};
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// The checklist's IDs (../shared/CONCEPTS.md).
@@ -27,8 +27,8 @@ fn index() -> LessonIndex {
 
 #[test]
 fn every_lesson_file_is_in_the_index_and_every_entry_exists() {
-    let listed: BTreeSet<String> = index().lessons.iter().map(|l| l.file.clone()).collect();
-    let on_disk: BTreeSet<String> = std::fs::read_dir(dir())
+    let listed: SortedSet<String> = index().lessons.iter().map(|l| l.file.clone()).collect();
+    let on_disk: SortedSet<String> = std::fs::read_dir(dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|n| n.ends_with(".json") && n != "index.json")
@@ -80,7 +80,7 @@ fn check_lesson(file: &str, text: &str) -> (Vec<String>, usize) {
 
 #[test]
 fn every_lesson_plays_to_the_end_and_every_question_is_answered_right_by_the_engine() {
-    let mut covered = BTreeSet::new();
+    let mut covered = SortedSet::new();
     let mut questions = 0;
     for entry in index().lessons {
         let text = std::fs::read_to_string(dir().join(&entry.file)).unwrap();
@@ -124,7 +124,7 @@ fn the_checklist_ids_are_the_concepts_file_ids() {
     let Ok(text) = std::fs::read_to_string(path) else {
         return;
     };
-    let ids: BTreeSet<&str> = text
+    let ids: SortedSet<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("- "))
         .filter_map(|l| l.split_whitespace().next())

@@ -7,6 +7,7 @@
 
 use crate::i18n::{t, Lang};
 use crate::view_model::{BrokerView, ClusterModel, ReplicaView};
+use kafka_sim::collections::SortedSet;
 use kafka_sim::ids::NodeId;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -27,7 +28,7 @@ pub struct ClusterProps {
     pub on_broker: Callback<(i32, bool)>,
     /// What the event a log line seeked to changed: `b1`, `b1:first-0`, `p0`, `c0`.
     #[prop_or_default]
-    pub marks: Rc<std::collections::BTreeSet<String>>,
+    pub marks: Rc<SortedSet<String>>,
     /// A message was clicked (None: its details closed).
     #[prop_or_default]
     pub on_message: Callback<Option<u64>>,
@@ -181,7 +182,7 @@ fn broker_box(
     max_leo: i64,
     lang: Lang,
     on_broker: &Callback<(i32, bool)>,
-    marks: &std::collections::BTreeSet<String>,
+    marks: &SortedSet<String>,
 ) -> Html {
     let mut class = classes!("broker");
     if marks.contains(&format!("b{}", b.id)) {

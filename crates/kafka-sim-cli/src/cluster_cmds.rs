@@ -1,6 +1,7 @@
 //! Calculators for placement, elections, partitioning and coordinators.
 
 use crate::commands::{parse_request, read_stdin, Args, Res};
+use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::election::{elect as run_election, ElectionAlgorithm, ElectionInput};
 use kafka_sim::ids::BrokerId;
 use kafka_sim::partitioner::{
@@ -34,7 +35,7 @@ pub fn place(a: &mut Args<'_>) -> Res {
     let json = a.flag("--json");
     a.no_more_flags()?;
     let req: PlaceRequest = parse_request(&read_stdin()?)?;
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = SortedSet::new();
     for b in &req.brokers {
         if !seen.insert(b) {
             return Err(format!("bad request: brokers: broker {b} is listed twice"));
@@ -203,7 +204,7 @@ pub fn coordinator(a: &mut Args<'_>) -> Res {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AssignRequest {
-    partitions_per_topic: std::collections::BTreeMap<String, i32>,
+    partitions_per_topic: SortedMap<String, i32>,
     members: Vec<kafka_sim::assignor::MemberSubscription>,
 }
 
@@ -225,11 +226,7 @@ pub fn assign(a: &mut Args<'_>) -> Res {
     let r = kafka_sim::assignor::assign(strategy, &req.partitions_per_topic, &req.members)
         .map_err(|e| format!("bad request: {e}"))?;
     // Members in the order given, each list in the assignor's order.
-    let list = |m: &str,
-                map: &std::collections::BTreeMap<
-        String,
-        Vec<kafka_sim::assignor::PartitionName>,
-    >| {
+    let list = |m: &str, map: &SortedMap<String, Vec<kafka_sim::assignor::PartitionName>>| {
         map.get(m)
             .map(|v| v.iter().map(|p| p.to_string()).collect::<Vec<_>>())
             .unwrap_or_default()

@@ -11,14 +11,14 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, SamplingMode};
 use kafka_sim::assignor::{assign, MemberSubscription};
 use kafka_sim::client_config::AssignorName;
-use std::collections::BTreeMap;
+use kafka_sim::collections::SortedMap;
 use std::time::Duration;
 
 const TOPICS: usize = 500;
 const PARTITIONS: i32 = 2_000;
 const MEMBERS: usize = 2_000;
 
-fn group() -> (BTreeMap<String, i32>, Vec<MemberSubscription>) {
+fn group() -> (SortedMap<String, i32>, Vec<MemberSubscription>) {
     let topics: Vec<String> = (0..TOPICS).map(|t| format!("topic{t}")).collect();
     let ppt = topics.iter().map(|t| (t.clone(), PARTITIONS)).collect();
     let members = (0..MEMBERS)

@@ -26,10 +26,11 @@
 //! revokes it, and it is assigned in the next round (KIP-429).
 
 use crate::client_config::AssignorName;
+use crate::collections::{SortedMap, SortedSet};
 use crate::partitioner::java_string_hash;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
 /// Kafka's `AbstractStickyAssignor.DEFAULT_GENERATION`.
@@ -99,11 +100,11 @@ impl<'de> Deserialize<'de> for PartitionName {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AssignmentResult {
     /// Member id → partitions, in the order the assignor produced them.
-    pub assignment: BTreeMap<String, Vec<PartitionName>>,
+    pub assignment: SortedMap<String, Vec<PartitionName>>,
     /// Member id → owned partitions it must give up before the next round
     /// (owned − assigned). Under the eager protocol a member revokes
     /// everything before it rejoins; this is what actually changes hands.
-    pub revoke: BTreeMap<String, Vec<PartitionName>>,
+    pub revoke: SortedMap<String, Vec<PartitionName>>,
 }
 
 /// Input an assignor cannot work with.
@@ -183,15 +184,15 @@ struct Ctx {
     owned: Vec<Vec<Tp>>,
     generation: Vec<Option<i32>>,
     /// Subscription topics as given (for the all-equal check).
-    raw_topics: Vec<BTreeSet<String>>,
+    raw_topics: Vec<SortedSet<String>>,
 }
 
 impl Ctx {
     fn new(
-        partitions_per_topic: &BTreeMap<String, i32>,
+        partitions_per_topic: &SortedMap<String, i32>,
         members: &[MemberSubscription],
     ) -> Result<Ctx, AssignError> {
-        let mut seen = BTreeSet::new();
+        let mut seen = SortedSet::new();
         for m in members {
             if m.member_id.is_empty() {
                 return Err(AssignError("a member has an empty member_id".into()));
@@ -247,7 +248,7 @@ impl Ctx {
                 }
             }
             let mut o = Vec::new();
-            let mut dup = BTreeSet::new();
+            let mut dup = SortedSet::new();
             for pn in &m.owned_partitions {
                 if let Some(n) = partitions_per_topic.get(&pn.topic) {
                     if pn.partition >= *n {
@@ -352,7 +353,7 @@ impl Ctx {
 /// Runs one assignor over a group.
 pub fn assign(
     strategy: AssignorName,
-    partitions_per_topic: &BTreeMap<String, i32>,
+    partitions_per_topic: &SortedMap<String, i32>,
     members: &[MemberSubscription],
 ) -> Result<AssignmentResult, AssignError> {
     let ctx = Ctx::new(partitions_per_topic, members)?;
@@ -372,11 +373,11 @@ pub fn assign(
             lists
         }
     };
-    let mut assignment = BTreeMap::new();
-    let mut revoke = BTreeMap::new();
+    let mut assignment = SortedMap::new();
+    let mut revoke = SortedMap::new();
     for (m, list) in lists.iter().enumerate() {
         let id = ctx.member_ids[m].clone();
-        let assigned: BTreeSet<Tp> = crate::sort::set(list.iter().copied());
+        let assigned: SortedSet<Tp> = crate::sort::set(list.iter().copied());
         let gone: Vec<PartitionName> = members[m]
             .owned_partitions
             .iter()
@@ -472,16 +473,16 @@ struct Owned {
     all_equal: bool,
     max_generation: i32,
     current: Vec<Vec<Tp>>,
-    multiple_owners: BTreeSet<Tp>,
+    multiple_owners: SortedSet<Tp>,
 }
 
 fn previously_owned(ctx: &Ctx) -> Owned {
     let mut all_equal = true;
-    let mut first: Option<&BTreeSet<String>> = None;
+    let mut first: Option<&SortedSet<String>> = None;
     let mut max_generation = DEFAULT_GENERATION;
     let mut current = vec![Vec::new(); ctx.members()];
     let mut owner_of: HashMap<Tp, usize> = HashMap::new();
-    let mut multiple_owners = BTreeSet::new();
+    let mut multiple_owners = SortedSet::new();
     for &m in &ctx.hash_order {
         match first {
             None => first = Some(&ctx.raw_topics[m]),
@@ -740,7 +741,7 @@ struct General<'a> {
     /// Owner per global partition index (`currentPartitionConsumer`).
     owner: Vec<Option<usize>>,
     /// Members sorted by (assignment size, member id).
-    sorted: BTreeSet<(usize, usize)>,
+    sorted: SortedSet<(usize, usize)>,
     by_rank: Vec<usize>,
     /// Number of members subscribed to each topic.
     potential: Vec<usize>,
@@ -776,7 +777,7 @@ impl<'a> General<'a> {
             max_generation: owned.max_generation,
             current: owned.current.into_iter().map(Some).collect(),
             owner,
-            sorted: BTreeSet::new(),
+            sorted: SortedSet::new(),
             by_rank,
             sorted_all: ctx.all_partitions(&topic_order),
             potential,
@@ -1025,10 +1026,10 @@ impl<'a> General<'a> {
 /// `computePartitionsTransferringOwnership`: assigned to one member, owned by another.
 fn compute_transferring(ctx: &Ctx, lists: &[Vec<Tp>]) -> Vec<(Tp, usize)> {
     let mut added: Vec<(Tp, usize)> = Vec::new();
-    let mut revoked: BTreeSet<Tp> = BTreeSet::new();
+    let mut revoked: SortedSet<Tp> = SortedSet::new();
     for (m, list) in lists.iter().enumerate() {
-        let owned: BTreeSet<Tp> = crate::sort::set(ctx.owned[m].iter().copied());
-        let assigned: BTreeSet<Tp> = crate::sort::set(list.iter().copied());
+        let owned: SortedSet<Tp> = crate::sort::set(ctx.owned[m].iter().copied());
+        let assigned: SortedSet<Tp> = crate::sort::set(list.iter().copied());
         added.extend(
             list.iter()
                 .filter(|tp| !owned.contains(tp))
@@ -1058,7 +1059,7 @@ mod tests {
         r.assignment[m].iter().map(|p| p.to_string()).collect()
     }
 
-    fn topics(t: &[(&str, i32)]) -> BTreeMap<String, i32> {
+    fn topics(t: &[(&str, i32)]) -> SortedMap<String, i32> {
         t.iter().map(|(n, c)| (n.to_string(), *c)).collect()
     }
 

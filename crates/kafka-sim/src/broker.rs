@@ -25,6 +25,7 @@
 //! restart, as does `replication-offset-checkpoint` (the HW, written every
 //! `replica.high.watermark.checkpoint.interval.ms`). Everything else is memory.
 
+use crate::collections::{SortedMap, SortedSet};
 use crate::config::LogConfig;
 use crate::controller::ControllerContext;
 use crate::event::{EventKind, TruncateReason};
@@ -37,7 +38,6 @@ use crate::sim::{Continuation, Step, Timer, World};
 use crate::storage::log::{AppendError, Log};
 use crate::storage::paged::MemStorage;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// What the leader knows of one follower (`Replica` / `ReplicaState`).
@@ -63,7 +63,7 @@ pub struct Partition {
     pub high_watermark: i64,
     pub is_leader: bool,
     /// Leader only: the followers as the leader sees them.
-    pub remote: BTreeMap<BrokerId, RemoteReplica>,
+    pub remote: SortedMap<BrokerId, RemoteReplica>,
     /// An ISR change sent to the controller and not yet answered.
     pub pending_isr: Option<Vec<BrokerId>>,
     /// Leader only: the log end offset when this leader epoch began.
@@ -73,7 +73,7 @@ pub struct Partition {
 impl Partition {
     /// KIP-497's "maximal" ISR: the committed ISR plus a pending change's members.
     pub fn maximal_isr(&self) -> Vec<BrokerId> {
-        let mut m: BTreeSet<BrokerId> = crate::sort::set(self.isr.iter().copied());
+        let mut m: SortedSet<BrokerId> = crate::sort::set(self.isr.iter().copied());
         if let Some(p) = &self.pending_isr {
             m.extend(p.iter().copied());
         }
@@ -94,7 +94,7 @@ pub struct FetchState {
 /// A follower's fetcher for one leader broker (`ReplicaFetcherThread`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fetcher {
-    pub partitions: BTreeMap<TopicPartition, FetchState>,
+    pub partitions: SortedMap<TopicPartition, FetchState>,
     pub in_flight: Option<i32>,
 }
 
@@ -132,7 +132,7 @@ pub struct DelayedProduce {
 pub struct MetadataCache {
     pub controller_id: i32,
     pub live_brokers: Vec<BrokerId>,
-    pub partitions: BTreeMap<TopicPartition, PartitionState>,
+    pub partitions: SortedMap<TopicPartition, PartitionState>,
 }
 
 /// A broker.
@@ -147,20 +147,20 @@ pub struct Broker {
     /// The broker's disk (survives restarts).
     pub disk: MemStorage,
     /// Partition logs on disk (survive restarts).
-    pub logs: BTreeMap<TopicPartition, Log>,
+    pub logs: SortedMap<TopicPartition, Log>,
     /// `replication-offset-checkpoint` (survives restarts).
-    pub hw_checkpoint: BTreeMap<TopicPartition, i64>,
-    pub partitions: BTreeMap<TopicPartition, Partition>,
+    pub hw_checkpoint: SortedMap<TopicPartition, i64>,
+    pub partitions: SortedMap<TopicPartition, Partition>,
     pub metadata: MetadataCache,
     pub controller: Option<ControllerContext>,
     pub known_controller_epoch: i32,
-    pub fetchers: BTreeMap<BrokerId, Fetcher>,
-    pub delayed_fetches: BTreeMap<u64, DelayedFetch>,
-    pub delayed_produces: BTreeMap<u64, DelayedProduce>,
+    pub fetchers: SortedMap<BrokerId, Fetcher>,
+    pub delayed_fetches: SortedMap<u64, DelayedFetch>,
+    pub delayed_produces: SortedMap<u64, DelayedProduce>,
     pub next_delayed: u64,
     pub next_correlation: i32,
     /// Idempotent producer state per partition (see `producer_state.rs`).
-    pub producer_states: BTreeMap<TopicPartition, crate::producer_state::ProducerStates>,
+    pub producer_states: SortedMap<TopicPartition, crate::producer_state::ProducerStates>,
     /// The block of producer ids this broker hands out: (next, last).
     pub producer_id_block: Option<(i64, i64)>,
     pub groups: crate::group::Groups,
@@ -175,21 +175,21 @@ impl Broker {
             registered: false,
             shutting_down: false,
             disk: MemStorage::default(),
-            logs: BTreeMap::new(),
-            hw_checkpoint: BTreeMap::new(),
-            partitions: BTreeMap::new(),
+            logs: SortedMap::new(),
+            hw_checkpoint: SortedMap::new(),
+            partitions: SortedMap::new(),
             metadata: MetadataCache {
                 controller_id: -1,
                 ..Default::default()
             },
             controller: None,
             known_controller_epoch: 0,
-            fetchers: BTreeMap::new(),
-            delayed_fetches: BTreeMap::new(),
-            delayed_produces: BTreeMap::new(),
+            fetchers: SortedMap::new(),
+            delayed_fetches: SortedMap::new(),
+            delayed_produces: SortedMap::new(),
             next_delayed: 0,
             next_correlation: 0,
-            producer_states: BTreeMap::new(),
+            producer_states: SortedMap::new(),
             producer_id_block: None,
             groups: Default::default(),
         }
@@ -1014,7 +1014,7 @@ impl World {
                     partition_epoch: ps.partition_epoch,
                     high_watermark: hw,
                     is_leader: false,
-                    remote: BTreeMap::new(),
+                    remote: SortedMap::new(),
                     pending_isr: None,
                     leader_epoch_start_offset: -1,
                 },
@@ -2291,7 +2291,7 @@ impl World {
     }
 
     fn broker_checkpoint_hw(&mut self, b: BrokerId) -> Step {
-        let hws: BTreeMap<TopicPartition, i64> = crate::sort::map(
+        let hws: SortedMap<TopicPartition, i64> = crate::sort::map(
             self.br(b)
                 .partitions
                 .iter()
@@ -2420,7 +2420,7 @@ impl World {
         let md = &self.br(b).metadata;
         let mut partitions = Vec::new();
         let mut unknown = Vec::new();
-        let wanted: Option<BTreeSet<&String>> = topics.as_ref().map(|t| t.iter().collect());
+        let wanted: Option<SortedSet<&String>> = topics.as_ref().map(|t| t.iter().collect());
         for (tp, s) in &md.partitions {
             if wanted
                 .as_ref()

@@ -2,15 +2,15 @@
 //! Java client), fetched from any broker and refreshed when a leader moves
 //! (`NOT_LEADER_OR_FOLLOWER`) or every `metadata.max.age.ms`.
 
+use crate::collections::SortedMap;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{Message, PartitionMetadata};
 use crate::sim::{Step, Timer, World};
-use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientMetadata {
-    pub partitions: BTreeMap<TopicPartition, PartitionMetadata>,
+    pub partitions: SortedMap<TopicPartition, PartitionMetadata>,
     pub brokers: Vec<BrokerId>,
     /// A refresh was asked for (an error or a new topic).
     pub stale: bool,
@@ -20,7 +20,7 @@ pub struct ClientMetadata {
     pub next_broker: usize,
     /// Brokers this client could not reach, and until when it waits before
     /// connecting again (`ClusterConnectionStates` in the Java client).
-    pub backoff: BTreeMap<BrokerId, NodeBackoff>,
+    pub backoff: SortedMap<BrokerId, NodeBackoff>,
     /// Metadata requests that failed in a row, and the earliest time of the
     /// next one (`retry.backoff.ms`, doubling up to `retry.backoff.max.ms`;
     /// also applied after every successful refresh, as `Metadata` does).
@@ -258,7 +258,7 @@ impl World {
         self.gate()?;
         let now = self.now;
         let empty = brokers.is_empty();
-        let leaders: BTreeMap<TopicPartition, i32> =
+        let leaders: SortedMap<TopicPartition, i32> =
             crate::sort::map(partitions.iter().map(|p| (p.tp.clone(), p.leader)));
         let n = partitions.len() as u32;
         {

@@ -12,13 +12,14 @@
 
 use crate::client::{ClientMetadata, ClientRef};
 use crate::client_config::{AutoOffsetReset, ConsumerConfig};
+use crate::collections::{SortedMap, SortedSet};
 use crate::event::{ConsumedRecord, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
 use crate::scenario::{CommitMode, ConsumerSpec};
 use crate::sim::{Step, Timer, World};
 use crate::storage::record;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// A consumer client.
 #[derive(Clone, Debug)]
@@ -34,20 +35,20 @@ pub struct Consumer {
     /// Partitions this consumer reads (from `assign()` or the group).
     pub assignment: Vec<TopicPartition>,
     /// Next offset to hand to the application, per partition.
-    pub positions: BTreeMap<TopicPartition, i64>,
+    pub positions: SortedMap<TopicPartition, i64>,
     /// Fetched, not yet returned by `poll()`.
-    pub buffered: BTreeMap<TopicPartition, VecDeque<ConsumedRecord>>,
+    pub buffered: SortedMap<TopicPartition, VecDeque<ConsumedRecord>>,
     /// High watermark from the last fetch response (for lag).
-    pub high_watermarks: BTreeMap<TopicPartition, i64>,
-    pub fetches_in_flight: BTreeMap<BrokerId, i32>,
-    pub list_offsets_in_flight: BTreeMap<i32, Vec<TopicPartition>>,
+    pub high_watermarks: SortedMap<TopicPartition, i64>,
+    pub fetches_in_flight: SortedMap<BrokerId, i32>,
+    pub list_offsets_in_flight: SortedMap<i32, Vec<TopicPartition>>,
     pub paused_until: u64,
     /// Records handed to the application so far.
     pub consumed: u64,
     /// Group membership state (None for a standalone consumer).
     pub group: Option<crate::group::MemberState>,
     /// Partitions already reported without an offset (`auto.offset.reset=none`).
-    pub reset_failed: std::collections::BTreeSet<TopicPartition>,
+    pub reset_failed: SortedSet<TopicPartition>,
     /// Records the application is processing now: (partition, first, last offset).
     pub processing: Vec<(TopicPartition, i64, i64)>,
 }
@@ -64,11 +65,11 @@ impl Consumer {
             metadata: ClientMetadata::default(),
             next_correlation: 0,
             assignment: spec.assign.clone().unwrap_or_default(),
-            positions: BTreeMap::new(),
-            buffered: BTreeMap::new(),
-            high_watermarks: BTreeMap::new(),
-            fetches_in_flight: BTreeMap::new(),
-            list_offsets_in_flight: BTreeMap::new(),
+            positions: SortedMap::new(),
+            buffered: SortedMap::new(),
+            high_watermarks: SortedMap::new(),
+            fetches_in_flight: SortedMap::new(),
+            list_offsets_in_flight: SortedMap::new(),
             paused_until: 0,
             consumed: 0,
             reset_failed: Default::default(),
@@ -94,7 +95,7 @@ impl Consumer {
     }
 
     /// Lag per assigned partition: high watermark − position (G12 uses the committed offset).
-    pub fn lag(&self) -> BTreeMap<TopicPartition, i64> {
+    pub fn lag(&self) -> SortedMap<TopicPartition, i64> {
         self.assignment
             .iter()
             .filter_map(|tp| {
@@ -349,7 +350,7 @@ impl World {
             return Ok(());
         }
         let policy = self.cs(c).config.auto_offset_reset;
-        let mut by_leader: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        let mut by_leader: SortedMap<BrokerId, Vec<TopicPartition>> = SortedMap::new();
         for tp in need {
             if policy == AutoOffsetReset::None {
                 if self.cs(c).reset_failed.contains(&tp) {
@@ -396,7 +397,7 @@ impl World {
 
     fn consumer_send_fetches(&mut self, c: u32) -> Step {
         let cfg = self.cs(c).config.clone();
-        let mut by_leader: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
+        let mut by_leader: SortedMap<BrokerId, Vec<FetchPartition>> = SortedMap::new();
         for tp in &self.cs(c).assignment {
             let Some(pos) = self.cs(c).positions.get(tp) else {
                 continue;

@@ -24,6 +24,7 @@
 //! `LeaderAndIsr` (the replicas) and `UpdateMetadata` (everyone).
 
 use crate::broker::Broker;
+use crate::collections::{SortedMap, SortedSet};
 use crate::election::{elect, ElectionAlgorithm, ElectionInput};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
@@ -31,7 +32,7 @@ use crate::msg::{ErrorCode, Message, PartitionState};
 use crate::sim::{Continuation, Step, Timer, World};
 use crate::zk::{partition_state_json, partition_state_path};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// A partition's leader and ISR as the controller knows them (`LeaderIsrAndControllerEpoch`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,23 +49,23 @@ pub struct LeaderIsr {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ControllerContext {
     pub epoch: i32,
-    pub live: BTreeSet<BrokerId>,
+    pub live: SortedSet<BrokerId>,
     /// Broker epochs (KIP-380): the czxid of each live broker's registration,
     /// so a broker that restarted between two looks is recognised.
-    pub broker_epochs: BTreeMap<BrokerId, u64>,
-    pub shutting_down: BTreeSet<BrokerId>,
-    pub assignments: BTreeMap<TopicPartition, Vec<BrokerId>>,
-    pub states: BTreeMap<TopicPartition, LeaderIsr>,
-    pub topics: BTreeSet<String>,
+    pub broker_epochs: SortedMap<BrokerId, u64>,
+    pub shutting_down: SortedSet<BrokerId>,
+    pub assignments: SortedMap<TopicPartition, Vec<BrokerId>>,
+    pub states: SortedMap<TopicPartition, LeaderIsr>,
+    pub topics: SortedSet<String>,
     /// Reassignments in progress: partition → (original replicas, target replicas).
-    pub reassigning: BTreeMap<TopicPartition, (Vec<BrokerId>, Vec<BrokerId>)>,
+    pub reassigning: SortedMap<TopicPartition, (Vec<BrokerId>, Vec<BrokerId>)>,
 }
 
 /// Requests to send once a decision is written (`ControllerBrokerRequestBatch`).
 #[derive(Clone, Default)]
 pub(crate) struct Batch {
-    leader_and_isr: BTreeMap<BrokerId, Vec<PartitionState>>,
-    metadata: BTreeSet<TopicPartition>,
+    leader_and_isr: SortedMap<BrokerId, Vec<PartitionState>>,
+    metadata: SortedSet<TopicPartition>,
     all_metadata: bool,
 }
 
@@ -202,11 +203,11 @@ impl World {
         ] {
             self.zk_watch(c, p)?;
         }
-        let live: BTreeSet<BrokerId> = crate::sort::set(self.zk.live_brokers());
+        let live: SortedSet<BrokerId> = crate::sort::set(self.zk.live_brokers());
         let epochs = self.zk.live_broker_epochs();
-        let mut assignments = BTreeMap::new();
-        let mut states = BTreeMap::new();
-        let mut topics = BTreeSet::new();
+        let mut assignments = SortedMap::new();
+        let mut states = SortedMap::new();
+        let mut topics = SortedSet::new();
         for t in self.zk.children("/brokers/topics") {
             self.zk_watch(c, &format!("/brokers/topics/{t}"))?;
             topics.insert(t.clone());
@@ -296,8 +297,8 @@ impl World {
         Ok(())
     }
 
-    fn zk_topic_assignment(&self, topic: &str) -> BTreeMap<i32, Vec<BrokerId>> {
-        let mut out = BTreeMap::new();
+    fn zk_topic_assignment(&self, topic: &str) -> SortedMap<i32, Vec<BrokerId>> {
+        let mut out = SortedMap::new();
         if let Some(v) = self.zk.data_json(&format!("/brokers/topics/{topic}")) {
             if let Some(ps) = v.get("partitions").and_then(|p| p.as_object()) {
                 for (k, reps) in ps {
@@ -756,7 +757,7 @@ impl World {
 
     fn controller_on_broker_change(&mut self, c: BrokerId) -> Step {
         let now_epochs = self.zk.live_broker_epochs();
-        let now_live: BTreeSet<BrokerId> = crate::sort::set(now_epochs.keys().copied());
+        let now_live: SortedSet<BrokerId> = crate::sort::set(now_epochs.keys().copied());
         let (old, old_epochs) = {
             let ctx = ctl(self, c);
             (ctx.live.clone(), ctx.broker_epochs.clone())
@@ -1219,9 +1220,9 @@ impl World {
     /// Rewrites `/brokers/topics/<t>` from the context (with reassignment state).
     fn controller_write_topic_znode(&mut self, c: BrokerId, topic: &str) -> Step {
         let ctx = ctl(self, c);
-        let mut parts = BTreeMap::new();
-        let mut adding = BTreeMap::new();
-        let mut removing = BTreeMap::new();
+        let mut parts = SortedMap::new();
+        let mut adding = SortedMap::new();
+        let mut removing = SortedMap::new();
         for (tp, reps) in ctx.assignments.iter().filter(|(tp, _)| &*tp.topic == topic) {
             parts.insert(tp.partition, reps.clone());
             if let Some((o, t)) = ctx.reassigning.get(tp) {
@@ -1241,7 +1242,7 @@ impl World {
                 );
             }
         }
-        let list = |m: &BTreeMap<i32, Vec<BrokerId>>| {
+        let list = |m: &SortedMap<i32, Vec<BrokerId>>| {
             m.iter()
                 .map(|(p, r)| {
                     format!(
@@ -1322,9 +1323,9 @@ impl World {
             .config
             .leader_imbalance_per_broker_percentage;
         let mut todo = Vec::new();
-        let per_broker: BTreeMap<BrokerId, (u32, u32, Vec<TopicPartition>)> = {
+        let per_broker: SortedMap<BrokerId, (u32, u32, Vec<TopicPartition>)> = {
             let ctx = ctl(self, c);
-            let mut m: BTreeMap<BrokerId, (u32, u32, Vec<TopicPartition>)> = BTreeMap::new();
+            let mut m: SortedMap<BrokerId, (u32, u32, Vec<TopicPartition>)> = SortedMap::new();
             for (tp, ar) in &ctx.assignments {
                 let Some(pref) = ar.first() else { continue };
                 let Some(st) = ctx.states.get(tp) else {
@@ -1467,7 +1468,7 @@ impl World {
             return Ok(());
         }
         let (assignment, choices) = if let Some(a) = &spec.replica_assignment {
-            let mut m = BTreeMap::new();
+            let mut m = SortedMap::new();
             for (k, v) in a {
                 m.insert(
                     k.parse::<i32>().unwrap_or(0),
@@ -1620,7 +1621,7 @@ fn base64_url(bytes: &[u8]) -> String {
 }
 
 /// `/brokers/topics/<t>` as Kafka 3.x writes it.
-pub fn topic_znode_json(assignment: &BTreeMap<i32, Vec<BrokerId>>, topic_id: &str) -> String {
+pub fn topic_znode_json(assignment: &SortedMap<i32, Vec<BrokerId>>, topic_id: &str) -> String {
     let parts: Vec<String> = assignment
         .iter()
         .map(|(p, r)| {

@@ -7,6 +7,7 @@
 //! (`caption.rs`), so the trace stays small and a caption can never disagree
 //! with the data.
 
+use crate::collections::SortedMap;
 use crate::election::{Candidate, ElectionAlgorithm};
 use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, Message, ZkChange};
@@ -15,7 +16,6 @@ use crate::scenario::Command;
 use crate::storage::cleaner::CleanResult;
 use crate::storage::log::{Appended, LookupStep, RetentionApplied, RollInfo, Truncated};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 pub type EventId = u64;
 
@@ -172,7 +172,7 @@ pub enum EventKind {
     // ---- topics and leadership ------------------------------------------
     TopicCreated {
         topic: String,
-        assignment: BTreeMap<i32, Vec<BrokerId>>,
+        assignment: SortedMap<i32, Vec<BrokerId>>,
         placement: Option<PlacementChoices>,
     },
     TopicCreationFailed {
@@ -181,7 +181,7 @@ pub enum EventKind {
     },
     PartitionsAdded {
         topic: String,
-        assignment: BTreeMap<i32, Vec<BrokerId>>,
+        assignment: SortedMap<i32, Vec<BrokerId>>,
     },
     LeaderElected {
         tp: TopicPartition,
@@ -439,7 +439,7 @@ pub enum EventKind {
     MetadataUpdated {
         client: NodeId,
         partitions: u32,
-        leaders: BTreeMap<TopicPartition, i32>,
+        leaders: SortedMap<TopicPartition, i32>,
     },
     ProducerIdAssigned {
         producer: u32,
@@ -619,7 +619,7 @@ pub enum EventKind {
         broker: BrokerId,
         group: String,
         generation: i32,
-        assignment: BTreeMap<String, Vec<TopicPartition>>,
+        assignment: SortedMap<String, Vec<TopicPartition>>,
     },
     OffsetsCommitted {
         broker: BrokerId,
@@ -661,10 +661,10 @@ pub enum EventKind {
         group: String,
         generation: i32,
         strategy: String,
-        partitions_per_topic: BTreeMap<String, i32>,
-        assignment: BTreeMap<String, Vec<TopicPartition>>,
+        partitions_per_topic: SortedMap<String, i32>,
+        assignment: SortedMap<String, Vec<TopicPartition>>,
         /// Cooperative only: what members must give up first.
-        revoke: BTreeMap<String, Vec<TopicPartition>>,
+        revoke: SortedMap<String, Vec<TopicPartition>>,
     },
     PartitionsRevoked {
         consumer: u32,

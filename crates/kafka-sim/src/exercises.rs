@@ -8,12 +8,12 @@
 
 use crate::assignor::{assign, MemberSubscription};
 use crate::client_config::AssignorName;
+use crate::collections::SortedMap;
 use crate::election::{elect, ElectionAlgorithm, ElectionInput};
 use crate::ids::BrokerId;
 use crate::partitioner::{coordinator_partition, murmur2, to_positive};
 use crate::rng::Rng;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The templates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -175,7 +175,7 @@ pub fn generate(kind: Kind, level: Level, seed: u64) -> Exercise {
                 AssignorName::Sticky,
             ][r.below(size.min(3)) as usize];
             let nt = size as usize;
-            let mut topics = BTreeMap::new();
+            let mut topics = SortedMap::new();
             for t in 0..nt {
                 topics.insert(format!("t{t}"), r.between(2, 4 + 2 * size) as i32);
             }

@@ -39,6 +39,7 @@
 use crate::assignor::{assign, MemberSubscription, PartitionName};
 use crate::client::ClientRef;
 use crate::client_config::AssignorName;
+use crate::collections::{SortedMap, SortedSet};
 use crate::event::{EventKind, Guarantee};
 use crate::group_records as rec;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
@@ -46,7 +47,6 @@ use crate::msg::{ErrorCode, JoinGroupMember, Message, Subscription};
 use crate::sim::{Step, Timer, World};
 use crate::storage::record::{self, BatchSpec, NewRecord};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// The internal topic holding committed offsets.
 pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
@@ -91,8 +91,8 @@ pub struct Group {
     /// In join order (the first member becomes leader when none is left).
     pub members: Vec<Member>,
     /// Member ids handed out with MEMBER_ID_REQUIRED, not joined yet.
-    pub pending_members: BTreeSet<String>,
-    pub offsets: BTreeMap<TopicPartition, i64>,
+    pub pending_members: SortedSet<String>,
+    pub offsets: SortedMap<TopicPartition, i64>,
     /// The initial delay may be extended until this time.
     pub initial_delay_until: u64,
     pub new_member_added: bool,
@@ -109,8 +109,8 @@ impl Group {
             protocol_name: None,
             leader_id: None,
             members: Vec::new(),
-            pending_members: BTreeSet::new(),
-            offsets: BTreeMap::new(),
+            pending_members: SortedSet::new(),
+            offsets: SortedMap::new(),
             initial_delay_until: 0,
             new_member_added: false,
             next_member_seq: 0,
@@ -147,7 +147,7 @@ impl Group {
                     .all(|m| m.protocols.iter().any(|(x, _)| x == *n))
             })
             .collect();
-        let mut votes: BTreeMap<&String, usize> = BTreeMap::new();
+        let mut votes: SortedMap<&String, usize> = SortedMap::new();
         for m in &self.members {
             if let Some((n, _)) = m.protocols.iter().find(|(n, _)| candidates.contains(&n)) {
                 *votes.entry(n).or_default() += 1;
@@ -164,10 +164,10 @@ impl Group {
 /// All groups a broker coordinates, and the offsets partitions it has loaded.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Groups {
-    pub groups: BTreeMap<String, Group>,
-    pub loaded: BTreeSet<i32>,
+    pub groups: SortedMap<String, Group>,
+    pub loaded: SortedSet<i32>,
     /// Coordinator writes waiting for the ISR, by delayed-produce id.
-    pub writes: BTreeMap<u64, GroupWrite>,
+    pub writes: SortedMap<u64, GroupWrite>,
 }
 
 /// What a coordinator does once its write to `__consumer_offsets` is replicated.
@@ -213,14 +213,14 @@ pub struct MemberState {
     pub sync_in_flight: Option<i32>,
     pub heartbeat_in_flight: Option<i32>,
     pub offset_fetch_in_flight: Option<(i32, Vec<TopicPartition>)>,
-    pub commits_in_flight: BTreeMap<i32, (Vec<(TopicPartition, i64)>, bool)>,
+    pub commits_in_flight: SortedMap<i32, (Vec<(TopicPartition, i64)>, bool)>,
     /// Partitions whose committed offset has been asked for and answered.
-    pub fetched: BTreeSet<TopicPartition>,
+    pub fetched: SortedSet<TopicPartition>,
     pub rejoin_needed: bool,
     /// The topics this member subscribes to (resolved for a pattern).
     pub subscription: Vec<String>,
     /// Partition counts the leader assigned with (a change triggers a rebalance).
-    pub assigned_snapshot: BTreeMap<String, i32>,
+    pub assigned_snapshot: SortedMap<String, i32>,
     pub is_leader: bool,
     pub last_poll_ms: u64,
     pub next_auto_commit_ms: u64,
@@ -248,11 +248,11 @@ impl MemberState {
             sync_in_flight: None,
             heartbeat_in_flight: None,
             offset_fetch_in_flight: None,
-            commits_in_flight: BTreeMap::new(),
-            fetched: BTreeSet::new(),
+            commits_in_flight: SortedMap::new(),
+            fetched: SortedSet::new(),
             rejoin_needed: true,
             subscription: Vec::new(),
-            assigned_snapshot: BTreeMap::new(),
+            assigned_snapshot: SortedMap::new(),
             is_leader: false,
             last_poll_ms: 0,
             next_auto_commit_ms: 0,
@@ -528,8 +528,8 @@ impl World {
             return Ok(());
         }
         // Read the whole log: the latest value per key wins, tombstones delete.
-        let mut offsets: BTreeMap<(String, TopicPartition), i64> = BTreeMap::new();
-        let mut metas: BTreeMap<String, Option<rec::GroupValue>> = BTreeMap::new();
+        let mut offsets: SortedMap<(String, TopicPartition), i64> = SortedMap::new();
+        let mut metas: SortedMap<String, Option<rec::GroupValue>> = SortedMap::new();
         {
             let br = &self.brokers[&b];
             if let Some(log) = br.logs.get(tp) {
@@ -581,7 +581,7 @@ impl World {
             }
         }
         let now = self.now;
-        let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+        let mut groups: SortedMap<String, Group> = SortedMap::new();
         for ((g, tp), o) in &offsets {
             groups
                 .entry(g.clone())
@@ -1995,7 +1995,7 @@ impl World {
                 .map(|_| ());
         }
         if m.phase == MemberPhase::Stable && m.is_leader {
-            let now: BTreeMap<String, i32> =
+            let now: SortedMap<String, i32> =
                 crate::sort::map(m.subscription.iter().filter_map(|t| {
                     self.cs(c)
                         .metadata
@@ -2655,7 +2655,7 @@ impl World {
         let strategy = protocol
             .and_then(AssignorName::parse)
             .unwrap_or(AssignorName::Range);
-        let mut topics: BTreeMap<String, i32> = BTreeMap::new();
+        let mut topics: SortedMap<String, i32> = SortedMap::new();
         for m in members {
             for t in &m.subscription.topics {
                 if let Some(n) = self.cs(c).metadata.partition_count(t) {
@@ -2723,7 +2723,7 @@ impl World {
                         .map(|(k, v)| (k.clone(), to_tps(v)))
                         .collect()
                 } else {
-                    BTreeMap::new()
+                    SortedMap::new()
                 },
             },
         );

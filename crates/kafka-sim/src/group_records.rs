@@ -13,9 +13,9 @@
 //! All of these are non-flexible versions: strings have an int16 length,
 //! nullable ones −1 for null; arrays an int32 count; bytes an int32 length.
 
+use crate::collections::SortedMap;
 use crate::ids::TopicPartition;
 use crate::msg::Subscription;
-use std::collections::BTreeMap;
 
 /// A key in `__consumer_offsets`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,7 +84,7 @@ impl W {
         self.0.extend_from_slice(b);
     }
     fn partitions(&mut self, tps: &[TopicPartition]) {
-        let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+        let mut by_topic: SortedMap<&str, Vec<i32>> = SortedMap::new();
         for tp in tps {
             by_topic.entry(&tp.topic).or_default().push(tp.partition);
         }

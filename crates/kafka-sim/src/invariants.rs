@@ -18,6 +18,7 @@
 //! [`check_world`] checks the always-true ones on a whole world (used by the
 //! property tests after every step).
 
+use crate::collections::{SortedMap, SortedSet};
 use crate::event::{EventKind, Guarantee};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::sim::{Step, World};
@@ -25,7 +26,6 @@ use crate::storage::log::Log;
 use crate::storage::paged::MemStorage;
 use crate::storage::record;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// A record a producer saw acknowledged.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,14 +39,14 @@ pub struct AckedRecord {
 /// What the checks remember between steps.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ledger {
-    pub acked: BTreeMap<TopicPartition, BTreeMap<i64, AckedRecord>>,
+    pub acked: SortedMap<TopicPartition, SortedMap<i64, AckedRecord>>,
     /// Acknowledged records already reported lost (reported once).
-    pub lost: BTreeSet<(TopicPartition, i64)>,
+    pub lost: SortedSet<(TopicPartition, i64)>,
     /// (broker, its incarnation, partition) → (leader epoch, highest HW seen
     /// in it). A restarted broker is a new leader even in the same epoch: its
     /// high watermark starts again from its checkpoint.
-    pub leader_hw: BTreeMap<(BrokerId, u32, TopicPartition), (i32, i64)>,
-    pub reported: BTreeSet<(Guarantee, TopicPartition)>,
+    pub leader_hw: SortedMap<(BrokerId, u32, TopicPartition), (i32, i64)>,
+    pub reported: SortedSet<(Guarantee, TopicPartition)>,
 }
 
 /// A record's key and value.
@@ -68,8 +68,8 @@ pub fn record_at(log: &Log, disk: &MemStorage, offset: i64) -> Option<KeyValue> 
 }
 
 /// Key and value of every record in `[lo, hi)` of a log, read in one pass.
-pub fn records_between(log: &Log, disk: &MemStorage, lo: i64, hi: i64) -> BTreeMap<i64, KeyValue> {
-    let mut out = BTreeMap::new();
+pub fn records_between(log: &Log, disk: &MemStorage, lo: i64, hi: i64) -> SortedMap<i64, KeyValue> {
+    let mut out = SortedMap::new();
     if lo >= hi || lo < log.log_start_offset || lo >= log.log_end_offset {
         return out;
     }
@@ -202,7 +202,7 @@ impl World {
             self.ledger.lost.insert((tp.clone(), *o));
         }
         let offsets: Vec<String> = lost.iter().map(|(o, _, _)| o.to_string()).collect();
-        let acks: BTreeSet<&str> =
+        let acks: SortedSet<&str> =
             crate::sort::set(lost.iter().map(|(_, a, _)| crate::msg::acks_name(*a)));
         let replaced = lost.iter().any(|(_, _, p)| *p);
         let leo = log.log_end_offset;
@@ -247,8 +247,8 @@ impl World {
         let hw = fb.partitions.get(tp).map(|p| p.high_watermark).unwrap_or(0);
         let from = fl.log_start_offset.max(ll.log_start_offset);
         let upto = hw.min(fl.log_end_offset);
-        let read = |log: &Log, disk: &MemStorage| -> BTreeMap<i64, KeyValue> {
-            let mut out = BTreeMap::new();
+        let read = |log: &Log, disk: &MemStorage| -> SortedMap<i64, KeyValue> {
+            let mut out = SortedMap::new();
             if from >= upto || from >= log.log_end_offset {
                 return out;
             }
@@ -355,7 +355,7 @@ impl World {
 }
 
 fn leaders_violation(w: &World, tp: &TopicPartition) -> Option<String> {
-    let mut by_epoch: BTreeMap<i32, Vec<BrokerId>> = BTreeMap::new();
+    let mut by_epoch: SortedMap<i32, Vec<BrokerId>> = SortedMap::new();
     for b in w.brokers.values().filter(|b| b.alive) {
         if let Some(p) = b.partitions.get(tp).filter(|p| p.is_leader) {
             by_epoch.entry(p.leader_epoch).or_default().push(b.id);
@@ -394,7 +394,7 @@ fn hw_violation(w: &World, b: BrokerId, tp: &TopicPartition) -> Option<String> {
 /// each violation. Property tests call this after every step.
 pub fn check_world(w: &World) -> Vec<(Guarantee, String)> {
     let mut out = Vec::new();
-    let tps: BTreeSet<TopicPartition> = crate::sort::set(
+    let tps: SortedSet<TopicPartition> = crate::sort::set(
         w.brokers
             .values()
             .flat_map(|b| b.partitions.keys().cloned()),

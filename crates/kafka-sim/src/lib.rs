@@ -41,6 +41,7 @@ pub mod broker;
 pub mod caption;
 pub mod client;
 pub mod client_config;
+pub mod collections;
 mod commands;
 pub mod config;
 pub mod consumer;

@@ -12,10 +12,10 @@
 //! here they come from the seeded RNG, and a scenario can fix them
 //! (`fixed_start_index`, which in Kafka fixes the first shift as well).
 
+use crate::collections::SortedMap;
 use crate::ids::BrokerId;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// `InvalidPartitionsException` / `InvalidReplicationFactorException`, with
@@ -47,7 +47,7 @@ pub struct PlacementChoices {
 }
 
 /// Partition → replicas (the first replica is the preferred leader).
-pub type Assignment = BTreeMap<i32, Vec<BrokerId>>;
+pub type Assignment = SortedMap<i32, Vec<BrokerId>>;
 
 fn replica_index(first: usize, shift: usize, j: usize, n: usize) -> usize {
     let s = 1 + (shift + j) % (n - 1);

@@ -31,6 +31,7 @@
 
 use crate::client::{ClientMetadata, ClientRef};
 use crate::client_config::{PartitionerClass, ProducerConfig};
+use crate::collections::{SortedMap, SortedSet};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{Bytes, ErrorCode, Message, ProducePartitionResponse};
@@ -39,7 +40,7 @@ use crate::scenario::ProducerSpec;
 use crate::sim::{Step, Timer, World};
 use crate::storage::record::{self, BatchSpec, NewRecord, RECORD_BATCH_OVERHEAD};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// Interceptors a lesson can install by name in `interceptor.classes`.
 pub const KNOWN_INTERCEPTORS: [&str; 2] = ["uppercase-value", "audit"];
@@ -170,22 +171,22 @@ pub struct Producer {
     pub producer_id: i64,
     pub producer_epoch: i16,
     pub init_pid_in_flight: Option<i32>,
-    pub accumulator: BTreeMap<TopicPartition, VecDeque<ProducerBatch>>,
+    pub accumulator: SortedMap<TopicPartition, VecDeque<ProducerBatch>>,
     pub buffer_used: u64,
     pub blocked: VecDeque<PendingRecord>,
     /// The record and reason last reported as blocked, so a retry that
     /// blocks for the same reason is not reported twice.
     pub blocked_reported: Option<(u64, String)>,
-    pub in_flight: BTreeMap<BrokerId, BTreeMap<i32, InFlight>>,
-    pub next_sequence: BTreeMap<TopicPartition, i32>,
+    pub in_flight: SortedMap<BrokerId, SortedMap<i32, InFlight>>,
+    pub next_sequence: SortedMap<TopicPartition, i32>,
     /// Sequences sent and not yet acknowledged or failed, per partition.
-    pub unacked: BTreeMap<TopicPartition, std::collections::BTreeSet<i32>>,
-    pub sticky: BTreeMap<String, StickyState>,
-    pub round_robin: BTreeMap<String, u32>,
+    pub unacked: SortedMap<TopicPartition, SortedSet<i32>>,
+    pub sticky: SortedMap<String, StickyState>,
+    pub round_robin: SortedMap<String, u32>,
     pub next_record: u64,
     pub next_batch: u64,
     /// Times of pending ProducerWake timers.
-    pub wakes: std::collections::BTreeSet<u64>,
+    pub wakes: SortedSet<u64>,
     /// `close()` was called: `send()` is refused and every batch is ready.
     pub closing: bool,
     /// `close()` finished: nothing left to send or to wait for.
@@ -204,15 +205,15 @@ impl Producer {
             producer_id: -1,
             producer_epoch: -1,
             init_pid_in_flight: None,
-            accumulator: BTreeMap::new(),
+            accumulator: SortedMap::new(),
             buffer_used: 0,
             blocked: VecDeque::new(),
             blocked_reported: None,
-            in_flight: BTreeMap::new(),
-            next_sequence: BTreeMap::new(),
-            unacked: BTreeMap::new(),
-            sticky: BTreeMap::new(),
-            round_robin: BTreeMap::new(),
+            in_flight: SortedMap::new(),
+            next_sequence: SortedMap::new(),
+            unacked: SortedMap::new(),
+            sticky: SortedMap::new(),
+            round_robin: SortedMap::new(),
             next_record: 0,
             next_batch: 0,
             wakes: Default::default(),
@@ -734,18 +735,18 @@ impl World {
         // ready(): which leaders have a sendable batch at the head of a deque?
         // (A broker the client waits to reconnect to is not `client.ready`.)
         let exhausted = !self.pr(p).blocked.is_empty();
-        let leaders: BTreeSet<BrokerId> = crate::sort::set(
+        let leaders: SortedSet<BrokerId> = crate::sort::set(
             self.pr(p)
                 .accumulator
                 .keys()
                 .filter_map(|tp| self.pr(p).metadata.leader(tp)),
         );
-        let unready: BTreeSet<BrokerId> = crate::sort::set(
+        let unready: SortedSet<BrokerId> = crate::sort::set(
             leaders
                 .into_iter()
                 .filter(|b| !self.client_ready(&ClientRef::Producer(p), *b)),
         );
-        let mut ready: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        let mut ready: SortedMap<BrokerId, Vec<TopicPartition>> = SortedMap::new();
         for (tp, dq) in &self.pr(p).accumulator {
             let Some(b) = dq.front() else { continue };
             let Some(leader) = self.pr(p).metadata.leader(tp) else {

@@ -8,11 +8,12 @@
 //! *out of order* (`OUT_OF_ORDER_SEQUENCE_NUMBER`). A lower epoch is fenced
 //! (`INVALID_PRODUCER_EPOCH`).
 
+use crate::collections::SortedMap;
 use crate::msg::ErrorCode;
 use crate::storage::log::BatchInfo;
 use crate::storage::record;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Kafka keeps this many batches per producer (`ProducerStateEntry.NUM_BATCHES_TO_RETAIN`).
 pub const NUM_BATCHES_TO_RETAIN: usize = 5;
@@ -39,7 +40,7 @@ impl ProducerEntry {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProducerStates {
-    pub producers: BTreeMap<i64, ProducerEntry>,
+    pub producers: SortedMap<i64, ProducerEntry>,
 }
 
 fn in_sequence(last_seq: i32, next_seq: i32) -> bool {

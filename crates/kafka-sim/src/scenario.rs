@@ -7,10 +7,10 @@
 //! that is wrong (`commands[2].broker: no broker 7 ...`) and never panics.
 
 use crate::client_config::{ConsumerConfig, ProducerConfig};
+use crate::collections::{SortedMap, SortedSet};
 use crate::config::{BrokerConfig, ConfigError, NetworkConfig, TopicConfigOverrides};
 use crate::ids::{NodeId, TopicPartition};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// The format identifier written into exported scenarios.
 pub const FORMAT: &str = "kafka-visualiser/scenario@1";
@@ -100,7 +100,7 @@ pub struct TopicSpec {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub replica_assignment: Option<BTreeMap<String, Vec<i32>>>,
+    pub replica_assignment: Option<SortedMap<String, Vec<i32>>>,
     /// Fixes Kafka's random start index (and first shift) of the placement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixed_start_index: Option<i32>,
@@ -483,7 +483,7 @@ impl Scenario {
                 "at most 1000 brokers are simulated",
             ));
         }
-        let mut seen = BTreeSet::new();
+        let mut seen = SortedSet::new();
         for (i, b) in brokers.iter().enumerate() {
             if *b < 0 {
                 return Err(ConfigError::new(
@@ -506,7 +506,7 @@ impl Scenario {
                 "must be at least 1 ms",
             ));
         }
-        let mut topics = BTreeSet::new();
+        let mut topics = SortedSet::new();
         for (i, t) in self.topics.iter().enumerate() {
             self.validate_topic(t, &format!("topics[{i}]"))?;
             if !topics.insert(t.name.clone()) {
@@ -516,7 +516,7 @@ impl Scenario {
                 ));
             }
         }
-        let mut names = BTreeSet::new();
+        let mut names = SortedSet::new();
         for (i, p) in self.producers.iter().enumerate() {
             if p.name.is_empty() {
                 return Err(ConfigError::new(
@@ -533,9 +533,9 @@ impl Scenario {
             p.config.validate(&format!("producers[{i}].config"))?;
         }
         // Producers the commands may name: the scenario's, then those started.
-        let mut pnames: BTreeSet<String> =
+        let mut pnames: SortedSet<String> =
             crate::sort::set(self.producers.iter().map(|p| p.name.clone()));
-        let mut cnames = BTreeSet::new();
+        let mut cnames = SortedSet::new();
         for (i, c) in self.consumers.iter().enumerate() {
             self.validate_consumer(c, &format!("consumers[{i}]"))?;
             if !cnames.insert(c.name.clone()) {
@@ -545,7 +545,7 @@ impl Scenario {
                 ));
             }
         }
-        let mut created: BTreeSet<String> = topics.clone();
+        let mut created: SortedSet<String> = topics.clone();
         for (i, tc) in self.commands.iter().enumerate() {
             let at = format!("commands[{i}]");
             if tc.at_ms > self.run_until_ms {
@@ -680,7 +680,7 @@ impl Scenario {
                             "needs at least one replica",
                         ));
                     }
-                    let mut s = BTreeSet::new();
+                    let mut s = SortedSet::new();
                     for (j, r) in replicas.iter().enumerate() {
                         broker_ok(*r, &format!("replicas[{j}]"))?;
                         if !s.insert(r) {
@@ -825,7 +825,7 @@ impl Scenario {
                         "every partition must have the same number of replicas",
                     ));
                 }
-                let mut s = BTreeSet::new();
+                let mut s = SortedSet::new();
                 for r in reps {
                     if !self.cluster.brokers.contains(r) {
                         return Err(ConfigError::new(

@@ -23,12 +23,12 @@
 //! partition ends a step, so the timeline can resume between any two of them
 //! instead of replaying the whole handler to show one event in its middle.
 
+use crate::collections::{SortedMap, SortedSet};
 use crate::event::{DropReason, Event, EventId, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId};
 use crate::msg::Message;
 use crate::rng::Rng;
 use crate::scenario::Scenario;
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Returned by an apply operation when the event budget is spent: the handler
@@ -137,11 +137,11 @@ pub struct Network {
     pub latency_ms: u64,
     pub zookeeper_latency_ms: u64,
     /// Cut links, as ordered pairs (smaller node first).
-    pub cut: BTreeSet<(NodeId, NodeId)>,
+    pub cut: SortedSet<(NodeId, NodeId)>,
     /// Extra latency per link (ordered pair).
-    pub extra: BTreeMap<(NodeId, NodeId), u64>,
+    pub extra: SortedMap<(NodeId, NodeId), u64>,
     /// Last delivery time per direction, so a link stays FIFO like TCP.
-    pub last_delivery: BTreeMap<(NodeId, NodeId), Millis>,
+    pub last_delivery: SortedMap<(NodeId, NodeId), Millis>,
 }
 
 pub fn link_key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -174,7 +174,7 @@ pub struct World {
     pub(crate) sc: Arc<Scenario>,
     pub(crate) now: Millis,
     pub(crate) rng: Rng,
-    queue: BTreeMap<(Millis, u64), Work>,
+    queue: std::collections::BTreeMap<(Millis, u64), Work>,
     /// The rest of the handler being run, with the cause it ran under.
     continuation: Option<(Continuation, Option<EventId>)>,
     seq: u64,
@@ -187,7 +187,7 @@ pub struct World {
     /// Each broker behind an `Arc`, so a clone of the world (a checkpoint,
     /// the state shown at an event) shares them and a broker is copied only
     /// when a later step changes it (`Arc::make_mut`).
-    pub(crate) brokers: BTreeMap<BrokerId, Arc<crate::broker::Broker>>,
+    pub(crate) brokers: SortedMap<BrokerId, Arc<crate::broker::Broker>>,
     pub(crate) zk: crate::zk::ZooKeeper,
     pub(crate) net: Network,
     pub(crate) producers: Vec<crate::producer::Producer>,
@@ -203,7 +203,7 @@ impl World {
         let mut w = World {
             rng: Rng::new(sc.seed),
             now: 0,
-            queue: BTreeMap::new(),
+            queue: std::collections::BTreeMap::new(),
             continuation: None,
             seq: 0,
             next_message_id: 0,
@@ -212,7 +212,7 @@ impl World {
             frozen: false,
             out: Vec::new(),
             cause: None,
-            brokers: BTreeMap::new(),
+            brokers: SortedMap::new(),
             zk: crate::zk::ZooKeeper::default(),
             net: Network {
                 latency_ms: sc.cluster.network.latency_ms,
@@ -644,7 +644,7 @@ impl World {
         Ok(())
     }
 
-    pub fn brokers(&self) -> &BTreeMap<BrokerId, Arc<crate::broker::Broker>> {
+    pub fn brokers(&self) -> &SortedMap<BrokerId, Arc<crate::broker::Broker>> {
         &self.brokers
     }
 

@@ -7,27 +7,17 @@
 //! `dyn` reference; the elements are then put in that order. The result is
 //! exactly `sort_by`'s: a stable sort has only one possible output.
 
+use crate::collections::{SortedMap, SortedSet};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
 
-/// `iter.collect::<BTreeSet<_>>()`, by inserting: the standard bulk build
-/// sorts first, with its own copy of the sort for every element type.
-pub fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> BTreeSet<T> {
-    let mut s = BTreeSet::new();
-    for x in items {
-        s.insert(x);
-    }
-    s
+/// `iter.collect::<SortedSet<_>>()`.
+pub fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> SortedSet<T> {
+    items.into_iter().collect()
 }
 
-/// `iter.collect::<BTreeMap<_, _>>()`, by inserting (a later value for the
-/// same key wins, as there).
-pub fn map<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
-    let mut m = BTreeMap::new();
-    for (k, v) in items {
-        m.insert(k, v);
-    }
-    m
+/// `iter.collect::<SortedMap<_, _>>()` (a later value for the same key wins).
+pub fn map<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> SortedMap<K, V> {
+    items.into_iter().collect()
 }
 
 /// `v.sort_by(cmp)`, stable.
@@ -71,6 +61,7 @@ fn sort_indices(idx: &mut [usize], cmp: &mut dyn FnMut(usize, usize) -> Ordering
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
 
     #[test]
     fn gives_what_the_standard_stable_sort_gives() {
@@ -96,11 +87,12 @@ mod tests {
             assert_eq!(c, d);
         }
         let pairs = [(3, "x"), (1, "y"), (3, "z")];
-        assert_eq!(map(pairs), pairs.into_iter().collect::<BTreeMap<_, _>>());
-        assert_eq!(
-            set([5, 1, 5, 2]),
-            [5, 1, 5, 2].into_iter().collect::<BTreeSet<_>>()
-        );
+        assert!(map(pairs)
+            .iter()
+            .eq(pairs.iter().copied().collect::<BTreeMap<_, _>>().iter()));
+        assert!(set([5, 1, 5, 2])
+            .iter()
+            .eq([5, 1, 5, 2].into_iter().collect::<BTreeSet<_>>().iter()));
         let mut s = vec!["b".to_string(), "a".into(), "c".into(), "a".into()];
         sort_by(&mut s, |a, b| b.cmp(a));
         assert_eq!(s, ["c", "b", "a", "a"]);

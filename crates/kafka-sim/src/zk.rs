@@ -19,12 +19,12 @@
 //! only notifications travel; watches stay registered after firing (Kafka
 //! re-registers them on every read, to the same effect).
 
+use crate::collections::{SortedMap, SortedSet};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
 use crate::msg::{Message, ZkChange};
 use crate::sim::{Step, Timer, World};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Znode {
@@ -49,12 +49,12 @@ pub struct Session {
 
 #[derive(Clone, Debug, Default)]
 pub struct ZooKeeper {
-    pub nodes: BTreeMap<String, Znode>,
+    pub nodes: SortedMap<String, Znode>,
     /// Sessions by id (a restarted broker opens a new one; the old one lives
     /// on until it expires).
-    pub sessions: BTreeMap<u64, Session>,
+    pub sessions: SortedMap<u64, Session>,
     /// path → brokers watching it (data or children).
-    pub watches: BTreeMap<String, BTreeSet<BrokerId>>,
+    pub watches: SortedMap<String, SortedSet<BrokerId>>,
     next_session: u64,
     zxid: u64,
 }
@@ -117,7 +117,7 @@ impl ZooKeeper {
     }
 
     /// Live brokers with their broker epoch (the registration's czxid, KIP-380).
-    pub fn live_broker_epochs(&self) -> BTreeMap<BrokerId, u64> {
+    pub fn live_broker_epochs(&self) -> SortedMap<BrokerId, u64> {
         self.live_brokers()
             .into_iter()
             .filter_map(|b| {

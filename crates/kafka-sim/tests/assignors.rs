@@ -4,8 +4,8 @@
 
 use kafka_sim::assignor::{assign, AssignmentResult, MemberSubscription, PartitionName};
 use kafka_sim::client_config::AssignorName;
+use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::rng::Rng;
-use std::collections::{BTreeMap, BTreeSet};
 
 const GEN: i32 = 1;
 
@@ -28,11 +28,11 @@ fn sub(
     }
 }
 
-fn topics(t: &[(&str, i32)]) -> BTreeMap<String, i32> {
+fn topics(t: &[(&str, i32)]) -> SortedMap<String, i32> {
     t.iter().map(|(n, c)| (n.to_string(), *c)).collect()
 }
 
-fn run(s: AssignorName, t: &BTreeMap<String, i32>, m: &[MemberSubscription]) -> AssignmentResult {
+fn run(s: AssignorName, t: &SortedMap<String, i32>, m: &[MemberSubscription]) -> AssignmentResult {
     assign(s, t, m).unwrap()
 }
 
@@ -258,7 +258,7 @@ fn sticky_stale_generation_loses_its_claims() {
             sub("consumer2", &all, &owned, stale),
         ];
         let r = run(AssignorName::Sticky, &t, &m);
-        let set = |m: &str| r.assignment[m].iter().cloned().collect::<BTreeSet<_>>();
+        let set = |m: &str| r.assignment[m].iter().cloned().collect::<SortedSet<_>>();
         assert_eq!(set("consumer1"), owned.iter().cloned().collect());
         assert_eq!(
             set("consumer2"),
@@ -282,7 +282,7 @@ fn range_two_topics_three_consumers() {
         r.assignment[m]
             .iter()
             .map(|p| p.to_string())
-            .collect::<BTreeSet<_>>()
+            .collect::<SortedSet<_>>()
     };
     assert_eq!(
         set("c0"),
@@ -294,13 +294,13 @@ fn range_two_topics_three_consumers() {
 // ---- property tests -------------------------------------------------------
 
 struct Group {
-    topics: BTreeMap<String, i32>,
+    topics: SortedMap<String, i32>,
     members: Vec<MemberSubscription>,
 }
 
 fn random_group(rng: &mut Rng, uniform: bool) -> Group {
     let nt = 1 + rng.below(4) as usize;
-    let topics: BTreeMap<String, i32> = (0..nt)
+    let topics: SortedMap<String, i32> = (0..nt)
         .map(|i| (format!("t{i}"), rng.below(7) as i32))
         .collect();
     let names: Vec<String> = topics.keys().cloned().collect();
@@ -335,7 +335,7 @@ fn random_group(rng: &mut Rng, uniform: bool) -> Group {
 
 /// Every subscribed partition assigned exactly once, only to a subscriber.
 fn check_valid(g: &Group, r: &AssignmentResult, complete: bool) -> Result<(), String> {
-    let mut owner: BTreeMap<PartitionName, &str> = BTreeMap::new();
+    let mut owner: SortedMap<PartitionName, &str> = SortedMap::new();
     for m in &g.members {
         for p in &r.assignment[&m.member_id] {
             if !m.topics.contains(&p.topic) {
@@ -384,7 +384,7 @@ fn check_balanced(r: &AssignmentResult) -> Result<(), String> {
 /// No member can take a partition from one holding two or more than itself
 /// (Kafka's `isBalanced` for unequal subscriptions).
 fn check_balanced_general(g: &Group, r: &AssignmentResult) -> Result<(), String> {
-    let owner: BTreeMap<&PartitionName, &String> = r
+    let owner: SortedMap<&PartitionName, &String> = r
         .assignment
         .iter()
         .flat_map(|(m, ps)| ps.iter().map(move |p| (p, m)))
@@ -533,7 +533,7 @@ fn property_cooperative_never_reassigns_in_the_revoking_round() {
                 failures.push(format!("seed {seed} generation {generation}: {e}"));
                 break;
             }
-            let revoked: BTreeSet<&PartitionName> = r.revoke.values().flatten().collect();
+            let revoked: SortedSet<&PartitionName> = r.revoke.values().flatten().collect();
             for (m, ps) in &r.assignment {
                 let owned = &g
                     .members

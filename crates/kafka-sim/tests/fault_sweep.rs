@@ -9,11 +9,11 @@
 //!
 //! `FAULT_SEEDS=N` runs N seeds (default 1000).
 
+use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::event::EventKind;
 use kafka_sim::invariants::check_world;
 use kafka_sim::rng::Rng;
 use kafka_sim::{Scenario, World};
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 fn random_scenario(seed: u64) -> String {
@@ -32,7 +32,7 @@ fn random_scenario(seed: u64) -> String {
         })
         .collect();
     let mut cmds = Vec::new();
-    let mut down: BTreeSet<i32> = BTreeSet::new();
+    let mut down: SortedSet<i32> = SortedSet::new();
     let mut t = 200u64;
     while t < run_until - 3000 {
         t += r.between(100, 900);
@@ -105,7 +105,7 @@ fn check_seed(seed: u64) -> Result<(u64, u64), String> {
     let mut w = World::new(Arc::new(sc));
     let mut events = 0u64;
     let mut acked = 0u64;
-    let mut leader_hw: BTreeMap<(i32, u32, String, i32), i64> = BTreeMap::new();
+    let mut leader_hw: SortedMap<(i32, u32, String, i32), i64> = SortedMap::new();
     while w.step() {
         for e in w.drain_events() {
             events += 1;

@@ -7,12 +7,12 @@
 //!
 //! `GROUP_SEEDS=N` runs N seeds (default 300).
 
+use kafka_sim::collections::SortedSet;
 use kafka_sim::event::EventKind;
 use kafka_sim::group::MemberPhase;
 use kafka_sim::invariants::check_world;
 use kafka_sim::rng::Rng;
 use kafka_sim::{Scenario, World};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 const STRATEGIES: [&str; 5] = [
@@ -48,7 +48,7 @@ fn random_scenario(seed: u64) -> (String, u64) {
             consumer(&format!("c{i}"), &mut r, start)
         })
         .collect();
-    let mut running: BTreeSet<String> = (0..n).map(|i| format!("c{i}")).collect();
+    let mut running: SortedSet<String> = (0..n).map(|i| format!("c{i}")).collect();
     let mut cmds = Vec::new();
     let mut down: Option<i32> = None;
     let mut t = 4000u64;
@@ -149,7 +149,7 @@ fn check_seed(seed: u64) -> Result<(u64, u64), String> {
     }
     // Settled: one generation, every partition owned exactly once.
     let running: Vec<_> = w.consumers().iter().filter(|c| c.alive).collect();
-    let gens: BTreeSet<i32> = running
+    let gens: SortedSet<i32> = running
         .iter()
         .filter_map(|c| c.group.as_ref().map(|g| g.generation))
         .collect();
@@ -162,7 +162,7 @@ fn check_seed(seed: u64) -> Result<(u64, u64), String> {
             "seed {seed}: not settled: generations {gens:?}, phases {phases:?}\n{json}"
         ));
     }
-    let mut owned = BTreeSet::new();
+    let mut owned = SortedSet::new();
     for c in &running {
         for tp in &c.assignment {
             if !owned.insert(tp.clone()) {

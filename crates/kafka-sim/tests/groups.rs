@@ -5,10 +5,10 @@
 
 mod common;
 use common::{find, run};
+use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::event::EventKind;
 use kafka_sim::ids::TopicPartition;
 use kafka_sim::Timeline;
-use std::collections::{BTreeMap, BTreeSet};
 
 fn consumer(name: &str, extra: &str) -> String {
     format!(
@@ -43,8 +43,8 @@ fn produce(at: u64, n: u32) -> String {
 }
 
 /// The last assignment each consumer reported.
-fn owned(t: &Timeline) -> BTreeMap<u32, Vec<TopicPartition>> {
-    let mut m = BTreeMap::new();
+fn owned(t: &Timeline) -> SortedMap<u32, Vec<TopicPartition>> {
+    let mut m = SortedMap::new();
     for e in t.events() {
         match &e.kind {
             EventKind::PartitionsAssigned {
@@ -137,7 +137,7 @@ fn three_members_share_six_partitions_and_consume_everything_once() {
     // Every record once, by the owner of its partition.
     let c = consumed(&t);
     assert_eq!(c.len(), 60);
-    let unique: BTreeSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
+    let unique: SortedSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
     assert_eq!(unique.len(), 60);
     for (who, tp, _) in &c {
         assert!(
@@ -146,7 +146,7 @@ fn three_members_share_six_partitions_and_consume_everything_once() {
         );
     }
     // Auto-commit reached the coordinator: the last commit per partition covers everything.
-    let mut committed: BTreeMap<TopicPartition, i64> = BTreeMap::new();
+    let mut committed: SortedMap<TopicPartition, i64> = SortedMap::new();
     for e in find(&t, |k| matches!(k, EventKind::OffsetsCommitted { .. })) {
         let EventKind::OffsetsCommitted { offsets, .. } = &e.kind else {
             unreachable!()
@@ -208,7 +208,7 @@ fn a_crashed_member_is_expelled_after_the_session_timeout_and_its_partitions_res
     assert_eq!(resumed, [20, 20, 20, 10, 10, 10]);
     // Nothing is lost and nothing read twice: b had committed all it read.
     let c = consumed(&t);
-    let unique: BTreeSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
+    let unique: SortedSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
     assert_eq!(unique.len(), 120);
     assert_eq!(c.len(), 120);
 }
@@ -296,7 +296,7 @@ fn the_coordinator_moves_with_the_offsets_partition_leader() {
     assert_eq!(found.first(), Some(&coord));
     assert_eq!(found.last(), Some(&broker.0));
     let c = consumed(&t);
-    let unique: BTreeSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
+    let unique: SortedSet<_> = c.iter().map(|(_, tp, o)| (tp.clone(), *o)).collect();
     assert_eq!(unique.len(), 24);
     assert_eq!(
         c.len(),
@@ -499,7 +499,7 @@ fn a_regex_subscription_picks_up_a_new_matching_topic() {
         "commands": [{"at_ms": 12000, "type": "create_topic", "topic": {"name": "orders-us", "partitions": 2, "replication.factor": 3}}]}"#);
     no_broken_guarantees(&t);
     let o = owned(&t);
-    let topics: BTreeSet<String> = o[&0].iter().map(|tp| tp.topic.to_string()).collect();
+    let topics: SortedSet<String> = o[&0].iter().map(|tp| tp.topic.to_string()).collect();
     assert_eq!(
         topics,
         ["orders-eu".to_string(), "orders-us".to_string()]
@@ -563,11 +563,11 @@ fn offsets_topic_needs_enough_brokers_for_its_replication_factor() {
 }
 
 /// How often each (partition, offset) was seen.
-type Counts = BTreeMap<(TopicPartition, i64), u32>;
+type Counts = SortedMap<(TopicPartition, i64), u32>;
 
 /// (processed, consumed) record counts per (partition, offset).
 fn processed_and_consumed(t: &Timeline) -> (Counts, Counts) {
-    let mut processed = BTreeMap::new();
+    let mut processed = SortedMap::new();
     for e in t.events() {
         if let EventKind::RecordsProcessed { ranges, .. } = &e.kind {
             for (tp, a, b) in ranges {
@@ -577,7 +577,7 @@ fn processed_and_consumed(t: &Timeline) -> (Counts, Counts) {
             }
         }
     }
-    let mut handed_out = BTreeMap::new();
+    let mut handed_out = SortedMap::new();
     for (_, tp, o) in consumed(t) {
         *handed_out.entry((tp, o)).or_insert(0) += 1;
     }
@@ -640,7 +640,7 @@ fn order_holds_within_a_partition_and_partitions_interleave() {
         })
         .collect();
     let t = run(&scenario(15_000, &[consumer("a", "")], &cmds.join(","), ""));
-    let mut per: BTreeMap<i32, Vec<i64>> = BTreeMap::new();
+    let mut per: SortedMap<i32, Vec<i64>> = SortedMap::new();
     let mut sequence = Vec::new();
     for (_, tp, o) in consumed(&t) {
         per.entry(tp.partition).or_default().push(o);
@@ -663,7 +663,7 @@ fn order_holds_within_a_partition_and_partitions_interleave() {
 #[test]
 fn event_names_match_their_serde_tags() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut kinds = BTreeSet::new();
+    let mut kinds = SortedSet::new();
     for f in [
         "group-rebalance.json",
         "leader-failover.json",
@@ -708,7 +708,7 @@ fn the_log_cleaner_compacts_consumer_offsets_to_the_latest_commit_per_key() {
         .expect("a coordinator holds g");
     let tp = TopicPartition::new("__consumer_offsets", group.partition);
     let batches = broker.logs[&tp].decode_all(&broker.disk).unwrap();
-    let mut latest: BTreeMap<TopicPartition, i64> = BTreeMap::new();
+    let mut latest: SortedMap<TopicPartition, i64> = SortedMap::new();
     let mut records = 0;
     for b in &batches {
         for r in &b.records {

@@ -28,9 +28,9 @@ use super::log::{segment_append, Log, Segment};
 use super::paged::{Storage, StorageError};
 use super::record::{build_batch, decode_batch, BatchSpec, NewRecord};
 use super::{index_file, log_file, time_index_file};
+use crate::collections::SortedMap;
 use crate::config::Ratio;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The cleaner's view of one log: how dirty it is and what it may clean.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,7 +150,7 @@ pub fn clean<S: Storage>(
     now_ms: i64,
 ) -> Result<CleanResult, StorageError> {
     // 1. The offset map over the dirty part.
-    let mut map: BTreeMap<Vec<u8>, i64> = BTreeMap::new();
+    let mut map: SortedMap<Vec<u8>, i64> = SortedMap::new();
     let mut latest_offset = plan.first_dirty_offset - 1;
     for s in &log.segments {
         if s.next_offset <= plan.first_dirty_offset

@@ -16,8 +16,8 @@
 //! already exists, or a read or write outside a file. The in-memory backend has
 //! no other failure (no I/O errors, no space limit).
 
+use crate::collections::SortedMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -115,7 +115,7 @@ struct MemFile {
 #[derive(Clone, Debug)]
 pub struct MemStorage {
     page_size: u32,
-    files: BTreeMap<String, MemFile>,
+    files: SortedMap<String, MemFile>,
 }
 
 impl Default for MemStorage {
@@ -129,7 +129,7 @@ impl MemStorage {
         assert!(page_size >= 64, "page size below 64 bytes");
         MemStorage {
             page_size,
-            files: BTreeMap::new(),
+            files: SortedMap::new(),
         }
     }
 

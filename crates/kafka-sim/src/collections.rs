@@ -1,0 +1,721 @@
+//! Ordered maps and sets kept as sorted vectors.
+//!
+//! The engine keeps its state ordered so that every run walks it in the same
+//! order (deterministic traces). `std`'s `BTreeMap` does that, but each key and
+//! value type gets its own copy of the whole B-tree (search, insert with node
+//! splits, remove with rebalancing, iterators, clone, drop): in the page's
+//! wasm that came to about 300 KB of code before optimisation. The engine's
+//! maps are small (brokers, partitions, members, at most a few thousand
+//! entries), so a sorted `Vec` with a binary search does the same job with a
+//! fraction of the code. Iteration order, `insert`'s and `collect`'s "a later
+//! value wins", and the JSON written are those of `BTreeMap` / `BTreeSet`.
+//!
+//! The simulation's event queue, which is popped from the front all the time,
+//! stays a `std` `BTreeMap`.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::{Bound, Index, RangeBounds};
+
+/// A map ordered by key, stored as a sorted vector of entries.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SortedMap<K, V> {
+    entries: Vec<(K, V)>,
+}
+
+/// A set ordered by value, stored as a sorted vector.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SortedSet<T> {
+    items: Vec<T>,
+}
+
+impl<K, V> Default for SortedMap<K, V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Default for SortedSet<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Index range `[start, end)` of the keys inside `range`, found by binary
+/// search over `n` sorted keys; `below(i, q, or_equal)` says whether key `i`
+/// is below `q` (or equal to it, when asked).
+fn bounds<Q: ?Sized + Ord>(
+    n: usize,
+    range: &impl RangeBounds<Q>,
+    below: impl Fn(usize, &Q, bool) -> bool,
+) -> (usize, usize) {
+    let point = |pred: &dyn Fn(usize) -> bool| {
+        // First index for which pred is false (pred is true on a prefix).
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(mid) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    };
+    let start = match range.start_bound() {
+        Bound::Included(s) => point(&|i| below(i, s, false)),
+        Bound::Excluded(s) => point(&|i| below(i, s, true)),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(e) => point(&|i| below(i, e, true)),
+        Bound::Excluded(e) => point(&|i| below(i, e, false)),
+        Bound::Unbounded => n,
+    };
+    (start, end.max(start))
+}
+
+impl<K, V> SortedMap<K, V> {
+    pub const fn new() -> Self {
+        SortedMap {
+            entries: Vec::new(),
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+    pub fn clear(&mut self) {
+        self.entries.clear()
+    }
+    pub fn iter(&self) -> Iter<'_, K, V> {
+        Iter(self.entries.iter())
+    }
+    pub fn iter_mut(&mut self) -> IterMut<'_, K, V> {
+        IterMut(self.entries.iter_mut())
+    }
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator + Clone {
+        self.entries.iter().map(|(k, _)| k)
+    }
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator + Clone {
+        self.entries.iter().map(|(_, v)| v)
+    }
+    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut V> + ExactSizeIterator {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = K> + ExactSizeIterator {
+        self.entries.into_iter().map(|(k, _)| k)
+    }
+    pub fn into_values(self) -> impl DoubleEndedIterator<Item = V> + ExactSizeIterator {
+        self.entries.into_iter().map(|(_, v)| v)
+    }
+    pub fn first_key_value(&self) -> Option<(&K, &V)> {
+        self.entries.first().map(|(k, v)| (k, v))
+    }
+    pub fn last_key_value(&self) -> Option<(&K, &V)> {
+        self.entries.last().map(|(k, v)| (k, v))
+    }
+    pub fn pop_first(&mut self) -> Option<(K, V)> {
+        (!self.entries.is_empty()).then(|| self.entries.remove(0))
+    }
+    pub fn pop_last(&mut self) -> Option<(K, V)> {
+        self.entries.pop()
+    }
+    /// Keeps the entries for which `f` is true, in order.
+    pub fn retain(&mut self, mut f: impl FnMut(&K, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| f(k, v))
+    }
+}
+
+impl<K: Ord, V> SortedMap<K, V> {
+    fn find<Q: ?Sized + Ord>(&self, key: &Q) -> Result<usize, usize>
+    where
+        K: Borrow<Q>,
+    {
+        self.entries.binary_search_by(|(k, _)| k.borrow().cmp(key))
+    }
+    pub fn get<Q: ?Sized + Ord>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|i| &self.entries[i].1)
+    }
+    pub fn get_key_value<Q: ?Sized + Ord>(&self, key: &Q) -> Option<(&K, &V)>
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|i| {
+            let (k, v) = &self.entries[i];
+            (k, v)
+        })
+    }
+    pub fn get_mut<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|i| &mut self.entries[i].1)
+    }
+    pub fn contains_key<Q: ?Sized + Ord>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).is_ok()
+    }
+    /// Inserts or replaces; the old value comes back (the old key stays, as
+    /// in `BTreeMap`).
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        // Keys often arrive in order: append without a search.
+        if self.entries.last().is_none_or(|(k, _)| *k < key) {
+            self.entries.push((key, value));
+            return None;
+        }
+        match self.find(&key) {
+            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Err(i) => {
+                self.entries.insert(i, (key, value));
+                None
+            }
+        }
+    }
+    pub fn remove<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+    {
+        self.remove_entry(key).map(|(_, v)| v)
+    }
+    pub fn remove_entry<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<(K, V)>
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|i| self.entries.remove(i))
+    }
+    pub fn entry(&mut self, key: K) -> Entry<'_, K, V> {
+        match self.find(&key) {
+            Ok(index) => Entry::Occupied(OccupiedEntry { map: self, index }),
+            Err(index) => Entry::Vacant(VacantEntry {
+                map: self,
+                index,
+                key,
+            }),
+        }
+    }
+    /// The entries whose keys are inside `range`, in order.
+    pub fn range<Q: ?Sized + Ord, R: RangeBounds<Q>>(&self, range: R) -> Iter<'_, K, V>
+    where
+        K: Borrow<Q>,
+    {
+        let (start, end) = bounds(self.entries.len(), &range, |i, q, or_equal| {
+            let k: &Q = self.entries[i].0.borrow();
+            k < q || (or_equal && k == q)
+        });
+        Iter(self.entries[start..end].iter())
+    }
+    /// Moves every entry of `other` into `self` (its values win).
+    pub fn append(&mut self, other: &mut Self) {
+        for (k, v) in std::mem::take(&mut other.entries) {
+            self.insert(k, v);
+        }
+    }
+}
+
+/// One entry of a [`SortedMap`], present or not.
+pub enum Entry<'a, K, V> {
+    Occupied(OccupiedEntry<'a, K, V>),
+    Vacant(VacantEntry<'a, K, V>),
+}
+
+pub struct OccupiedEntry<'a, K, V> {
+    map: &'a mut SortedMap<K, V>,
+    index: usize,
+}
+
+pub struct VacantEntry<'a, K, V> {
+    map: &'a mut SortedMap<K, V>,
+    index: usize,
+    key: K,
+}
+
+impl<'a, K, V> Entry<'a, K, V> {
+    pub fn or_insert(self, default: V) -> &'a mut V {
+        self.or_insert_with(|| default)
+    }
+    pub fn or_insert_with(self, default: impl FnOnce() -> V) -> &'a mut V {
+        match self {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => v.insert(default()),
+        }
+    }
+    pub fn or_default(self) -> &'a mut V
+    where
+        V: Default,
+    {
+        self.or_insert_with(V::default)
+    }
+    pub fn and_modify(mut self, f: impl FnOnce(&mut V)) -> Self {
+        if let Entry::Occupied(o) = &mut self {
+            f(o.get_mut());
+        }
+        self
+    }
+    pub fn key(&self) -> &K {
+        match self {
+            Entry::Occupied(o) => o.key(),
+            Entry::Vacant(v) => &v.key,
+        }
+    }
+}
+
+impl<'a, K, V> OccupiedEntry<'a, K, V> {
+    pub fn key(&self) -> &K {
+        &self.map.entries[self.index].0
+    }
+    pub fn get(&self) -> &V {
+        &self.map.entries[self.index].1
+    }
+    pub fn get_mut(&mut self) -> &mut V {
+        &mut self.map.entries[self.index].1
+    }
+    pub fn into_mut(self) -> &'a mut V {
+        &mut self.map.entries[self.index].1
+    }
+    pub fn insert(&mut self, value: V) -> V {
+        std::mem::replace(self.get_mut(), value)
+    }
+    pub fn remove(self) -> V {
+        self.map.entries.remove(self.index).1
+    }
+}
+
+impl<'a, K, V> VacantEntry<'a, K, V> {
+    pub fn key(&self) -> &K {
+        &self.key
+    }
+    pub fn insert(self, value: V) -> &'a mut V {
+        self.map.entries.insert(self.index, (self.key, value));
+        &mut self.map.entries[self.index].1
+    }
+}
+
+/// Sorts `v` by key, stably, and keeps the last of equal keys: what inserting
+/// them one by one would leave.
+fn sorted_dedup_last<T>(mut v: Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<T> {
+    crate::sort::sort_by(&mut v, &cmp);
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    for x in v {
+        match out.last_mut() {
+            Some(last) if cmp(last, &x).is_eq() => *last = x,
+            _ => out.push(x),
+        }
+    }
+    out
+}
+
+impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        SortedMap {
+            entries: sorted_dedup_last(iter.into_iter().collect(), |a, b| a.0.cmp(&b.0)),
+        }
+    }
+}
+
+impl<K: Ord, V, const N: usize> From<[(K, V); N]> for SortedMap<K, V> {
+    fn from(a: [(K, V); N]) -> Self {
+        a.into_iter().collect()
+    }
+}
+
+impl<K: Ord, V> Extend<(K, V)> for SortedMap<K, V> {
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl<K: Ord + Borrow<Q>, Q: ?Sized + Ord, V> Index<&Q> for SortedMap<K, V> {
+    type Output = V;
+    fn index(&self, key: &Q) -> &V {
+        self.get(key).expect("no entry found for key")
+    }
+}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SortedMap<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// Borrowing iterator over a [`SortedMap`]'s entries, in key order.
+#[derive(Clone)]
+pub struct Iter<'a, K, V>(std::slice::Iter<'a, (K, V)>);
+
+impl<'a, K, V> Iterator for Iter<'a, K, V> {
+    type Item = (&'a K, &'a V);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (k, v))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+impl<K, V> DoubleEndedIterator for Iter<'_, K, V> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (k, v))
+    }
+}
+impl<K, V> ExactSizeIterator for Iter<'_, K, V> {}
+
+/// Mutably borrowing iterator over a [`SortedMap`]'s entries.
+pub struct IterMut<'a, K, V>(std::slice::IterMut<'a, (K, V)>);
+
+impl<'a, K, V> Iterator for IterMut<'a, K, V> {
+    type Item = (&'a K, &'a mut V);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (&*k, v))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+impl<K, V> DoubleEndedIterator for IterMut<'_, K, V> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (&*k, v))
+    }
+}
+impl<K, V> ExactSizeIterator for IterMut<'_, K, V> {}
+
+impl<'a, K, V> IntoIterator for &'a SortedMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+impl<'a, K, V> IntoIterator for &'a mut SortedMap<K, V> {
+    type Item = (&'a K, &'a mut V);
+    type IntoIter = IterMut<'a, K, V>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+impl<K, V> IntoIterator for SortedMap<K, V> {
+    type Item = (K, V);
+    type IntoIter = std::vec::IntoIter<(K, V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl<T> SortedSet<T> {
+    pub const fn new() -> Self {
+        SortedSet { items: Vec::new() }
+    }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    pub fn clear(&mut self) {
+        self.items.clear()
+    }
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.items.iter()
+    }
+    pub fn first(&self) -> Option<&T> {
+        self.items.first()
+    }
+    pub fn last(&self) -> Option<&T> {
+        self.items.last()
+    }
+    pub fn pop_first(&mut self) -> Option<T> {
+        (!self.items.is_empty()).then(|| self.items.remove(0))
+    }
+    pub fn pop_last(&mut self) -> Option<T> {
+        self.items.pop()
+    }
+    pub fn retain(&mut self, f: impl FnMut(&T) -> bool) {
+        self.items.retain(f)
+    }
+}
+
+impl<T: Ord> SortedSet<T> {
+    fn find<Q: ?Sized + Ord>(&self, x: &Q) -> Result<usize, usize>
+    where
+        T: Borrow<Q>,
+    {
+        self.items.binary_search_by(|y| y.borrow().cmp(x))
+    }
+    pub fn contains<Q: ?Sized + Ord>(&self, x: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
+        self.find(x).is_ok()
+    }
+    pub fn get<Q: ?Sized + Ord>(&self, x: &Q) -> Option<&T>
+    where
+        T: Borrow<Q>,
+    {
+        self.find(x).ok().map(|i| &self.items[i])
+    }
+    /// True if `x` was not there yet (a present value is kept, as in
+    /// `BTreeSet`).
+    pub fn insert(&mut self, x: T) -> bool {
+        if self.items.last().is_none_or(|y| *y < x) {
+            self.items.push(x);
+            return true;
+        }
+        match self.find(&x) {
+            Ok(_) => false,
+            Err(i) => {
+                self.items.insert(i, x);
+                true
+            }
+        }
+    }
+    pub fn remove<Q: ?Sized + Ord>(&mut self, x: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
+        self.take(x).is_some()
+    }
+    pub fn take<Q: ?Sized + Ord>(&mut self, x: &Q) -> Option<T>
+    where
+        T: Borrow<Q>,
+    {
+        self.find(x).ok().map(|i| self.items.remove(i))
+    }
+    /// The values inside `range`, in order.
+    pub fn range<Q: ?Sized + Ord, R: RangeBounds<Q>>(&self, range: R) -> std::slice::Iter<'_, T>
+    where
+        T: Borrow<Q>,
+    {
+        let (start, end) = bounds(self.items.len(), &range, |i, q, or_equal| {
+            let k: &Q = self.items[i].borrow();
+            k < q || (or_equal && k == q)
+        });
+        self.items[start..end].iter()
+    }
+    /// Values in `self` and in `other`, in order.
+    pub fn intersection<'a>(&'a self, other: &'a Self) -> impl Iterator<Item = &'a T> + 'a {
+        self.items.iter().filter(move |x| other.contains(*x))
+    }
+    /// Values in `self` but not in `other`, in order.
+    pub fn difference<'a>(&'a self, other: &'a Self) -> impl Iterator<Item = &'a T> + 'a {
+        self.items.iter().filter(move |x| !other.contains(*x))
+    }
+    /// Values in either, in order, each once.
+    pub fn union<'a>(&'a self, other: &'a Self) -> impl Iterator<Item = &'a T> + 'a {
+        let mut all: Vec<&T> = self.items.iter().chain(other.items.iter()).collect();
+        all = sorted_dedup_last(all, |a, b| a.cmp(b));
+        all.into_iter()
+    }
+    pub fn is_subset(&self, other: &Self) -> bool {
+        self.items.iter().all(|x| other.contains(x))
+    }
+    pub fn append(&mut self, other: &mut Self) {
+        for x in std::mem::take(&mut other.items) {
+            self.insert(x);
+        }
+    }
+}
+
+impl<T: Ord> FromIterator<T> for SortedSet<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        // For equal values BTreeSet keeps the first; equal values are
+        // indistinguishable by Ord, which is all the engine compares by.
+        SortedSet {
+            items: sorted_dedup_last(iter.into_iter().collect(), |a, b| a.cmp(b)),
+        }
+    }
+}
+
+impl<T: Ord, const N: usize> From<[T; N]> for SortedSet<T> {
+    fn from(a: [T; N]) -> Self {
+        a.into_iter().collect()
+    }
+}
+
+impl<T: Ord> Extend<T> for SortedSet<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for x in iter {
+            self.insert(x);
+        }
+    }
+}
+
+impl<'a, T: Ord + Copy + 'a> Extend<&'a T> for SortedSet<T> {
+    fn extend<I: IntoIterator<Item = &'a T>>(&mut self, iter: I) {
+        for x in iter {
+            self.insert(*x);
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for SortedSet<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.items.iter()).finish()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a SortedSet<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter()
+    }
+}
+impl<T> IntoIterator for SortedSet<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter()
+    }
+}
+
+mod serde_impls {
+    use super::{SortedMap, SortedSet};
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    impl<K: Serialize, V: Serialize> Serialize for SortedMap<K, V> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(self.len()))?;
+            for (k, v) in self {
+                m.serialize_entry(k, v)?;
+            }
+            m.end()
+        }
+    }
+
+    impl<T: Serialize> Serialize for SortedSet<T> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut q = s.serialize_seq(Some(self.len()))?;
+            for x in self {
+                q.serialize_element(x)?;
+            }
+            q.end()
+        }
+    }
+
+    struct MapVisitor<K, V>(PhantomData<(K, V)>);
+
+    impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Visitor<'de> for MapVisitor<K, V> {
+        type Value = SortedMap<K, V>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            let mut m = SortedMap::new();
+            while let Some((k, v)) = a.next_entry()? {
+                m.insert(k, v);
+            }
+            Ok(m)
+        }
+    }
+
+    impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Deserialize<'de> for SortedMap<K, V> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_map(MapVisitor(PhantomData))
+        }
+    }
+
+    struct SetVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de> + Ord> Visitor<'de> for SetVisitor<T> {
+        type Value = SortedSet<T>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            let mut s = SortedSet::new();
+            while let Some(x) = a.next_element()? {
+                s.insert(x);
+            }
+            Ok(s)
+        }
+    }
+
+    impl<'de, T: Deserialize<'de> + Ord> Deserialize<'de> for SortedSet<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_seq(SetVisitor(PhantomData))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// A random walk of inserts, removes, entries and range reads, on both a
+    /// `BTreeMap` and a `SortedMap`: every read must agree.
+    #[test]
+    fn behaves_as_btreemap_and_btreeset() {
+        let mut x: u64 = 11;
+        let mut rnd = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        let mut a: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut b: SortedMap<u64, u64> = SortedMap::new();
+        let mut sa: BTreeSet<u64> = BTreeSet::new();
+        let mut sb: SortedSet<u64> = SortedSet::new();
+        for step in 0..5000u64 {
+            let k = rnd(200);
+            match rnd(7) {
+                0 | 1 => assert_eq!(a.insert(k, step), b.insert(k, step)),
+                2 => assert_eq!(a.remove(&k), b.remove(&k)),
+                3 => {
+                    *a.entry(k).or_insert(0) += step;
+                    *b.entry(k).or_insert(0) += step;
+                }
+                4 => {
+                    a.retain(|k, _| k % 17 != step % 17);
+                    b.retain(|k, _| k % 17 != step % 17);
+                }
+                5 => assert_eq!(sa.insert(k), sb.insert(k)),
+                _ => assert_eq!(sa.remove(&k), sb.remove(&k)),
+            }
+            let hi = k + rnd(50);
+            assert!(a.range(k..hi).eq(b.range(k..hi)));
+            assert!(a.range(k..=hi).eq(b.range(k..=hi)));
+            assert!(a.range(..k).eq(b.range(..k)));
+            assert!(sa.range(k..).eq(sb.range(k..)));
+            assert_eq!(a.get(&k), b.get(&k));
+            assert_eq!(sa.contains(&k), sb.contains(&k));
+        }
+        assert!(a.iter().eq(b.iter()));
+        assert!(sa.iter().eq(sb.iter()));
+        assert_eq!(a.first_key_value(), b.first_key_value());
+        assert_eq!(a.last_key_value(), b.last_key_value());
+        // collect: a later value for the same key wins.
+        let pairs = [(3, "x"), (1, "y"), (3, "z"), (2, "w")];
+        let c: BTreeMap<_, _> = pairs.into_iter().collect();
+        let d: SortedMap<_, _> = pairs.into_iter().collect();
+        assert!(c.iter().eq(d.iter()));
+        let other: SortedSet<u64> = (0..100).step_by(3).collect();
+        let other_std: BTreeSet<u64> = (0..100).step_by(3).collect();
+        assert!(sb.difference(&other).eq(sa.difference(&other_std)));
+        assert!(sb.intersection(&other).eq(sa.intersection(&other_std)));
+        assert!(sb.union(&other).eq(sa.union(&other_std)));
+        // The same JSON as the standard collections.
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
+        let back: SortedMap<u64, u64> =
+            serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
+        assert_eq!(back, b);
+        assert_eq!(
+            serde_json::to_string(&sa).unwrap(),
+            serde_json::to_string(&sb).unwrap()
+        );
+    }
+}
