@@ -6,16 +6,20 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/setup.sh
-# Bytes, gzipped wasm + JS. Issue 7 asks for under 500,000, which is NOT met.
+# Bytes, gzipped wasm + JS. Issue 7 asks for under 500,000: this gate is that
+# target since stop 14.
 # Stop 12 left the page at about 685,000. Stop 13 added close_producer, the
 # engine's continuations and more 简体中文 (+8.7 KB), then read the scenario
 # through one JSON Value deserializer instead of two, kept the continuation
 # handlers out of line and sorted through one copy of the standard sort
 # (kafka_sim::sort): 656,673. Stop 14 rebuilt the standard library for size
-# with panics that abort at once (page_build in setup.sh): 602,650. Code is most of it; see
-# CONTRIBUTING.md for where the bytes are. This gate only stops growth while
-# the size work (issue 7) is open; lower it as that work lands.
-SIZE_BUDGET=605000
+# with panics that abort at once (page_build in setup.sh): 602,650; kept the
+# engine's ordered state in sorted vectors (kafka_sim::collections) instead of
+# B-trees: 517,776; read the scenario as JSON text with paths found from the
+# error's position instead of serde_path_to_error, tuned wasm-opt, and gave
+# topic patterns a small regex engine of their own: 491,526. Code is most of it; see
+# CONTRIBUTING.md for where the bytes are and what costs them.
+SIZE_BUDGET=500000
 step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
 fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
 

@@ -231,11 +231,19 @@ impl World {
     /// The log settings of a topic: its `/config/topics/<t>` overrides over the
     /// broker's `log.*` defaults.
     pub(crate) fn topic_log_config(&self, topic: &str) -> LogConfig {
+        /// `/config/topics/<t>`: `{"version": 1, "config": {...}}`, read as
+        /// text like the scenario (one copy of the overrides' reader).
+        #[derive(serde::Deserialize)]
+        struct TopicConfigZnode {
+            #[serde(default)]
+            config: crate::config::TopicConfigOverrides,
+        }
         let overrides = self
             .zk
-            .data_json(&format!("/config/topics/{topic}"))
-            .and_then(|v| v.get("config").cloned())
-            .and_then(|c| serde_json::from_value(c).ok())
+            .nodes
+            .get(&format!("/config/topics/{topic}"))
+            .and_then(|n| serde_json::from_str::<TopicConfigZnode>(&n.data).ok())
+            .map(|z| z.config)
             .unwrap_or_default();
         let mut lc = self.sc.cluster.config.log_config(&overrides);
         if topic == crate::group::OFFSETS_TOPIC {

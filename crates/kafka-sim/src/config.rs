@@ -441,12 +441,11 @@ pub struct BrokerConfig {
     pub request_timeout_ms: u64,
 }
 
-/// A settings struct with every field at its default, read from `{}` through
-/// the same deserializer the scenario parser uses (so the wasm build carries
-/// one copy of each struct's deserialisation code, not two).
+/// A settings struct with every field at its default, read from `{}` by the
+/// same deserializer the scenario parser uses (JSON text), so the wasm build
+/// carries one copy of each struct's deserialisation code, not two.
 pub(crate) fn defaults<T: serde::de::DeserializeOwned>() -> T {
-    serde_path_to_error::deserialize(serde_json::Value::Object(Default::default()))
-        .expect("every setting has a default")
+    serde_json::from_str("{}").expect("every setting has a default")
 }
 
 impl Default for BrokerConfig {

@@ -190,6 +190,10 @@ macro_rules! commands {
 
 /// Reads a command from its `"type"`-form object: Ok, or the path inside the
 /// command (`"count"`, empty for the command itself) and serde's message.
+///
+/// The command is read from JSON text, as the rest of the scenario is, so
+/// the page carries one copy of each type's deserialisation code (reading
+/// it from the `Value` would be a second).
 pub fn command_from_map(
     mut m: serde_json::Map<String, serde_json::Value>,
 ) -> Result<Command, (String, String)> {
@@ -206,27 +210,139 @@ pub fn command_from_map(
     };
     let mut outer = serde_json::Map::new();
     outer.insert(kind, Value::Object(m));
-    serde_path_to_error::deserialize::<_, CommandIn>(Value::Object(outer))
+    let text = Value::Object(outer).to_string();
+    serde_json::from_str::<CommandIn>(&text)
         .map(Command::from)
         .map_err(|e| {
-            // The path starts with the variant: `produce.count` → `count`.
-            let path = e.path().to_string();
+            // The path starts with the variant: `produce.count` → `count`;
+            // the position is in `text`, not in the learner's file.
+            let path = json_path_at(&text, e.line(), e.column());
             let inner = path.split_once('.').map(|(_, rest)| rest.to_string());
-            (inner.unwrap_or_default(), e.into_inner().to_string())
+            (inner.unwrap_or_default(), without_position(&e))
         })
 }
 
-fn command_error<E: serde::de::Error>((path, msg): (String, String)) -> E {
-    E::custom(if path.is_empty() {
+/// serde_json's message without its ` at line L column C`.
+fn without_position(e: &serde_json::Error) -> String {
+    let m = e.to_string();
+    let tail = format!(" at line {} column {}", e.line(), e.column());
+    m.strip_suffix(&tail).map(str::to_string).unwrap_or(m)
+}
+
+/// The path (`topics[0].replication.factor`) to what JSON `text` is inside
+/// at `line` / `column`, counted as serde_json counts an error's position
+/// (lines from 1, columns in bytes after the line's start): the object keys
+/// and array indices open there. Non-generic on purpose: one small scanner
+/// instead of a path-tracking deserializer around every type.
+pub fn json_path_at(text: &str, line: usize, column: usize) -> String {
+    enum Frame {
+        Object { key: Option<String>, in_value: bool },
+        Array(usize),
+    }
+    let b = text.as_bytes();
+    let line_start = if line <= 1 {
+        0
+    } else {
+        b.iter()
+            .enumerate()
+            .filter(|(_, c)| **c == b'\n')
+            .nth(line - 2)
+            .map_or(b.len(), |(i, _)| i + 1)
+    };
+    let end = (line_start + column).min(b.len());
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < end {
+        match b[i] {
+            b'{' => stack.push(Frame::Object {
+                key: None,
+                in_value: false,
+            }),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(n)) => *n += 1,
+                Some(Frame::Object { key, in_value }) => {
+                    *key = None;
+                    *in_value = false;
+                }
+                None => {}
+            },
+            b':' => {
+                if let Some(Frame::Object { in_value, .. }) = stack.last_mut() {
+                    *in_value = true;
+                }
+            }
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let raw = text.get(start..i.min(b.len())).unwrap_or("");
+                if let Some(Frame::Object {
+                    key,
+                    in_value: false,
+                }) = stack.last_mut()
+                {
+                    *key = Some(raw.replace("\\\"", "\"").replace("\\\\", "\\"));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for f in &stack {
+        match f {
+            Frame::Object { key: Some(k), .. } => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Frame::Object { key: None, .. } => {}
+            Frame::Array(n) => path.push_str(&format!("[{n}]")),
+        }
+    }
+    path
+}
+
+fn command_message((path, msg): (String, String)) -> String {
+    if path.is_empty() {
         msg
     } else {
         format!("{path}: {msg}")
-    })
+    }
+}
+
+/// Reads a JSON object and hands it to `then`, whose error is raised while
+/// the deserializer is still inside the object: serde_json then reports the
+/// position of the object's end, which [`json_path_at`] turns into the
+/// object's own path (`commands[3]`), not the position after the list.
+fn read_object<'de, D: Deserializer<'de>, T>(
+    d: D,
+    then: fn(serde_json::Map<String, serde_json::Value>) -> Result<T, String>,
+) -> Result<T, D::Error> {
+    struct V<T>(fn(serde_json::Map<String, serde_json::Value>) -> Result<T, String>);
+    impl<'de, T> serde::de::Visitor<'de> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a command object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<T, A::Error> {
+            let m = serde_json::Map::deserialize(serde::de::value::MapAccessDeserializer::new(a))?;
+            (self.0)(m).map_err(serde::de::Error::custom)
+        }
+    }
+    d.deserialize_map(V(then))
 }
 
 impl<'de> Deserialize<'de> for Command {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        command_from_map(serde_json::Map::deserialize(d)?).map_err(command_error)
+        read_object(d, |m| command_from_map(m).map_err(command_message))
     }
 }
 
@@ -380,15 +496,16 @@ impl Serialize for TimedCommand {
 
 impl<'de> Deserialize<'de> for TimedCommand {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut v = serde_json::Map::deserialize(d)?;
-        let at = v.remove("at_ms").ok_or_else(|| {
-            serde::de::Error::custom("at_ms: missing (when the command happens, in ms)")
-        })?;
-        let at_ms = at.as_u64().ok_or_else(|| {
-            serde::de::Error::custom(format!("at_ms: {at} is not a whole number of milliseconds"))
-        })?;
-        let command = command_from_map(v).map_err(command_error)?;
-        Ok(TimedCommand { at_ms, command })
+        read_object(d, |mut v| {
+            let at = v
+                .remove("at_ms")
+                .ok_or("at_ms: missing (when the command happens, in ms)")?;
+            let at_ms = at
+                .as_u64()
+                .ok_or_else(|| format!("at_ms: {at} is not a whole number of milliseconds"))?;
+            let command = command_from_map(v).map_err(command_message)?;
+            Ok(TimedCommand { at_ms, command })
+        })
     }
 }
 
@@ -419,18 +536,17 @@ pub fn validate_topic_name(name: &str) -> Result<(), String> {
 impl Scenario {
     /// Parses JSON, naming the field at fault.
     ///
-    /// The text is read into a JSON value first (a syntax error names its
-    /// line and column), then the value into the scenario, with the path
-    /// of a field at fault. Reading every type from a `Value` only, as the
-    /// commands are read, keeps one copy of each type's deserialisation
-    /// code in the page instead of two.
+    /// A syntax error gives its line and column; any other error also the
+    /// path of the field at fault (`topics[0].replication.factor`), found
+    /// from serde_json's position by [`json_path_at`].
     pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
-        let v: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| ConfigError::new(String::new(), e.to_string()))?;
-        let s: Scenario = serde_path_to_error::deserialize(v).map_err(|e| {
-            let path = e.path().to_string();
-            let msg = e.into_inner().to_string();
-            ConfigError::new(if path == "." { String::new() } else { path }, msg)
+        let s: Scenario = serde_json::from_str(text).map_err(|e| {
+            use serde_json::error::Category;
+            let path = match e.classify() {
+                Category::Syntax | Category::Eof | Category::Io => String::new(),
+                Category::Data => json_path_at(text, e.line(), e.column()),
+            };
+            ConfigError::new(path, e.to_string())
         })?;
         s.validate()?;
         Ok(s)
@@ -976,6 +1092,75 @@ mod tests {
         }
         let e = Scenario::from_json("{not json").unwrap_err();
         assert!(e.message.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn errors_name_the_field_wherever_it_is() {
+        let cases = [
+            // A command that is not the last one, and the last one.
+            (
+                MINIMAL.replace(
+                    "\"producer\": \"p\",",
+                    "\"producer\": \"p\", \"count\": \"x\",",
+                ),
+                "commands[0]",
+                "count: invalid type",
+            ),
+            (
+                MINIMAL.replace("\"broker\": 1}", "\"broker\": \"one\"}"),
+                "commands[1]",
+                "broker: invalid type",
+            ),
+            (
+                MINIMAL.replace("{\"at_ms\": 200, ", "{"),
+                "commands[1]",
+                "at_ms: missing",
+            ),
+            (
+                MINIMAL.replace(
+                    "[{\"name\": \"p\"}]",
+                    "[{\"name\": \"p\", \"acks\": \"most\"}]",
+                ),
+                "producers[0].acks",
+                "acks",
+            ),
+            (
+                MINIMAL.replace("\"partitions\": 1,", "\"partitions\": 1.5,"),
+                "topics[0].partitions",
+                "invalid type: floating point",
+            ),
+            (
+                MINIMAL.replace("\"name\": \"first\", ", ""),
+                "topics[0]",
+                "missing field `name`",
+            ),
+            (
+                MINIMAL.replace("\"seed\": 1,", "\"seed\": 1, \"sed\": 2,"),
+                "sed",
+                "unknown field `sed`",
+            ),
+        ];
+        for (text, field, message) in cases {
+            let e = Scenario::from_json(&text).unwrap_err();
+            assert_eq!(e.field, field, "{e}");
+            assert!(e.message.contains(message), "{e}");
+            assert!(e.message.contains(" at line "), "the position is kept: {e}");
+        }
+    }
+
+    #[test]
+    fn json_paths_follow_keys_and_indices() {
+        let text = "{\"a\": [1, {\"b\\\"c\": [0, 0, 7]}], \"d\": {\"e\": 1}}";
+        let at = |needle: &str| {
+            let i = text.find(needle).unwrap() + needle.len();
+            json_path_at(text, 1, i)
+        };
+        assert_eq!(at("7"), "a[1].b\"c[2]");
+        assert_eq!(at("[1"), "a[0]");
+        assert_eq!(at("7]}]"), "a");
+        assert_eq!(at("\"e\": 1"), "d.e");
+        assert_eq!(json_path_at("{\n\"x\": [\n1,\n2]}", 4, 1), "x[1]");
+        assert_eq!(json_path_at("", 1, 5), "");
     }
 
     #[test]
