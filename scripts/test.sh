@@ -73,7 +73,7 @@ done
 printf '  total %d bytes gzipped (budget %d)\n' "$total" "$SIZE_BUDGET"
 [ "$total" -le "$SIZE_BUDGET" ] || fail "the page is over its size budget"
 
-step "built page renders in headless Chromium"
-cargo test -p kafka-visualiser --test page -- --ignored --nocapture
+step "built page in headless Chromium: renders, works offline, and its step and frame times (reported)"
+cargo test -p kafka-visualiser --test page -- --ignored --nocapture --test-threads=1
 
 printf '\n\033[1;32mAll gates passed.\033[0m\n'
