@@ -292,6 +292,11 @@ impl Driver {
             child,
         };
         d.post("timeouts", serde_json::json!({"script": 300_000}));
+        // The projector size.
+        d.post(
+            "window/rect",
+            serde_json::json!({"width": 1920, "height": 1080}),
+        );
         d
     }
 
@@ -332,9 +337,10 @@ const seek = async n => { const s = document.querySelector('#scrub'); s.max = St
 /// Measures, in the built page with its stylesheet, what the wasm-bindgen
 /// perf test cannot (its page has no `style.css`): a step on 10 brokers /
 /// 1,000 partitions with the browser's style and layout of the new page, and
-/// the frame rate while hundreds of messages are in flight and playing.
-/// Reports figures; asserts only that the steps and frames happened (speed is
-/// a benchmark, not a test).
+/// the frame rate while hundreds of messages are in flight and playing, at
+/// 1920×1080. Reports figures; asserts only that the steps and frames
+/// happened (speed is a benchmark, not a test) and that the event log shows
+/// the current event, above the fold, after the steps.
 #[test]
 #[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
 fn the_built_page_step_and_frame_times_in_chromium() {
@@ -376,12 +382,21 @@ fn the_built_page_step_and_frame_times_in_chromium() {
     await frame(); await turn();
     painted.push(performance.now() - t0);
   }}
-  done({{ layout: stats(layout), painted: stats(painted), position: document.querySelector('#position').textContent }});
+  // The log's current line is in view, in the log and in the window.
+  await sleep(800);
+  const box = document.querySelector('#event-log').getBoundingClientRect();
+  const cur = document.querySelector('#event-log li.current').getBoundingClientRect();
+  const logShowsCurrent = cur.top >= box.top - 1 && cur.bottom <= box.bottom + 1 && cur.bottom <= innerHeight;
+  done({{ layout: stats(layout), painted: stats(painted), logShowsCurrent, position: document.querySelector('#position').textContent }});
 }})();"#
     ));
     assert!(
         r["position"].as_str().unwrap_or("").contains("event 2030"),
         "the steps did not happen: {r}"
+    );
+    assert_eq!(
+        r["logShowsCurrent"], true,
+        "the event log does not show the current event after stepping: {r}"
     );
     println!(
         "built page, 10 brokers / 1,000 partitions: step + render + style + layout {:.1} ms on average, worst {:.1} ms ({} steps)",
@@ -427,7 +442,7 @@ fn the_built_page_step_and_frame_times_in_chromium() {
   await until('#btn-play');
   await sleep(500);
   // The busiest moment near the burst.
-  let best = [0, 0];
+  let best = [0, 0]; const longFrames = [];
   for (let n = 0; n < 60000; n += 250) {{
     await seek(n);
     const k = document.querySelectorAll('#cluster g.msg').length;
@@ -444,6 +459,7 @@ fn the_built_page_step_and_frame_times_in_chromium() {
     while (performance.now() < end) {{
       await frame();
       const now = performance.now();
+      if (now - last > 100) longFrames.push([Math.round(now - last), document.querySelector('#position').textContent]);
       gaps.push(now - last); last = now;
       inFlight = Math.max(inFlight, document.querySelectorAll('#cluster g.msg').length);
     }}
@@ -459,9 +475,13 @@ fn the_built_page_step_and_frame_times_in_chromium() {
     document.querySelector('#btn-speed').click(); await turn();
   }}
   const fast = await play();
-  done({{ best, slow, fast }});
+  done({{ best, slow, fast, longFrames }});
 }})();"#
     ));
+    println!(
+        "built page, frames over 100 ms while playing (ms, position): {}",
+        r["longFrames"]
+    );
     for (speed, p) in [("1×", &r["slow"]), ("8×", &r["fast"])] {
         let frames = p["gaps"]["n"].as_f64().unwrap_or(0.0);
         assert!(frames > 10.0, "no frames were drawn: {r}");

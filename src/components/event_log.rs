@@ -19,6 +19,35 @@ pub struct EventLogProps {
     pub on_seek: Callback<u64>,
 }
 
+/// Scrolls the log to its newest line in a timer, then checks again until it
+/// has stayed at the end twice in a row: lines out of view are skipped by
+/// layout (`content-visibility: auto`) and counted at an estimated height
+/// until they are drawn, so a scroll can stop short of the end by the
+/// difference once the lines it brought into view get their real height.
+fn scroll_to_end(
+    list: NodeRef,
+    pending: std::rc::Rc<std::cell::RefCell<Option<gloo_timers::callback::Timeout>>>,
+    pass: u32,
+    settled: u32,
+) {
+    let again = pending.clone();
+    let delay = if pass == 0 { 0 } else { 40 };
+    let timer = gloo_timers::callback::Timeout::new(delay, move || {
+        let Some(el) = list.cast::<web_sys::Element>() else {
+            return;
+        };
+        let at_end = el.scroll_top() >= el.scroll_height() - el.client_height() - 1;
+        if !at_end {
+            el.set_scroll_top(el.scroll_height());
+        }
+        let settled = if at_end { settled + 1 } else { 0 };
+        if settled < 2 && pass < 25 {
+            scroll_to_end(list, again, pass + 1, settled);
+        }
+    });
+    *pending.borrow_mut() = Some(timer);
+}
+
 #[component]
 pub fn EventLog(p: &EventLogProps) -> Html {
     let list = use_node_ref();
@@ -29,13 +58,10 @@ pub fn EventLog(p: &EventLogProps) -> Html {
         // scroll_height right away would force a layout of the whole page
         // (its drawing included) inside the step.
         use_effect_with(p.current, move |_| {
-            let scroll = gloo_timers::callback::Timeout::new(0, move || {
-                if let Some(el) = list.cast::<web_sys::Element>() {
-                    el.set_scroll_top(el.scroll_height());
-                }
-            });
+            let pending = std::rc::Rc::new(std::cell::RefCell::new(None));
+            scroll_to_end(list, pending.clone(), 0, 0);
             // A newer step before it ran replaces it.
-            move || drop(scroll)
+            move || drop(pending.borrow_mut().take())
         });
     }
     html! {
