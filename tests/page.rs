@@ -12,6 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 
+#[path = "support/scenarios.rs"]
+mod scenarios;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -305,6 +308,21 @@ impl Driver {
         Driver::http(self.port, "POST", &path, &body.to_string())["value"].clone()
     }
 
+    /// Saves what the window shows as a PNG.
+    fn screenshot(&self, file: &Path) {
+        let path = format!("/session/{}/screenshot", self.session);
+        let b64 = Driver::http(self.port, "GET", &path, "")["value"]
+            .as_str()
+            .unwrap_or("")
+            .replace('+', "-")
+            .replace('/', "_")
+            .replace('=', "");
+        let png = kafka_visualiser::share::from_base64url(&b64).expect("a PNG screenshot");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, png).unwrap();
+        println!("screenshot: {}", file.display());
+    }
+
     /// Runs `script` (its last argument is the callback that ends it).
     fn run(&self, script: &str) -> serde_json::Value {
         self.post(
@@ -351,17 +369,7 @@ fn the_built_page_step_and_frame_times_in_chromium() {
     let driver = Driver::start();
 
     // 10 brokers, 1,000 partitions (RF 3): the perf test's scenario.
-    let brokers: Vec<String> = (0..10).map(|b| b.to_string()).collect();
-    let cmds: Vec<String> = (0..50)
-        .map(|i| format!(r#"{{"at_ms": {}, "type": "produce", "producer": "p", "topic": "t", "key": "k{i}", "value": "v", "count": 20}}"#, 1000 + i * 20))
-        .collect();
-    let big = format!(
-        r#"{{"seed": 1, "run_until_ms": 5000, "cluster": {{"brokers": [{}]}},
-            "topics": [{{"name": "t", "partitions": 1000, "replication.factor": 3}}],
-            "producers": [{{"name": "p"}}], "commands": [{}]}}"#,
-        brokers.join(","),
-        cmds.join(",")
-    );
+    let big = scenarios::big_cluster(false);
     let url = format!(
         "http://127.0.0.1:{port}/#{}",
         share_fragment(&big, 2000, View::Cluster)
@@ -410,26 +418,8 @@ fn the_built_page_step_and_frame_times_in_chromium() {
         r["painted"]["worst"].as_f64().unwrap()
     );
 
-    // Hundreds of messages in flight: the perf test's burst, played at 1x.
-    let producers: Vec<String> = (0..72)
-        .map(|i| format!(r#"{{"name": "p{i}", "config": {{"linger.ms": 0}}}}"#))
-        .collect();
-    let cmds: Vec<String> = (0..72)
-        .flat_map(|p| {
-            (0..10).map(move |k| {
-                format!(r#"{{"at_ms": 2000, "type": "produce", "producer": "p{p}", "topic": "t", "key": "k{k}-{p}", "value": "v", "count": 3}}"#)
-            })
-        })
-        .collect();
-    let burst = format!(
-        r#"{{"seed": 1, "run_until_ms": 6000,
-            "cluster": {{"brokers": [{}], "network": {{"latency_ms": 400}}}},
-            "topics": [{{"name": "t", "partitions": 100, "replication.factor": 3}}],
-            "producers": [{}], "commands": [{}]}}"#,
-        brokers.join(","),
-        producers.join(","),
-        cmds.join(",")
-    );
+    // Hundreds of messages in flight: the perf test's burst, played.
+    let burst = scenarios::message_burst();
     // A query string makes this a new page load, not a fragment change.
     let url = format!(
         "http://127.0.0.1:{port}/?burst#{}",
@@ -482,6 +472,7 @@ fn the_built_page_step_and_frame_times_in_chromium() {
         "built page, frames over 100 ms while playing (ms, position): {}",
         r["longFrames"]
     );
+    driver.screenshot(&root().join("target/screenshots/page-burst-1920x1080.png"));
     for (speed, p) in [("1×", &r["slow"]), ("8×", &r["fast"])] {
         let frames = p["gaps"]["n"].as_f64().unwrap_or(0.0);
         assert!(frames > 10.0, "no frames were drawn: {r}");

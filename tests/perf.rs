@@ -11,6 +11,9 @@ use web_sys::{Element, HtmlElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "support/scenarios.rs"]
+mod scenarios;
+
 fn now() -> f64 {
     web_sys::window().unwrap().performance().unwrap().now()
 }
@@ -97,21 +100,7 @@ async fn frame_time(root: &Element) -> Option<(f64, f64)> {
 
 #[wasm_bindgen_test]
 async fn step_render_and_seek_times_on_big_scenarios() {
-    // 10 brokers, 1,000 partitions (RF 3), a producer writing across them.
-    let brokers: Vec<String> = (0..10).map(|b| b.to_string()).collect();
-    let cmds: Vec<String> = (0..50)
-        .map(|i| format!(r#"{{"at_ms": {}, "type": "produce", "producer": "p", "topic": "t", "key": "k{i}", "value": "v", "count": 20}}"#, 1000 + i * 20))
-        .chain(std::iter::once(
-            r#"{"at_ms": 3500, "type": "shutdown_broker", "broker": 4}"#.to_string(),
-        ))
-        .collect();
-    let big = format!(
-        r#"{{"seed": 1, "run_until_ms": 5000, "cluster": {{"brokers": [{}]}},
-            "topics": [{{"name": "t", "partitions": 1000, "replication.factor": 3}}],
-            "producers": [{{"name": "p"}}], "commands": [{}]}}"#,
-        brokers.join(","),
-        cmds.join(",")
-    );
+    let big = scenarios::big_cluster(true);
     let root = mount(big.clone()).await;
     seek(&root, 2000).await;
     let mut worst: f64 = 0.0;
@@ -238,28 +227,7 @@ async fn step_render_and_seek_times_on_big_scenarios() {
 
 #[wasm_bindgen_test]
 async fn render_time_with_hundreds_of_messages_in_flight() {
-    // 10 brokers 400 ms apart, 72 producers each sending to 10 keys at once:
-    // hundreds of Produce requests and replica fetches on the wire together.
-    let brokers: Vec<String> = (0..10).map(|b| b.to_string()).collect();
-    let producers: Vec<String> = (0..72)
-        .map(|i| format!(r#"{{"name": "p{i}", "config": {{"linger.ms": 0}}}}"#))
-        .collect();
-    let cmds: Vec<String> = (0..72)
-        .flat_map(|p| {
-            (0..10).map(move |k| {
-                format!(r#"{{"at_ms": 2000, "type": "produce", "producer": "p{p}", "topic": "t", "key": "k{k}-{p}", "value": "v", "count": 3}}"#)
-            })
-        })
-        .collect();
-    let text = format!(
-        r#"{{"seed": 1, "run_until_ms": 6000,
-            "cluster": {{"brokers": [{}], "network": {{"latency_ms": 400}}}},
-            "topics": [{{"name": "t", "partitions": 100, "replication.factor": 3}}],
-            "producers": [{}], "commands": [{}]}}"#,
-        brokers.join(","),
-        producers.join(","),
-        cmds.join(",")
-    );
+    let text = scenarios::message_burst();
     let root = mount(text).await;
     // Find the busiest moment near the burst.
     let mut best = (0u32, 0u64);

@@ -20,6 +20,8 @@ const HEADER_H: i32 = 46;
 /// large cluster stays readable (and fast to draw).
 const MAX_ROWS: usize = 12;
 
+/// Above this many messages in flight, only their dots are drawn.
+pub const CROWDED_MESSAGES: usize = 60;
 #[derive(Properties, PartialEq)]
 pub struct ClusterProps {
     pub model: Rc<ClusterModel>,
@@ -307,6 +309,11 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             }) }
             <g class="messages">
                 { for m.messages.iter().map(|msg| {
+                    // Crowded (a burst of hundreds): dots only. Each route's
+                    // dashed curve and label is unreadable in the crowd and
+                    // costs the most to paint; the selected one keeps both,
+                    // and every dot keeps its title and ARIA label.
+                    let crowded = m.messages.len() > CROWDED_MESSAGES;
                     let (x0, y0) = anchor(&l, msg.from);
                     let (x1, y1) = anchor(&l, msg.to);
                     // Progress in thousandths along a quadratic Bézier curve.
@@ -339,9 +346,13 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                         <g key={id} class={classes!("msg", msg.api, selected.then_some("selected"))} data-api={msg.api} data-id={id.to_string()}
                             tabindex="0" role="button" aria-label={msg.summary.clone()} {onclick} {onkeydown}>
                             <title>{ format!("{} ({} → {} ms)", msg.summary, msg.sent_ms, msg.arrives_ms) }</title>
-                            <path class="path" d={path} />
+                            if !crowded || selected {
+                                <path class="path" d={path} />
+                            }
                             <circle cx={x.to_string()} cy={y.to_string()} r="7" />
-                            <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ msg.api }</text>
+                            if !crowded || selected {
+                                <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ msg.api }</text>
+                            }
                         </g>
                     }
                 }) }
