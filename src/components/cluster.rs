@@ -13,6 +13,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 pub const WIDTH: i32 = 1000;
+/// The narrowest horizontal slot a broker box gets (see `layout`).
+const MIN_SLOT: i32 = 190;
 const BROKER_TOP: i32 = 120;
 const ROW_H: i32 = 40;
 const HEADER_H: i32 = 46;
@@ -65,6 +67,9 @@ pub fn message_detail(
 }
 
 struct Layout {
+    /// The drawing's width in SVG units: [`WIDTH`], or more when the brokers
+    /// need it (the page scales the drawing to fit).
+    width: i32,
     broker_x: Vec<(i32, i32)>,
     broker_w: i32,
     broker_h: i32,
@@ -74,7 +79,11 @@ struct Layout {
 fn layout(m: &ClusterModel) -> Layout {
     let n = m.brokers.len().max(1) as i32;
     let left = 150;
-    let right = 850;
+    // Each broker gets at least MIN_SLOT, so that its replica rows (name,
+    // log bar, HW and LEO marks) fit in its box: many brokers widen the
+    // drawing instead of overlapping.
+    let width = WIDTH.max(2 * left + n * MIN_SLOT);
+    let right = width - left;
     let slot = (right - left) / n;
     let broker_w = (slot - 20).clamp(60, 240);
     let rows = m
@@ -91,6 +100,7 @@ fn layout(m: &ClusterModel) -> Layout {
         .map(|(i, b)| (b.id, left + slot * i as i32 + (slot - broker_w) / 2))
         .collect();
     Layout {
+        width,
         broker_x,
         broker_w,
         broker_h,
@@ -105,11 +115,11 @@ fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
             .iter()
             .find(|(id, _)| *id == b.0)
             .map(|(_, x)| (x + l.broker_w / 2, BROKER_TOP))
-            .unwrap_or((WIDTH / 2, BROKER_TOP)),
-        NodeId::ZooKeeper => (WIDTH / 2, 56),
+            .unwrap_or((l.width / 2, BROKER_TOP)),
+        NodeId::ZooKeeper => (l.width / 2, 56),
         NodeId::Producer(p) => (70, BROKER_TOP + 30 + p as i32 * 70),
-        NodeId::Consumer(c) => (930, BROKER_TOP + 30 + c as i32 * 70),
-        NodeId::User => (WIDTH / 2, 0),
+        NodeId::Consumer(c) => (l.width - 70, BROKER_TOP + 30 + c as i32 * 70),
+        NodeId::User => (l.width / 2, 0),
     }
 }
 
@@ -211,6 +221,8 @@ fn broker_box(
         let (cb, id, alive) = (on_broker.clone(), b.id, b.alive);
         Callback::from(move |_: MouseEvent| cb.emit((id, alive)))
     };
+    let narrow = l.broker_w < 200;
+    let badge_w = if narrow { 26 } else { 86 };
     let hint = if b.alive {
         t(lang, "click_kill")
     } else {
@@ -223,9 +235,11 @@ fn broker_box(
             <rect class="box" x={x.to_string()} y={BROKER_TOP.to_string()} width={l.broker_w.to_string()} height={l.broker_h.to_string()} rx="10" />
             <text class="name" x={(x + 12).to_string()} y={(BROKER_TOP + 24).to_string()}>{ format!("Broker {}", b.id) }</text>
             if b.controller {
+                // A narrow box (many brokers) has room for the crown only; the
+                // group's ARIA label still says "controller".
                 <g class="badge">
-                    <rect x={(x + l.broker_w - 96).to_string()} y={(BROKER_TOP + 8).to_string()} width="86" height="22" rx="11" />
-                    <text x={(x + l.broker_w - 53).to_string()} y={(BROKER_TOP + 23).to_string()}>{ format!("♛ {}", t(lang, "controller")) }</text>
+                    <rect x={(x + l.broker_w - 10 - badge_w).to_string()} y={(BROKER_TOP + 8).to_string()} width={badge_w.to_string()} height="22" rx="11" />
+                    <text x={(x + l.broker_w - 10 - badge_w / 2).to_string()} y={(BROKER_TOP + 23).to_string()}>{ if narrow { "♛".to_string() } else { format!("♛ {}", t(lang, "controller")) } }</text>
                 </g>
             }
             if !b.alive {
@@ -272,7 +286,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
     let zk = anchor(&l, NodeId::ZooKeeper);
     html! {
         <>
-        <svg id="cluster" class="cluster" viewBox={format!("0 0 {WIDTH} {}", l.height)} role="group" aria-label={label}
+        <svg id="cluster" class="cluster" viewBox={format!("0 0 {} {}", l.width, l.height)} role="group" aria-label={label}
              preserveAspectRatio="xMidYMin meet">
             <g class="links">
                 { for m.brokers.iter().map(|b| {
@@ -281,9 +295,9 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 }) }
             </g>
             <g class="zookeeper" id="zookeeper">
-                <rect x={(WIDTH / 2 - 80).to_string()} y="10" width="160" height="46" rx="23" />
-                <text x={(WIDTH / 2).to_string()} y="31">{"ZooKeeper"}</text>
-                <text class="small" x={(WIDTH / 2).to_string()} y="47">{ format!("controller_epoch {}", m.controller_epoch) }</text>
+                <rect x={(l.width / 2 - 80).to_string()} y="10" width="160" height="46" rx="23" />
+                <text x={(l.width / 2).to_string()} y="31">{"ZooKeeper"}</text>
+                <text class="small" x={(l.width / 2).to_string()} y="47">{ format!("controller_epoch {}", m.controller_epoch) }</text>
             </g>
             { for m.producers.iter().enumerate().map(|(i, (name, alive))| {
                 let (x, y) = anchor(&l, NodeId::Producer(i as u32));
