@@ -344,7 +344,6 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                         ((g * g * a as i64 + 2 * g * f * c as i64 + f * f * b as i64) / 1_000_000) as i32
                     };
                     let (x, y) = (q(x0, cx, x1), q(y0, cy, y1));
-                    let path = format!("M{x0},{y0} Q{cx},{cy} {x1},{y1}");
                     let cb = p.on_message.clone();
                     let id = msg.id;
                     let selected = m.detail.as_ref().is_some_and(|d| d.id == id);
@@ -361,7 +360,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                             tabindex="0" role="button" aria-label={msg.summary.clone()} {onclick} {onkeydown}>
                             <title>{ format!("{} ({} → {} ms)", msg.summary, msg.sent_ms, msg.arrives_ms) }</title>
                             if !crowded || selected {
-                                <path class="path" d={path} />
+                                <path class="path" d={format!("M{x0},{y0} Q{cx},{cy} {x1},{y1}")} />
                             }
                             <circle cx={x.to_string()} cy={y.to_string()} r="7" />
                             if !crowded || selected {
