@@ -233,7 +233,7 @@ pub fn localize(s: &str, lang: kafka_sim::Lang) -> String {
 pub fn diff(before: &World, after: &World) -> Vec<Change> {
     let a = facts(before);
     let b = facts(after);
-    let keys: SortedSet<&String> = kafka_sim::sort::set(a.keys().chain(b.keys()));
+    let keys: SortedSet<&String> = SortedSet::from_iter(a.keys().chain(b.keys()));
     keys.into_iter()
         .filter_map(|k| {
             let x = a.get(k);

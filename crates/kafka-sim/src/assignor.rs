@@ -211,7 +211,7 @@ impl Ctx {
                 )));
             }
         }
-        let mut names: Vec<String> = crate::sort::set(
+        let mut names: Vec<String> = SortedSet::from_iter(
             members
                 .iter()
                 .flat_map(|m| m.topics.iter())
@@ -377,7 +377,7 @@ pub fn assign(
     let mut revoke = SortedMap::new();
     for (m, list) in lists.iter().enumerate() {
         let id = ctx.member_ids[m].clone();
-        let assigned: SortedSet<Tp> = crate::sort::set(list.iter().copied());
+        let assigned: SortedSet<Tp> = SortedSet::from_iter(list.iter().copied());
         let gone: Vec<PartitionName> = members[m]
             .owned_partitions
             .iter()
@@ -1028,8 +1028,8 @@ fn compute_transferring(ctx: &Ctx, lists: &[Vec<Tp>]) -> Vec<(Tp, usize)> {
     let mut added: Vec<(Tp, usize)> = Vec::new();
     let mut revoked: SortedSet<Tp> = SortedSet::new();
     for (m, list) in lists.iter().enumerate() {
-        let owned: SortedSet<Tp> = crate::sort::set(ctx.owned[m].iter().copied());
-        let assigned: SortedSet<Tp> = crate::sort::set(list.iter().copied());
+        let owned: SortedSet<Tp> = SortedSet::from_iter(ctx.owned[m].iter().copied());
+        let assigned: SortedSet<Tp> = SortedSet::from_iter(list.iter().copied());
         added.extend(
             list.iter()
                 .filter(|tp| !owned.contains(tp))

@@ -73,7 +73,7 @@ pub struct Partition {
 impl Partition {
     /// KIP-497's "maximal" ISR: the committed ISR plus a pending change's members.
     pub fn maximal_isr(&self) -> Vec<BrokerId> {
-        let mut m: SortedSet<BrokerId> = crate::sort::set(self.isr.iter().copied());
+        let mut m: SortedSet<BrokerId> = SortedSet::from_iter(self.isr.iter().copied());
         if let Some(p) = &self.pending_isr {
             m.extend(p.iter().copied());
         }
@@ -2299,7 +2299,7 @@ impl World {
     }
 
     fn broker_checkpoint_hw(&mut self, b: BrokerId) -> Step {
-        let hws: SortedMap<TopicPartition, i64> = crate::sort::map(
+        let hws: SortedMap<TopicPartition, i64> = SortedMap::from_iter(
             self.br(b)
                 .partitions
                 .iter()

@@ -259,7 +259,7 @@ impl World {
         let now = self.now;
         let empty = brokers.is_empty();
         let leaders: SortedMap<TopicPartition, i32> =
-            crate::sort::map(partitions.iter().map(|p| (p.tp.clone(), p.leader)));
+            SortedMap::from_iter(partitions.iter().map(|p| (p.tp.clone(), p.leader)));
         let n = partitions.len() as u32;
         {
             let m = self.client_md(&c);

@@ -105,24 +105,6 @@ impl<K, V> SortedMap<K, V> {
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut V> + ExactSizeIterator {
         self.entries.iter_mut().map(|(_, v)| v)
     }
-    pub fn into_keys(self) -> impl DoubleEndedIterator<Item = K> + ExactSizeIterator {
-        self.entries.into_iter().map(|(k, _)| k)
-    }
-    pub fn into_values(self) -> impl DoubleEndedIterator<Item = V> + ExactSizeIterator {
-        self.entries.into_iter().map(|(_, v)| v)
-    }
-    pub fn first_key_value(&self) -> Option<(&K, &V)> {
-        self.entries.first().map(|(k, v)| (k, v))
-    }
-    pub fn last_key_value(&self) -> Option<(&K, &V)> {
-        self.entries.last().map(|(k, v)| (k, v))
-    }
-    pub fn pop_first(&mut self) -> Option<(K, V)> {
-        (!self.entries.is_empty()).then(|| self.entries.remove(0))
-    }
-    pub fn pop_last(&mut self) -> Option<(K, V)> {
-        self.entries.pop()
-    }
     /// Keeps the entries for which `f` is true, in order.
     pub fn retain(&mut self, mut f: impl FnMut(&K, &mut V) -> bool) {
         self.entries.retain_mut(|(k, v)| f(k, v))
@@ -141,15 +123,6 @@ impl<K: Ord, V> SortedMap<K, V> {
         K: Borrow<Q>,
     {
         self.find(key).ok().map(|i| &self.entries[i].1)
-    }
-    pub fn get_key_value<Q: ?Sized + Ord>(&self, key: &Q) -> Option<(&K, &V)>
-    where
-        K: Borrow<Q>,
-    {
-        self.find(key).ok().map(|i| {
-            let (k, v) = &self.entries[i];
-            (k, v)
-        })
     }
     pub fn get_mut<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<&mut V>
     where
@@ -212,12 +185,6 @@ impl<K: Ord, V> SortedMap<K, V> {
         });
         Iter(self.entries[start..end].iter())
     }
-    /// Moves every entry of `other` into `self` (its values win).
-    pub fn append(&mut self, other: &mut Self) {
-        for (k, v) in std::mem::take(&mut other.entries) {
-            self.insert(k, v);
-        }
-    }
 }
 
 /// One entry of a [`SortedMap`], present or not.
@@ -252,12 +219,6 @@ impl<'a, K, V> Entry<'a, K, V> {
         V: Default,
     {
         self.or_insert_with(V::default)
-    }
-    pub fn and_modify(mut self, f: impl FnOnce(&mut V)) -> Self {
-        if let Entry::Occupied(o) = &mut self {
-            f(o.get_mut());
-        }
-        self
     }
     pub fn key(&self) -> &K {
         match self {
@@ -317,12 +278,6 @@ impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
         SortedMap {
             entries: sorted_dedup_last(iter.into_iter().collect(), |a, b| a.0.cmp(&b.0)),
         }
-    }
-}
-
-impl<K: Ord, V, const N: usize> From<[(K, V); N]> for SortedMap<K, V> {
-    fn from(a: [(K, V); N]) -> Self {
-        a.into_iter().collect()
     }
 }
 
@@ -430,12 +385,6 @@ impl<T> SortedSet<T> {
     pub fn last(&self) -> Option<&T> {
         self.items.last()
     }
-    pub fn pop_first(&mut self) -> Option<T> {
-        (!self.items.is_empty()).then(|| self.items.remove(0))
-    }
-    pub fn pop_last(&mut self) -> Option<T> {
-        self.items.pop()
-    }
     pub fn retain(&mut self, f: impl FnMut(&T) -> bool) {
         self.items.retain(f)
     }
@@ -505,20 +454,6 @@ impl<T: Ord> SortedSet<T> {
     /// Values in `self` but not in `other`, in order.
     pub fn difference<'a>(&'a self, other: &'a Self) -> impl Iterator<Item = &'a T> + 'a {
         self.items.iter().filter(move |x| !other.contains(*x))
-    }
-    /// Values in either, in order, each once.
-    pub fn union<'a>(&'a self, other: &'a Self) -> impl Iterator<Item = &'a T> + 'a {
-        let mut all: Vec<&T> = self.items.iter().chain(other.items.iter()).collect();
-        all = sorted_dedup_last(all, |a, b| a.cmp(b));
-        all.into_iter()
-    }
-    pub fn is_subset(&self, other: &Self) -> bool {
-        self.items.iter().all(|x| other.contains(x))
-    }
-    pub fn append(&mut self, other: &mut Self) {
-        for x in std::mem::take(&mut other.items) {
-            self.insert(x);
-        }
     }
 }
 
@@ -693,18 +628,18 @@ mod tests {
         }
         assert!(a.iter().eq(b.iter()));
         assert!(sa.iter().eq(sb.iter()));
-        assert_eq!(a.first_key_value(), b.first_key_value());
-        assert_eq!(a.last_key_value(), b.last_key_value());
         // collect: a later value for the same key wins.
-        let pairs = [(3, "x"), (1, "y"), (3, "z"), (2, "w")];
+        let pairs = [(3, "x"), (1, "y"), (3, "z"), (2, "w"), (1, "v")];
         let c: BTreeMap<_, _> = pairs.into_iter().collect();
         let d: SortedMap<_, _> = pairs.into_iter().collect();
         assert!(c.iter().eq(d.iter()));
+        assert!(SortedSet::from([5, 1, 5, 2])
+            .iter()
+            .eq(BTreeSet::from([5, 1, 5, 2]).iter()));
         let other: SortedSet<u64> = (0..100).step_by(3).collect();
         let other_std: BTreeSet<u64> = (0..100).step_by(3).collect();
         assert!(sb.difference(&other).eq(sa.difference(&other_std)));
         assert!(sb.intersection(&other).eq(sa.intersection(&other_std)));
-        assert!(sb.union(&other).eq(sa.union(&other_std)));
         // The same JSON as the standard collections.
         assert_eq!(
             serde_json::to_string(&a).unwrap(),

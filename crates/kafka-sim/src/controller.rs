@@ -203,7 +203,7 @@ impl World {
         ] {
             self.zk_watch(c, p)?;
         }
-        let live: SortedSet<BrokerId> = crate::sort::set(self.zk.live_brokers());
+        let live: SortedSet<BrokerId> = SortedSet::from_iter(self.zk.live_brokers());
         let epochs = self.zk.live_broker_epochs();
         let mut assignments = SortedMap::new();
         let mut states = SortedMap::new();
@@ -266,7 +266,7 @@ impl World {
         // Replicas on brokers that are gone leave the ISR.
         let dead_in_isr: Vec<BrokerId> = {
             let ctx = ctl(self, c);
-            crate::sort::set(
+            SortedSet::from_iter(
                 ctx.states
                     .values()
                     .flat_map(|s| s.isr.iter().copied())
@@ -757,7 +757,7 @@ impl World {
 
     fn controller_on_broker_change(&mut self, c: BrokerId) -> Step {
         let now_epochs = self.zk.live_broker_epochs();
-        let now_live: SortedSet<BrokerId> = crate::sort::set(now_epochs.keys().copied());
+        let now_live: SortedSet<BrokerId> = SortedSet::from_iter(now_epochs.keys().copied());
         let (old, old_epochs) = {
             let ctx = ctl(self, c);
             (ctx.live.clone(), ctx.broker_epochs.clone())

@@ -1996,7 +1996,7 @@ impl World {
         }
         if m.phase == MemberPhase::Stable && m.is_leader {
             let now: SortedMap<String, i32> =
-                crate::sort::map(m.subscription.iter().filter_map(|t| {
+                SortedMap::from_iter(m.subscription.iter().filter_map(|t| {
                     self.cs(c)
                         .metadata
                         .partition_count(t)

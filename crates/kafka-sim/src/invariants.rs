@@ -203,7 +203,7 @@ impl World {
         }
         let offsets: Vec<String> = lost.iter().map(|(o, _, _)| o.to_string()).collect();
         let acks: SortedSet<&str> =
-            crate::sort::set(lost.iter().map(|(_, a, _)| crate::msg::acks_name(*a)));
+            SortedSet::from_iter(lost.iter().map(|(_, a, _)| crate::msg::acks_name(*a)));
         let replaced = lost.iter().any(|(_, _, p)| *p);
         let leo = log.log_end_offset;
         let detail = format!(
@@ -394,7 +394,7 @@ fn hw_violation(w: &World, b: BrokerId, tp: &TopicPartition) -> Option<String> {
 /// each violation. Property tests call this after every step.
 pub fn check_world(w: &World) -> Vec<(Guarantee, String)> {
     let mut out = Vec::new();
-    let tps: SortedSet<TopicPartition> = crate::sort::set(
+    let tps: SortedSet<TopicPartition> = SortedSet::from_iter(
         w.brokers
             .values()
             .flat_map(|b| b.partitions.keys().cloned()),

@@ -735,13 +735,13 @@ impl World {
         // ready(): which leaders have a sendable batch at the head of a deque?
         // (A broker the client waits to reconnect to is not `client.ready`.)
         let exhausted = !self.pr(p).blocked.is_empty();
-        let leaders: SortedSet<BrokerId> = crate::sort::set(
+        let leaders: SortedSet<BrokerId> = SortedSet::from_iter(
             self.pr(p)
                 .accumulator
                 .keys()
                 .filter_map(|tp| self.pr(p).metadata.leader(tp)),
         );
-        let unready: SortedSet<BrokerId> = crate::sort::set(
+        let unready: SortedSet<BrokerId> = SortedSet::from_iter(
             leaders
                 .into_iter()
                 .filter(|b| !self.client_ready(&ClientRef::Producer(p), *b)),

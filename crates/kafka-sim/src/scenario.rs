@@ -650,7 +650,7 @@ impl Scenario {
         }
         // Producers the commands may name: the scenario's, then those started.
         let mut pnames: SortedSet<String> =
-            crate::sort::set(self.producers.iter().map(|p| p.name.clone()));
+            SortedSet::from_iter(self.producers.iter().map(|p| p.name.clone()));
         let mut cnames = SortedSet::new();
         for (i, c) in self.consumers.iter().enumerate() {
             self.validate_consumer(c, &format!("consumers[{i}]"))?;

@@ -7,18 +7,7 @@
 //! `dyn` reference; the elements are then put in that order. The result is
 //! exactly `sort_by`'s: a stable sort has only one possible output.
 
-use crate::collections::{SortedMap, SortedSet};
 use std::cmp::Ordering;
-
-/// `iter.collect::<SortedSet<_>>()`.
-pub fn set<T: Ord>(items: impl IntoIterator<Item = T>) -> SortedSet<T> {
-    items.into_iter().collect()
-}
-
-/// `iter.collect::<SortedMap<_, _>>()` (a later value for the same key wins).
-pub fn map<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> SortedMap<K, V> {
-    items.into_iter().collect()
-}
 
 /// `v.sort_by(cmp)`, stable.
 pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
@@ -61,7 +50,6 @@ fn sort_indices(idx: &mut [usize], cmp: &mut dyn FnMut(usize, usize) -> Ordering
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{BTreeMap, BTreeSet};
 
     #[test]
     fn gives_what_the_standard_stable_sort_gives() {
@@ -86,13 +74,6 @@ mod tests {
             sort(&mut d);
             assert_eq!(c, d);
         }
-        let pairs = [(3, "x"), (1, "y"), (3, "z")];
-        assert!(map(pairs)
-            .iter()
-            .eq(pairs.iter().copied().collect::<BTreeMap<_, _>>().iter()));
-        assert!(set([5, 1, 5, 2])
-            .iter()
-            .eq([5, 1, 5, 2].into_iter().collect::<BTreeSet<_>>().iter()));
         let mut s = vec!["b".to_string(), "a".into(), "c".into(), "a".into()];
         sort_by(&mut s, |a, b| b.cmp(a));
         assert_eq!(s, ["c", "b", "a", "a"]);
