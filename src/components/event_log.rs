@@ -64,12 +64,19 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             move || drop(pending.borrow_mut().take())
         });
     }
+    let hint = p
+        .lines
+        .is_empty()
+        .then(|| html! { <li key="hint" class="hint">{ t(p.lang, "no_events") }</li> });
     html! {
         <section class="log" aria-label={t(p.lang, "log")}>
             <h2>{ t(p.lang, "log") }</h2>
             <ol id="event-log" ref={list}>
-                { if p.lines.is_empty() { html!{ <li class="hint">{ t(p.lang, "no_events") }</li> } } else { html!{} } }
-                { for p.lines.iter().map(|l| {
+                // Every child keyed, the hint too (an `if` would add an
+                // unkeyed child): yew diffs an unkeyed list from its end, so
+                // a line appended to an unkeyed log rewrote every line's text
+                // on each step.
+                { for hint.into_iter().chain(p.lines.iter().map(|l| {
                     let id = l.id;
                     let seek = p.on_seek.clone();
                     let mut class = classes!("line");
@@ -77,7 +84,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     if l.key { class.push("key"); }
                     if l.broken { class.push("broken"); }
                     html! {
-                        <li {class} onclick={Callback::from(move |_: MouseEvent| seek.emit(id))}
+                        <li key={l.id} {class} onclick={Callback::from(move |_: MouseEvent| seek.emit(id))}
                             tabindex="0" role="button"
                             onkeydown={{
                                 let seek = p.on_seek.clone();
@@ -88,7 +95,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                             <span class="cap">{ l.caption.clone() }</span>
                         </li>
                     }
-                }) }
+                })) }
             </ol>
         </section>
     }

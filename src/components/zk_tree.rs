@@ -24,7 +24,7 @@ pub fn ZkTree(p: &ZkTreeProps) -> Html {
                 { for p.rows.iter().map(|r| {
                     let class = classes!("znode", r.changed.then_some("changed"), r.more.then_some("more"), r.ephemeral_owner.map(|_| "ephemeral"));
                     html! {
-                        <li role="treeitem" class={class} data-path={r.path.clone()} title={r.full_data.clone()}
+                        <li key={r.path.clone()} role="treeitem" class={class} data-path={r.path.clone()} title={r.full_data.clone()}
                             style={format!("padding-left: {}em", r.depth + 1)}>
                             <span class="zname">{ r.name.clone() }</span>
                             if let Some(b) = r.ephemeral_owner {
