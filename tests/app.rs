@@ -89,6 +89,37 @@ async fn step_advances_the_trace_and_adds_a_caption() {
         .starts_with("event 2"));
 }
 
+/// A step appends one line to the log and leaves the others alone: the
+/// same DOM nodes, with the same text. (An unkeyed list made yew rewrite
+/// every line's text and class on each step, the biggest cost of a step on
+/// a large cluster.)
+#[wasm_bindgen_test]
+async fn a_step_appends_a_log_line_without_rewriting_the_others() {
+    let root = mount().await;
+    for _ in 0..12 {
+        click(&root, "#btn-step").await;
+    }
+    let before = root.query_selector_all("#event-log li.line").unwrap();
+    let nodes: Vec<(web_sys::Node, String)> = (0..before.length())
+        .map(|i| {
+            let n = before.item(i).unwrap();
+            let text = n.text_content().unwrap();
+            (n, text)
+        })
+        .collect();
+    assert_eq!(nodes.len(), 12);
+    click(&root, "#btn-step").await;
+    let after = root.query_selector_all("#event-log li.line").unwrap();
+    assert_eq!(after.length(), 13);
+    for (i, (n, text)) in nodes.iter().enumerate() {
+        assert!(
+            after.item(i as u32).unwrap().is_same_node(Some(n)),
+            "line {i} was replaced"
+        );
+        assert_eq!(&n.text_content().unwrap(), text, "line {i} was rewritten");
+    }
+}
+
 #[wasm_bindgen_test]
 async fn step_back_restores_the_previous_view() {
     let root = mount().await;
