@@ -1,6 +1,6 @@
 //! The application: one reducer holding the player, and the page layout.
 
-use crate::components::cluster::ClusterView;
+use crate::components::cluster::{ClusterView, MotionClock};
 use crate::components::controls::Controls;
 use crate::components::event_log::{EventLog, LogLine};
 use crate::components::groups::GroupsView;
@@ -1057,6 +1057,14 @@ pub fn App(props: &AppProps) -> Html {
         |sent| player.event(sent).map(|e| e.time_ms),
         state.msg_sel,
     ));
+    // While playing, the messages travel on the simulated clock up to the
+    // event the next step will show.
+    let clock = state.playing.then(|| MotionClock {
+        cursor: player.cursor(),
+        from_ms: now,
+        to_ms: player.next_time_ms(state.hide_routine).unwrap_or(now),
+        over_ms: state.step_interval_ms(),
+    });
     let zk_rows = (view == View::Cluster).then(|| {
         let changed = player.current().and_then(|e| e.kind.field("path"));
         Rc::new(crate::view_model::zk_rows(
@@ -1359,7 +1367,7 @@ pub fn App(props: &AppProps) -> Html {
                     <crate::components::sequence::SequenceView model={s} lang={lang} />
                 }
             } else {
-                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} />
+                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />

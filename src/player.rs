@@ -96,6 +96,17 @@ impl Player {
         self.current().map(|e| e.time_ms).unwrap_or(0)
     }
 
+    /// The simulated time of the event the next step will show: the next
+    /// event, or with `significant` the next one that is not routine (as
+    /// `step_significant` goes). None when it is not computed yet.
+    pub fn next_time_ms(&self, significant: bool) -> Option<u64> {
+        self.known_events()
+            .get(self.cursor as usize..)?
+            .iter()
+            .find(|e| !significant || e.kind.importance() > Importance::Routine)
+            .map(|e| e.time_ms)
+    }
+
     /// Events applied so far (the log up to the cursor).
     pub fn past(&self) -> &[Event] {
         &self.timeline.events()[..self.cursor as usize]
@@ -408,6 +419,31 @@ mod tests {
             fast.back_significant();
             assert_eq!(fast.cursor(), w[0], "back from {}", w[1]);
         }
+    }
+
+    #[test]
+    fn the_next_time_is_that_of_the_event_the_next_step_shows() {
+        let mut p = Player::from_json(SCENARIO).unwrap();
+        let mut later = 0;
+        for _ in 0..300 {
+            for significant in [false, true] {
+                let said = p.next_time_ms(significant);
+                let mut q = Player::from_json(SCENARIO).unwrap();
+                q.seek(p.cursor());
+                let moved = if significant {
+                    q.step_significant()
+                } else {
+                    q.step()
+                };
+                if moved && said.is_some() {
+                    assert_eq!(said, Some(q.time_ms()), "at {}", p.cursor());
+                    later += usize::from(q.time_ms() > p.time_ms());
+                }
+            }
+            p.step();
+        }
+        // The clock has somewhere to go on many of those steps.
+        assert!(later > 10, "{later}");
     }
 
     #[test]

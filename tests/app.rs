@@ -1249,6 +1249,72 @@ async fn a_message_keeps_its_drawing_between_steps_so_it_glides() {
     assert!(shifted > 0, "no message outlived one drawn before it");
 }
 
+/// The messages drawn with a translation from their event's position
+/// (`transform`), by id.
+fn moved_messages(root: &Element) -> Vec<(String, String)> {
+    let msgs = root
+        .query_selector_all("#cluster g.msg[transform]")
+        .unwrap();
+    (0..msgs.length())
+        .filter_map(|i| {
+            let e = msgs.item(i)?.dyn_into::<Element>().ok()?;
+            let t = e.get_attribute("transform")?;
+            let id = e.get_attribute("data-id")?;
+            (t != "translate(0 0)").then_some((id, t))
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn while_playing_messages_travel_between_steps_on_the_simulated_clock() {
+    let root = mount().await;
+    // Where requests are on the wire and the clock moves on.
+    seek_to(&root, 40).await;
+    click(&root, "#btn-play").await;
+    let playing = |root: &Element| {
+        q(root, "#cluster")
+            .get_attribute("class")
+            .unwrap_or_default()
+            .split(' ')
+            .any(|c| c == "playing")
+    };
+    assert!(
+        playing(&root),
+        "not playing: {:?} {:?} {:?} {:?}",
+        web_sys::window().unwrap().location().hash(),
+        q(&root, "#position").text_content(),
+        q(&root, "#btn-play").get_attribute("aria-label"),
+        q(&root, "#cluster").get_attribute("class")
+    );
+    // Within a step's interval, a message in flight moves on from where
+    // its event drew it, frame by frame, while the event shown stays.
+    let mut seen = None;
+    for _ in 0..400 {
+        gloo_timers::future::TimeoutFuture::new(25).await;
+        let moved = moved_messages(&root);
+        if let Some(first) = moved.first() {
+            seen = Some((first.clone(), q(&root, "#position").text_content().unwrap()));
+            break;
+        }
+    }
+    let ((id, t1), position) = seen.expect("no message moved between steps while playing");
+    gloo_timers::future::TimeoutFuture::new(60).await;
+    if q(&root, "#position").text_content().unwrap() == position {
+        let now = moved_messages(&root);
+        let t2 = &now.iter().find(|(i, _)| *i == id).expect("still moving").1;
+        assert_ne!(t2, &t1, "message {id} stood still between frames");
+    }
+    // Paused, every message is drawn where the event shown puts it.
+    click(&root, "#btn-play").await;
+    assert!(!playing(&root));
+    assert_eq!(
+        root.query_selector_all("#cluster g.msg[transform]")
+            .unwrap()
+            .length(),
+        0
+    );
+}
+
 #[wasm_bindgen_test]
 async fn adding_a_producer_from_the_toolbar_starts_it_and_it_can_send() {
     let root = mount().await;

@@ -6,7 +6,7 @@
 //! every state also has a shape or a word, never colour alone.
 
 use crate::i18n::{t, Lang};
-use crate::view_model::{BrokerView, ClusterModel, ReplicaView};
+use crate::view_model::{BrokerView, ClusterModel, MessageView, ReplicaView};
 use kafka_sim::collections::SortedSet;
 use kafka_sim::ids::NodeId;
 use std::rc::Rc;
@@ -14,13 +14,21 @@ use yew::prelude::*;
 
 pub const WIDTH: i32 = 1000;
 /// The narrowest horizontal slot a broker box gets (see `layout`).
-const MIN_SLOT: i32 = 190;
+const MIN_SLOT: i32 = 220;
 const BROKER_TOP: i32 = 120;
 const ROW_H: i32 = 40;
 const HEADER_H: i32 = 46;
-/// Replica rows drawn per broker; the rest are summed up in one line, so a
-/// large cluster stays readable (and fast to draw).
+/// The vertical gap between two rows of brokers (room for the arcs of the
+/// messages between them).
+const ROW_GAP: i32 = 70;
+/// Brokers side by side; more wrap onto further rows of equal length, so
+/// that ten brokers draw at a readable size instead of one wide strip.
+const MAX_PER_ROW: usize = 5;
+/// Replica rows drawn per broker (fewer when the brokers wrap); the rest
+/// are summed up in one line, so a large cluster stays readable (and fast
+/// to draw).
 const MAX_ROWS: usize = 12;
+const MAX_ROWS_WRAPPED: usize = 7;
 
 /// Above this many messages in flight, only their dots are drawn.
 pub const CROWDED_MESSAGES: usize = 60;
@@ -36,6 +44,184 @@ pub struct ClusterProps {
     /// A message was clicked (None: its details closed).
     #[prop_or_default]
     pub on_message: Callback<Option<u64>>,
+    /// While playing: the simulated clock between this event and the next,
+    /// along which the messages travel until the next step.
+    #[prop_or_default]
+    pub clock: Option<MotionClock>,
+}
+
+/// The simulated clock while playing: from the time of the event shown to
+/// the time of the event the next step will show, over the wall-clock
+/// interval between two steps. The messages in flight move along it, so a
+/// request crosses its link in step with its simulated latency instead of
+/// jumping from event to event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MotionClock {
+    /// The player's cursor (a new step restarts the clock).
+    pub cursor: u64,
+    pub from_ms: u64,
+    pub to_ms: u64,
+    /// Wall-clock milliseconds between two steps at the current speed.
+    pub over_ms: u32,
+}
+
+impl MotionClock {
+    /// Simulated time `elapsed_ms` of wall-clock time after the step.
+    fn at(&self, elapsed_ms: f64) -> f64 {
+        let f = (elapsed_ms / self.over_ms.max(1) as f64).clamp(0.0, 1.0);
+        self.from_ms as f64 + self.to_ms.saturating_sub(self.from_ms) as f64 * f
+    }
+}
+
+/// A message's way across the drawing: a quadratic Bézier curve from its
+/// sender to its receiver, and when it travels on it (simulated ms).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Route {
+    from: (i32, i32),
+    ctrl: (i32, i32),
+    to: (i32, i32),
+    sent_ms: u64,
+    span_ms: u64,
+}
+
+impl Route {
+    fn new(l: &Layout, msg: &MessageView) -> Route {
+        let from = anchor(l, msg.from);
+        let to = anchor(l, msg.to);
+        // Between brokers the path arcs above the boxes; otherwise straight.
+        let both_brokers = matches!((msg.from, msg.to), (NodeId::Broker(_), NodeId::Broker(_)));
+        let ctrl = if both_brokers {
+            ((from.0 + to.0) / 2, from.1.min(to.1) - 60)
+        } else {
+            ((from.0 + to.0) / 2, (from.1 + to.1) / 2)
+        };
+        Route {
+            from,
+            ctrl,
+            to,
+            sent_ms: msg.sent_ms,
+            span_ms: msg.arrives_ms.saturating_sub(msg.sent_ms).max(1),
+        }
+    }
+
+    /// The point `f` thousandths along the curve.
+    fn at(&self, f: i64) -> (i32, i32) {
+        let f = f.clamp(0, 1000);
+        let q = |a: i32, c: i32, b: i32| {
+            let g = 1000 - f;
+            ((g * g * a as i64 + 2 * g * f * c as i64 + f * f * b as i64) / 1_000_000) as i32
+        };
+        (
+            q(self.from.0, self.ctrl.0, self.to.0),
+            q(self.from.1, self.ctrl.1, self.to.1),
+        )
+    }
+
+    /// Thousandths of the way travelled at simulated time `t_ms` (the view
+    /// model's `progress_permille` at whole milliseconds).
+    fn permille_at(&self, t_ms: f64) -> i64 {
+        let done = (t_ms - self.sent_ms as f64).clamp(0.0, self.span_ms as f64);
+        (done * 1000.0 / self.span_ms as f64) as i64
+    }
+
+    fn d(&self) -> String {
+        let ((x0, y0), (cx, cy), (x1, y1)) = (self.from, self.ctrl, self.to);
+        format!("M{x0},{y0} Q{cx},{cy} {x1},{y1}")
+    }
+}
+
+/// Moves the messages in flight along their routes on `clock`, once per
+/// animation frame, by translating each `g.msg` (yew owns their `cx`/`cy`,
+/// which stay those of the event shown). Returns what stops it and puts them
+/// back (the next step draws them where the clock has brought them).
+fn start_motion(
+    group: NodeRef,
+    routes: Rc<Vec<(Route, i64)>>,
+    clock: MotionClock,
+) -> Option<impl FnOnce()> {
+    use std::cell::{Cell, RefCell};
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let window = web_sys::window()?;
+    // The learner asked for less motion: the messages move with the steps only.
+    if window
+        .match_media("(prefers-reduced-motion: reduce)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches())
+    {
+        return None;
+    }
+    if clock.to_ms <= clock.from_ms || routes.is_empty() {
+        return None;
+    }
+    type Frame = Closure<dyn FnMut(f64)>;
+    let frame: Rc<RefCell<Option<Frame>>> = Rc::new(RefCell::new(None));
+    let pending = Rc::new(Cell::new(None::<i32>));
+    let start = Rc::new(Cell::new(None::<f64>));
+    let place = {
+        let (group, routes) = (group.clone(), routes.clone());
+        move |t_ms: Option<f64>| {
+            let Some(g) = group.cast::<web_sys::Element>() else {
+                return;
+            };
+            let kids = g.children();
+            match t_ms {
+                Some(t) => {
+                    for (i, (r, shown)) in routes.iter().enumerate() {
+                        let Some(k) = kids.item(i as u32) else { break };
+                        let (x, y) = r.at(r.permille_at(t));
+                        let (x0, y0) = r.at(*shown);
+                        let _ = k.set_attribute(
+                            "transform",
+                            &format!("translate({} {})", x - x0, y - y0),
+                        );
+                    }
+                }
+                // All of them: the next step may have reordered the group.
+                None => {
+                    for i in 0..kids.length() {
+                        if let Some(k) = kids.item(i) {
+                            let _ = k.remove_attribute("transform");
+                        }
+                    }
+                }
+            }
+        }
+    };
+    {
+        let (again, pending, window) = (frame.clone(), pending.clone(), window.clone());
+        let place = place.clone();
+        *frame.borrow_mut() = Some(Closure::new(move |now: f64| {
+            let t0 = start.get().unwrap_or(now);
+            start.set(Some(t0));
+            let elapsed = now - t0;
+            place(Some(clock.at(elapsed)));
+            pending.set(None);
+            if elapsed < clock.over_ms as f64 {
+                if let Some(f) = again.borrow().as_ref() {
+                    pending.set(
+                        window
+                            .request_animation_frame(f.as_ref().unchecked_ref())
+                            .ok(),
+                    );
+                }
+            }
+        }));
+    }
+    pending.set(
+        window
+            .request_animation_frame(frame.borrow().as_ref()?.as_ref().unchecked_ref())
+            .ok(),
+    );
+    Some(move || {
+        if let Some(id) = pending.take() {
+            let _ = window.cancel_animation_frame(id);
+        }
+        // Breaks the closure's cycle through `again`.
+        frame.borrow_mut().take();
+        place(None);
+    })
 }
 
 fn node_name(n: NodeId) -> String {
@@ -70,51 +256,68 @@ struct Layout {
     /// The drawing's width in SVG units: [`WIDTH`], or more when the brokers
     /// need it (the page scales the drawing to fit).
     width: i32,
-    broker_x: Vec<(i32, i32)>,
+    /// Each broker's id and the top-left corner of its box.
+    broker_xy: Vec<(i32, (i32, i32))>,
     broker_w: i32,
     broker_h: i32,
+    /// Replica rows drawn in each box.
+    max_rows: usize,
     height: i32,
 }
 
 fn layout(m: &ClusterModel) -> Layout {
-    let n = m.brokers.len().max(1) as i32;
+    let n = m.brokers.len().max(1);
     let left = 150;
+    // Up to MAX_PER_ROW brokers side by side; more wrap onto rows of equal
+    // length (10 brokers: two rows of 5).
+    let broker_rows = n.div_ceil(MAX_PER_ROW);
+    let per_row = n.div_ceil(broker_rows) as i32;
     // Each broker gets at least MIN_SLOT, so that its replica rows (name,
-    // log bar, HW and LEO marks) fit in its box: many brokers widen the
+    // log bar, HW and LEO marks) fit in its box: a full row widens the
     // drawing instead of overlapping.
-    let width = WIDTH.max(2 * left + n * MIN_SLOT);
+    let width = WIDTH.max(2 * left + per_row * MIN_SLOT);
     let right = width - left;
-    let slot = (right - left) / n;
+    let slot = (right - left) / per_row;
     let broker_w = (slot - 20).clamp(60, 240);
+    let max_rows = if broker_rows > 1 {
+        MAX_ROWS_WRAPPED
+    } else {
+        MAX_ROWS
+    };
     let rows = m
         .brokers
         .iter()
-        .map(|b| b.replicas.len().min(MAX_ROWS + 1))
+        .map(|b| b.replicas.len().min(max_rows + 1))
         .max()
         .unwrap_or(0) as i32;
     let broker_h = HEADER_H + rows.max(1) * ROW_H + 10;
-    let broker_x = m
+    let broker_xy = m
         .brokers
         .iter()
         .enumerate()
-        .map(|(i, b)| (b.id, left + slot * i as i32 + (slot - broker_w) / 2))
+        .map(|(i, b)| {
+            let (row, col) = (i as i32 / per_row, i as i32 % per_row);
+            let x = left + slot * col + (slot - broker_w) / 2;
+            (b.id, (x, BROKER_TOP + row * (broker_h + ROW_GAP)))
+        })
         .collect();
     Layout {
         width,
-        broker_x,
+        broker_xy,
         broker_w,
         broker_h,
-        height: BROKER_TOP + broker_h + 40,
+        max_rows,
+        height: BROKER_TOP + broker_rows as i32 * (broker_h + ROW_GAP) - ROW_GAP + 40,
     }
 }
 
 fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
     match n {
         NodeId::Broker(b) => l
-            .broker_x
+            .broker_xy
             .iter()
             .find(|(id, _)| *id == b.0)
-            .map(|(_, x)| (x + l.broker_w / 2, BROKER_TOP))
+            .map(|(_, (x, y))| (x + l.broker_w / 2, *y))
             .unwrap_or((l.width / 2, BROKER_TOP)),
         NodeId::ZooKeeper => (l.width / 2, 56),
         NodeId::Producer(p) => (70, BROKER_TOP + 30 + p as i32 * 70),
@@ -189,7 +392,7 @@ fn replica_row(
 
 fn broker_box(
     b: &BrokerView,
-    x: i32,
+    (x, top): (i32, i32),
     l: &Layout,
     max_leo: i64,
     lang: Lang,
@@ -232,41 +435,49 @@ fn broker_box(
         <g {class} id={format!("broker-{}", b.id)} role="group" {onclick}
             aria-label={format!("Broker {}{}", b.id, if status.is_empty() { String::new() } else { format!(", {status}") })}>
             <title>{ hint }</title>
-            <rect class="box" x={x.to_string()} y={BROKER_TOP.to_string()} width={l.broker_w.to_string()} height={l.broker_h.to_string()} rx="10" />
-            <text class="name" x={(x + 12).to_string()} y={(BROKER_TOP + 24).to_string()}>{ format!("Broker {}", b.id) }</text>
+            <rect class="box" x={x.to_string()} y={top.to_string()} width={l.broker_w.to_string()} height={l.broker_h.to_string()} rx="10" />
+            <text class="name" x={(x + 12).to_string()} y={(top + 24).to_string()}>{ format!("Broker {}", b.id) }</text>
             if b.controller {
                 // A narrow box (many brokers) has room for the crown only; the
                 // group's ARIA label still says "controller".
                 <g class="badge">
-                    <rect x={(x + l.broker_w - 10 - badge_w).to_string()} y={(BROKER_TOP + 8).to_string()} width={badge_w.to_string()} height="22" rx="11" />
-                    <text x={(x + l.broker_w - 10 - badge_w / 2).to_string()} y={(BROKER_TOP + 23).to_string()}>{ if narrow { "♛".to_string() } else { format!("♛ {}", t(lang, "controller")) } }</text>
+                    <rect x={(x + l.broker_w - 10 - badge_w).to_string()} y={(top + 8).to_string()} width={badge_w.to_string()} height="22" rx="11" />
+                    <text x={(x + l.broker_w - 10 - badge_w / 2).to_string()} y={(top + 23).to_string()}>{ if narrow { "♛".to_string() } else { format!("♛ {}", t(lang, "controller")) } }</text>
                 </g>
             }
             if !b.alive {
-                <text class={if b.started { "down" } else { "down waiting" }} x={(x + l.broker_w - 12).to_string()} y={(BROKER_TOP + 24).to_string()}>
+                <text class={if b.started { "down" } else { "down waiting" }} x={(x + l.broker_w - 12).to_string()} y={(top + 24).to_string()}>
                     { if b.started { format!("✕ {}", t(lang, "down")) } else { t(lang, "not_started").to_string() } }
                 </text>
             }
-            { for b.replicas.iter().take(MAX_ROWS).enumerate().map(|(i, r)| replica_row(r, (x, BROKER_TOP + HEADER_H + i as i32 * ROW_H, l.broker_w), max_leo, lang,
+            { for b.replicas.iter().take(l.max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, l.broker_w), max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)))) }
-            if b.replicas.len() > MAX_ROWS {
-                <text class="more" x={(x + 12).to_string()} y={(BROKER_TOP + HEADER_H + MAX_ROWS as i32 * ROW_H + 20).to_string()}>
-                    { more_line(&b.replicas[MAX_ROWS..]) }
+            if let Some(rest) = b.replicas.get(l.max_rows..).filter(|r| !r.is_empty()) {
+                <text class="more" x={(x + 12).to_string()} y={(top + HEADER_H + l.max_rows as i32 * ROW_H + 16).to_string()}>
+                    <tspan>{ more_line(rest, lang).0 }</tspan>
+                    <tspan class="detail" x={(x + 12).to_string()} dy="16">{ more_line(rest, lang).1 }</tspan>
                 </text>
             }
         </g>
     }
 }
 
-/// The summary of the replicas not drawn.
-fn more_line(rest: &[ReplicaView]) -> String {
-    format!(
-        "+{} more: {} leader, {} follower, {} out of ISR",
-        rest.len(),
-        rest.iter().filter(|r| r.leader).count(),
-        rest.iter().filter(|r| !r.leader).count(),
-        rest.iter().filter(|r| !r.in_isr).count()
-    )
+/// The summary of the replicas not drawn: how many, then how many lead,
+/// follow, and are out of the ISR (two lines, to fit a narrow box).
+fn more_line(rest: &[ReplicaView], lang: Lang) -> (String, String) {
+    let leaders = rest.iter().filter(|r| r.leader).count();
+    let osr = rest.iter().filter(|r| !r.in_isr && !r.leader).count();
+    let counts = format!(
+        "{leaders} {} · {} {} · {osr} OSR",
+        t(lang, "leader"),
+        rest.len() - leaders,
+        t(lang, "follower")
+    );
+    let head = match lang {
+        Lang::En => format!("+{} more replicas", rest.len()),
+        Lang::Zh => format!("另有 {} 个副本未画出", rest.len()),
+    };
+    (head, counts)
 }
 
 #[component]
@@ -284,9 +495,32 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             .unwrap_or_else(|| "none".into())
     );
     let zk = anchor(&l, NodeId::ZooKeeper);
+    // Crowded (a burst of hundreds): dots only. Each route's dashed curve
+    // and label is unreadable in the crowd and costs the most to paint; the
+    // selected one keeps both, and every dot keeps its title and ARIA label.
+    let crowded = m.messages.len() > CROWDED_MESSAGES;
+    let selected = m.detail.as_ref().map(|d| d.id);
+    let routes: Rc<Vec<(Route, i64)>> = Rc::new(
+        m.messages
+            .iter()
+            .map(|msg| (Route::new(&l, msg), msg.progress_permille.min(1000) as i64))
+            .collect(),
+    );
+    let group = use_node_ref();
+    {
+        let (group, routes) = (group.clone(), routes.clone());
+        use_effect_with(p.clock, move |clock| {
+            let stop = clock.and_then(|c| start_motion(group, routes, c));
+            move || {
+                if let Some(stop) = stop {
+                    stop()
+                }
+            }
+        });
+    }
     html! {
         <>
-        <svg id="cluster" class="cluster" viewBox={format!("0 0 {} {}", l.width, l.height)} role="group" aria-label={label}
+        <svg id="cluster" class={classes!("cluster", p.clock.is_some().then_some("playing"))} viewBox={format!("0 0 {} {}", l.width, l.height)} role="group" aria-label={label}
              preserveAspectRatio="xMidYMin meet">
             <g class="links">
                 { for m.brokers.iter().map(|b| {
@@ -317,36 +551,23 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     </g>
                 }
             }) }
+            // The routes under the brokers: a curve between two rows of
+            // brokers passes behind the boxes of the first row.
+            <g class="routes" aria-hidden="true">
+                { for m.messages.iter().zip(routes.iter()).filter(|(msg, _)| !crowded || selected == Some(msg.id)).map(|(msg, (r, _))| html! {
+                    <path key={msg.id} class={classes!("path", (selected == Some(msg.id)).then_some("selected"))} d={r.d()} />
+                }) }
+            </g>
             { for m.brokers.iter().map(|b| {
-                let x = l.broker_x.iter().find(|(id, _)| *id == b.id).map(|(_, x)| *x).unwrap_or(0);
-                broker_box(b, x, &l, m.max_leo, lang, &p.on_broker, &p.marks)
+                let xy = l.broker_xy.iter().find(|(id, _)| *id == b.id).map(|(_, xy)| *xy).unwrap_or((0, BROKER_TOP));
+                broker_box(b, xy, &l, m.max_leo, lang, &p.on_broker, &p.marks)
             }) }
-            <g class="messages">
-                { for m.messages.iter().map(|msg| {
-                    // Crowded (a burst of hundreds): dots only. Each route's
-                    // dashed curve and label is unreadable in the crowd and
-                    // costs the most to paint; the selected one keeps both,
-                    // and every dot keeps its title and ARIA label.
-                    let crowded = m.messages.len() > CROWDED_MESSAGES;
-                    let (x0, y0) = anchor(&l, msg.from);
-                    let (x1, y1) = anchor(&l, msg.to);
-                    // Progress in thousandths along a quadratic Bézier curve.
-                    let f = msg.progress_permille.min(1000) as i64;
-                    // Between brokers the path arcs above the boxes; otherwise straight.
-                    let both_brokers = matches!((msg.from, msg.to), (NodeId::Broker(_), NodeId::Broker(_)));
-                    let (cx, cy) = if both_brokers {
-                        ((x0 + x1) / 2, BROKER_TOP - 60)
-                    } else {
-                        ((x0 + x1) / 2, (y0 + y1) / 2)
-                    };
-                    let q = |a: i32, c: i32, b: i32| {
-                        let g = 1000 - f;
-                        ((g * g * a as i64 + 2 * g * f * c as i64 + f * f * b as i64) / 1_000_000) as i32
-                    };
-                    let (x, y) = (q(x0, cx, x1), q(y0, cy, y1));
+            <g class="messages" ref={group}>
+                { for m.messages.iter().zip(routes.iter()).map(|(msg, (r, shown))| {
+                    let (x, y) = r.at(*shown);
                     let cb = p.on_message.clone();
                     let id = msg.id;
-                    let selected = m.detail.as_ref().is_some_and(|d| d.id == id);
+                    let selected = selected == Some(id);
                     let onclick = {
                         let cb = cb.clone();
                         Callback::from(move |_: MouseEvent| cb.emit(if selected { None } else { Some(id) }))
@@ -359,9 +580,6 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                         <g key={id} class={classes!("msg", msg.api, selected.then_some("selected"))} data-api={msg.api} data-id={id.to_string()}
                             tabindex="0" role="button" aria-label={msg.summary.clone()} {onclick} {onkeydown}>
                             <title>{ format!("{} ({} → {} ms)", msg.summary, msg.sent_ms, msg.arrives_ms) }</title>
-                            if !crowded || selected {
-                                <path class="path" d={format!("M{x0},{y0} Q{cx},{cy} {x1},{y1}")} />
-                            }
                             <circle cx={x.to_string()} cy={y.to_string()} r="7" />
                             if !crowded || selected {
                                 <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ msg.api }</text>
@@ -375,5 +593,170 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             { message_detail(d, lang, &p.on_message) }
         }
         </>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view_model::BrokerView;
+
+    fn model(brokers: usize, replicas: usize) -> ClusterModel {
+        let replica = |i: usize| ReplicaView {
+            tp: format!("t-{i}"),
+            leader: i.is_multiple_of(3),
+            in_isr: true,
+            log_start: 0,
+            leo: 0,
+            hw: 0,
+            leader_epoch: 0,
+        };
+        ClusterModel {
+            brokers: (0..brokers)
+                .map(|b| BrokerView {
+                    id: b as i32,
+                    alive: true,
+                    started: true,
+                    controller: b == 0,
+                    replicas: (0..replicas).map(replica).collect(),
+                })
+                .collect(),
+            producers: vec![],
+            consumers: vec![],
+            messages: vec![],
+            max_leo: 0,
+            controller_epoch: 1,
+            cut_links: vec![],
+            detail: None,
+        }
+    }
+
+    /// The boxes' rectangles: (x, y, w, h).
+    fn boxes(l: &Layout) -> Vec<(i32, i32, i32, i32)> {
+        l.broker_xy
+            .iter()
+            .map(|(_, (x, y))| (*x, *y, l.broker_w, l.broker_h))
+            .collect()
+    }
+
+    #[test]
+    fn brokers_wrap_onto_rows_of_equal_length_without_overlapping() {
+        for (n, rows) in [
+            (1, 1),
+            (3, 1),
+            (5, 1),
+            (6, 2),
+            (7, 2),
+            (10, 2),
+            (11, 3),
+            (20, 4),
+        ] {
+            let l = layout(&model(n, 100));
+            let b = boxes(&l);
+            let mut tops: Vec<i32> = b.iter().map(|r| r.1).collect();
+            tops.dedup();
+            assert_eq!(tops.len(), rows, "{n} brokers");
+            // Rows differ in length by one at most, the longer ones first.
+            let per_row: Vec<usize> = tops
+                .iter()
+                .map(|t| b.iter().filter(|r| r.1 == *t).count())
+                .collect();
+            assert!(
+                per_row.windows(2).all(|w| w[0] >= w[1] && w[0] - w[1] <= 1),
+                "{n}: {per_row:?}"
+            );
+            assert!(per_row[0] <= MAX_PER_ROW);
+            for (i, r) in b.iter().enumerate() {
+                // Inside the drawing, clear of the clients' margins.
+                assert!(r.0 >= 150 && r.0 + r.2 <= l.width - 150, "{n}: {r:?}");
+                assert!(r.1 >= BROKER_TOP && r.1 + r.3 <= l.height, "{n}: {r:?}");
+                for s in &b[i + 1..] {
+                    let apart = r.0 + r.2 <= s.0
+                        || s.0 + s.2 <= r.0
+                        || r.1 + r.3 <= s.1
+                        || s.1 + s.3 <= r.1;
+                    assert!(apart, "{n} brokers: {r:?} overlaps {s:?}");
+                }
+            }
+            // A box is wide enough for a replica row's name, bar and marks.
+            assert!(l.broker_w >= 200, "{n}: {}", l.broker_w);
+        }
+    }
+
+    #[test]
+    fn three_brokers_draw_one_row_of_twelve_replicas_at_the_base_width() {
+        let l = layout(&model(3, 100));
+        assert_eq!(l.width, WIDTH);
+        assert_eq!(l.max_rows, MAX_ROWS);
+        let l = layout(&model(10, 100));
+        assert_eq!(l.max_rows, MAX_ROWS_WRAPPED);
+        // The drawing keeps a projector-friendly scale: at most 1.5× the
+        // base width for ten brokers (it was 2.2× in one row).
+        assert!(l.width * 2 <= WIDTH * 3, "{}", l.width);
+    }
+
+    fn message(sent_ms: u64, arrives_ms: u64, now_ms: u64) -> MessageView {
+        let span = arrives_ms.saturating_sub(sent_ms).max(1);
+        MessageView {
+            id: 1,
+            from: NodeId::Producer(0),
+            to: NodeId::broker(1),
+            api: "Produce",
+            summary: String::new(),
+            progress_permille: (now_ms.saturating_sub(sent_ms).min(span) * 1000 / span) as u32,
+            sent_ms,
+            arrives_ms,
+        }
+    }
+
+    #[test]
+    fn a_route_runs_from_sender_to_receiver_in_step_with_the_simulated_clock() {
+        let l = layout(&model(3, 2));
+        let m = message(10, 15, 12);
+        let r = Route::new(&l, &m);
+        assert_eq!(r.at(0), anchor(&l, m.from));
+        assert_eq!(r.at(1000), anchor(&l, m.to));
+        // At whole milliseconds the clock agrees with the view model's
+        // progress, so the next step draws a message where the clock left it.
+        for now in 8..18 {
+            let shown = message(10, 15, now).progress_permille as i64;
+            assert_eq!(r.permille_at(now as f64), shown, "at {now} ms");
+        }
+        // Between them it moves on, never back, and stops on arrival.
+        let ps: Vec<i64> = (0..=40)
+            .map(|i| r.permille_at(10.0 + i as f64 * 0.25))
+            .collect();
+        assert!(ps.windows(2).all(|w| w[0] <= w[1]), "{ps:?}");
+        assert_eq!(r.permille_at(12.5), 500);
+        assert_eq!(r.permille_at(99.0), 1000);
+    }
+
+    #[test]
+    fn the_motion_clock_runs_from_this_event_to_the_next_over_one_step() {
+        let c = MotionClock {
+            cursor: 7,
+            from_ms: 100,
+            to_ms: 140,
+            over_ms: 700,
+        };
+        assert_eq!(c.at(0.0), 100.0);
+        assert_eq!(c.at(350.0), 120.0);
+        assert_eq!(c.at(700.0), 140.0);
+        // Late frames hold at the next event's time; they never pass it.
+        assert_eq!(c.at(5_000.0), 140.0);
+        let still = MotionClock { to_ms: 100, ..c };
+        assert_eq!(still.at(350.0), 100.0);
+    }
+
+    #[test]
+    fn the_replicas_not_drawn_are_counted_by_role() {
+        let m = model(1, 30);
+        let (head, counts) = more_line(&m.brokers[0].replicas[12..], Lang::En);
+        assert_eq!(head, "+18 more replicas");
+        // t-12, t-15, …, t-27 lead: 6 of 18.
+        assert_eq!(counts, "6 leader · 12 follower · 0 OSR");
+        assert!(more_line(&m.brokers[0].replicas[12..], Lang::Zh)
+            .0
+            .contains("18"));
     }
 }
