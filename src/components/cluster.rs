@@ -29,6 +29,11 @@ const MAX_PER_ROW: usize = 5;
 /// to draw).
 const MAX_ROWS: usize = 12;
 const MAX_ROWS_WRAPPED: usize = 7;
+/// Client boxes (producers on the left, consumers on the right) drawn one
+/// above the other; more are summed up in the last one, and their messages
+/// leave from it.
+const MAX_CLIENTS: usize = 8;
+const CLIENT_STEP: i32 = 70;
 
 /// Above this many messages in flight, only their dots are drawn.
 pub const CROWDED_MESSAGES: usize = 60;
@@ -262,7 +267,28 @@ struct Layout {
     broker_h: i32,
     /// Replica rows drawn in each box.
     max_rows: usize,
+    /// How many producers and consumers there are.
+    clients: (usize, usize),
     height: i32,
+}
+
+/// The slot (from the top) of client `i` of `count`: beyond MAX_CLIENTS,
+/// the last slot holds the rest.
+fn client_slot(i: usize, count: usize) -> usize {
+    if count > MAX_CLIENTS {
+        i.min(MAX_CLIENTS - 1)
+    } else {
+        i
+    }
+}
+
+/// How many of `count` clients get a box of their own.
+fn clients_alone(count: usize) -> usize {
+    if count > MAX_CLIENTS {
+        MAX_CLIENTS - 1
+    } else {
+        count
+    }
 }
 
 fn layout(m: &ClusterModel) -> Layout {
@@ -301,16 +327,40 @@ fn layout(m: &ClusterModel) -> Layout {
             (b.id, (x, BROKER_TOP + row * (broker_h + ROW_GAP)))
         })
         .collect();
+    // Tall enough for the clients' boxes too.
+    let clients = (m.producers.len(), m.consumers.len());
+    let slots = clients.0.max(clients.1).clamp(1, MAX_CLIENTS) as i32;
+    let clients_bottom = BROKER_TOP + 30 + (slots - 1) * CLIENT_STEP + 20;
     Layout {
         width,
         broker_xy,
         broker_w,
         broker_h,
         max_rows,
-        height: BROKER_TOP + broker_rows as i32 * (broker_h + ROW_GAP) - ROW_GAP + 40,
+        clients,
+        height: (BROKER_TOP + broker_rows as i32 * (broker_h + ROW_GAP) - ROW_GAP)
+            .max(clients_bottom)
+            + 40,
     }
 }
 
+/// The centre of a client's box.
+fn client_center(l: &Layout, n: NodeId) -> (i32, i32) {
+    match n {
+        NodeId::Producer(p) => (
+            70,
+            BROKER_TOP + 30 + client_slot(p as usize, l.clients.0) as i32 * CLIENT_STEP,
+        ),
+        NodeId::Consumer(c) => (
+            l.width - 70,
+            BROKER_TOP + 30 + client_slot(c as usize, l.clients.1) as i32 * CLIENT_STEP,
+        ),
+        _ => anchor(l, n),
+    }
+}
+
+/// Where a node's messages leave and arrive: the top of a broker's box, the
+/// inner edge of a client's (clear of its name).
 fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
     match n {
         NodeId::Broker(b) => l
@@ -320,8 +370,14 @@ fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
             .map(|(_, (x, y))| (x + l.broker_w / 2, *y))
             .unwrap_or((l.width / 2, BROKER_TOP)),
         NodeId::ZooKeeper => (l.width / 2, 56),
-        NodeId::Producer(p) => (70, BROKER_TOP + 30 + p as i32 * 70),
-        NodeId::Consumer(c) => (l.width - 70, BROKER_TOP + 30 + c as i32 * 70),
+        NodeId::Producer(_) => {
+            let (x, y) = client_center(l, n);
+            (x + 55, y)
+        }
+        NodeId::Consumer(_) => {
+            let (x, y) = client_center(l, n);
+            (x - 55, y)
+        }
         NodeId::User => (l.width / 2, 0),
     }
 }
@@ -480,6 +536,57 @@ fn more_line(rest: &[ReplicaView], lang: Lang) -> (String, String) {
     (head, counts)
 }
 
+/// The box that sums up the producers (or consumers) beyond MAX_CLIENTS - 1:
+/// how many, and their names in its tooltip. Their messages leave from it.
+fn more_clients(
+    l: &Layout,
+    m: &ClusterModel,
+    lang: Lang,
+    marks: &SortedSet<String>,
+    producers: bool,
+) -> Html {
+    let (list, tag, id) = if producers {
+        (&m.producers, "p", "producers-more")
+    } else {
+        (&m.consumers, "c", "consumers-more")
+    };
+    let first = clients_alone(list.len());
+    let rest = &list[first..];
+    if first == list.len() {
+        return html! {};
+    }
+    let node = if producers {
+        NodeId::Producer(first as u32)
+    } else {
+        NodeId::Consumer(first as u32)
+    };
+    let (x, y) = client_center(l, node);
+    let dead = rest.iter().all(|(_, alive)| !alive);
+    let changed = (first..list.len()).any(|i| marks.contains(&format!("{tag}{i}")));
+    let names: Vec<&str> = rest.iter().map(|(n, _)| n.as_str()).collect();
+    let label = match lang {
+        Lang::En => format!("+{} more", rest.len()),
+        Lang::Zh => format!("另 {} 个", rest.len()),
+    };
+    let title = if names.len() > 40 {
+        format!(
+            "{} … {}",
+            names[..20].join(", "),
+            names[names.len() - 20..].join(", ")
+        )
+    } else {
+        names.join(", ")
+    };
+    html! {
+        <g class={classes!("client", if producers { "producer" } else { "consumer" }, "more", dead.then_some("dead"), changed.then_some("changed"))} {id}
+            role="group" aria-label={format!("{label}: {}", names.join(", "))}>
+            <title>{ title }</title>
+            <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
+            <text x={x.to_string()} y={(y + 5).to_string()}>{ if producers { format!("▶ {label}") } else { format!("{label} ◀") } }</text>
+        </g>
+    }
+}
+
 #[component]
 pub fn ClusterView(p: &ClusterProps) -> Html {
     let m = &p.model;
@@ -533,8 +640,8 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 <text x={(l.width / 2).to_string()} y="31">{"ZooKeeper"}</text>
                 <text class="small" x={(l.width / 2).to_string()} y="47">{ format!("controller_epoch {}", m.controller_epoch) }</text>
             </g>
-            { for m.producers.iter().enumerate().map(|(i, (name, alive))| {
-                let (x, y) = anchor(&l, NodeId::Producer(i as u32));
+            { for m.producers.iter().enumerate().take(clients_alone(m.producers.len())).map(|(i, (name, alive))| {
+                let (x, y) = client_center(&l, NodeId::Producer(i as u32));
                 html!{
                     <g class={classes!("client", "producer", (!alive).then_some("dead"), p.marks.contains(&format!("p{i}")).then_some("changed"))} id={format!("producer-{i}")}>
                         <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
@@ -542,8 +649,9 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     </g>
                 }
             }) }
-            { for m.consumers.iter().enumerate().map(|(i, (name, alive))| {
-                let (x, y) = anchor(&l, NodeId::Consumer(i as u32));
+            { more_clients(&l, m, lang, &p.marks, true) }
+            { for m.consumers.iter().enumerate().take(clients_alone(m.consumers.len())).map(|(i, (name, alive))| {
+                let (x, y) = client_center(&l, NodeId::Consumer(i as u32));
                 html!{
                     <g class={classes!("client", "consumer", (!alive).then_some("dead"), p.marks.contains(&format!("c{i}")).then_some("changed"))} id={format!("consumer-{i}")}>
                         <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
@@ -551,6 +659,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     </g>
                 }
             }) }
+            { more_clients(&l, m, lang, &p.marks, false) }
             // The routes under the brokers: a curve between two rows of
             // brokers passes behind the boxes of the first row.
             <g class="routes" aria-hidden="true">
@@ -680,6 +789,41 @@ mod tests {
             }
             // A box is wide enough for a replica row's name, bar and marks.
             assert!(l.broker_w >= 200, "{n}: {}", l.broker_w);
+        }
+    }
+
+    #[test]
+    fn clients_fit_in_the_drawing_and_many_share_the_last_box() {
+        for count in [1, 3, 8, 9, 72] {
+            let mut m = model(3, 0);
+            m.producers = (0..count).map(|i| (format!("p{i}"), true)).collect();
+            m.consumers = (0..2).map(|i| (format!("c{i}"), true)).collect();
+            let l = layout(&m);
+            let ys: Vec<i32> = (0..count)
+                .map(|i| anchor(&l, NodeId::Producer(i as u32)).1)
+                .collect();
+            // Every box (40 high around its anchor) is inside the drawing.
+            assert!(
+                ys.iter().all(|y| y + 20 <= l.height),
+                "{count}: {ys:?} in {}",
+                l.height
+            );
+            let mut slots = ys.clone();
+            slots.dedup();
+            assert_eq!(slots.len(), count.min(MAX_CLIENTS), "{count}");
+            assert_eq!(
+                clients_alone(count),
+                if count > MAX_CLIENTS {
+                    MAX_CLIENTS - 1
+                } else {
+                    count
+                }
+            );
+            // The consumers keep their own slots.
+            assert_ne!(
+                anchor(&l, NodeId::Consumer(0)),
+                anchor(&l, NodeId::Consumer(1))
+            );
         }
     }
 
