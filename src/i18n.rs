@@ -48,6 +48,8 @@ pub fn t(lang: Lang, key: &str) -> &'static str {
         "add_consumer" => ("add consumer", "添加消费者"),
         "add_producer" => ("add producer", "添加生产者"),
         "close_producer" => ("close producer", "关闭生产者"),
+        "force_close_producer" => ("close(0)", "close(0)"),
+        "force_close_hint" => ("abort every batch not yet answered, even those in flight", "放弃所有尚未得到响应的批次，包括在途的"),
         "producer_closing" => ("close() called: sending what is left", "已调用 close()：正在发送剩余批次"),
         "producer_closed" => ("closed", "已关闭"),
         "message_detail" => ("message in flight", "在途消息"),

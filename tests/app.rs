@@ -1353,3 +1353,19 @@ async fn closing_a_producer_from_the_toolbar_finishes_its_sends_and_refuses_new_
     let c = step_until_caption(&root, "IllegalStateException", 10).await;
     assert!(c.contains("IllegalStateException"), "{c}");
 }
+
+#[wasm_bindgen_test]
+async fn force_closing_a_producer_from_the_toolbar_aborts_what_is_unanswered_at_once() {
+    let root = mount().await;
+    step_until_caption(&root, "acknowledged", 300).await;
+    click(&root, "#act-force-close-producer").await;
+    assert!(root.query_selector("#error").unwrap().is_none());
+    let c = step_until_caption(&root, ".close(Duration.ZERO)", 20).await;
+    assert!(c.contains(".close(Duration.ZERO)"), "{c}");
+    let c = step_until_caption(&root, "force close", 5).await;
+    assert!(c.contains("force close"), "{c}");
+    let c = step_until_caption(&root, "close() returned after the force close", 50).await;
+    assert!(c.contains("after the force close"), "{c}");
+    let class = q(&root, "#producer-0").get_attribute("class").unwrap();
+    assert!(class.contains("dead"), "{class}");
+}

@@ -135,6 +135,8 @@ pub fn Act(p: &ActProps) -> Html {
                     <button id="act-send" onclick={send("produce", produce)}>{ t(lang, "send") }</button>
                     <button id="act-close-producer" title={format!("{prod}.close()")}
                         onclick={send("close_producer", vec![("producer", prod.clone().into())])}>{ t(lang, "close_producer") }</button>
+                    <button id="act-force-close-producer" title={format!("{prod}.close(Duration.ZERO): {}", t(lang, "force_close_hint"))}
+                        onclick={send("close_producer", vec![("producer", prod.clone().into()), ("timeout_ms", 0.into())])}>{ t(lang, "force_close_producer") }</button>
                 </span>
             }
             <span class="act-group">

@@ -1458,9 +1458,39 @@ impl EventKind {
                     format!("生产者 {producer}：调用 close()，之后 send() 抛出 IllegalStateException。Sender 不再等待 linger.ms，立即发出累加器中剩余的 {batches} 个批次（{records} 条消息），并等待 {in_flight} 个在途请求")
                 }
             }
+            ProducerForceClosed {
+                producer,
+                timeout_ms,
+                batches,
+                records,
+                in_flight,
+            } => {
+                let call = if *timeout_ms == 0 {
+                    "close(Duration.ZERO)".to_string()
+                } else {
+                    format!("close({timeout_ms} ms) ran out of time:")
+                };
+                if en {
+                    format!("Producer {producer}: {call} force close. The Sender stops: {batches} batch(es) not yet answered ({records} record(s)) fail with \"Producer is closed forcefully\", {in_flight} of them already in flight (their broker may still append them: the application is told they failed)")
+                } else {
+                    format!("生产者 {producer}：{call} 强制关闭。Sender 停止：{batches} 个尚未得到响应的批次（{records} 条消息）以 “Producer is closed forcefully” 失败，其中 {in_flight} 个已在途（broker 仍可能追加它们，而应用得到的是失败）")
+                }
+            }
             ProducerClosed {
                 producer,
                 records_sent,
+                forced: true,
+            } => {
+                if en {
+                    format!("Producer {producer}: close() returned after the force close ({records_sent} send() call(s) in its life); the Sender thread and its connections are closed")
+                } else {
+                    format!("生产者 {producer}：强制关闭后 close() 返回（一共调用了 {records_sent} 次 send()），Sender 线程与连接已关闭")
+                }
+            }
+            ProducerClosed {
+                producer,
+                records_sent,
+                ..
             } => {
                 if en {
                     format!("Producer {producer}: close() returned: every batch was sent and answered ({records_sent} send() call(s) in its life); the Sender thread and its connections are closed")
@@ -2069,7 +2099,18 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
                 format!("启动生产者 {}", producer.name)
             }
         }
-        CloseProducer { producer } => format!("{producer}.close()"),
+        CloseProducer {
+            producer,
+            timeout_ms: None,
+        } => format!("{producer}.close()"),
+        CloseProducer {
+            producer,
+            timeout_ms: Some(0),
+        } => format!("{producer}.close(Duration.ZERO)"),
+        CloseProducer {
+            producer,
+            timeout_ms: Some(t),
+        } => format!("{producer}.close(Duration.ofMillis({t}))"),
         AddConsumer { consumer } => {
             if en {
                 format!("start consumer {}", consumer.name)

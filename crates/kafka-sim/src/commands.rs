@@ -183,14 +183,20 @@ impl World {
                 self.schedule_work_timer(NodeId::Producer(i), 0, Timer::ClientStart, now);
                 Ok(())
             }
-            Command::CloseProducer { producer } => {
+            Command::CloseProducer {
+                producer,
+                timeout_ms,
+            } => {
                 let Some(p) = self.producers.iter().position(|x| x.name == producer) else {
                     return self.reject(index, format!("no producer named {producer}"));
                 };
-                if self.producers[p].closing {
+                // A close(timeout) while a close() waits may still cut it
+                // short (another thread calling close(Duration.ZERO)).
+                let pr = &self.producers[p];
+                if pr.closed || (pr.closing && timeout_ms.is_none()) {
                     return self.reject(index, format!("producer {producer} is already closed"));
                 }
-                self.producer_close(p as u32)
+                self.producer_close(p as u32, timeout_ms)
             }
             Command::AddConsumer { .. }
             | Command::StopConsumer { .. }

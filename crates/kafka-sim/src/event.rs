@@ -535,10 +535,25 @@ pub enum EventKind {
         records: u32,
         in_flight: u32,
     },
-    /// `close()` returned: every batch was sent and answered.
+    /// `close(timeout)` ran out (or was `close(Duration.ZERO)`): the Sender
+    /// was force-closed. Every batch not yet answered is aborted, also
+    /// those whose requests are in flight (a broker may still append them:
+    /// the application is told they failed), and records whose `send()`
+    /// waited for `buffer.memory` fail too.
+    ProducerForceClosed {
+        producer: u32,
+        timeout_ms: u64,
+        batches: u32,
+        records: u32,
+        in_flight: u32,
+    },
+    /// `close()` returned: every batch was sent and answered (or aborted,
+    /// after a force close).
     ProducerClosed {
         producer: u32,
         records_sent: u64,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        forced: bool,
     },
     RecordsConsumed {
         consumer: u32,
@@ -809,6 +824,7 @@ impl EventKind {
             ProduceRetried { .. } => "produce_retried",
             InterceptorAcknowledged { .. } => "interceptor_acknowledged",
             ProducerClosing { .. } => "producer_closing",
+            ProducerForceClosed { .. } => "producer_force_closed",
             ProducerClosed { .. } => "producer_closed",
             RecordsConsumed { .. } => "records_consumed",
             RecordsProcessed { .. } => "records_processed",
@@ -970,6 +986,7 @@ impl EventKind {
             | PartitionsAssigned { .. }
             | PartitionsRevoked { .. }
             | OffsetCommitFailed { .. }
+            | ProducerForceClosed { .. }
             | GroupsLoaded { .. } => Importance::Key,
             HighWatermarkCheckpointed { .. }
             | LogFlushed { .. }

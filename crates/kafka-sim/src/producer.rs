@@ -191,6 +191,8 @@ pub struct Producer {
     pub closing: bool,
     /// `close()` finished: nothing left to send or to wait for.
     pub closed: bool,
+    /// The Sender was force-closed (`close(timeout)` ran out).
+    pub force_closed: bool,
 }
 
 impl Producer {
@@ -219,6 +221,7 @@ impl Producer {
             wakes: Default::default(),
             closing: false,
             closed: false,
+            force_closed: false,
         }
     }
 
@@ -306,6 +309,7 @@ impl World {
                 self.set_timer(pnode(p), self.now + age, Timer::MetadataRefresh)
             }
             Timer::ProducerWake => self.producer_progress(p),
+            Timer::ProducerCloseTimeout { timeout_ms } => self.producer_force_close(p, timeout_ms),
             Timer::ConnectionClosed { peer } => {
                 let cids: Vec<i32> = self
                     .pr(p)
@@ -780,7 +784,23 @@ impl World {
     /// application may not `send()` any more; the Sender keeps running until
     /// the accumulator is empty and no request is in flight (retries
     /// included), then the producer is closed.
-    pub(crate) fn producer_close(&mut self, p: u32) -> Step {
+    ///
+    /// With a timeout (`close(Duration)`): the same, but when the time runs
+    /// out the Sender is force-closed (`Sender.forceClose`); a zero timeout
+    /// force-closes at once, without the graceful part.
+    pub(crate) fn producer_close(&mut self, p: u32, timeout_ms: Option<u64>) -> Step {
+        if self.pr(p).closing {
+            // close() is already waiting: only a timeout can cut it short.
+            return match timeout_ms {
+                Some(0) => self.producer_force_close(p, 0),
+                Some(t) => {
+                    self.gate()?;
+                    let at = self.now + t;
+                    self.set_timer(pnode(p), at, Timer::ProducerCloseTimeout { timeout_ms: t })
+                }
+                None => Ok(()),
+            };
+        }
         self.gate()?;
         let pr = self.prm(p);
         pr.closing = true;
@@ -801,7 +821,86 @@ impl World {
                 in_flight,
             },
         );
+        match timeout_ms {
+            Some(0) => return self.producer_force_close(p, 0),
+            Some(t) => {
+                let at = self.now + t;
+                self.set_timer(pnode(p), at, Timer::ProducerCloseTimeout { timeout_ms: t })?;
+            }
+            None => {}
+        }
         self.producer_progress(p)
+    }
+
+    /// `Sender.forceClose`: the Sender stops at once and
+    /// `RecordAccumulator.abortIncompleteBatches` fails every batch not yet
+    /// answered, those in flight included (their responses, if any come,
+    /// are not read: the connections are closed). A `send()` still waiting
+    /// for `buffer.memory` fails as the buffer pool closes.
+    fn producer_force_close(&mut self, p: u32, timeout_ms: u64) -> Step {
+        let pr = self.pr(p);
+        if pr.closed {
+            return Ok(());
+        }
+        self.gate()?;
+        let pr = self.prm(p);
+        pr.closing = true;
+        pr.force_closed = true;
+        let queued: Vec<ProducerBatch> = std::mem::take(&mut pr.accumulator)
+            .into_iter()
+            .flat_map(|(_, dq)| dq)
+            .collect();
+        // In the order they were sent, per broker.
+        let flying: Vec<ProducerBatch> = std::mem::take(&mut pr.in_flight)
+            .into_iter()
+            .flat_map(|(_, m)| m)
+            .flat_map(|(_, f)| f.batches)
+            .collect();
+        let blocked: Vec<PendingRecord> = std::mem::take(&mut pr.blocked).into();
+        let records = queued
+            .iter()
+            .chain(&flying)
+            .map(|b| b.records.len() as u32)
+            .sum();
+        self.emit(
+            vec![pnode(p)],
+            EventKind::ProducerForceClosed {
+                producer: p,
+                timeout_ms,
+                batches: (queued.len() + flying.len()) as u32,
+                records,
+                in_flight: flying.len() as u32,
+            },
+        );
+        // Oldest first: those in flight, then those still queued.
+        for b in flying.into_iter().chain(queued) {
+            self.producer_fail_batch(
+                p,
+                b,
+                "KafkaException: Producer is closed forcefully.".into(),
+            )?;
+        }
+        for r in blocked {
+            // The send() waited for the topic's metadata (ProducerMetadata
+            // closes) or for buffer memory (the BufferPool closes).
+            let error = if self.pr(p).metadata.partition_count(&r.topic).is_none() {
+                "KafkaException: Requested metadata update after close"
+            } else {
+                "KafkaException: Producer closed while allocating memory"
+            };
+            self.record(
+                vec![pnode(p)],
+                EventKind::RecordFailed {
+                    producer: p,
+                    record: r.id,
+                    tp: None,
+                    error: error.into(),
+                    key: r.key.clone(),
+                    value: r.value.clone(),
+                },
+            )?;
+        }
+        self.producer_maybe_closed(p)
     }
 
     /// Ends a `close()` once nothing is left to send or to wait for.
@@ -819,11 +918,13 @@ impl World {
         let pr = self.prm(p);
         pr.closed = true;
         let records_sent = pr.next_record;
+        let forced = pr.force_closed;
         self.emit(
             vec![pnode(p)],
             EventKind::ProducerClosed {
                 producer: p,
                 records_sent,
+                forced,
             },
         );
         Ok(())

@@ -432,8 +432,13 @@ pub enum Command {
     /// `producer.close()`: no more `send()`; the Sender sends every batch
     /// still in the accumulator at once (`linger.ms` no longer waits) and
     /// waits for the requests in flight, then the producer stops.
+    /// With `timeout_ms`, `producer.close(Duration.ofMillis(timeout_ms))`:
+    /// whatever is still unsent or unanswered when it runs out is aborted
+    /// (force close); `0` aborts at once (`close(Duration.ZERO)`).
     CloseProducer {
         producer: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
     },
     /// A consumer joins (its spec, as in `consumers`).
     AddConsumer {
@@ -843,7 +848,7 @@ impl Scenario {
                         ));
                     }
                 }
-                Command::CloseProducer { producer } => {
+                Command::CloseProducer { producer, .. } => {
                     if !pnames.contains(producer) {
                         return Err(ConfigError::new(
                             format!("{at}.producer"),

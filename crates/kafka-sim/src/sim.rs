@@ -77,6 +77,10 @@ pub enum Timer {
     },
     ClientStart,
     ProducerWake,
+    /// `close(timeout)` ran out of time: force close what is left.
+    ProducerCloseTimeout {
+        timeout_ms: u64,
+    },
     MetadataRefresh,
     ConsumerPoll,
     ConsumerHeartbeat,

@@ -702,3 +702,132 @@ fn close_waits_for_a_batch_whose_leader_is_unreachable_until_delivery_timeout() 
     let e = kafka_sim::Scenario::from_json(&bad).unwrap_err();
     assert_eq!(e.field, "commands[0].producer", "{e:?}");
 }
+
+/// A cluster of one broker with 400 ms links: requests stay in flight long
+/// enough for a close to catch them. A warm-up record at 100 ms brings the
+/// topic's metadata (acknowledged at about 2,500 ms).
+fn slow_links(producer: &str, commands: &str) -> String {
+    format!(
+        r#"{{"seed": 1, "run_until_ms": 8000,
+            "cluster": {{"brokers": [0], "network": {{"latency_ms": 400}}}},
+            "topics": [{ONE}],
+            "producers": [{{"name": "p", "config": {producer}}}],
+            "commands": [{WARM} {commands}]}}"#
+    )
+}
+
+fn acknowledged(t: &Timeline) -> Vec<String> {
+    find(t, |k| matches!(k, EventKind::RecordAcknowledged { .. }))
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::RecordAcknowledged { value, .. } => value.clone().unwrap_or_default(),
+            _ => unreachable!(),
+        })
+        .collect()
+}
+
+fn failures(t: &Timeline) -> Vec<(String, String)> {
+    find(t, |k| matches!(k, EventKind::RecordFailed { .. }))
+        .iter()
+        .map(|e| match &e.kind {
+            EventKind::RecordFailed { value, error, .. } => {
+                (value.clone().unwrap_or_default(), error.clone())
+            }
+            _ => unreachable!(),
+        })
+        .collect()
+}
+
+#[test]
+fn close_with_a_zero_timeout_aborts_queued_and_in_flight_batches_at_once() {
+    // "a" is in flight (400 ms each way) when close(Duration.ZERO) comes;
+    // "b" waits behind it (max.in.flight.requests.per.connection = 1).
+    let t = run(&slow_links(
+        r#"{"linger.ms": 0, "max.in.flight.requests.per.connection": 1}"#,
+        r#"{"at_ms": 3000, "type": "produce", "producer": "p", "topic": "t", "value": "a", "partition": 0},
+           {"at_ms": 3100, "type": "produce", "producer": "p", "topic": "t", "value": "b", "partition": 0},
+           {"at_ms": 3200, "type": "close_producer", "producer": "p", "timeout_ms": 0},
+           {"at_ms": 3300, "type": "close_producer", "producer": "p", "timeout_ms": 0}"#,
+    ));
+    let forced = find(&t, |k| matches!(k, EventKind::ProducerForceClosed { .. }));
+    assert_eq!(forced.len(), 1);
+    assert_eq!(forced[0].time_ms, 3200);
+    let EventKind::ProducerForceClosed {
+        timeout_ms,
+        batches,
+        records,
+        in_flight,
+        ..
+    } = forced[0].kind
+    else {
+        unreachable!()
+    };
+    assert_eq!((timeout_ms, batches, records, in_flight), (0, 2, 2, 1));
+    let failed = failures(&t);
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert!(failed
+        .iter()
+        .all(|(_, e)| e == "KafkaException: Producer is closed forcefully."));
+    // close() returns at once, after the failures; nothing is acknowledged.
+    let closed = find(&t, |k| {
+        matches!(k, EventKind::ProducerClosed { forced: true, .. })
+    });
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0].time_ms, 3200);
+    assert_eq!(acknowledged(&t), ["warm-up"]);
+    // The request in flight still reaches the broker, which appends "a":
+    // the application was told it failed. "b" never left the producer.
+    // (log_values leaves the warm-up out.)
+    assert_eq!(log_values(&t, 0, &TopicPartition::new("t", 0)), ["a"]);
+    // A second close is refused: it is closed.
+    let rejected = find(&t, |k| matches!(k, EventKind::CommandRejected { .. }));
+    assert_eq!(rejected.len(), 1);
+}
+
+#[test]
+fn close_with_a_timeout_force_closes_only_if_the_time_runs_out() {
+    // Long enough: the same as close() (the answer comes at about 3,800 ms).
+    let t = run(&slow_links(
+        r#"{"linger.ms": 0}"#,
+        r#"{"at_ms": 3000, "type": "produce", "producer": "p", "topic": "t", "value": "a", "partition": 0},
+           {"at_ms": 3100, "type": "close_producer", "producer": "p", "timeout_ms": 3000}"#,
+    ));
+    assert!(find(&t, |k| matches!(k, EventKind::ProducerForceClosed { .. })).is_empty());
+    assert_eq!(acknowledged(&t), ["warm-up", "a"]);
+    let closed = find(&t, |k| {
+        matches!(k, EventKind::ProducerClosed { forced: false, .. })
+    });
+    assert_eq!(closed.len(), 1);
+    assert!(closed[0].time_ms < 4000, "{}", closed[0].time_ms);
+
+    // Too short: the Sender is force-closed when it runs out, 200 ms later.
+    let t = run(&slow_links(
+        r#"{"linger.ms": 0}"#,
+        r#"{"at_ms": 3000, "type": "produce", "producer": "p", "topic": "t", "value": "a", "partition": 0},
+           {"at_ms": 3100, "type": "close_producer", "producer": "p", "timeout_ms": 200}"#,
+    ));
+    let forced = find(&t, |k| matches!(k, EventKind::ProducerForceClosed { .. }));
+    assert_eq!(forced.len(), 1);
+    assert_eq!(forced[0].time_ms, 3300);
+    assert_eq!(failures(&t).len(), 1);
+    assert_eq!(acknowledged(&t), ["warm-up"]);
+    let closed = find(&t, |k| {
+        matches!(k, EventKind::ProducerClosed { forced: true, .. })
+    });
+    assert_eq!(closed[0].time_ms, 3300);
+
+    // close() waiting, then close(Duration.ZERO): cut short at once.
+    let t = run(&slow_links(
+        r#"{"linger.ms": 0}"#,
+        r#"{"at_ms": 3000, "type": "produce", "producer": "p", "topic": "t", "value": "a", "partition": 0},
+           {"at_ms": 3100, "type": "close_producer", "producer": "p"},
+           {"at_ms": 3150, "type": "close_producer", "producer": "p", "timeout_ms": 0}"#,
+    ));
+    let forced = find(&t, |k| matches!(k, EventKind::ProducerForceClosed { .. }));
+    assert_eq!(forced.len(), 1);
+    assert_eq!(forced[0].time_ms, 3150);
+    assert_eq!(
+        find(&t, |k| matches!(k, EventKind::ProducerClosing { .. })).len(),
+        1
+    );
+}
