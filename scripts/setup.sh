@@ -70,7 +70,9 @@ export CHROMEDRIVER="$(command -v chromedriver)"
 # The page's release build. The standard library is rebuilt for size
 # (`build-std` with its `optimize_for_size` feature) and panics abort at once,
 # without formatting a message (`-C panic=immediate-abort`): together about
-# 52 KB less gzipped. Both are unstable cargo/rustc features; RUSTC_BOOTSTRAP=1
+# 52 KB less gzipped. Panic locations carry no file names or lines
+# (`-Z location-detail=none`, 0.3 KB more). These are unstable cargo/rustc
+# features; RUSTC_BOOTSTRAP=1
 # allows them on this stable toolchain, for this one build only. The build gets
 # its own target directory, so the tests' builds keep theirs. A plain
 # `trunk build --release` works too, only larger.
@@ -78,7 +80,7 @@ page_build() {
   env RUSTC_BOOTSTRAP=1 \
     CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
     CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
-    RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+    RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none" \
     CARGO_TARGET_DIR="$ROOT/target/page" \
     "$@"
 }

@@ -19,26 +19,20 @@ use yew::prelude::*;
 /// The scenario the page opens with.
 pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
 
-/// Built-in scenarios the page can open: (file name, JSON).
-pub const EXAMPLES: [(&str, &str); 5] = [
-    ("leader-failover.json", DEFAULT_SCENARIO),
-    (
-        "hw-truncation.json",
-        include_str!("../scenarios/hw-truncation.json"),
-    ),
-    (
-        "kip101-divergence.json",
-        include_str!("../scenarios/kip101-divergence.json"),
-    ),
-    (
-        "kip101-epochs.json",
-        include_str!("../scenarios/kip101-epochs.json"),
-    ),
-    (
-        "group-rebalance.json",
-        include_str!("../scenarios/group-rebalance.json"),
-    ),
+/// The built-in scenarios of the Examples menu: files of `scenarios/`,
+/// which the build copies beside the page and the service worker keeps for
+/// offline use. The first is the default one, also built into the page; the
+/// others are read when chosen (built in, they cost the page 2.4 KB).
+pub const EXAMPLES: [&str; 5] = [
+    "leader-failover.json",
+    "hw-truncation.json",
+    "kip101-divergence.json",
+    "kip101-epochs.json",
+    "group-rebalance.json",
 ];
+
+/// Where the examples are, beside the page.
+pub const EXAMPLES_URL: &str = "scenarios/";
 
 /// What the main panel shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -944,13 +938,11 @@ fn log_lines(p: &Player, lang: Lang, hide_routine: bool) -> Vec<LogLine> {
 
 #[component]
 pub fn App(props: &AppProps) -> Html {
-    // `#example=group-rebalance` opens a built-in scenario.
-    let example = fragment_value("example").and_then(|e| {
-        EXAMPLES
-            .iter()
-            .find(|(n, _)| n.trim_end_matches(".json") == e)
-            .map(|(_, text)| *text)
-    });
+    // `#example=leader-failover` opens the built-in scenario; other examples
+    // are read once the page is up (below).
+    let example = fragment_value("example")
+        .filter(|e| EXAMPLES[0].trim_end_matches(".json") == e)
+        .map(|_| DEFAULT_SCENARIO);
     // `#s=…` carries a whole scenario (a share link).
     let shared = fragment_value("s").map(|s| crate::share::unpack(&s));
     let text = props
@@ -1004,6 +996,38 @@ pub fn App(props: &AppProps) -> Html {
             if let Some(v) = crate::app::view_from_fragment() {
                 dispatcher.dispatch(Action::SetView(v));
             }
+        });
+    }
+
+    // `#example=name` for an example not built in: read it, then go to the
+    // link's step and view.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| {
+            let Some(wanted) = fragment_value("example") else {
+                return;
+            };
+            let Some(file) = EXAMPLES
+                .iter()
+                .find(|f| f.trim_end_matches(".json") == wanted)
+            else {
+                dispatcher.dispatch(Action::LoadFailed(format!(
+                    "the link: there is no built-in example “{wanted}”"
+                )));
+                return;
+            };
+            if *file == EXAMPLES[0] {
+                return;
+            }
+            wasm_bindgen_futures::spawn_local(async move {
+                dispatcher.dispatch(crate::lessons::open_example(file).await);
+                if let Some(n) = step_from_fragment() {
+                    dispatcher.dispatch(Action::SeekTo(n));
+                }
+                if let Some(v) = view_from_fragment() {
+                    dispatcher.dispatch(Action::SetView(v));
+                }
+            });
         });
     }
 
@@ -1127,16 +1151,15 @@ pub fn App(props: &AppProps) -> Html {
         let dispatcher = state.dispatcher();
         Callback::from(move |e: Event| {
             let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
-            let Some((name, text)) = EXAMPLES.iter().find(|(n, _)| *n == s.value()) else {
+            let Some(file) = EXAMPLES.iter().find(|f| **f == s.value()) else {
                 return;
             };
-            dispatcher.dispatch(match load_scenario(name, text) {
-                // Built-in examples keep progress under their name too.
-                Ok(p) => Action::LessonOpened(
-                    name.trim_end_matches(".json").to_string(),
-                    Rc::new(RefCell::new(p)),
-                ),
-                Err(m) => Action::LoadFailed(m),
+            if *file == EXAMPLES[0] {
+                return dispatcher.dispatch(crate::lessons::open_default_example());
+            }
+            let dispatcher = dispatcher.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                dispatcher.dispatch(crate::lessons::open_example(file).await)
             });
         })
     };
@@ -1428,13 +1451,15 @@ pub fn App(props: &AppProps) -> Html {
                 <label class="examples">{ t(lang, "examples") }{" "}
                     <select id="example" onchange={on_example}>
                         <option value="" selected=true disabled=true>{"…"}</option>
-                        { for EXAMPLES.iter().map(|(n, _)| html! { <option value={*n}>{ n.trim_end_matches(".json") }</option> }) }
+                        { for EXAMPLES.iter().map(|n| html! { <option value={*n}>{ n.trim_end_matches(".json") }</option> }) }
                     </select>
                 </label>
                 if let Some(lib) = &state.library {
                     <label class="lessons">{ t(lang, "lessons") }{" "}
                         <select id="lesson-pick" onchange={on_lesson_pick}>
-                            <option value="" selected={state.lesson_slug.is_none()} disabled=true>{"…"}</option>
+                            // No library lesson open (an example is not one): the
+                            // placeholder, not the browser's first lesson.
+                            <option value="" selected={!lib.lessons.iter().any(|l| state.lesson_slug.as_deref() == Some(l.slug()))} disabled=true>{"…"}</option>
                             { for lib.lessons.iter().map(|l| html! {
                                 <option value={l.file.clone()} selected={state.lesson_slug.as_deref() == Some(l.slug())}>
                                     { format!("{} ({}){}", l.title.get(lang), l.concepts.join(" "),

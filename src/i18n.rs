@@ -213,7 +213,10 @@ mod tests {
         );
         let mut asked = 0;
         for text in &files {
-            for (i, _) in text.match_indices("t(lang, \"").chain(text.match_indices("t(l, \"")) {
+            for (i, _) in text
+                .match_indices("t(lang, \"")
+                .chain(text.match_indices("t(l, \""))
+            {
                 let rest = &text[i..];
                 let key = rest.split('"').nth(1).unwrap();
                 asked += 1;

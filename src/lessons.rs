@@ -96,6 +96,32 @@ pub async fn open(file: String) -> crate::app::Action {
     }
 }
 
+/// Opens a built-in example (`crate::app::EXAMPLES`): the default one from
+/// the page itself, the others read from `scenarios/`. Built-in examples
+/// keep lesson progress under their name, as lessons do.
+pub async fn open_example(file: &str) -> crate::app::Action {
+    use crate::app::{EXAMPLES, EXAMPLES_URL};
+    if file == EXAMPLES[0] {
+        return open_default_example();
+    }
+    example_opened(file, fetch_text(&format!("{EXAMPLES_URL}{file}")).await)
+}
+
+/// The default example, built into the page: opened at once.
+pub fn open_default_example() -> crate::app::Action {
+    use crate::app::{DEFAULT_SCENARIO, EXAMPLES};
+    example_opened(EXAMPLES[0], Ok(DEFAULT_SCENARIO.to_string()))
+}
+
+fn example_opened(file: &str, text: Result<String, String>) -> crate::app::Action {
+    use crate::app::{load_scenario, Action};
+    let slug = file.trim_end_matches(".json").to_string();
+    match text.and_then(|text| load_scenario(file, &text)) {
+        Ok(p) => Action::LessonOpened(slug, std::rc::Rc::new(std::cell::RefCell::new(p))),
+        Err(m) => Action::LoadFailed(m),
+    }
+}
+
 /// Reads the library's index, then opens `#lesson=slug` if the link names one.
 pub async fn load_library(wanted: Option<String>, dispatch: impl Fn(crate::app::Action)) {
     use crate::app::Action;
@@ -139,6 +165,40 @@ pub async fn load_library(wanted: Option<String>, dispatch: impl Fn(crate::app::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The examples read from `scenarios/` exist, open, and are the ones the
+    /// service worker keeps for offline use; the first is built in.
+    #[test]
+    fn every_example_opens_and_is_kept_offline() {
+        use crate::app::{load_scenario, DEFAULT_SCENARIO, EXAMPLES, EXAMPLES_URL};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let sw = std::fs::read_to_string(root.join("static/sw.js")).unwrap();
+        let html = std::fs::read_to_string(root.join("index.html")).unwrap();
+        assert!(html.contains(&format!(
+            r#"rel="copy-dir" href="{}""#,
+            EXAMPLES_URL.trim_end_matches('/')
+        )));
+        for (i, file) in EXAMPLES.iter().enumerate() {
+            let text = std::fs::read_to_string(root.join(EXAMPLES_URL).join(file)).unwrap();
+            load_scenario(file, &text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            if i == 0 {
+                assert_eq!(text, DEFAULT_SCENARIO);
+            } else {
+                assert!(
+                    sw.contains(&format!("'{file}'")),
+                    "sw.js does not keep {file}"
+                );
+            }
+        }
+        let listed = sw
+            .split("const EXAMPLES = [")
+            .nth(1)
+            .unwrap()
+            .split(']')
+            .next()
+            .unwrap();
+        assert_eq!(listed.matches(".json").count(), EXAMPLES.len() - 1);
+    }
 
     #[test]
     fn an_index_cannot_point_outside_its_folder() {

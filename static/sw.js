@@ -2,7 +2,10 @@
 // It keeps copies of the page's own files (same origin only, GET only) and
 // never talks to another host. Network first, so a new build shows at once
 // when online; the cached copy when not.
-const CACHE = 'kafka-visualiser-v2';
+const CACHE = 'kafka-visualiser-v3';
+// The Examples menu's scenarios read from scenarios/ (the page's EXAMPLES;
+// a test checks the two lists agree). The first is built into the page.
+const EXAMPLES = ['hw-truncation.json', 'kip101-divergence.json', 'kip101-epochs.json', 'group-rebalance.json'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
@@ -12,6 +15,9 @@ self.addEventListener('install', (event) => {
     await cache.put('./', res);
     const files = [...html.matchAll(/(?:href|src)="([^"]+\.(?:js|wasm|css))"/g)].map((m) => m[1]);
     await cache.addAll(files);
+    try {
+      await cache.addAll(EXAMPLES.map((f) => './scenarios/' + f));
+    } catch (noExamples) { /* a page without its scenarios/ folder still works */ }
     // The lesson library, so every lesson opens offline too.
     try {
       const index = await fetch('./lessons/index.json', { cache: 'no-cache' });
