@@ -172,32 +172,48 @@ fn the_built_page_renders_the_cluster_in_chromium() {
         "a bad lesson link is not named"
     );
 
+    // A built-in example read from scenarios/ opens from a link.
+    let dom = chromium(&["--dump-dom", &format!("{url}#example=group-rebalance")]);
+    assert!(
+        dom.contains("Consumer group: cooperative rebalance"),
+        "#example=group-rebalance did not open:\n{}",
+        &dom[..dom.len().min(600)]
+    );
+
+    // Screenshots of each view at both sizes, through WebDriver in real
+    // time (a one-shot `--screenshot` under a virtual time budget caught the
+    // event log before its lines, laid out lazily, were painted).
     let shots = root().join("target/screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     let views = [
         ("cluster", "#step=88"),
         ("lesson", "#lesson=storage-lookup&view=storage&step=160"),
         ("producer", "#view=producer&step=80"),
+        ("groups", "#example=group-rebalance&view=groups&step=400"),
         ("practice", "#view=practice"),
     ];
-    for ((w, h), (name, frag)) in [(1920, 1080), (1024, 768)]
-        .into_iter()
-        .flat_map(|s| views.iter().map(move |v| (s, *v)))
     {
-        let file = shots.join(format!("page-{name}-{w}x{h}.png"));
-        chromium(&[
-            &format!("--window-size={w},{h}"),
-            &format!("--screenshot={}", file.display()),
-            &format!("{url}{frag}"),
-        ]);
-        assert!(
-            std::fs::metadata(&file)
-                .map(|m| m.len() > 10_000)
-                .unwrap_or(false),
-            "no screenshot {}",
-            file.display()
-        );
-        println!("screenshot: {}", file.display());
+        let driver = Driver::start();
+        for (i, ((w, h), (name, frag))) in [(1920, 1080), (1024, 768)]
+            .into_iter()
+            .flat_map(|s| views.iter().map(move |v| (s, *v)))
+            .enumerate()
+        {
+            driver.post("window/rect", serde_json::json!({"width": w, "height": h}));
+            // A query string makes each a new page load, not a fragment change.
+            let page = format!("{url}?shot{i}{frag}");
+            driver.post("url", serde_json::json!({ "url": page }));
+            thread::sleep(std::time::Duration::from_millis(2500));
+            let file = shots.join(format!("page-{name}-{w}x{h}.png"));
+            driver.screenshot(&file);
+            assert!(
+                std::fs::metadata(&file)
+                    .map(|m| m.len() > 10_000)
+                    .unwrap_or(false),
+                "no screenshot {}",
+                file.display()
+            );
+        }
     }
 
     // Offline: the server is gone; the page opens from the service worker's
@@ -217,6 +233,13 @@ fn the_built_page_renders_the_cluster_in_chromium() {
     assert!(
         dom.contains("Retention and compaction"),
         "a lesson did not open offline:\n{}",
+        &dom[..dom.len().min(600)]
+    );
+    // So do the examples read from scenarios/.
+    let dom = chromium(&["--dump-dom", &format!("{url}#example=kip101-epochs")]);
+    assert!(
+        dom.contains("KIP-101: leader epochs prevent the divergence"),
+        "an example did not open offline:\n{}",
         &dom[..dom.len().min(600)]
     );
 }
