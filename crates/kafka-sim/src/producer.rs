@@ -680,6 +680,9 @@ impl World {
 
     /// Retries blocked `send()`s, then runs the Sender.
     fn producer_progress(&mut self, p: u32) -> Step {
+        if self.pr(p).closed {
+            return Ok(()); // a closed producer's Sender thread has ended
+        }
         // Blocked sends whose max.block.ms ran out fail with a TimeoutException.
         let now = self.now;
         let max_block = self.pr(p).config.max_block_ms;
@@ -791,15 +794,7 @@ impl World {
     pub(crate) fn producer_close(&mut self, p: u32, timeout_ms: Option<u64>) -> Step {
         if self.pr(p).closing {
             // close() is already waiting: only a timeout can cut it short.
-            return match timeout_ms {
-                Some(0) => self.producer_force_close(p, 0),
-                Some(t) => {
-                    self.gate()?;
-                    let at = self.now + t;
-                    self.set_timer(pnode(p), at, Timer::ProducerCloseTimeout { timeout_ms: t })
-                }
-                None => Ok(()),
-            };
+            return self.producer_close_deadline(p, timeout_ms);
         }
         self.gate()?;
         let pr = self.prm(p);
@@ -821,15 +816,21 @@ impl World {
                 in_flight,
             },
         );
+        self.producer_close_deadline(p, timeout_ms)?;
+        self.producer_progress(p)
+    }
+
+    /// `close(timeout)`'s deadline: a zero timeout force-closes at once,
+    /// another when it runs out; no timeout, never.
+    fn producer_close_deadline(&mut self, p: u32, timeout_ms: Option<u64>) -> Step {
         match timeout_ms {
-            Some(0) => return self.producer_force_close(p, 0),
+            None => Ok(()),
+            Some(0) => self.producer_force_close(p, 0),
             Some(t) => {
                 let at = self.now + t;
-                self.set_timer(pnode(p), at, Timer::ProducerCloseTimeout { timeout_ms: t })?;
+                self.set_timer(pnode(p), at, Timer::ProducerCloseTimeout { timeout_ms: t })
             }
-            None => {}
         }
-        self.producer_progress(p)
     }
 
     /// `Sender.forceClose`: the Sender stops at once and
