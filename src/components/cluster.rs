@@ -141,7 +141,7 @@ impl Route {
 /// back (the next step draws them where the clock has brought them).
 fn start_motion(
     group: NodeRef,
-    routes: Rc<Vec<(Route, i64)>>,
+    routes: Rc<Vec<(Route, (i32, i32))>>,
     clock: MotionClock,
 ) -> Option<impl FnOnce()> {
     use std::cell::{Cell, RefCell};
@@ -173,10 +173,9 @@ fn start_motion(
             let kids = g.children();
             match t_ms {
                 Some(t) => {
-                    for (i, (r, shown)) in routes.iter().enumerate() {
+                    for (i, (r, (x0, y0))) in routes.iter().enumerate() {
                         let Some(k) = kids.item(i as u32) else { break };
                         let (x, y) = r.at(r.permille_at(t));
-                        let (x0, y0) = r.at(*shown);
                         let _ = k.set_attribute(
                             "transform",
                             &format!("translate({} {})", x - x0, y - y0),
@@ -275,11 +274,7 @@ struct Layout {
 /// The slot (from the top) of client `i` of `count`: beyond MAX_CLIENTS,
 /// the last slot holds the rest.
 fn client_slot(i: usize, count: usize) -> usize {
-    if count > MAX_CLIENTS {
-        i.min(MAX_CLIENTS - 1)
-    } else {
-        i
-    }
+    i.min(clients_alone(count))
 }
 
 /// How many of `count` clients get a box of their own.
@@ -480,6 +475,11 @@ fn broker_box(
         let (cb, id, alive) = (on_broker.clone(), b.id, b.alive);
         Callback::from(move |_: MouseEvent| cb.emit((id, alive)))
     };
+    let more = b
+        .replicas
+        .get(l.max_rows..)
+        .filter(|r| !r.is_empty())
+        .map(|rest| more_line(rest, lang));
     let narrow = l.broker_w < 200;
     let badge_w = if narrow { 26 } else { 86 };
     let hint = if b.alive {
@@ -508,10 +508,10 @@ fn broker_box(
             }
             { for b.replicas.iter().take(l.max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, l.broker_w), max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)))) }
-            if let Some(rest) = b.replicas.get(l.max_rows..).filter(|r| !r.is_empty()) {
+            if let Some((head, counts)) = more {
                 <text class="more" x={(x + 12).to_string()} y={(top + HEADER_H + l.max_rows as i32 * ROW_H + 16).to_string()}>
-                    <tspan>{ more_line(rest, lang).0 }</tspan>
-                    <tspan class="detail" x={(x + 12).to_string()} dy="16">{ more_line(rest, lang).1 }</tspan>
+                    <tspan>{ head }</tspan>
+                    <tspan class="detail" x={(x + 12).to_string()} dy="16">{ counts }</tspan>
                 </text>
             }
         </g>
@@ -607,10 +607,14 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
     // selected one keeps both, and every dot keeps its title and ARIA label.
     let crowded = m.messages.len() > CROWDED_MESSAGES;
     let selected = m.detail.as_ref().map(|d| d.id);
-    let routes: Rc<Vec<(Route, i64)>> = Rc::new(
+    // Each message's route, and where on it the event shown puts it.
+    let routes: Rc<Vec<(Route, (i32, i32))>> = Rc::new(
         m.messages
             .iter()
-            .map(|msg| (Route::new(&l, msg), msg.progress_permille.min(1000) as i64))
+            .map(|msg| {
+                let r = Route::new(&l, msg);
+                (r, r.at(msg.progress_permille as i64))
+            })
             .collect(),
     );
     let group = use_node_ref();
@@ -672,8 +676,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 broker_box(b, xy, &l, m.max_leo, lang, &p.on_broker, &p.marks)
             }) }
             <g class="messages" ref={group}>
-                { for m.messages.iter().zip(routes.iter()).map(|(msg, (r, shown))| {
-                    let (x, y) = r.at(*shown);
+                { for m.messages.iter().zip(routes.iter()).map(|(msg, &(_, (x, y)))| {
                     let cb = p.on_message.clone();
                     let id = msg.id;
                     let selected = selected == Some(id);
