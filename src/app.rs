@@ -812,13 +812,25 @@ pub fn lookup_command(
     ))
 }
 
+/// Goes to the step and view the page's link names (`#step=N`,
+/// `#view=…`): at start-up, and again once a lesson or example the link
+/// opens has been read.
+pub fn go_to_link_position(dispatch: impl Fn(Action)) {
+    if let Some(n) = step_from_fragment() {
+        dispatch(Action::SeekTo(n));
+    }
+    if let Some(v) = view_from_fragment() {
+        dispatch(Action::SetView(v));
+    }
+}
+
 /// `#step=N` in the page's URL, if any.
-pub fn step_from_fragment() -> Option<u64> {
+fn step_from_fragment() -> Option<u64> {
     fragment_value("step").and_then(|v| v.parse().ok())
 }
 
 /// `#view=cluster|storage|groups`.
-pub fn view_from_fragment() -> Option<View> {
+fn view_from_fragment() -> Option<View> {
     match fragment_value("view")?.as_str() {
         "cluster" => Some(View::Cluster),
         "producer" => Some(View::Producer),
@@ -990,12 +1002,7 @@ pub fn App(props: &AppProps) -> Html {
     {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
-            if let Some(n) = crate::app::step_from_fragment() {
-                dispatcher.dispatch(Action::SeekTo(n));
-            }
-            if let Some(v) = crate::app::view_from_fragment() {
-                dispatcher.dispatch(Action::SetView(v));
-            }
+            go_to_link_position(|a| dispatcher.dispatch(a));
         });
     }
 
@@ -1021,12 +1028,7 @@ pub fn App(props: &AppProps) -> Html {
             }
             wasm_bindgen_futures::spawn_local(async move {
                 dispatcher.dispatch(crate::lessons::open_example(file).await);
-                if let Some(n) = step_from_fragment() {
-                    dispatcher.dispatch(Action::SeekTo(n));
-                }
-                if let Some(v) = view_from_fragment() {
-                    dispatcher.dispatch(Action::SetView(v));
-                }
+                go_to_link_position(|a| dispatcher.dispatch(a));
             });
         });
     }

@@ -96,14 +96,11 @@ pub async fn open(file: String) -> crate::app::Action {
     }
 }
 
-/// Opens a built-in example (`crate::app::EXAMPLES`): the default one from
-/// the page itself, the others read from `scenarios/`. Built-in examples
-/// keep lesson progress under their name, as lessons do.
+/// Opens an example of the Examples menu (`crate::app::EXAMPLES`) read from
+/// `scenarios/` (the default one is built in: `open_default_example`).
+/// Examples keep lesson progress under their name, as lessons do.
 pub async fn open_example(file: &str) -> crate::app::Action {
-    use crate::app::{EXAMPLES, EXAMPLES_URL};
-    if file == EXAMPLES[0] {
-        return open_default_example();
-    }
+    use crate::app::EXAMPLES_URL;
     example_opened(file, fetch_text(&format!("{EXAMPLES_URL}{file}")).await)
 }
 
@@ -139,12 +136,7 @@ pub async fn load_library(wanted: Option<String>, dispatch: impl Fn(crate::app::
                 Some(Some(file)) => {
                     dispatch(open(file).await);
                     // The link's step and view apply to the lesson, now open.
-                    if let Some(n) = crate::app::step_from_fragment() {
-                        dispatch(Action::SeekTo(n));
-                    }
-                    if let Some(v) = crate::app::view_from_fragment() {
-                        dispatch(Action::SetView(v));
-                    }
+                    crate::app::go_to_link_position(&dispatch);
                 }
                 Some(None) => dispatch(Action::LoadFailed(format!(
                     "the link: the lesson library has no lesson “{}”",
