@@ -202,7 +202,7 @@ fn the_built_page_renders_the_cluster_in_chromium() {
             driver.post("window/rect", serde_json::json!({"width": w, "height": h}));
             // A query string makes each a new page load, not a fragment change.
             let page = format!("{url}?shot{i}{frag}");
-            driver.post("url", serde_json::json!({ "url": page }));
+            driver.open(&page);
             thread::sleep(std::time::Duration::from_millis(2500));
             let file = shots.join(format!("page-{name}-{w}x{h}.png"));
             driver.screenshot(&file);
@@ -331,6 +331,12 @@ impl Driver {
         Driver::http(self.port, "POST", &path, &body.to_string())["value"].clone()
     }
 
+    /// Loads `url` in the window (a new page load when the path or query
+    /// differs, not only the fragment).
+    fn open(&self, url: &str) {
+        self.post("url", serde_json::json!({ "url": url }));
+    }
+
     /// Saves what the window shows as a PNG.
     fn screenshot(&self, file: &Path) {
         let path = format!("/session/{}/screenshot", self.session);
@@ -397,7 +403,7 @@ fn the_built_page_step_and_frame_times_in_chromium() {
         "http://127.0.0.1:{port}/#{}",
         share_fragment(&big, 2000, View::Cluster)
     );
-    driver.post("url", serde_json::json!({ "url": url }));
+    driver.open(&url);
     let r = driver.run(&format!(
         r#"{JS_HELPERS}
 (async () => {{
@@ -449,7 +455,7 @@ fn the_built_page_step_and_frame_times_in_chromium() {
         "http://127.0.0.1:{port}/?burst#{}",
         share_fragment(&burst, 0, View::Cluster)
     );
-    driver.post("url", serde_json::json!({ "url": url }));
+    driver.open(&url);
     let r = driver.run(&format!(
         r#"{JS_HELPERS}
 (async () => {{
