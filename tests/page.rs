@@ -522,7 +522,9 @@ fn the_built_page_step_and_frame_times_in_chromium() {
       most = Math.max(most, document.querySelectorAll('#cluster g.msg[transform]').length);
     }}
     document.querySelector('#btn-play').click();
-    await turn();
+    // yew may yield to the browser between a long render and its effects
+    // (the one that puts the messages back): wait up to a second of frames.
+    for (let i = 0; i < 60 && document.querySelectorAll('#cluster g.msg[transform]').length; i++) await frame();
     moving = {{ from, most, gaps: stats(gaps), over: gaps.filter(g => g > 25).length,
                after: document.querySelectorAll('#cluster g.msg[transform]').length }};
   }}
