@@ -7,7 +7,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132
-export PATH="$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
+# `cargo install` puts tools in $CARGO_HOME/bin (~/.cargo/bin unless set); the
+# rustup proxies (cargo, rustc) stay in ~/.cargo/bin either way.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
 
 say() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
 die() { printf '\033[1;31m[setup] %s\033[0m\n' "$*" >&2; exit 1; }
@@ -20,9 +22,7 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
-# rust-src lets the page's release build rebuild the standard library for size
-# (see page_build below).
-for c in rustfmt clippy rust-src; do
+for c in rustfmt clippy; do
   if ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
     say "adding the $c component"; rustup component add "$c"
   fi
@@ -67,20 +67,10 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
 fi
 export CHROMEDRIVER="$(command -v chromedriver)"
 
-# The page's release build. The standard library is rebuilt for size
-# (`build-std` with its `optimize_for_size` feature) and panics abort at once,
-# without formatting a message (`-C panic=immediate-abort`): together about
-# 52 KB less gzipped. Panic locations carry no file names or lines
-# (`-Z location-detail=none`, 0.3 KB more). These are unstable cargo/rustc
-# features; RUSTC_BOOTSTRAP=1
-# allows them on this stable toolchain, for this one build only. The build gets
-# its own target directory, so the tests' builds keep theirs. A plain
-# `trunk build --release` works too, only larger.
-page_build() {
-  env RUSTC_BOOTSTRAP=1 \
-    CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
-    CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
-    RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none" \
-    CARGO_TARGET_DIR="$ROOT/target/page" \
-    "$@"
-}
+# 7. Every crate the workspace needs, for every target, from Cargo.lock. The
+#    page is built with `trunk ... --offline` (so that trunk never downloads a
+#    wasm-bindgen or wasm-opt of its own; Trunk.toml names the installed ones),
+#    which also passes --offline to cargo: on a fresh machine nothing else
+#    would have put the app's crates in the cargo cache by then.
+say "fetching the workspace's crates (cargo fetch --locked)"
+cargo fetch --locked --quiet

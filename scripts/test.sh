@@ -6,20 +6,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/setup.sh
-# Bytes, gzipped wasm + JS. Issue 7 asks for under 500,000: this gate is that
-# target since stop 14.
-# Stop 12 left the page at about 685,000. Stop 13 added close_producer, the
-# engine's continuations and more 简体中文 (+8.7 KB), then read the scenario
-# through one JSON Value deserializer instead of two, kept the continuation
-# handlers out of line and sorted through one copy of the standard sort
-# (kafka_sim::sort): 656,673. Stop 14 rebuilt the standard library for size
-# with panics that abort at once (page_build in setup.sh): 602,650; kept the
-# engine's ordered state in sorted vectors (kafka_sim::collections) instead of
-# B-trees: 517,776; read the scenario as JSON text with paths found from the
-# error's position instead of serde_path_to_error, tuned wasm-opt, and gave
-# topic patterns a small regex engine of their own: 491,526. Code is most of it; see
-# CONTRIBUTING.md for where the bytes are and what costs them.
-SIZE_BUDGET=500000
+# The page's size budget in bytes, gzipped wasm + JS of dist/ (issue 17).
+# CONTRIBUTING.md says where the bytes go.
+SIZE_BUDGET=800000
 step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
 fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
 
@@ -60,8 +49,8 @@ cargo bench -p kafka-sim --no-run
 step "browser tests (wasm-bindgen-test, headless Chromium)"
 cargo test -p kafka-visualiser --target wasm32-unknown-unknown
 
-step "release build of the page (trunk, offline; std rebuilt for size)"
-page_build trunk build --release --offline
+step "release build of the page (trunk, offline: its crates were fetched by setup)"
+trunk build --release --offline
 
 step "size budget: wasm + JS gzipped"
 total=0

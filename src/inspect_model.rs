@@ -255,7 +255,7 @@ impl StorageModel {
             }
         }
         // User topics first, internal ones after.
-        kafka_sim::sort::sort_by_key(&mut choices, |(k, _)| (k.contains(":__"), k.clone()));
+        choices.sort_by_key(|(k, _)| (k.contains(":__"), k.clone()));
         let key = want
             .filter(|k| choices.iter().any(|(c, _)| c == k))
             .map(str::to_string)
@@ -449,7 +449,7 @@ impl GroupsModel {
             .iter()
             .filter_map(|c| c.group.as_ref().map(|g| g.group_id.clone()))
             .collect();
-        kafka_sim::sort::sort(&mut ids);
+        ids.sort();
         ids.dedup();
         let groups = ids.into_iter().map(|g| group_view(w, &g)).collect();
         GroupsModel { groups }

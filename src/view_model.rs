@@ -106,7 +106,7 @@ impl ClusterModel {
                         }
                     })
                     .collect();
-                kafka_sim::sort::sort_by(&mut replicas, |a, b| a.tp.cmp(&b.tp));
+                replicas.sort_by(|a, b| a.tp.cmp(&b.tp));
                 BrokerView {
                     id: b.id.0,
                     alive: b.alive,
@@ -243,7 +243,7 @@ pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
         // when that happens (a large cluster's thousand partitions never do).
         names.dedup();
         if !names.is_sorted() {
-            kafka_sim::sort::sort(&mut names);
+            names.sort();
             names.dedup();
         }
         names

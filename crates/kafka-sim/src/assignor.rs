@@ -143,7 +143,7 @@ fn java_capacity(n: usize) -> usize {
 pub fn java_hash_order(hashes: &[i32]) -> Vec<usize> {
     let mask = (java_capacity(hashes.len()) - 1) as u32;
     let mut order: Vec<usize> = (0..hashes.len()).collect();
-    crate::sort::sort_by_key(&mut order, |&i| (spread(hashes[i]) & mask, i));
+    order.sort_by_key(|&i| (spread(hashes[i]) & mask, i));
     order
 }
 
@@ -220,7 +220,7 @@ impl Ctx {
         )
         .into_iter()
         .collect();
-        crate::sort::sort_by(&mut names, |a, b| java_cmp(a, b));
+        names.sort_by(|a, b| java_cmp(a, b));
         let index: HashMap<&str, u32> = names
             .iter()
             .enumerate()
@@ -276,9 +276,7 @@ impl Ctx {
             owned.push(o);
         }
         let mut by_name: Vec<usize> = (0..members.len()).collect();
-        crate::sort::sort_by(&mut by_name, |&a, &b| {
-            java_cmp(&members[a].member_id, &members[b].member_id)
-        });
+        by_name.sort_by(|&a, &b| java_cmp(&members[a].member_id, &members[b].member_id));
         let mut rank = vec![0; members.len()];
         for (r, &m) in by_name.iter().enumerate() {
             rank[m] = r;
@@ -335,7 +333,7 @@ impl Ctx {
 
     fn sorted_members(&self, filter: impl Fn(usize) -> bool) -> Vec<usize> {
         let mut v: Vec<usize> = (0..self.members()).filter(|&m| filter(m)).collect();
-        crate::sort::sort_by(&mut v, |&a, &b| self.member_info_cmp(a, b));
+        v.sort_by(|&a, &b| self.member_info_cmp(a, b));
         v
     }
 
@@ -561,7 +559,7 @@ fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, usize)>) {
             .copied()
             .filter(|tp| !owned.multiple_owners.contains(tp))
             .collect();
-        crate::sort::sort_by(&mut mine, |a, b| a.p.cmp(&b.p).then(a.t.cmp(&b.t)));
+        mine.sort_by(|a, b| a.p.cmp(&b.p).then(a.t.cmp(&b.t)));
         if mine.len() < min_quota {
             for tp in &mine {
                 assigned[ctx.gidx(*tp)] = true;
@@ -603,8 +601,8 @@ fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, usize)>) {
             }
         }
     }
-    crate::sort::sort_by_key(&mut under, |&m| ctx.rank[m]);
-    crate::sort::sort_by_key(exact.make_contiguous(), |&m| ctx.rank[m]);
+    under.sort_by_key(|&m| ctx.rank[m]);
+    exact.make_contiguous().sort_by_key(|&m| ctx.rank[m]);
 
     // assignRoundRobin: an iterator over `under` that restarts at its head.
     let mut pos = 0usize;
@@ -767,7 +765,7 @@ impl<'a> General<'a> {
             }
         }
         let mut topic_order: Vec<u32> = (0..ctx.topics.len() as u32).collect();
-        crate::sort::sort_by_key(&mut topic_order, |&t| (potential[t as usize], t));
+        topic_order.sort_by_key(|&t| (potential[t as usize], t));
         let mut by_rank = vec![0; n];
         for m in 0..n {
             by_rank[ctx.rank[m]] = m;

@@ -262,7 +262,7 @@ impl<'a, K, V> VacantEntry<'a, K, V> {
 /// Sorts `v` by key, stably, and keeps the last of equal keys: what inserting
 /// them one by one would leave.
 fn sorted_dedup_last<T>(mut v: Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<T> {
-    crate::sort::sort_by(&mut v, &cmp);
+    v.sort_by(&cmp);
     let mut out: Vec<T> = Vec::with_capacity(v.len());
     for x in v {
         match out.last_mut() {

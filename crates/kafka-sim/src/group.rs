@@ -274,7 +274,7 @@ fn cnode(c: u32) -> NodeId {
 
 fn names(tps: &[TopicPartition]) -> Vec<TopicPartition> {
     let mut v = tps.to_vec();
-    crate::sort::sort(&mut v);
+    v.sort();
     v
 }
 
@@ -1449,7 +1449,7 @@ impl World {
                             (m.member_id.clone(), a)
                         })
                         .collect();
-                    crate::sort::sort_by(&mut full, |a, b| a.0.cmp(&b.0));
+                    full.sort_by(|a, b| a.0.cmp(&b.0));
                     self.coordinator_store_group(
                         b,
                         g,
@@ -1952,7 +1952,7 @@ impl World {
         let spec = &self.cs(c).spec;
         if let Some(t) = &spec.subscribe {
             let mut v = t.clone();
-            crate::sort::sort(&mut v);
+            v.sort();
             v.dedup();
             return v;
         }

@@ -62,7 +62,6 @@ pub mod regex;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
-pub mod sort;
 pub mod storage;
 pub mod timeline;
 pub mod zk;

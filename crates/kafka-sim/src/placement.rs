@@ -82,7 +82,7 @@ pub fn assign_replicas_to_brokers(
         )));
     }
     let mut sorted = brokers.to_vec();
-    crate::sort::sort(&mut sorted);
+    sorted.sort();
     let n = sorted.len();
     let start_index = if fixed_start_index >= 0 {
         fixed_start_index as usize
@@ -204,7 +204,7 @@ mod tests {
             let (a, _) = assign_replicas_to_brokers(&brokers, 20, rf, -1, -1, &mut r).unwrap();
             for reps in a.values() {
                 let mut s = reps.clone();
-                crate::sort::sort(&mut s);
+                s.sort();
                 s.dedup();
                 assert_eq!(s.len(), reps.len(), "seed {seed}: {reps:?}");
             }

@@ -10,7 +10,7 @@ use crate::client_config::{ConsumerConfig, ProducerConfig};
 use crate::collections::{SortedMap, SortedSet};
 use crate::config::{BrokerConfig, ConfigError, NetworkConfig, TopicConfigOverrides};
 use crate::ids::{NodeId, TopicPartition};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// The format identifier written into exported scenarios.
 pub const FORMAT: &str = "kafka-visualiser/scenario@1";
@@ -159,196 +159,10 @@ impl CommitMode {
     }
 }
 
-/// Defines `Command`, serialised internally tagged (`{"type": "kill_broker",
-/// "broker": 1}`, as in every file and trace), and `CommandIn`: the same
-/// variants derived externally tagged (`{"kill_broker": {"broker": 1}}`), which
-/// is how commands are read. Why two: serde's derived `Deserialize` for an
-/// internally tagged enum buffers its whole input before it picks a variant,
-/// and that code cost the page about 8 KB gzipped; the externally tagged one
-/// reads the fields directly. [`command_from_map`] moves the `"type"` field
-/// first, so the format is unchanged.
-macro_rules! commands {
-    ($(#[$m:meta])* pub enum $name:ident {
-        $( $(#[$vm:meta])* $v:ident { $( $(#[$fm:meta])* $f:ident : $t:ty ),* $(,)? } ),* $(,)?
-    }) => {
-        $(#[$m])*
-        #[derive(Clone, Debug, PartialEq, Serialize)]
-        #[serde(tag = "type", rename_all = "snake_case")]
-        pub enum $name { $( $(#[$vm])* $v { $( $(#[$fm])* $f : $t ),* } ),* }
-
-        #[derive(Deserialize)]
-        #[serde(rename_all = "snake_case", deny_unknown_fields)]
-        enum CommandIn { $( $v { $( $(#[$fm])* $f : $t ),* } ),* }
-
-        impl From<CommandIn> for $name {
-            fn from(c: CommandIn) -> $name {
-                match c { $( CommandIn::$v { $($f),* } => $name::$v { $($f),* } ),* }
-            }
-        }
-    };
-}
-
-/// Reads a command from its `"type"`-form object: Ok, or the path inside the
-/// command (`"count"`, empty for the command itself) and serde's message.
-///
-/// The command is read from JSON text, as the rest of the scenario is, so
-/// the page carries one copy of each type's deserialisation code (reading
-/// it from the `Value` would be a second).
-pub fn command_from_map(
-    mut m: serde_json::Map<String, serde_json::Value>,
-) -> Result<Command, (String, String)> {
-    use serde_json::Value;
-    let kind = match m.remove("type") {
-        Some(Value::String(k)) => k,
-        Some(other) => {
-            return Err((
-                "type".into(),
-                format!("{other} is not the name of a command"),
-            ))
-        }
-        None => return Err((String::new(), "missing field `type`".into())),
-    };
-    let mut outer = serde_json::Map::new();
-    outer.insert(kind, Value::Object(m));
-    let text = Value::Object(outer).to_string();
-    serde_json::from_str::<CommandIn>(&text)
-        .map(Command::from)
-        .map_err(|e| {
-            // The path starts with the variant: `produce.count` → `count`;
-            // the position is in `text`, not in the learner's file.
-            let path = json_path_at(&text, e.line(), e.column());
-            let inner = path.split_once('.').map(|(_, rest)| rest.to_string());
-            (inner.unwrap_or_default(), without_position(&e))
-        })
-}
-
-/// serde_json's message without its ` at line L column C`.
-fn without_position(e: &serde_json::Error) -> String {
-    let m = e.to_string();
-    let tail = format!(" at line {} column {}", e.line(), e.column());
-    m.strip_suffix(&tail).map(str::to_string).unwrap_or(m)
-}
-
-/// The path (`topics[0].replication.factor`) to what JSON `text` is inside
-/// at `line` / `column`, counted as serde_json counts an error's position
-/// (lines from 1, columns in bytes after the line's start): the object keys
-/// and array indices open there. Non-generic on purpose: one small scanner
-/// instead of a path-tracking deserializer around every type.
-pub fn json_path_at(text: &str, line: usize, column: usize) -> String {
-    enum Frame {
-        Object { key: Option<String>, in_value: bool },
-        Array(usize),
-    }
-    let b = text.as_bytes();
-    let line_start = if line <= 1 {
-        0
-    } else {
-        b.iter()
-            .enumerate()
-            .filter(|(_, c)| **c == b'\n')
-            .nth(line - 2)
-            .map_or(b.len(), |(i, _)| i + 1)
-    };
-    let end = (line_start + column).min(b.len());
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut i = 0;
-    while i < end {
-        match b[i] {
-            b'{' => stack.push(Frame::Object {
-                key: None,
-                in_value: false,
-            }),
-            b'[' => stack.push(Frame::Array(0)),
-            b'}' | b']' => {
-                stack.pop();
-            }
-            b',' => match stack.last_mut() {
-                Some(Frame::Array(n)) => *n += 1,
-                Some(Frame::Object { key, in_value }) => {
-                    *key = None;
-                    *in_value = false;
-                }
-                None => {}
-            },
-            b':' => {
-                if let Some(Frame::Object { in_value, .. }) = stack.last_mut() {
-                    *in_value = true;
-                }
-            }
-            b'"' => {
-                let start = i + 1;
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                let raw = text.get(start..i.min(b.len())).unwrap_or("");
-                if let Some(Frame::Object {
-                    key,
-                    in_value: false,
-                }) = stack.last_mut()
-                {
-                    *key = Some(raw.replace("\\\"", "\"").replace("\\\\", "\\"));
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    let mut path = String::new();
-    for f in &stack {
-        match f {
-            Frame::Object { key: Some(k), .. } => {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(k);
-            }
-            Frame::Object { key: None, .. } => {}
-            Frame::Array(n) => path.push_str(&format!("[{n}]")),
-        }
-    }
-    path
-}
-
-fn command_message((path, msg): (String, String)) -> String {
-    if path.is_empty() {
-        msg
-    } else {
-        format!("{path}: {msg}")
-    }
-}
-
-/// Reads a JSON object and hands it to `then`, whose error is raised while
-/// the deserializer is still inside the object: serde_json then reports the
-/// position of the object's end, which [`json_path_at`] turns into the
-/// object's own path (`commands[3]`), not the position after the list.
-fn read_object<'de, D: Deserializer<'de>, T>(
-    d: D,
-    then: fn(serde_json::Map<String, serde_json::Value>) -> Result<T, String>,
-) -> Result<T, D::Error> {
-    struct V<T>(fn(serde_json::Map<String, serde_json::Value>) -> Result<T, String>);
-    impl<'de, T> serde::de::Visitor<'de> for V<T> {
-        type Value = T;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a command object")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<T, A::Error> {
-            let m = serde_json::Map::deserialize(serde::de::value::MapAccessDeserializer::new(a))?;
-            (self.0)(m).map_err(serde::de::Error::custom)
-        }
-    }
-    d.deserialize_map(V(then))
-}
-
-impl<'de> Deserialize<'de> for Command {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        read_object(d, |m| command_from_map(m).map_err(command_message))
-    }
-}
-
-commands! {
 /// Something the person running the scenario does, written
 /// `{"type": "kill_broker", "broker": 1}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
     /// `producer.send(new ProducerRecord(topic, partition, key, value))`,
     /// `count` times (values get `-1`, `-2`, ... appended when count > 1).
@@ -466,7 +280,6 @@ pub enum Command {
         duration_ms: u64,
     },
 }
-}
 
 impl Command {
     pub fn name(&self) -> String {
@@ -477,41 +290,12 @@ impl Command {
     }
 }
 
-/// A command and when it happens.
-#[derive(Clone, Debug, PartialEq)]
+/// A command and when it happens: `{"at_ms": 200, "type": "kill_broker", "broker": 1}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimedCommand {
     pub at_ms: u64,
+    #[serde(flatten)]
     pub command: Command,
-}
-
-impl Serialize for TimedCommand {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut v = serde_json::to_value(&self.command).map_err(serde::ser::Error::custom)?;
-        if let Some(o) = v.as_object_mut() {
-            let mut m = serde_json::Map::new();
-            m.insert("at_ms".into(), self.at_ms.into());
-            for (k, val) in std::mem::take(o) {
-                m.insert(k, val);
-            }
-            *o = m;
-        }
-        v.serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for TimedCommand {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        read_object(d, |mut v| {
-            let at = v
-                .remove("at_ms")
-                .ok_or("at_ms: missing (when the command happens, in ms)")?;
-            let at_ms = at
-                .as_u64()
-                .ok_or_else(|| format!("at_ms: {at} is not a whole number of milliseconds"))?;
-            let command = command_from_map(v).map_err(command_message)?;
-            Ok(TimedCommand { at_ms, command })
-        })
-    }
 }
 
 /// Kafka's topic name rule (`Topic.validate`): 1–249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
@@ -539,19 +323,15 @@ pub fn validate_topic_name(name: &str) -> Result<(), String> {
 }
 
 impl Scenario {
-    /// Parses JSON, naming the field at fault.
-    ///
-    /// A syntax error gives its line and column; any other error also the
-    /// path of the field at fault (`topics[0].replication.factor`), found
-    /// from serde_json's position by [`json_path_at`].
+    /// Parses JSON, naming the field at fault (`topics[0].replication.factor`,
+    /// through `serde_path_to_error`) and, for a syntax error, its line and
+    /// column.
     pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
-        let s: Scenario = serde_json::from_str(text).map_err(|e| {
-            use serde_json::error::Category;
-            let path = match e.classify() {
-                Category::Syntax | Category::Eof | Category::Io => String::new(),
-                Category::Data => json_path_at(text, e.line(), e.column()),
-            };
-            ConfigError::new(path, e.to_string())
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            ConfigError::new(path, e.into_inner().to_string())
         })?;
         s.validate()?;
         Ok(s)
@@ -1109,17 +889,17 @@ mod tests {
                     "\"producer\": \"p\", \"count\": \"x\",",
                 ),
                 "commands[0]",
-                "count: invalid type",
+                "invalid type: string \"x\", expected u32",
             ),
             (
                 MINIMAL.replace("\"broker\": 1}", "\"broker\": \"one\"}"),
                 "commands[1]",
-                "broker: invalid type",
+                "invalid type: string \"one\", expected i32",
             ),
             (
                 MINIMAL.replace("{\"at_ms\": 200, ", "{"),
                 "commands[1]",
-                "at_ms: missing",
+                "missing field `at_ms`",
             ),
             (
                 MINIMAL.replace(
@@ -1151,21 +931,6 @@ mod tests {
             assert!(e.message.contains(message), "{e}");
             assert!(e.message.contains(" at line "), "the position is kept: {e}");
         }
-    }
-
-    #[test]
-    fn json_paths_follow_keys_and_indices() {
-        let text = "{\"a\": [1, {\"b\\\"c\": [0, 0, 7]}], \"d\": {\"e\": 1}}";
-        let at = |needle: &str| {
-            let i = text.find(needle).unwrap() + needle.len();
-            json_path_at(text, 1, i)
-        };
-        assert_eq!(at("7"), "a[1].b\"c[2]");
-        assert_eq!(at("[1"), "a[0]");
-        assert_eq!(at("7]}]"), "a");
-        assert_eq!(at("\"e\": 1"), "d.e");
-        assert_eq!(json_path_at("{\n\"x\": [\n1,\n2]}", 4, 1), "x[1]");
-        assert_eq!(json_path_at("", 1, 5), "");
     }
 
     #[test]

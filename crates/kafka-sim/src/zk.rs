@@ -112,7 +112,7 @@ impl ZooKeeper {
             .iter()
             .filter_map(|c| c.parse().ok().map(BrokerId))
             .collect();
-        crate::sort::sort(&mut v);
+        v.sort();
         v
     }
 
