@@ -950,23 +950,24 @@ fn log_lines(p: &Player, lang: Lang, hide_routine: bool) -> Vec<LogLine> {
 
 #[component]
 pub fn App(props: &AppProps) -> Html {
-    // `#example=leader-failover` opens the built-in scenario; other examples
-    // are read once the page is up (below).
-    let example = fragment_value("example")
-        .filter(|e| EXAMPLES[0].trim_end_matches(".json") == e)
-        .map(|_| DEFAULT_SCENARIO);
-    // `#s=…` carries a whole scenario (a share link).
-    let shared = fragment_value("s").map(|s| crate::share::unpack(&s));
-    let text = props
-        .scenario
-        .clone()
-        .or(example.map(AttrValue::Static))
-        .or(match &shared {
-            Some(Ok(t)) => Some(AttrValue::from(t.clone())),
-            _ => None,
-        })
-        .unwrap_or(AttrValue::Static(DEFAULT_SCENARIO));
+    let given = props.scenario.clone();
+    // The link is read once, when the page starts (a share link is unpacked
+    // once, not on every render).
     let state = use_reducer(move || {
+        // `#example=leader-failover` opens the built-in scenario; other
+        // examples are read once the page is up (below).
+        let example = fragment_value("example")
+            .filter(|e| EXAMPLES[0].trim_end_matches(".json") == e)
+            .map(|_| DEFAULT_SCENARIO);
+        // `#s=…` carries a whole scenario (a share link).
+        let shared = fragment_value("s").map(|s| crate::share::unpack(&s));
+        let text = given
+            .or(example.map(AttrValue::Static))
+            .or(match &shared {
+                Some(Ok(t)) => Some(AttrValue::from(t.clone())),
+                _ => None,
+            })
+            .unwrap_or(AttrValue::Static(DEFAULT_SCENARIO));
         // A link whose scenario cannot be read opens the default one and says why.
         let (mut player, link_error) = match load_scenario("the link", &text) {
             Ok(p) => (p, None),

@@ -38,18 +38,58 @@ pub fn lzw_compress(data: &[u8]) -> Vec<u8> {
     out.finish()
 }
 
-/// Reverses [`lzw_compress`]; `None` for data it cannot have written.
-pub fn lzw_decompress(data: &[u8]) -> Option<Vec<u8>> {
+/// The largest scenario a share link may unpack to, in bytes (1 MiB). The
+/// longest shipped scenario is a few tens of KB; a link that would unpack to
+/// more is refused before it takes the memory (a few KB of LZW codes can
+/// stand for gigabytes).
+pub const MAX_UNPACKED_BYTES: usize = 1 << 20;
+
+/// Why a packed scenario could not be unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnpackError {
+    /// A code that names no dictionary entry.
+    Damaged,
+    /// It would unpack to more than the given limit.
+    TooLarge,
+}
+
+/// Inverse of [`lzw_compress`], unpacking at most `limit` bytes. The
+/// dictionary keeps each entry as (prefix code, last byte, length), not as a
+/// copy of its bytes, so its memory is bounded by the number of codes
+/// (2^16), whatever the input.
+pub fn lzw_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, UnpackError> {
+    const NONE: u32 = u32::MAX;
+    // (prefix, last byte, first byte, length) per code.
+    let mut dict: Vec<(u32, u8, u8, u32)> =
+        (0..256u32).map(|b| (NONE, b as u8, b as u8, 1)).collect();
     let mut reader = BitReader { data, pos: 0 };
-    let mut dict: Vec<Vec<u8>> = (0..256u32).map(|b| vec![b as u8]).collect();
     let mut bits = 9u32;
-    let mut out = Vec::new();
+    let mut out: Vec<u8> = Vec::new();
+    // Appends code `c`'s bytes: walk the prefix chain, then reverse in place.
+    let emit =
+        |dict: &[(u32, u8, u8, u32)], out: &mut Vec<u8>, c: u32| -> Result<(), UnpackError> {
+            let len = dict[c as usize].3 as usize;
+            if out.len() + len > limit {
+                return Err(UnpackError::TooLarge);
+            }
+            let start = out.len();
+            let mut at = c;
+            while at != NONE {
+                let (prefix, byte, _, _) = dict[at as usize];
+                out.push(byte);
+                at = prefix;
+            }
+            out[start..].reverse();
+            Ok(())
+        };
     let Some(first) = reader.read(bits) else {
-        return Some(out);
+        return Ok(out);
     };
-    let mut prev = dict.get(first as usize)?.clone();
-    out.extend_from_slice(&prev);
-    // The compressor grows its code width one code ahead of the decoder.
+    if first as usize >= dict.len() {
+        return Err(UnpackError::Damaged);
+    }
+    emit(&dict, &mut out, first)?;
+    let mut prev = first;
     let mut next = 256u32;
     loop {
         if next < (1 << MAX_BITS) && next + 1 > (1 << bits) && bits < MAX_BITS {
@@ -58,25 +98,23 @@ pub fn lzw_decompress(data: &[u8]) -> Option<Vec<u8>> {
         let Some(code) = reader.read(bits) else {
             break;
         };
-        let entry = if (code as usize) < dict.len() {
-            dict[code as usize].clone()
-        } else if code as usize == dict.len() {
-            let mut e = prev.clone();
-            e.push(prev[0]);
-            e
+        let first_byte = if (code as usize) < dict.len() {
+            dict[code as usize].2
+        } else if code as usize == dict.len() && next < (1 << MAX_BITS) {
+            // The KwKwK case: the entry being defined, prev + prev's first byte.
+            dict[prev as usize].2
         } else {
-            return None;
+            return Err(UnpackError::Damaged);
         };
-        out.extend_from_slice(&entry);
         if next < (1 << MAX_BITS) {
-            let mut e = prev.clone();
-            e.push(entry[0]);
-            dict.push(e);
+            let (_, _, pfirst, plen) = dict[prev as usize];
+            dict.push((prev, first_byte, pfirst, plen + 1));
             next += 1;
         }
-        prev = entry;
+        emit(&dict, &mut out, code)?;
+        prev = code;
     }
-    Some(out)
+    Ok(out)
 }
 
 #[derive(Default)]
@@ -173,14 +211,72 @@ pub fn pack(text: &str) -> String {
 pub fn unpack(s: &str) -> Result<String, String> {
     let bytes = from_base64url(s)
         .ok_or("the link's scenario is not valid base64url (was it cut short?)")?;
-    let raw =
-        lzw_decompress(&bytes).ok_or("the link's scenario is damaged (it does not decompress)")?;
+    let raw = lzw_decompress(&bytes, MAX_UNPACKED_BYTES).map_err(|e| match e {
+        UnpackError::Damaged => {
+            "the link's scenario is damaged (it does not decompress)".to_string()
+        }
+        UnpackError::TooLarge => format!(
+            "the link's scenario is larger than {MAX_UNPACKED_BYTES} bytes, the most a link may carry"
+        ),
+    })?;
     String::from_utf8(raw).map_err(|_| "the link's scenario is not UTF-8 text".to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A few KB of codes can stand for gigabytes (issue 18, item 3): the
+    /// link is refused at the limit, with its dictionary bounded too.
+    #[test]
+    fn a_decompression_bomb_is_refused_at_the_limit() {
+        let bomb = pack(&"a".repeat(3 * MAX_UNPACKED_BYTES));
+        assert!(bomb.len() < 20_000, "{}", bomb.len());
+        let e = unpack(&bomb).unwrap_err();
+        assert!(e.contains("larger than 1048576 bytes"), "{e}");
+        // The worst case for the dictionary: every code the entry just
+        // defined (KwKwK), 2^16 times: the old copy-per-entry dictionary
+        // needed about 2 GiB for it.
+        let mut w = BitWriter::default();
+        let mut bits = 9;
+        w.write(b'a' as u32, bits);
+        for code in 256u32..(1 << MAX_BITS) {
+            if code + 1 > (1 << bits) && bits < MAX_BITS {
+                bits += 1;
+            }
+            w.write(code, bits);
+        }
+        let worst = w.finish();
+        assert_eq!(
+            lzw_decompress(&worst, MAX_UNPACKED_BYTES),
+            Err(UnpackError::TooLarge)
+        );
+        // At the limit exactly, a link still opens.
+        let most = "ab".repeat(MAX_UNPACKED_BYTES / 2);
+        assert_eq!(unpack(&pack(&most)).unwrap(), most);
+    }
+
+    /// Arbitrary bytes: never a panic, never more than the limit.
+    #[test]
+    fn arbitrary_bytes_decompress_within_the_limit_or_are_refused() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for case in 0..3000 {
+            let n = case % 300;
+            let bytes: Vec<u8> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            if let Ok(v) = lzw_decompress(&bytes, 4096) {
+                assert!(v.len() <= 4096);
+            }
+            let text = base64url(&bytes);
+            let _ = unpack(&text);
+        }
+    }
 
     #[test]
     fn round_trips_and_compresses_json() {

@@ -1,6 +1,6 @@
 //! The subcommands. Each returns `Err(one line)` on bad input.
 
-use kafka_sim::{Lang, Scenario, Timeline};
+use kafka_sim::{Lang, Scenario};
 use std::io::{Read, Write};
 
 /// Parses a JSON request, naming the field at fault.
@@ -118,35 +118,51 @@ fn run(a: &mut Args<'_>) -> Res {
     a.no_more_flags()?;
     let path = one_path(a, "SCENARIO.json")?;
     let sc = load_scenario(path)?;
-    let mut t = Timeline::headless(sc).map_err(|e| format!("{path}: {e}"))?;
-    t.run_to_end();
     let out = std::io::stdout();
     let mut out = out.lock();
-    for e in t.events() {
+    // Streamed: each event is printed as it is recorded and then dropped,
+    // so a day-long run takes the memory of one world, not of its trace.
+    let stopped = kafka_sim::timeline::stream(sc, |e| {
         let r = if json {
-            let mut v = serde_json::to_value(e).map_err(|e| e.to_string())?;
-            v["caption"] = serde_json::Value::String(e.caption(lang));
-            writeln!(out, "{v}")
+            match serde_json::to_value(e) {
+                Ok(mut v) => {
+                    v["caption"] = serde_json::Value::String(e.caption(lang));
+                    writeln!(out, "{v}")
+                }
+                Err(_) => Ok(()),
+            }
         } else {
             if !all && e.kind.importance() == kafka_sim::event::Importance::Routine {
-                continue;
+                return true;
             }
             writeln!(out, "#{:<6} {:>7} ms  {}", e.id, e.time_ms, e.caption(lang))
         };
-        if r.is_err() {
-            return Ok(()); // stdout closed (e.g. piped into head): stop quietly
-        }
+        // stdout closed (e.g. piped into head): stop quietly.
+        r.is_ok()
+    })
+    .map_err(|e| format!("{path}: {e}"))?;
+    match stopped {
+        Some(why) => Err(format!("{path}: {why}")),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn digest(a: &mut Args<'_>) -> Res {
     a.no_more_flags()?;
     let path = one_path(a, "SCENARIO.json")?;
     let sc = load_scenario(path)?;
-    let mut t = Timeline::headless(sc).map_err(|e| format!("{path}: {e}"))?;
-    t.run_to_end();
-    println!("{:016x} ({} events)", t.digest(), t.len());
+    let mut d = kafka_sim::timeline::Digest::new();
+    let mut n = 0u64;
+    let stopped = kafka_sim::timeline::stream(sc, |e| {
+        d.add(e);
+        n += 1;
+        true
+    })
+    .map_err(|e| format!("{path}: {e}"))?;
+    if let Some(why) = stopped {
+        return Err(format!("{path}: {why}"));
+    }
+    println!("{:016x} ({n} events)", d.value());
     Ok(())
 }
 

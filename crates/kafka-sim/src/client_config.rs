@@ -168,6 +168,37 @@ impl ProducerConfig {
     /// Kafka's own checks (`ProducerConfig.postProcessAndValidateIdempotenceConfigs`
     /// and friends), with the key named.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
+        use crate::config::{check_ranges, interval, kafka, Range, JAVA_INT_MAX, JAVA_LONG_MAX};
+        let (int, long) = (JAVA_INT_MAX, JAVA_LONG_MAX);
+        check_ranges(
+            at,
+            &[
+                kafka("linger.ms", self.linger_ms, 0, long),
+                kafka("batch.size", self.batch_size, 0, int),
+                kafka("buffer.memory", self.buffer_memory, 0, long),
+                kafka("max.block.ms", self.max_block_ms, 0, long),
+                kafka("retries", self.retries as u64, 0, int),
+                kafka("retry.backoff.ms", self.retry_backoff_ms, 0, long),
+                kafka("retry.backoff.max.ms", self.retry_backoff_max_ms, 0, long),
+                kafka("reconnect.backoff.ms", self.reconnect_backoff_ms, 0, long),
+                kafka("reconnect.backoff.max.ms", self.reconnect_backoff_max_ms, 0, long),
+                kafka("delivery.timeout.ms", self.delivery_timeout_ms, 0, int),
+                Range {
+                    key: "request.timeout.ms",
+                    value: self.request_timeout_ms,
+                    min: 1,
+                    max: int,
+                    why_min: "a request that times out the instant it is sent is retried at once, forever",
+                },
+                interval("metadata.max.age.ms", self.metadata_max_age_ms, long),
+                kafka(
+                    "max.in.flight.requests.per.connection",
+                    self.max_in_flight_requests_per_connection as u64,
+                    1,
+                    int,
+                ),
+            ],
+        )?;
         let f = |k: &str| format!("{at}.{k}");
         if self.batch_size == 0 {
             return Err(ConfigError::new(f("batch.size"), "must be positive"));
@@ -204,7 +235,7 @@ impl ProducerConfig {
                 ));
             }
         }
-        if self.delivery_timeout_ms < self.linger_ms + self.request_timeout_ms {
+        if self.delivery_timeout_ms < self.linger_ms.saturating_add(self.request_timeout_ms) {
             return Err(ConfigError::new(
                 f("delivery.timeout.ms"),
                 "should be equal to or larger than linger.ms + request.timeout.ms",
@@ -368,7 +399,47 @@ impl Default for ConsumerConfig {
 
 impl ConsumerConfig {
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
+        use crate::config::{check_ranges, interval, kafka, Range, JAVA_INT_MAX, JAVA_LONG_MAX};
+        let (int, long) = (JAVA_INT_MAX, JAVA_LONG_MAX);
+        check_ranges(
+            at,
+            &[
+                interval("heartbeat.interval.ms", self.heartbeat_interval_ms, int),
+                kafka("session.timeout.ms", self.session_timeout_ms, 0, int),
+                kafka("max.poll.interval.ms", self.max_poll_interval_ms, 1, int),
+                interval("auto.commit.interval.ms", self.auto_commit_interval_ms, int),
+                kafka("max.poll.records", self.max_poll_records as u64, 1, int),
+                kafka("fetch.min.bytes", self.fetch_min_bytes, 0, int),
+                kafka("fetch.max.wait.ms", self.fetch_max_wait_ms, 0, int),
+                kafka("fetch.max.bytes", self.fetch_max_bytes, 0, int),
+                kafka("max.partition.fetch.bytes", self.max_partition_fetch_bytes, 0, int),
+                kafka("retry.backoff.ms", self.retry_backoff_ms, 0, long),
+                kafka("retry.backoff.max.ms", self.retry_backoff_max_ms, 0, long),
+                kafka("reconnect.backoff.ms", self.reconnect_backoff_ms, 0, long),
+                kafka("reconnect.backoff.max.ms", self.reconnect_backoff_max_ms, 0, long),
+                Range {
+                    key: "request.timeout.ms",
+                    value: self.request_timeout_ms,
+                    min: 1,
+                    max: int,
+                    why_min: "a request that times out the instant it is sent is retried at once, forever",
+                },
+                interval("metadata.max.age.ms", self.metadata_max_age_ms, long),
+                interval("poll_interval_ms", self.poll_interval_ms, long),
+                kafka("processing_ms", self.processing_ms, 0, long),
+            ],
+        )?;
         let f = |k: &str| format!("{at}.{k}");
+        if let Some(g) = &self.group_id {
+            if g.is_empty() {
+                // Kafka: an empty group.id is refused by the group APIs
+                // (InvalidGroupIdException) since 2.2 (KIP-289).
+                return Err(ConfigError::new(
+                    f("group.id"),
+                    "must not be empty (Kafka refuses an empty group.id: InvalidGroupIdException)",
+                ));
+            }
+        }
         if self.partition_assignment_strategy.is_empty() {
             return Err(ConfigError::new(
                 f("partition.assignment.strategy"),

@@ -72,12 +72,40 @@ impl<'de> Deserialize<'de> for Ratio {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let n = serde_json::Number::deserialize(d)?;
         // Parse the decimal text ourselves: exact, and no float rounding.
-        let text = n.to_string();
+        let text = plain_decimal(&n.to_string());
         parse_ratio(&text).ok_or_else(|| {
             serde::de::Error::custom(format!(
                 "{text} is not a ratio between 0 and 1 with at most 6 decimals"
             ))
         })
+    }
+}
+
+/// `1e-6` → `0.000001`, `2.5E1` → `25`: serde_json writes small and large
+/// floats in exponent form; the ratio is read from plain decimal text.
+fn plain_decimal(text: &str) -> String {
+    let Some((mantissa, exp)) = text.split_once(['e', 'E']) else {
+        return text.to_string();
+    };
+    let Ok(exp) = exp.parse::<i32>() else {
+        return text.to_string();
+    };
+    if !(-30..=30).contains(&exp) {
+        return text.to_string();
+    }
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int}{frac}");
+    let point = int.len() as i32 + exp;
+    if point <= 0 {
+        format!("0.{}{digits}", "0".repeat((-point) as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!(
+            "{}.{}",
+            &digits[..point as usize],
+            &digits[point as usize..]
+        )
     }
 }
 
@@ -158,6 +186,24 @@ impl<'de> Deserialize<'de> for CleanupPolicy {
             ));
         }
         Ok(p)
+    }
+}
+
+/// Whether `v` names a Kafka release (`0.10.2`, `0.11.0-IV2`, `2.8`, `3.9`):
+/// `inter.broker.protocol.version`'s values (`MetadataVersion`).
+pub fn ibp_is_known(v: &str) -> bool {
+    let base = v.split('-').next().unwrap_or("");
+    let parts: Vec<&str> = base.split('.').collect();
+    let num = |s: &str| !s.is_empty() && s.len() <= 2 && s.bytes().all(|b| b.is_ascii_digit());
+    match parts.as_slice() {
+        [a, b] | [a, b, _] if num(a) && num(b) => {
+            let (major, minor): (u32, u32) = (a.parse().unwrap_or(99), b.parse().unwrap_or(99));
+            let patch_ok = parts.get(2).is_none_or(|p| num(p));
+            patch_ok
+                && ((major == 0 && (8..=11).contains(&minor))
+                    || ((1..=3).contains(&major) && minor <= 9))
+        }
+        _ => false,
     }
 }
 
@@ -441,6 +487,80 @@ pub struct BrokerConfig {
     pub request_timeout_ms: u64,
 }
 
+/// Java's `int` range, the type of Kafka's `INT` settings.
+pub const JAVA_INT_MAX: u64 = i32::MAX as u64;
+/// Java's `long` range, the type of Kafka's `LONG` settings. Every duration
+/// fits here, so `now + setting` never overflows the simulated clock (at
+/// most a day, far below `u64::MAX - i64::MAX`).
+pub const JAVA_LONG_MAX: u64 = i64::MAX as u64;
+
+/// One setting's allowed range, checked by [`check_ranges`]: Kafka's
+/// `ConfigDef` type (INT or LONG) and validator (`atLeast(n)`), and where
+/// the simulation needs more, its own lower bound with the reason.
+pub(crate) struct Range<'a> {
+    pub key: &'a str,
+    pub value: u64,
+    pub min: u64,
+    pub max: u64,
+    /// Why `min` (when it is not Kafka's own): said in the message.
+    pub why_min: &'a str,
+}
+
+/// Checks each [`Range`], naming the first setting out of range.
+pub(crate) fn check_ranges(at: &str, ranges: &[Range<'_>]) -> Result<(), ConfigError> {
+    for r in ranges {
+        if r.value < r.min {
+            let why = if r.why_min.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.why_min)
+            };
+            return Err(ConfigError::new(
+                format!("{at}.{}", r.key),
+                format!("must be at least {}{why}", r.min),
+            ));
+        }
+        if r.value > r.max {
+            let ty = if r.max == JAVA_INT_MAX {
+                " (Kafka reads it as a Java int)"
+            } else if r.max == JAVA_LONG_MAX {
+                " (Kafka reads it as a Java long)"
+            } else {
+                ""
+            };
+            return Err(ConfigError::new(
+                format!("{at}.{}", r.key),
+                format!("must be at most {}{ty}", r.max),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A setting whose range is Kafka's type and validator alone.
+pub(crate) fn kafka(key: &str, value: u64, min: u64, max: u64) -> Range<'_> {
+    Range {
+        key,
+        value,
+        min,
+        max,
+        why_min: "",
+    }
+}
+
+/// An interval the simulation runs as a timer: 0 would set it again for the
+/// same instant forever (Kafka's own scheduler refuses a period of 0, or its
+/// thread would spin), so the simulation needs at least 1.
+pub(crate) fn interval(key: &str, value: u64, max: u64) -> Range<'_> {
+    Range {
+        key,
+        value,
+        min: 1,
+        max,
+        why_min: "an interval of 0 would fire again at the same instant forever",
+    }
+}
+
 /// A settings struct with every field at its default, read from `{}` by the
 /// same deserializer the scenario parser uses (JSON text), so the wasm build
 /// carries one copy of each struct's deserialisation code, not two.
@@ -499,16 +619,23 @@ impl Default for LogConfig {
 impl BrokerConfig {
     /// `log.retention.ms`, else `log.retention.minutes`, else
     /// `log.retention.hours` (168, seven days): Kafka's order of precedence.
+    /// Kafka (`KafkaConfig.logRetentionTimeMillis`): a negative value, in
+    /// any of the three, keeps the log forever (-1).
     pub fn effective_retention_ms(&self) -> i64 {
-        if let Some(ms) = self.log_retention_ms {
-            return ms;
+        let ms = if let Some(ms) = self.log_retention_ms {
+            ms
+        } else if let Some(m) = self.log_retention_minutes {
+            m.saturating_mul(60_000)
+        } else {
+            self.log_retention_hours
+                .unwrap_or(168)
+                .saturating_mul(3_600_000)
+        };
+        if ms < 0 {
+            -1
+        } else {
+            ms
         }
-        if let Some(m) = self.log_retention_minutes {
-            return m.saturating_mul(60_000);
-        }
-        self.log_retention_hours
-            .unwrap_or(168)
-            .saturating_mul(3_600_000)
     }
 
     /// `log.roll.ms`, else `log.roll.hours` (168).
@@ -630,6 +757,104 @@ impl BrokerConfig {
             return Err(ConfigError::new(
                 f("log.retention.check.interval.ms"),
                 "must be positive",
+            ));
+        }
+        let (int, long) = (JAVA_INT_MAX, JAVA_LONG_MAX);
+        check_ranges(
+            at,
+            &[
+                Range {
+                    key: "replica.lag.time.max.ms",
+                    value: self.replica_lag_time_max_ms,
+                    min: 2,
+                    max: long,
+                    why_min: "the ISR check runs every replica.lag.time.max.ms / 2 (ReplicaManager's isr-expiration task), and Kafka's scheduler refuses a period of 0",
+                },
+                kafka("replica.fetch.wait.max.ms", self.replica_fetch_wait_max_ms, 0, int),
+                kafka("replica.fetch.min.bytes", self.replica_fetch_min_bytes, 0, int),
+                kafka("replica.fetch.max.bytes", self.replica_fetch_max_bytes, 0, int),
+                kafka("replica.fetch.backoff.ms", self.replica_fetch_backoff_ms, 0, int),
+                interval(
+                    "replica.high.watermark.checkpoint.interval.ms",
+                    self.replica_high_watermark_checkpoint_interval_ms,
+                    long,
+                ),
+                kafka("zookeeper.session.timeout.ms", self.zookeeper_session_timeout_ms, 1, int),
+                kafka("log.segment.bytes", self.log_segment_bytes, 14, int),
+                kafka("log.roll.ms", self.log_roll_ms.unwrap_or(1), 1, long),
+                kafka("log.roll.hours", self.log_roll_hours.unwrap_or(1), 1, int),
+                kafka("log.index.size.max.bytes", self.log_index_size_max_bytes, 4, int),
+                kafka("log.index.interval.bytes", self.log_index_interval_bytes, 0, int),
+                interval(
+                    "log.retention.check.interval.ms",
+                    self.log_retention_check_interval_ms,
+                    long,
+                ),
+                kafka(
+                    "log.cleaner.delete.retention.ms",
+                    self.log_cleaner_delete_retention_ms,
+                    0,
+                    long,
+                ),
+                kafka(
+                    "log.cleaner.min.compaction.lag.ms",
+                    self.log_cleaner_min_compaction_lag_ms,
+                    0,
+                    long,
+                ),
+                interval("log.cleaner.backoff.ms", self.log_cleaner_backoff_ms, long),
+                kafka("log.segment.delete.delay.ms", self.log_segment_delete_delay_ms, 0, long),
+                kafka("offsets.topic.segment.bytes", self.offsets_topic_segment_bytes, 1, int),
+                kafka(
+                    "group.initial.rebalance.delay.ms",
+                    self.group_initial_rebalance_delay_ms,
+                    0,
+                    int,
+                ),
+                kafka("group.min.session.timeout.ms", self.group_min_session_timeout_ms, 0, int),
+                kafka("group.max.session.timeout.ms", self.group_max_session_timeout_ms, 0, int),
+                Range {
+                    key: "request.timeout.ms",
+                    value: self.request_timeout_ms,
+                    min: 1,
+                    max: int,
+                    why_min: "a request that times out the instant it is sent is retried at once, forever",
+                },
+                kafka(
+                    "leader.imbalance.check.interval.seconds",
+                    self.leader_imbalance_check_interval_seconds,
+                    1,
+                    long / 1000,
+                ),
+            ],
+        )?;
+        for (key, v) in [
+            ("log.retention.ms", self.log_retention_ms),
+            ("log.retention.minutes", self.log_retention_minutes),
+            ("log.retention.hours", self.log_retention_hours),
+        ] {
+            // Kafka: -1 (or any negative value) keeps the log forever.
+            if let Some(v) = v {
+                let max = if key == "log.retention.ms" {
+                    i64::MAX
+                } else {
+                    i32::MAX as i64
+                };
+                if v > max {
+                    return Err(ConfigError::new(
+                        format!("{at}.{key}"),
+                        format!("must be at most {max}"),
+                    ));
+                }
+            }
+        }
+        if !ibp_is_known(&self.inter_broker_protocol_version) {
+            return Err(ConfigError::new(
+                format!("{at}.inter.broker.protocol.version"),
+                format!(
+                    "`{}` is not a Kafka version (expected one such as 0.10.2, 0.11.0, 2.8 or 3.9)",
+                    self.inter_broker_protocol_version
+                ),
             ));
         }
         let lc = self.log_config(&TopicConfigOverrides::default());
@@ -775,6 +1000,14 @@ mod tests {
         assert_eq!(parse_ratio("0.000001"), Some(Ratio(1)));
         assert_eq!(parse_ratio("1.5"), None);
         assert_eq!(parse_ratio("0.1234567"), None);
+        // serde_json writes 0.000001 as 1e-6: still a valid ratio.
+        assert_eq!(serde_json::from_str::<Ratio>("0.000001").unwrap(), Ratio(1));
+        assert_eq!(serde_json::from_str::<Ratio>("1e-6").unwrap(), Ratio(1));
+        assert_eq!(
+            serde_json::from_str::<Ratio>("2.5e-1").unwrap(),
+            Ratio(250_000)
+        );
+        assert!(serde_json::from_str::<Ratio>("1e-7").is_err());
         let r: Ratio = serde_json::from_str("0.25").unwrap();
         assert_eq!(r, Ratio(250_000));
         assert_eq!(serde_json::to_string(&r).unwrap(), "0.25");

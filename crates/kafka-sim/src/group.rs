@@ -2941,6 +2941,11 @@ impl World {
 
     /// `commitSync()` / `commitAsync()` from the scenario.
     pub(crate) fn group_commit_command(&mut self, c: u32, sync: bool) -> Step {
+        if !self.is_member(c) {
+            // Not in a group (assign()): validation refuses such commits;
+            // never reach the member state it does not have.
+            return Ok(());
+        }
         let why = if sync {
             "commitSync()"
         } else {

@@ -16,6 +16,13 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT: &str = "kafka-visualiser/scenario@1";
 /// The longest a scenario may run, in simulated milliseconds (one day).
 pub const MAX_RUN_MS: u64 = 86_400_000;
+/// The latest `clock_start_ms` (9999-12-31T23:59:59.999Z): record timestamps
+/// stay far inside Java's `long`.
+pub const MAX_CLOCK_START_MS: i64 = 253_402_300_799_999;
+/// The most partitions one topic may have in a scenario (`partitions`,
+/// `num.partitions`, `offsets.topic.num.partitions`, `add_partitions`,
+/// `replica.assignment`).
+pub const MAX_PARTITIONS: i32 = 10_000;
 
 fn d_run_until() -> u64 {
     10_000
@@ -327,6 +334,8 @@ impl Scenario {
     /// through `serde_path_to_error`) and, for a syntax error, its line and
     /// column.
     pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+        // A file saved by an editor may start with a UTF-8 byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let de = &mut serde_json::Deserializer::from_str(text);
         let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -371,6 +380,12 @@ impl Scenario {
                 format!("must be between 1 and {MAX_RUN_MS} (one simulated day)"),
             ));
         }
+        if !(0..=MAX_CLOCK_START_MS).contains(&self.clock_start_ms) {
+            return Err(ConfigError::new(
+                "clock_start_ms",
+                format!("must be between 0 (1970) and {MAX_CLOCK_START_MS} (the end of year 9999)"),
+            ));
+        }
         let brokers = &self.cluster.brokers;
         if brokers.is_empty() {
             return Err(ConfigError::new(
@@ -400,6 +415,20 @@ impl Scenario {
             }
         }
         self.cluster.config.validate("cluster.config")?;
+        for (key, n) in [
+            ("num.partitions", self.cluster.config.num_partitions),
+            (
+                "offsets.topic.num.partitions",
+                self.cluster.config.offsets_topic_num_partitions,
+            ),
+        ] {
+            if n > MAX_PARTITIONS {
+                return Err(ConfigError::new(
+                    format!("cluster.config.{key}"),
+                    format!("at most {MAX_PARTITIONS} partitions per topic are simulated"),
+                ));
+            }
+        }
         self.cluster.network.validate("cluster.network")?;
         if self.cluster.os_flush_interval_ms == 0 {
             return Err(ConfigError::new(
@@ -454,6 +483,30 @@ impl Scenario {
                     format!("{at}.at_ms"),
                     format!("{} is after run_until_ms ({})", tc.at_ms, self.run_until_ms),
                 ));
+            }
+            // Durations are added to the clock: keep them in Java's long range
+            // (and a slow link's extra latency as short as a link's latency).
+            let long_ms = |v: u64, field: &str, max: u64| -> Result<(), ConfigError> {
+                if v > max {
+                    return Err(ConfigError::new(
+                        format!("{at}.{field}"),
+                        format!("must be at most {max} ms"),
+                    ));
+                }
+                Ok(())
+            };
+            match &tc.command {
+                Command::SlowLink {
+                    extra_latency_ms, ..
+                } => long_ms(*extra_latency_ms, "extra_latency_ms", 60_000)?,
+                Command::CloseProducer {
+                    timeout_ms: Some(t),
+                    ..
+                } => long_ms(*t, "timeout_ms", crate::config::JAVA_LONG_MAX)?,
+                Command::PauseConsumer { duration_ms, .. } => {
+                    long_ms(*duration_ms, "duration_ms", crate::config::JAVA_LONG_MAX)?
+                }
+                _ => {}
             }
             let broker_ok = |b: i32, field: &str| -> Result<(), ConfigError> {
                 if brokers.contains(&b) {
@@ -549,10 +602,10 @@ impl Scenario {
                             format!("no topic `{topic}`"),
                         ));
                     }
-                    if *partitions < 1 {
+                    if *partitions < 1 || *partitions > MAX_PARTITIONS {
                         return Err(ConfigError::new(
                             format!("{at}.partitions"),
-                            "must be at least 1",
+                            format!("must be between 1 and {MAX_PARTITIONS} (at most {MAX_PARTITIONS} partitions per topic are simulated)"),
                         ));
                     }
                 }
@@ -678,10 +731,10 @@ impl Scenario {
                     "Number of partitions must be larger than 0.",
                 ));
             }
-            if p > 10_000 {
+            if p > MAX_PARTITIONS {
                 return Err(ConfigError::new(
                     format!("{at}.partitions"),
-                    "at most 10000 partitions per topic are simulated",
+                    format!("at most {MAX_PARTITIONS} partitions per topic are simulated"),
                 ));
             }
         }
@@ -699,7 +752,25 @@ impl Scenario {
                 ));
             }
         }
+        if t.replication_factor.is_none() && t.replica_assignment.is_none() {
+            let rf = self.cluster.config.default_replication_factor;
+            if rf > n_brokers {
+                return Err(ConfigError::new(
+                    format!("{at}.replication.factor"),
+                    format!("Replication factor: {rf} larger than available brokers: {n_brokers} (the topic takes default.replication.factor)"),
+                ));
+            }
+        }
         if let Some(a) = &t.replica_assignment {
+            if a.len() > MAX_PARTITIONS as usize {
+                return Err(ConfigError::new(
+                    format!("{at}.replica.assignment"),
+                    format!(
+                        "lists {} partitions; at most {MAX_PARTITIONS} per topic are simulated",
+                        a.len()
+                    ),
+                ));
+            }
             let mut rf = None;
             for (k, reps) in a {
                 let p: i32 = k.parse().map_err(|_| {
@@ -799,6 +870,32 @@ impl Scenario {
                 format!("{at}.config.group.id"),
                 "subscribe() needs a group.id (use assign for a consumer without a group)",
             ));
+        }
+        if c.start_at_ms > MAX_RUN_MS {
+            return Err(ConfigError::new(
+                format!("{at}.start_at_ms"),
+                format!("must be at most {MAX_RUN_MS} (one simulated day)"),
+            ));
+        }
+        if let Some(topics) = &c.subscribe {
+            if let Some(i) = topics.iter().position(|t| t.trim().is_empty()) {
+                // KafkaConsumer.subscribe: IllegalArgumentException.
+                return Err(ConfigError::new(
+                    format!("{at}.subscribe[{i}]"),
+                    "Topic collection to subscribe to cannot contain null or empty topic",
+                ));
+            }
+        }
+        if c.assign.is_some() && !c.commit.is_auto() {
+            // Kafka: commitSync() without a group.id throws
+            // InvalidGroupIdException; with one, an assign() consumer commits
+            // as a standalone consumer, which the simulation does not model.
+            let why = if c.config.group_id.is_none() {
+                "commitSync() needs a group.id (Kafka throws InvalidGroupIdException without one)"
+            } else {
+                "commits of an assign() consumer (a standalone consumer with a group.id) are not simulated; use subscribe for a consumer group"
+            };
+            return Err(ConfigError::new(format!("{at}.commit"), why));
         }
         if let Some(p) = &c.subscribe_pattern {
             crate::regex::Regex::new(p)

@@ -39,6 +39,14 @@ pub struct Frozen;
 /// The result of a handler step: `Err(Frozen)` aborts it.
 pub type Step<T = ()> = Result<T, Frozen>;
 
+/// How many steps in a row may run at one simulated instant and record
+/// nothing before the world stops as stuck. Real work at one instant records
+/// events (a message sent, a state changed) or drains the queue; a timer
+/// that keeps setting itself for the same instant (an interval of 0) does
+/// neither, and would otherwise spin forever without a single event, so the
+/// event cap would never stop it.
+pub const MAX_QUIET_STEPS: u32 = 100_000;
+
 /// A timer a node set for itself.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Timer {
@@ -186,6 +194,11 @@ pub struct World {
     emitted: u64,
     budget: Option<u64>,
     frozen: bool,
+    /// Steps in a row at `quiet_at` that recorded nothing.
+    quiet: u32,
+    quiet_at: Millis,
+    /// Why the world stopped making progress (see [`MAX_QUIET_STEPS`]).
+    halted: Option<String>,
     out: Vec<Event>,
     pub(crate) cause: Option<EventId>,
     /// Each broker behind an `Arc`, so a clone of the world (a checkpoint,
@@ -214,6 +227,9 @@ impl World {
             emitted: 0,
             budget: None,
             frozen: false,
+            quiet: 0,
+            quiet_at: 0,
+            halted: None,
             out: Vec::new(),
             cause: None,
             brokers: SortedMap::new(),
@@ -309,6 +325,13 @@ impl World {
 
     pub fn is_frozen(&self) -> bool {
         self.frozen
+    }
+
+    /// Why the world stopped short of `run_until_ms`, if it did: a timer
+    /// that spins at one instant without recording anything (see
+    /// [`MAX_QUIET_STEPS`]). A stopped world steps no further.
+    pub fn halted(&self) -> Option<&str> {
+        self.halted.as_deref()
     }
 
     pub(crate) fn schedule(&mut self, at: Millis, work: Work) {
@@ -497,13 +520,54 @@ impl World {
         if t > self.sc.run_until_ms {
             return false;
         }
+        if self.halted.is_some() {
+            return false;
+        }
         let work = self.queue.remove(&(t, seq)).expect("just seen");
         self.now = t;
+        let before = self.emitted;
         if self.dispatch(work).is_err() {
             self.frozen = true;
         }
         self.cause = None;
+        if self.emitted != before {
+            self.quiet = 0;
+        } else if self.quiet > 0 && self.quiet_at == t {
+            self.quiet += 1;
+            if self.quiet > MAX_QUIET_STEPS {
+                self.halted = Some(self.stuck_reason());
+            }
+        } else {
+            self.quiet = 1;
+            self.quiet_at = t;
+        }
         true
+    }
+
+    /// What a stuck world says: the instant, and the work that keeps coming
+    /// back there (the next pending item, at that same instant).
+    fn stuck_reason(&self) -> String {
+        let what = match self.queue.iter().next() {
+            Some((_, Work::Timer { node, timer, .. })) => {
+                format!(
+                    "the {} timer of {node} keeps firing at that instant",
+                    timer_name(timer)
+                )
+            }
+            Some((_, Work::Deliver { msg, to, .. })) => {
+                format!(
+                    "{} requests to {to} keep arriving at that instant",
+                    msg.api()
+                )
+            }
+            Some((_, Work::Command { index })) => format!("commands[{index}] is next"),
+            Some((_, Work::InitialTopic { index })) => format!("topics[{index}] is next"),
+            None => "nothing is left to run".to_string(),
+        };
+        format!(
+            "the simulation stopped at {} ms: {} steps in a row at that instant recorded nothing ({what}); a setting of 0 for an interval is the usual cause",
+            self.now, self.quiet
+        )
     }
 
     fn dispatch(&mut self, work: Work) -> Step {
@@ -676,4 +740,14 @@ impl World {
     pub fn controller_id(&self) -> Option<BrokerId> {
         self.zk.controller_id()
     }
+}
+
+/// A timer's name as written in messages (`ConsumerHeartbeat`).
+fn timer_name(t: &Timer) -> String {
+    let debug = format!("{t:?}");
+    debug
+        .split([' ', '{', '('])
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }

@@ -33,6 +33,8 @@ pub struct Timeline {
     finished: bool,
     /// False for a headless run that never seeks (the CLI).
     keep_checkpoints: bool,
+    /// The most events this timeline records (see [`Timeline::set_max_events`]).
+    max_events: u64,
     /// Bit `i` set: event `i` is the last of its step, so the world after
     /// `i + 1` events is at a step boundary and can run on.
     step_ends: Vec<u64>,
@@ -43,7 +45,10 @@ impl Timeline {
     pub fn new(scenario: Scenario) -> Result<Timeline, ConfigError> {
         scenario.validate()?;
         let sc = Arc::new(scenario);
-        let head = World::new(sc.clone());
+        let mut head = World::new(sc.clone());
+        // The cap holds inside a step too: a command that sends 100,000
+        // records stops at the cap, not after it.
+        head.set_budget(Some(MAX_EVENTS));
         Ok(Timeline {
             scenario: sc,
             checkpoints: vec![(0, head.clone())],
@@ -52,6 +57,7 @@ impl Timeline {
             interval: CHECKPOINT_INTERVAL,
             finished: false,
             keep_checkpoints: true,
+            max_events: MAX_EVENTS,
             step_ends: Vec::new(),
         })
     }
@@ -61,6 +67,19 @@ impl Timeline {
         let mut t = Timeline::new(scenario)?;
         t.keep_checkpoints = false;
         Ok(t)
+    }
+
+    /// Lowers the most events this timeline records (at most [`MAX_EVENTS`]):
+    /// the page keeps its whole trace in memory and uses a smaller cap. The
+    /// cap holds inside a step too.
+    pub fn set_max_events(&mut self, n: u64) {
+        self.max_events = n.min(MAX_EVENTS);
+        self.head.set_budget(Some(self.max_events));
+    }
+
+    /// The most events this timeline records.
+    pub fn max_events(&self) -> u64 {
+        self.max_events
     }
 
     /// How many checkpoints fit the memory budget for a world of this size.
@@ -82,9 +101,26 @@ impl Timeline {
         self.trace.is_empty()
     }
 
-    /// True once the scenario ran to `run_until_ms` (or `MAX_EVENTS`).
+    /// True once the scenario ran to `run_until_ms` (or `MAX_EVENTS`, or
+    /// stopped: see [`Timeline::stopped_early`]).
     pub fn is_finished(&self) -> bool {
         self.finished
+    }
+
+    /// Why the run ended before `run_until_ms`, in a sentence: it reached
+    /// [`MAX_EVENTS`], or a timer spun at one instant without recording
+    /// anything ([`World::halted`]). `None` while running or after a full run.
+    pub fn stopped_early(&self) -> Option<String> {
+        if let Some(why) = self.head.halted() {
+            return Some(why.to_string());
+        }
+        (self.finished && self.trace.len() as u64 >= self.max_events).then(|| {
+            format!(
+                "the simulation stopped at {} ms after {} events, the most one run may record here",
+                self.head.now(),
+                self.max_events
+            )
+        })
     }
 
     pub fn events(&self) -> &[Event] {
@@ -103,10 +139,13 @@ impl Timeline {
     /// Returns the number of events.
     pub fn extend_to(&mut self, target: u64) -> u64 {
         while !self.finished && (self.trace.len() as u64) < target {
-            if !self.head.step() || self.trace.len() as u64 >= MAX_EVENTS {
+            if !self.head.step() || self.head.is_frozen() {
                 self.finished = true;
             }
             self.trace.extend(self.head.drain_events());
+            if self.trace.len() as u64 >= self.max_events {
+                self.finished = true;
+            }
             let n = self.trace.len() as u64;
             if n > 0 {
                 let i = (n - 1) as usize;
@@ -116,7 +155,7 @@ impl Timeline {
                 self.step_ends[i / 64] |= 1 << (i % 64);
             }
             let last = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
-            if self.keep_checkpoints && n >= last + self.interval {
+            if self.keep_checkpoints && !self.head.is_frozen() && n >= last + self.interval {
                 self.checkpoints.push((n, self.head.clone()));
                 if self.checkpoints.len() > self.max_checkpoints() {
                     let mut keep = Vec::with_capacity(self.checkpoints.len() / 2 + 1);
@@ -234,13 +273,68 @@ impl Timeline {
 
 /// FNV-1a 64 over the events' JSON lines: the same on every platform.
 pub fn digest(events: &[Event]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for e in events {
+    let mut d = Digest::new();
+    events.iter().for_each(|e| d.add(e));
+    d.value()
+}
+
+/// [`digest`] one event at a time, for a run that keeps no trace.
+#[derive(Clone, Copy, Debug)]
+pub struct Digest(u64);
+
+impl Default for Digest {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Digest {
+    pub fn new() -> Digest {
+        Digest(0xcbf2_9ce4_8422_2325)
+    }
+
+    pub fn add(&mut self, e: &Event) {
         let line = serde_json::to_string(e).expect("events serialise");
         for b in line.bytes().chain(std::iter::once(b'\n')) {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
-    h
+
+    pub fn value(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Runs `scenario` to its end without keeping its trace (memory stays that
+/// of one world, whatever the run's length): each event goes to `each` as it
+/// is recorded, and `each` may stop the run by returning false. Ends with
+/// why the run stopped short of `run_until_ms`, if it did, as
+/// [`Timeline::stopped_early`] says it.
+pub fn stream(
+    scenario: Scenario,
+    mut each: impl FnMut(&Event) -> bool,
+) -> Result<Option<String>, ConfigError> {
+    scenario.validate()?;
+    let mut w = World::new(Arc::new(scenario));
+    w.set_budget(Some(MAX_EVENTS));
+    while w.step() {
+        for e in w.drain_events() {
+            if !each(&e) {
+                return Ok(None);
+            }
+        }
+        if w.is_frozen() {
+            return Ok(Some(format!(
+                "the simulation stopped at {} ms after {MAX_EVENTS} events, the most one run may record",
+                w.now()
+            )));
+        }
+    }
+    for e in w.drain_events() {
+        if !each(&e) {
+            return Ok(None);
+        }
+    }
+    Ok(w.halted().map(str::to_string))
 }
