@@ -1532,6 +1532,9 @@ pub fn App(props: &AppProps) -> Html {
             if let Some(n) = &state.notice {
                 <p class="notice" role="status" id="notice">{ n.clone() }</p>
             }
+            if let Some(why) = player.at_end().then(|| player.stopped_early()).flatten() {
+                <p class="notice" role="status" id="stopped-early">{ t(lang, "stopped_early") }{ why }</p>
+            }
             if state.help {
                 <div class="help" role="dialog" aria-modal="true" aria-label={t(lang, "shortcuts")} id="help">
                     <h2>{ t(lang, "shortcuts") }</h2>

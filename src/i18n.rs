@@ -147,6 +147,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("state", "state", "状态"),
     ("step", "Step", "下一步"),
     ("stop", "close()", "close()"),
+    ("stopped_early", "The simulation stopped here, before the scenario's end: ", "模拟在场景结束之前于此停止："),
     (
         "subtitle",
         "Apache Kafka 3.9 (ZooKeeper controller), simulated in your browser, one event at a time",

@@ -21,5 +21,71 @@ pub mod view_model;
 
 /// Mounts the app on the page's body.
 pub fn start() {
+    std::panic::set_hook(Box::new(|info| show_internal_error(&panic_text(info))));
     yew::Renderer::<app::App>::with_props(app::AppProps { scenario: None }).render();
+}
+
+/// What a panic says, in one line: its message and where.
+pub fn panic_text(info: &std::panic::PanicHookInfo<'_>) -> String {
+    let what = info
+        .payload()
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| info.payload().downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown".into());
+    match info.location() {
+        Some(l) => format!("{what} ({}:{})", l.file(), l.line()),
+        None => what,
+    }
+}
+
+/// A bug must not leave a dead tab: the panic hook puts a named error over
+/// the page, in both languages, with a link that reopens the same address
+/// (the scenario, step and view are in it; answers and progress are already
+/// in localStorage). Plain DOM and text only: the app itself is gone.
+pub fn show_internal_error(what: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(body) = doc.body() else {
+        return;
+    };
+    let Ok(panel) = doc.create_element("div") else {
+        return;
+    };
+    panel.set_id("internal-error");
+    let _ = panel.set_attribute("role", "alertdialog");
+    let _ = panel.set_attribute("aria-live", "assertive");
+    let add = |tag: &str, text: &str| {
+        if let Ok(e) = doc.create_element(tag) {
+            e.set_text_content(Some(text));
+            let _ = panel.append_child(&e);
+        }
+    };
+    add(
+        "h2",
+        "Kafka Visualiser hit an internal error · Kafka 可视化遇到内部错误",
+    );
+    add("p", &format!("Error · 错误: {what}"));
+    add(
+        "p",
+        "Your answers and progress are saved in this browser. Reopen the page to go on from the same scenario, step and view. · 你的答案和进度已保存在此浏览器中。重新打开页面即可从同一场景、步骤和视图继续。",
+    );
+    if let (Ok(a), Some(loc)) = (
+        doc.create_element("a"),
+        web_sys::window().map(|w| w.location()),
+    ) {
+        // A new query makes it a page load (a link to the same address with
+        // only a fragment would not reload).
+        let href = format!(
+            "{}?reopen={}{}",
+            loc.pathname().unwrap_or_default(),
+            js_sys::Date::now() as u64,
+            loc.hash().unwrap_or_default()
+        );
+        let _ = a.set_attribute("href", &href);
+        a.set_text_content(Some("Reopen the page · 重新打开页面"));
+        let _ = panel.append_child(&a);
+    }
+    let _ = body.append_child(&panel);
 }

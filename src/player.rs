@@ -30,9 +30,15 @@ pub struct Player {
     source: String,
 }
 
+/// The most events the page records for one scenario. The page keeps the
+/// whole trace in memory (measured natively: about 0.6 KB an event with its
+/// checkpoints), so a scenario that would run longer stops here and says so.
+pub const PAGE_MAX_EVENTS: u64 = 1_000_000;
+
 impl Player {
     pub fn new(scenario: Scenario) -> Result<Player, ConfigError> {
         let mut timeline = Timeline::new(scenario)?;
+        timeline.set_max_events(PAGE_MAX_EVENTS);
         timeline.extend_to(LOOKAHEAD);
         let world = timeline.state_at(0);
         Ok(Player {
@@ -71,6 +77,13 @@ impl Player {
     /// True when the whole scenario has been computed.
     pub fn length_final(&self) -> bool {
         self.timeline.is_finished()
+    }
+
+    /// Why the scenario stopped before its `run_until_ms`, once the player
+    /// has reached that point: [`PAGE_MAX_EVENTS`], or a timer that spun at
+    /// one instant (see `Timeline::stopped_early`).
+    pub fn stopped_early(&self) -> Option<String> {
+        self.timeline.stopped_early()
     }
 
     pub fn at_end(&self) -> bool {

@@ -2,7 +2,10 @@
 // It keeps copies of the page's own files (same origin only, GET only) and
 // never talks to another host. Network first, so a new build shows at once
 // when online; the cached copy when not.
-const CACHE = 'kafka-visualiser-v3';
+// Named after the build by scripts/post_build.py (a digest of index.html):
+// each deploy installs a new worker, and `activate` below deletes the
+// previous build's cache. Unbuilt, it keeps this name.
+const CACHE = 'kafka-visualiser-dev';
 // The Examples menu's scenarios read from scenarios/ (the page's EXAMPLES;
 // a test checks the two lists agree). The first is built into the page.
 const EXAMPLES = ['hw-truncation.json', 'kip101-divergence.json', 'kip101-epochs.json', 'group-rebalance.json'];

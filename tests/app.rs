@@ -1421,3 +1421,27 @@ async fn force_closing_a_producer_from_the_toolbar_aborts_what_is_unanswered_at_
     let class = q(&root, "#producer-0").get_attribute("class").unwrap();
     assert!(class.contains("dead"), "{class}");
 }
+
+/// A bug ends in a named error over the page, not a dead tab (issue 18,
+/// item 16): the panic hook's panel, its text only as text, and a link that
+/// reopens the same address.
+#[wasm_bindgen_test]
+async fn an_internal_error_is_shown_by_name_with_a_way_back() {
+    kafka_visualiser::show_internal_error("boom <b>not bold</b> at src/x.rs:1");
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let panel = doc
+        .get_element_by_id("internal-error")
+        .expect("the panel is shown");
+    assert_eq!(panel.get_attribute("role").as_deref(), Some("alertdialog"));
+    let text = panel.text_content().unwrap();
+    assert!(text.contains("boom <b>not bold</b>"), "{text}");
+    assert!(text.contains("内部错误"), "{text}");
+    assert!(
+        panel.query_selector("b").unwrap().is_none(),
+        "user text rendered as HTML"
+    );
+    let link = panel.query_selector("a").unwrap().expect("a reopen link");
+    let href = link.get_attribute("href").unwrap();
+    assert!(href.contains("?reopen="), "{href}");
+    panel.remove();
+}

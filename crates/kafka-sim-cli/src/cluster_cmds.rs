@@ -31,10 +31,45 @@ fn minus_one() -> i32 {
     -1
 }
 
+/// The most brokers and partitions the calculators take (as a scenario:
+/// `cluster.brokers` and `MAX_PARTITIONS`), and the most members and
+/// partitions an assignment request may list.
+const MAX_BROKERS: usize = 1000;
+const MAX_MEMBERS: usize = 10_000;
+
+fn check_place_size(req: &PlaceRequest) -> Res {
+    use kafka_sim::scenario::MAX_PARTITIONS;
+    if req.brokers.len() > MAX_BROKERS {
+        return Err(format!(
+            "bad request: brokers: at most {MAX_BROKERS} brokers"
+        ));
+    }
+    if req.num_partitions > MAX_PARTITIONS {
+        return Err(format!(
+            "bad request: num_partitions: at most {MAX_PARTITIONS} partitions"
+        ));
+    }
+    if req.start_partition_id > 0
+        && req
+            .start_partition_id
+            .checked_add(req.num_partitions.max(0))
+            .is_none()
+    {
+        return Err(format!(
+            "bad request: start_partition_id: {} + {} partitions is past the largest partition id ({})",
+            req.start_partition_id,
+            req.num_partitions,
+            i32::MAX
+        ));
+    }
+    Ok(())
+}
+
 pub fn place(a: &mut Args<'_>) -> Res {
     let json = a.flag("--json");
-    a.no_more_flags()?;
+    a.nothing_else()?;
     let req: PlaceRequest = parse_request(&read_stdin()?)?;
+    check_place_size(&req)?;
     let mut seen = SortedSet::new();
     for b in &req.brokers {
         if !seen.insert(b) {
@@ -90,10 +125,37 @@ pub fn place(a: &mut Args<'_>) -> Res {
     Ok(())
 }
 
+/// `kafka-sim elect`'s request: [`ElectionInput`]'s fields, and no others.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ElectionRequest {
+    algorithm: ElectionAlgorithm,
+    assignment: Vec<BrokerId>,
+    isr: Vec<BrokerId>,
+    live: Vec<BrokerId>,
+    #[serde(default)]
+    unclean_leader_election_enable: bool,
+    #[serde(default)]
+    shutting_down: Vec<BrokerId>,
+}
+
 pub fn elect(a: &mut Args<'_>) -> Res {
     let json = a.flag("--json");
-    a.no_more_flags()?;
-    let req: ElectionInput = parse_request(&read_stdin()?)?;
+    a.nothing_else()?;
+    let req: ElectionRequest = parse_request(&read_stdin()?)?;
+    if req.assignment.len() > MAX_BROKERS {
+        return Err(format!(
+            "bad request: assignment: at most {MAX_BROKERS} replicas"
+        ));
+    }
+    let req = ElectionInput {
+        algorithm: req.algorithm,
+        assignment: req.assignment,
+        isr: req.isr,
+        live: req.live,
+        unclean_leader_election_enable: req.unclean_leader_election_enable,
+        shutting_down: req.shutting_down,
+    };
     let out = run_election(&req);
     if json {
         println!(
@@ -183,7 +245,7 @@ pub fn coordinator(a: &mut Args<'_>) -> Res {
     let json = a.flag("--json");
     let group = a.value("--group")?.ok_or("missing --group G")?.to_string();
     let n: i32 = a.number("--offsets-partitions")?.unwrap_or(50);
-    a.no_more_flags()?;
+    a.nothing_else()?;
     if n < 1 {
         return Err(format!("--offsets-partitions must be at least 1, got {n}"));
     }
@@ -218,10 +280,26 @@ pub fn assign(a: &mut Args<'_>) -> Res {
     let strategy = AssignorName::parse(strategy).ok_or_else(|| {
         format!("--strategy: `{strategy}` is not an assignor (range, roundrobin, sticky, cooperative-sticky)")
     })?;
-    a.no_more_flags()?;
+    a.nothing_else()?;
     let req: AssignRequest = parse_request(&read_stdin()?)?;
     if req.members.is_empty() {
         return Err("bad request: members: a group needs at least one member".into());
+    }
+    if req.members.len() > MAX_MEMBERS {
+        return Err(format!(
+            "bad request: members: at most {MAX_MEMBERS} members"
+        ));
+    }
+    let total: i64 = req
+        .partitions_per_topic
+        .values()
+        .map(|n| i64::from(*n).max(0))
+        .sum();
+    if total > i64::from(kafka_sim::scenario::MAX_PARTITIONS) * 10 {
+        return Err(format!(
+            "bad request: partitions_per_topic: {total} partitions in all; at most {} are assigned at once",
+            kafka_sim::scenario::MAX_PARTITIONS * 10
+        ));
     }
     let r = kafka_sim::assignor::assign(strategy, &req.partitions_per_topic, &req.members)
         .map_err(|e| format!("bad request: {e}"))?;
@@ -284,11 +362,17 @@ pub fn exercise(a: &mut Args<'_>) -> Res {
         .ok_or_else(|| format!("--level: `{level}` is not easy, medium or hard"))?;
     let seed: u64 = a.number("--seed")?.unwrap_or(0);
     let count: u64 = a.number("--count")?.unwrap_or(1);
-    a.no_more_flags()?;
+    a.nothing_else()?;
     if !(1..=1000).contains(&count) {
         return Err(format!("--count must be between 1 and 1000, got {count}"));
     }
-    for s in seed..seed + count {
+    let end = seed.checked_add(count).ok_or_else(|| {
+        format!(
+            "--seed {seed} with --count {count} runs past the largest seed ({})",
+            u64::MAX
+        )
+    })?;
+    for s in seed..end {
         let e = generate(kind, level, s);
         if json {
             println!("{}", serde_json::to_string(&e).map_err(|e| e.to_string())?);

@@ -6,14 +6,18 @@ use std::io::{Read, Write};
 /// Parses a JSON request, naming the field at fault.
 pub fn parse_request<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let v = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
         if path == "." {
             format!("bad request: {}", e.into_inner())
         } else {
             format!("bad request: {path}: {}", e.into_inner())
         }
-    })
+    })?;
+    // Nothing but white space may follow the request.
+    de.end()
+        .map_err(|e| format!("bad request: something follows the JSON request: {e}"))?;
+    Ok(v)
 }
 
 pub type Res = Result<(), String>;
@@ -58,6 +62,15 @@ impl<'a> Args<'a> {
                 .parse()
                 .map(Some)
                 .map_err(|_| format!("{name}: `{v}` is not a valid number")),
+        }
+    }
+
+    /// For a command that takes no other arguments: refuses any left over.
+    pub fn nothing_else(&self) -> Res {
+        self.no_more_flags()?;
+        match self.rest.first() {
+            Some(x) => Err(format!("unexpected argument `{x}` (see kafka-sim --help)")),
+            None => Ok(()),
         }
     }
 

@@ -433,6 +433,56 @@ fn segments_dump_log_and_lookup_round_trip() {
         &kafka_sim(&["lookup", part.to_str().unwrap()], None),
         "exactly one of --offset",
     );
+    // A corrupt index is named, not trusted (issue 18, item 15): a
+    // negative position, then offsets out of order.
+    let out2 = dir.join("indexed");
+    let o = kafka_sim(
+        &[
+            "segments",
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            out2.to_str().unwrap(),
+            "--index-interval-bytes",
+            "100",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let indexed = out2.join("first-0");
+    let index = indexed.join("00000000000000000000.index");
+    let good = std::fs::read(&index).unwrap();
+    assert!(
+        good.len() >= 16,
+        "two index entries at least: {}",
+        good.len()
+    );
+    let part = &indexed;
+    let mut bad_pos = good.clone();
+    bad_pos[4..8].copy_from_slice(&(-16_777_216i32).to_be_bytes());
+    std::fs::write(&index, &bad_pos).unwrap();
+    assert_clean_error(
+        &kafka_sim(&["lookup", part.to_str().unwrap(), "--offset", "2"], None),
+        "corrupt index (entry 0 points at position -16777216",
+    );
+    let mut twice = good.clone();
+    twice.extend_from_slice(&good[..8]);
+    std::fs::write(&index, &twice).unwrap();
+    assert_clean_error(
+        &kafka_sim(&["lookup", part.to_str().unwrap(), "--offset", "2"], None),
+        "does not follow entry",
+    );
+    std::fs::write(&index, &good).unwrap();
+    let o = kafka_sim(
+        &["lookup", part.to_str().unwrap(), "--offset", "4", "--json"],
+        None,
+    );
+    assert!(
+        o.status.success(),
+        "the intact index is trusted: {}",
+        stderr(&o)
+    );
+    let part = out.join("first-0");
     // A corrupted byte shows up as an invalid batch, not a crash.
     let log = part.join("00000000000000000000.log");
     let mut bytes = std::fs::read(&log).unwrap();
@@ -517,4 +567,91 @@ fn exercise_prints_questions_with_the_engines_answer() {
     assert_clean_error(&o, "`quiz` is not one of");
     let o = kafka_sim(&["exercise", "--kind", "partition", "--count", "0"], None);
     assert_clean_error(&o, "--count");
+}
+
+/// Calculator input at the edges (issue 18, items 9 and 14): sizes are
+/// bounded, trailing garbage and stray arguments are refused, and seeds do
+/// not overflow.
+#[test]
+fn calculators_refuse_oversized_and_trailing_input() {
+    assert_clean_error(
+        &kafka_sim(
+            &["place", "--json"],
+            Some(r#"{"brokers":[0,1,2],"num_partitions":2147483647,"replication_factor":1}"#),
+        ),
+        "num_partitions: at most 10000",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["place", "--json"],
+            Some(
+                r#"{"brokers":[0,1,2],"num_partitions":2,"replication_factor":1,"start_partition_id":2147483647}"#,
+            ),
+        ),
+        "start_partition_id",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["place", "--json"],
+            Some(r#"{"brokers":[0,1,2],"num_partitions":2,"replication_factor":1} trailing"#),
+        ),
+        "something follows the JSON request",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["elect", "--json"],
+            Some(r#"{"algorithm":"offline","assignment":[0],"isr":[0],"live":[0],"extra":1}"#),
+        ),
+        "unknown field `extra`",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["assign", "--strategy", "range", "--json"],
+            Some(
+                r#"{"partitions_per_topic":{"t":2147483647},"members":[{"member_id":"c1","topics":["t"]}]}"#,
+            ),
+        ),
+        "partitions_per_topic",
+    );
+    assert_clean_error(
+        &kafka_sim(&["coordinator", "--group", "g", "stray"], None),
+        "unexpected argument `stray`",
+    );
+    assert_clean_error(
+        &kafka_sim(&["exercise", "--kind", "partition", "stray"], None),
+        "unexpected argument `stray`",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &[
+                "exercise",
+                "--kind",
+                "partition",
+                "--seed",
+                "18446744073709551615",
+                "--count",
+                "1",
+            ],
+            None,
+        ),
+        "past the largest seed",
+    );
+}
+
+/// `run` streams: a scenario stopped by the kernel (or the event cap) ends
+/// with one line saying why and exit 2, after the trace it did record.
+#[test]
+fn run_reports_an_assign_consumer_commit_in_one_line() {
+    let dir = std::env::temp_dir().join(format!("kafka-sim-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("assign-commit.json");
+    std::fs::write(
+        &f,
+        r#"{"seed":1,"cluster":{"brokers":[0]},"topics":[{"name":"t","partitions":1}],"producers":[{"name":"p"}],"consumers":[{"name":"c","assign":["t-0"],"commit":"sync_before_processing","config":{"auto.offset.reset":"earliest"}}],"commands":[{"at_ms":100,"type":"produce","producer":"p","topic":"t","value":"v"}]}"#,
+    )
+    .unwrap();
+    assert_clean_error(
+        &kafka_sim(&["run", f.to_str().unwrap()], None),
+        "consumers[0].commit: commitSync() needs a group.id",
+    );
 }

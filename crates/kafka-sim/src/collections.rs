@@ -1,14 +1,25 @@
 //! Ordered maps and sets kept as sorted vectors.
 //!
 //! The engine keeps its state ordered so that every run walks it in the same
-//! order (deterministic traces). `std`'s `BTreeMap` does that, but each key and
-//! value type gets its own copy of the whole B-tree (search, insert with node
-//! splits, remove with rebalancing, iterators, clone, drop): in the page's
-//! wasm that came to about 300 KB of code before optimisation. The engine's
-//! maps are small (brokers, partitions, members, at most a few thousand
-//! entries), so a sorted `Vec` with a binary search does the same job with a
-//! fraction of the code. Iteration order, `insert`'s and `collect`'s "a later
-//! value wins", and the JSON written are those of `BTreeMap` / `BTreeSet`.
+//! order (deterministic traces). `std`'s `BTreeMap` / `BTreeSet` would do
+//! that too; these sorted vectors are kept because they are faster here,
+//! measured with the same code on both (a type alias swapped in, traces
+//! identical), `cargo bench -p kafka-sim`, this 2-core machine:
+//!
+//! | benchmark | sorted vectors | `BTreeMap`/`BTreeSet` |
+//! | --- | --- | --- |
+//! | simulate 100k events | 422 ms | 547 ms |
+//! | seek to a random step of 100k | 1.19 ms | 1.66 ms |
+//! | step back from step 99,999 | 2.11 ms | 2.62 ms |
+//! | 100 brokers, 3,000 partitions, 30,000 records (267k events) | 0.995 s | 1.166 s |
+//!
+//! The engine's maps are small to medium (brokers, partitions, members) and
+//! mostly filled in key order, and a checkpoint clones the whole world: a
+//! vector's lookups, appends and clones beat a tree's node allocations.
+//! Iteration order, `insert`'s and `collect`'s "a later value wins", and the
+//! JSON written are those of `BTreeMap` / `BTreeSet`, so swapping back is a
+//! type alias (re-measure at larger scales: inserting into the middle of a
+//! vector is O(n)).
 //!
 //! The simulation's event queue, which is popped from the front all the time,
 //! stays a `std` `BTreeMap`.

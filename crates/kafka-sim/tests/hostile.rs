@@ -6,7 +6,8 @@
 //!
 //! `HOSTILE_CASES` sets how many generated scenarios run (default 300 in the
 //! test command; `HOSTILE_CASES=20000 cargo test --release -p kafka-sim
-//! --test hostile` for a long run).
+//! --test hostile -- --nocapture` for a long run, which prints how many ran
+//! and how many were refused); `HOSTILE_SHOW=1` prints each refusal.
 
 use kafka_sim::scenario::{Scenario, MAX_PARTITIONS};
 use kafka_sim::sim::World;
@@ -274,7 +275,8 @@ fn the_event_cap_holds_inside_a_step() {
     })
     .unwrap();
     assert_eq!(stopped, None);
-    assert!(MAX_EVENTS >= 1_000_000);
+    // The CLI's cap is the engine's: a run of the documented day stops there.
+    assert_eq!(MAX_EVENTS, 5_000_000);
 }
 
 /// Items 11 to 13: errors name the field; valid values Kafka accepts are
@@ -342,13 +344,14 @@ fn errors_name_the_field_and_kafkas_values_are_accepted() {
 
 /// A generated scenario over the full range of every setting and command.
 fn scenario_text() -> impl Strategy<Value = String> {
+    // Mostly values a scenario could hold, often the extremes of each range.
     let num = prop_oneof![
-        Just(0u64),
-        Just(1u64),
-        0u64..100_000,
-        Just(i32::MAX as u64),
-        Just(i64::MAX as u64),
-        Just(u64::MAX)
+        12 => 1u64..100_000,
+        1 => Just(0u64),
+        1 => Just(1u64),
+        1 => Just(i32::MAX as u64),
+        1 => Just(i64::MAX as u64),
+        1 => Just(u64::MAX)
     ];
     let broker_keys = prop::sample::select(vec![
         "replica.lag.time.max.ms",
@@ -395,7 +398,7 @@ fn scenario_text() -> impl Strategy<Value = String> {
         "processing_ms",
     ]);
     let setting = |keys: BoxedStrategy<&'static str>| {
-        prop::collection::vec((keys, num.clone()), 0..4).prop_map(|kv| {
+        prop::collection::vec((keys, num.clone()), 0..3).prop_map(|kv| {
             kv.into_iter()
                 .map(|(k, v)| format!(r#", "{k}": {v}"#))
                 .collect::<String>()
@@ -412,21 +415,21 @@ fn scenario_text() -> impl Strategy<Value = String> {
         r#""assign": ["t-0", "t-1"]"#,
     ]);
     let command = prop_oneof![
-        (0u64..3000, 1u64..200_000).prop_map(|(at, n)| format!(
+        (0u64..3000, prop_oneof![8 => 1u64..2000, 1 => 1u64..200_000]).prop_map(|(at, n)| format!(
             r#"{{"at_ms": {at}, "type": "produce", "producer": "p", "topic": "t", "value": "v", "count": {n}}}"#
         )),
-        (0u64..3000, 0i32..4).prop_map(|(at, b)| format!(r#"{{"at_ms": {at}, "type": "kill_broker", "broker": {b}}}"#)),
-        (0u64..3000, 0i32..4).prop_map(|(at, b)| format!(r#"{{"at_ms": {at}, "type": "restart_broker", "broker": {b}}}"#)),
-        (0u64..3000, 0i32..4).prop_map(|(at, b)| format!(r#"{{"at_ms": {at}, "type": "shutdown_broker", "broker": {b}}}"#)),
+        (0u64..3000, 0i32..3).prop_map(|(at, b)| format!(r#"{{"at_ms": {at}, "type": "kill_broker", "broker": {b}}}"#)),
+        (0u64..3000, 0i32..3).prop_map(|(at, b)| format!(r#"{{"at_ms": {at}, "type": "restart_broker", "broker": {b}}}"#)),
+        (0u64..3000, 0i32..3).prop_map(|(at, b)| format!(r#"{{"at_ms": {at}, "type": "shutdown_broker", "broker": {b}}}"#)),
         (0u64..3000, num.clone()).prop_map(|(at, ms)| format!(
-            r#"{{"at_ms": {at}, "type": "slow_link", "a": {{"broker": 0}}, "b": {{"broker": 1}}, "extra_latency_ms": {ms}}}"#
+            r#"{{"at_ms": {at}, "type": "slow_link", "a": "broker-0", "b": "broker-1", "extra_latency_ms": {ms}}}"#
         )),
         (0u64..3000, num.clone()).prop_map(|(at, ms)| format!(
             r#"{{"at_ms": {at}, "type": "pause_consumer", "consumer": "c", "duration_ms": {ms}}}"#
         )),
         (0u64..3000).prop_map(|at| format!(r#"{{"at_ms": {at}, "type": "commit_sync", "consumer": "c"}}"#)),
         (0u64..3000).prop_map(|at| format!(r#"{{"at_ms": {at}, "type": "crash_consumer", "consumer": "c"}}"#)),
-        (0u64..3000, prop_oneof![Just(0i64), 1i64..20, Just(i32::MAX as i64)]).prop_map(|(at, n)| format!(
+        (0u64..3000, prop_oneof![1 => Just(0i64), 8 => 3i64..20, 1 => Just(i32::MAX as i64)]).prop_map(|(at, n)| format!(
             r#"{{"at_ms": {at}, "type": "add_partitions", "topic": "t", "partitions": {n}}}"#
         )),
         (0u64..3000, num.clone()).prop_map(|(at, t)| format!(
@@ -441,9 +444,12 @@ fn scenario_text() -> impl Strategy<Value = String> {
         membership,
         prop::collection::vec(command, 0..5),
         any::<u64>(),
-        prop_oneof![Just(1u64), 1u64..5000, Just(86_400_000u64)],
+        prop_oneof![8 => Just(3000u64), 1 => Just(86_400_000u64)],
     )
         .prop_map(|(b, p, c, commit, membership, cmds, seed, until)| {
+            // An assign() consumer that commits is refused (its own test
+            // above): here it keeps to auto, so the run goes on.
+            let commit = if membership.starts_with(r#""assign""#) { "auto" } else { commit };
             let cmds: String = cmds.iter().map(|c| format!(", {c}")).collect();
             format!(
                 r#"{{"seed": {seed}, "run_until_ms": {until},
@@ -478,6 +484,9 @@ fn generated_scenarios_over_every_range_never_panic_or_spin() {
             match Scenario::from_json(&text) {
                 Err(e) => {
                     prop_assert!(!e.message.is_empty());
+                    if std::env::var_os("HOSTILE_SHOW").is_some() {
+                        eprintln!("refused: {e}");
+                    }
                     refused_n.set(refused_n.get() + 1);
                 }
                 Ok(sc) => {
@@ -503,5 +512,7 @@ fn generated_scenarios_over_every_range_never_panic_or_spin() {
         "hostile: {cases} generated scenarios in {:.1} s: {ran} ran ({stopped} stopped early), {refused_n} refused by name",
         started.elapsed().as_secs_f64()
     );
-    assert!(ran > 0 && refused_n > 0, "both outcomes are exercised");
+    // Both outcomes are exercised, and most scenarios run.
+    assert!(refused_n > 0, "nothing was refused");
+    assert!(ran * 4 >= cases, "only {ran} of {cases} ran");
 }

@@ -1617,6 +1617,7 @@ impl Log {
                 pos += h.size_in_bytes();
             }
             seg.size = pos;
+            sanity_check_indexes(store, dir, &seg)?;
             let ilen = store.len(&index_file(dir, base)).unwrap_or(0);
             seg.index_entries = ilen / index::OFFSET_INDEX_ENTRY_SIZE;
             if seg.index_entries > 0 {
@@ -1684,6 +1685,91 @@ impl Log {
         }
         Ok(out)
     }
+}
+
+/// Kafka's index sanity checks (`OffsetIndex.sanityCheck`,
+/// `TimeIndex.sanityCheck`, and the entry order `AbstractIndex` relies on),
+/// run when a log is recovered from files: a file whose length is not a whole
+/// number of entries, an offset index whose offsets do not increase or whose
+/// positions go backwards or past the end of the `.log`, or a time index
+/// whose timestamps go backwards or whose offsets fall outside the segment,
+/// is corrupt. Kafka then deletes the index and rebuilds it from the log;
+/// here the message names the file and the entry, and the lookup stops
+/// instead of trusting it.
+fn sanity_check_indexes<S: Storage>(store: &S, dir: &str, seg: &Segment) -> Result<(), String> {
+    let base = seg.base_offset;
+    for (kind, file) in [
+        (IndexKind::Offset, index_file(dir, base)),
+        (IndexKind::Time, time_index_file(dir, base)),
+    ] {
+        let len = store.len(&file).unwrap_or(0);
+        if len == 0 {
+            continue;
+        }
+        let mut bytes = vec![0u8; len as usize];
+        store
+            .read_into(&file, 0, &mut bytes)
+            .map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let corrupt = |why: String| {
+            format!(
+                "{file}: corrupt index ({why}); Kafka would delete it and rebuild it from the .log"
+            )
+        };
+        let entries = index::decode_index(kind, base, &bytes).map_err(|e| corrupt(e.message))?;
+        let mut prev: Option<&index::IndexEntry> = None;
+        for (i, e) in entries.iter().enumerate() {
+            match kind {
+                IndexKind::Offset => {
+                    if e.key < base || e.key >= seg.next_offset.max(base + 1) {
+                        return Err(corrupt(format!(
+                            "entry {i} names offset {}, outside the segment's offsets {base}..{}",
+                            e.key, seg.next_offset
+                        )));
+                    }
+                    if e.value < 0 || e.value as u64 >= seg.size.max(1) {
+                        return Err(corrupt(format!(
+                            "entry {i} points at position {}, outside the {}-byte .log",
+                            e.value, seg.size
+                        )));
+                    }
+                    if let Some(p) = prev {
+                        if e.key <= p.key || e.value < p.value {
+                            return Err(corrupt(format!(
+                                "entry {i} (offset {}, position {}) does not follow entry {} (offset {}, position {})",
+                                e.key,
+                                e.value,
+                                i - 1,
+                                p.key,
+                                p.value
+                            )));
+                        }
+                    }
+                }
+                IndexKind::Time => {
+                    if e.value < base || e.value > seg.next_offset {
+                        return Err(corrupt(format!(
+                            "entry {i} names offset {}, outside the segment's offsets {base}..{}",
+                            e.value, seg.next_offset
+                        )));
+                    }
+                    if let Some(p) = prev {
+                        if e.key < p.key || e.value < p.value {
+                            return Err(corrupt(format!(
+                                "entry {i} (timestamp {}, offset {}) goes back from entry {} (timestamp {}, offset {})",
+                                e.key,
+                                e.value,
+                                i - 1,
+                                p.key,
+                                p.value
+                            )));
+                        }
+                    }
+                }
+            }
+            prev = Some(e);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
