@@ -7,9 +7,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132
-# `cargo install` puts tools in $CARGO_HOME/bin (~/.cargo/bin unless set); the
-# rustup proxies (cargo, rustc) stay in ~/.cargo/bin either way.
-export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$HOME/.cargo/bin:$TOOLS/node_modules/.bin:$PATH"
+# `cargo install` puts tools in $CARGO_HOME/bin (~/.cargo/bin unless set).
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$TOOLS/node_modules/.bin:$PATH"
+# The rustup proxies (cargo, rustc) live in ~/.cargo/bin: found there when
+# the shell's PATH does not have them yet (a new login on a fresh machine).
+command -v cargo >/dev/null || export PATH="$PATH:$HOME/.cargo/bin"
 
 say() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
 die() { printf '\033[1;31m[setup] %s\033[0m\n' "$*" >&2; exit 1; }

@@ -16,6 +16,13 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT: &str = "kafka-visualiser/scenario@1";
 /// The longest a scenario may run, in simulated milliseconds (one day).
 pub const MAX_RUN_MS: u64 = 86_400_000;
+/// The largest record (key and value) a `produce` command may send: the
+/// producer's `max.request.size` default (1 MB).
+pub const MAX_RECORD_BYTES: usize = 1_048_576;
+/// The most records all of a scenario's `produce` commands may send.
+pub const MAX_PRODUCED_RECORDS: u64 = 1_000_000;
+/// The most bytes of keys and values all `produce` commands may send.
+pub const MAX_PRODUCED_BYTES: u64 = 8 * 1_048_576;
 /// The latest `clock_start_ms` (9999-12-31T23:59:59.999Z): record timestamps
 /// stay far inside Java's `long`.
 pub const MAX_CLOCK_START_MS: i64 = 253_402_300_799_999;
@@ -476,6 +483,7 @@ impl Scenario {
             }
         }
         let mut created: SortedSet<String> = topics.clone();
+        let (mut produced_records, mut produced_bytes) = (0u64, 0u64);
         for (i, tc) in self.commands.iter().enumerate() {
             let at = format!("commands[{i}]");
             if tc.at_ms > self.run_until_ms {
@@ -536,8 +544,29 @@ impl Scenario {
                     topic,
                     partition,
                     count,
-                    ..
+                    key,
+                    value,
                 } => {
+                    let len =
+                        key.as_ref().map_or(0, String::len) + value.as_ref().map_or(0, String::len);
+                    if len > MAX_RECORD_BYTES {
+                        // Kafka: RecordTooLargeException (max.request.size, 1 MB).
+                        return Err(ConfigError::new(
+                            format!("{at}.value"),
+                            format!("the record is {len} bytes, more than max.request.size ({MAX_RECORD_BYTES}): Kafka's send() fails with RecordTooLargeException"),
+                        ));
+                    }
+                    let n = u64::from(count.unwrap_or(1));
+                    produced_records += n;
+                    produced_bytes += n * len as u64;
+                    if produced_records > MAX_PRODUCED_RECORDS
+                        || produced_bytes > MAX_PRODUCED_BYTES
+                    {
+                        return Err(ConfigError::new(
+                            format!("{at}.count"),
+                            format!("the scenario's produce commands send more than {MAX_PRODUCED_RECORDS} records or {MAX_PRODUCED_BYTES} bytes of keys and values in all, the most one scenario may send"),
+                        ));
+                    }
                     if !pnames.contains(producer) {
                         return Err(ConfigError::new(
                             format!("{at}.producer"),

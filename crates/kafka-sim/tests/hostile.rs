@@ -7,7 +7,8 @@
 //! `HOSTILE_CASES` sets how many generated scenarios run (default 300 in the
 //! test command; `HOSTILE_CASES=20000 cargo test --release -p kafka-sim
 //! --test hostile -- --nocapture` for a long run, which prints how many ran
-//! and how many were refused); `HOSTILE_SHOW=1` prints each refusal.
+//! and how many were refused); `HOSTILE_SHOW=1` prints each refusal. The cases
+//! are the same on every run; `HOSTILE_RANDOM=1` draws new ones.
 
 use kafka_sim::scenario::{Scenario, MAX_PARTITIONS};
 use kafka_sim::sim::World;
@@ -471,11 +472,23 @@ fn generated_scenarios_over_every_range_never_panic_or_spin() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
-    let mut runner = TestRunner::new(Config {
+    // The same cases on every run of the test command (CI); HOSTILE_RANDOM=1
+    // draws new ones.
+    let config = Config {
         cases,
         failure_persistence: None,
         ..Config::default()
-    });
+    };
+    let mut runner = if std::env::var_os("HOSTILE_RANDOM").is_some() {
+        TestRunner::new(config)
+    } else {
+        TestRunner::new_with_rng(
+            config,
+            proptest::test_runner::TestRng::deterministic_rng(
+                proptest::test_runner::RngAlgorithm::ChaCha,
+            ),
+        )
+    };
     use std::cell::Cell;
     let (ran, refused_n, stopped) = (Cell::new(0u32), Cell::new(0u32), Cell::new(0u32));
     let started = std::time::Instant::now();
@@ -515,4 +528,36 @@ fn generated_scenarios_over_every_range_never_panic_or_spin() {
     // Both outcomes are exercised, and most scenarios run.
     assert!(refused_n > 0, "nothing was refused");
     assert!(ran * 4 >= cases, "only {ran} of {cases} ran");
+}
+
+/// Items 7 and 8: what the produce commands send is bounded, so the memory
+/// of the cluster's logs is (docs/scenario-format.md, Limits).
+#[test]
+fn produce_volume_is_bounded() {
+    let big = "x".repeat(kafka_sim::scenario::MAX_RECORD_BYTES + 1);
+    let e = refused(&base(
+        "",
+        "",
+        "",
+        &format!(
+            r#", {{"at_ms": 200, "type": "produce", "producer": "p", "topic": "t", "value": "{big}"}}"#
+        ),
+    ));
+    assert_eq!(e.field, "commands[1].value", "{e}");
+    assert!(e.message.contains("RecordTooLargeException"), "{e}");
+    let many: String = (0..11)
+        .map(|i| format!(r#", {{"at_ms": {}, "type": "produce", "producer": "p", "topic": "t", "value": "v", "count": 100000}}"#, 200 + i))
+        .collect();
+    let e = refused(&base("", "", "", &many));
+    assert_eq!(e.field, "commands[10].count", "{e}");
+    let ten: String = (0..9)
+        .map(|i| format!(r#", {{"at_ms": {}, "type": "produce", "producer": "p", "topic": "t", "value": "v", "count": 100000}}"#, 200 + i))
+        .collect();
+    Scenario::from_json(&base("", "", "", &ten)).expect("999,999 records in all are accepted");
+    let mb = "y".repeat(1_000_000);
+    let nine: String = (0..9)
+        .map(|i| format!(r#", {{"at_ms": {}, "type": "produce", "producer": "p", "topic": "t", "value": "{mb}"}}"#, 200 + i))
+        .collect();
+    let e = refused(&base("", "", "", &nine));
+    assert!(e.message.contains("8388608 bytes"), "{e}");
 }
