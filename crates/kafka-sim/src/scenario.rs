@@ -312,6 +312,78 @@ pub struct TimedCommand {
     pub command: Command,
 }
 
+/// serde's derived structs also accept a JSON array, read by position
+/// (`"config": [3, 7]` would set the first two settings): a scenario's
+/// objects must be written as objects. Checked on the parsed text, at every
+/// place the format has an object.
+fn objects_are_objects(text: &str) -> Result<(), ConfigError> {
+    use serde_json::Value;
+    let Ok(root) = serde_json::from_str::<Value>(text) else {
+        return Ok(()); // not JSON: the typed parse names the syntax error
+    };
+    fn obj(v: Option<&Value>, path: &str) -> Result<(), ConfigError> {
+        match v {
+            None | Some(Value::Object(_)) => Ok(()),
+            Some(other) => Err(ConfigError::new(
+                path,
+                format!(
+                    "must be a JSON object {{…}}, not {}",
+                    match other {
+                        Value::Array(_) => "an array",
+                        Value::String(_) => "a string",
+                        Value::Number(_) => "a number",
+                        Value::Bool(_) => "true or false",
+                        _ => "null",
+                    }
+                ),
+            )),
+        }
+    }
+    fn list<'a>(v: &'a Value, key: &str) -> Vec<&'a Value> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().collect())
+            .unwrap_or_default()
+    }
+    fn client(c: &Value, at: &str) -> Result<(), ConfigError> {
+        obj(Some(c), at)?;
+        obj(c.get("config"), &format!("{at}.config"))
+    }
+    fn topic(t: &Value, at: &str) -> Result<(), ConfigError> {
+        obj(Some(t), at)?;
+        obj(t.get("config"), &format!("{at}.config"))?;
+        obj(
+            t.get("replica.assignment"),
+            &format!("{at}.replica.assignment"),
+        )
+    }
+    obj(Some(&root), "").map_err(|e| ConfigError::new("", format!("a scenario {}", e.message)))?;
+    obj(root.get("cluster"), "cluster")?;
+    if let Some(c) = root.get("cluster") {
+        obj(c.get("config"), "cluster.config")?;
+        obj(c.get("network"), "cluster.network")?;
+    }
+    for (i, t) in list(&root, "topics").into_iter().enumerate() {
+        topic(t, &format!("topics[{i}]"))?;
+    }
+    for key in ["producers", "consumers"] {
+        for (i, c) in list(&root, key).into_iter().enumerate() {
+            client(c, &format!("{key}[{i}]"))?;
+        }
+    }
+    for (i, c) in list(&root, "commands").into_iter().enumerate() {
+        let at = format!("commands[{i}]");
+        obj(Some(c), &at)?;
+        match c.get("type").and_then(Value::as_str) {
+            Some("create_topic") => topic(&c["topic"], &format!("{at}.topic"))?,
+            Some("add_producer") => client(&c["producer"], &format!("{at}.producer"))?,
+            Some("add_consumer") => client(&c["consumer"], &format!("{at}.consumer"))?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Kafka's topic name rule (`Topic.validate`): 1–249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
 pub fn validate_topic_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
@@ -343,6 +415,7 @@ impl Scenario {
     pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
         // A file saved by an editor may start with a UTF-8 byte-order mark.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        objects_are_objects(text)?;
         let de = &mut serde_json::Deserializer::from_str(text);
         let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
