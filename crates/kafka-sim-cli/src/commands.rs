@@ -133,9 +133,24 @@ fn run(a: &mut Args<'_>) -> Res {
     let sc = load_scenario(path)?;
     let out = std::io::stdout();
     let mut out = out.lock();
+    // A lesson's questions must have answers the page can read off their
+    // events (the page checks the same when it opens the lesson).
+    let mut answers = match &sc.lesson {
+        Some(l) => Some(kafka_sim::lesson::AnswerCheck::new(
+            &kafka_sim::lesson::Lesson::from_value(l).map_err(|e| format!("{path}: {e}"))?,
+        )),
+        None => None,
+    };
+    let mut lesson_error = None;
     // Streamed: each event is printed as it is recorded and then dropped,
     // so a day-long run takes the memory of one world, not of its trace.
     let stopped = kafka_sim::timeline::stream(sc, |e| {
+        if let Some(a) = answers.as_mut() {
+            if let Err(why) = a.see(e) {
+                lesson_error = Some(why);
+                return false;
+            }
+        }
         let r = if json {
             match serde_json::to_value(e) {
                 Ok(mut v) => {
@@ -154,6 +169,9 @@ fn run(a: &mut Args<'_>) -> Res {
         r.is_ok()
     })
     .map_err(|e| format!("{path}: {e}"))?;
+    if let Some(why) = lesson_error {
+        return Err(format!("{path}: {why}"));
+    }
     match stopped {
         Some(why) => Err(format!("{path}: {why}")),
         None => Ok(()),

@@ -655,3 +655,47 @@ fn run_reports_an_assign_consumer_commit_in_one_line() {
         "consumers[0].commit: commitSync() needs a group.id",
     );
 }
+
+/// The CLI accepts and refuses the same lessons as the page (issue 18,
+/// item 13): a malformed lesson is refused when the scenario is read, and a
+/// question whose answer is no readable field of its event when the run
+/// reaches it.
+#[test]
+fn run_refuses_the_lessons_the_page_refuses() {
+    let dir = std::env::temp_dir().join(format!("kafka-sim-lesson-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = std::fs::read_to_string(root().join("scenarios/leader-failover.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&shipped).unwrap();
+    v["lesson"] = serde_json::json!({"steps": [{"at": {"type": "leader_elected"}, "ask": {"en": "Who?"}, "choices": ["0"], "answer": "/leader"}]});
+    let f = dir.join("one-choice.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    assert_clean_error(
+        &kafka_sim(&["run", f.to_str().unwrap()], None),
+        "lesson.steps[0].choices: a question needs at least two choices",
+    );
+    v["lesson"] = serde_json::json!({"steps": [{"at": {"type": "leader_elected"}, "ask": {"en": "Who?"}, "choices": ["0", "1"], "answer": "/no_such_field"}]});
+    let f = dir.join("bad-answer.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    let o = kafka_sim(&["run", f.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("lesson.steps[0].answer: a leader_elected event has no field /no_such_field"),
+        "{}",
+        stderr(&o)
+    );
+    // The shipped lessons all pass.
+    let mut n = 0;
+    for l in std::fs::read_dir(root().join("static/lessons"))
+        .unwrap()
+        .flatten()
+    {
+        let p = l.path();
+        if p.file_name().is_some_and(|n| n != "index.json") {
+            let o = kafka_sim(&["run", p.to_str().unwrap()], None);
+            assert!(o.status.success(), "{}: {}", p.display(), stderr(&o));
+            n += 1;
+        }
+    }
+    assert!(n >= 10, "{n} lessons");
+}

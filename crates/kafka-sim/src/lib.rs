@@ -53,6 +53,7 @@ pub mod group;
 pub mod group_records;
 pub mod ids;
 pub mod invariants;
+pub mod lesson;
 pub mod msg;
 pub mod partitioner;
 pub mod placement;

@@ -446,6 +446,14 @@ impl Scenario {
 
     /// Cross-field checks a JSON schema cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(l) = &self.lesson {
+            // The page refuses a scenario whose lesson it cannot read; so
+            // does everything else that reads scenarios.
+            crate::lesson::Lesson::from_value(l).map_err(|m| {
+                let (field, why) = m.split_once(": ").unwrap_or(("lesson", m.as_str()));
+                ConfigError::new(field, why)
+            })?;
+        }
         if let Some(f) = &self.format {
             if f != FORMAT {
                 return Err(ConfigError::new(

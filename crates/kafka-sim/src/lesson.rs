@@ -1,0 +1,194 @@
+//! Guided lessons: narration tied to events of a scenario, and questions
+//! asked *before* an event happens (predict, then reveal), graded against the
+//! engine's own event.
+//!
+//! A lesson is the `lesson` object of a scenario file (see
+//! `docs/lesson-format.md`), so a teacher writes or edits one without
+//! rebuilding and opens it with "Load scenario…":
+//!
+//! ```json
+//! "lesson": {
+//!   "concepts": ["C3", "R4"],
+//!   "steps": [
+//!     {"at": {"type": "leader_elected", "nth": 2},
+//!      "ask": {"en": "Broker 1 died. Which broker leads first-0 now?", "zh": "…"},
+//!      "choices": ["0", "1", "2"],
+//!      "answer": "/leader",
+//!      "explain": {"en": "The first live ISR member in AR order.", "zh": "…"}},
+//!     {"at": {"type": "log_truncated"}, "say": {"en": "…", "zh": "…"}}
+//!   ]
+//! }
+//! ```
+//!
+//! `at` names an event by its JSON `type` and which occurrence (`nth`, from
+//! 1). `answer` names a field of that event (`/leader`): the right choice is
+//! whatever the engine says there.
+//!
+//! The model lives in the engine so that the page and `kafka-sim run` accept
+//! and refuse the same lessons: [`Lesson::from_value`] when a scenario is
+//! read, [`AnswerCheck`] over the trace (every question's answer must be a
+//! field the page can read off its event).
+
+use crate::collections::SortedMap;
+use crate::event::Event;
+use crate::Lang;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    pub en: String,
+    #[serde(default)]
+    pub zh: String,
+}
+
+impl Text {
+    pub fn get(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::Zh if !self.zh.is_empty() => &self.zh,
+            _ => &self.en,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventRef {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default = "one")]
+    pub nth: u32,
+    /// Only events whose fields have these values count (the same fields as
+    /// `answer` reads), e.g. `{"step": "index_result"}` for a lookup.
+    #[serde(default)]
+    pub with: SortedMap<String, String>,
+}
+
+impl EventRef {
+    /// Whether `e` is an event this reference counts.
+    pub fn matches(&self, e: &Event) -> bool {
+        e.kind.name_str() == self.kind
+            && self
+                .with
+                .iter()
+                .all(|(k, v)| e.kind.field(k).as_deref() == Some(v.as_str()))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    pub at: EventRef,
+    /// Shown once the event has happened.
+    #[serde(default)]
+    pub say: Option<Text>,
+    /// Asked just before the event happens.
+    #[serde(default)]
+    pub ask: Option<Text>,
+    #[serde(default)]
+    pub choices: Vec<String>,
+    /// A field of the event (e.g. `/leader`): the engine's answer.
+    #[serde(default)]
+    pub answer: Option<String>,
+    #[serde(default)]
+    pub explain: Option<Text>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lesson {
+    /// Concept IDs of CONCEPTS.md this lesson covers.
+    #[serde(default)]
+    pub concepts: Vec<String>,
+    pub steps: Vec<Step>,
+}
+
+impl Lesson {
+    /// Reads the lesson of a scenario, naming the field at fault.
+    pub fn from_value(v: &serde_json::Value) -> Result<Lesson, String> {
+        let l: Lesson = serde_json::from_value(v.clone()).map_err(|e| format!("lesson: {e}"))?;
+        for (i, s) in l.steps.iter().enumerate() {
+            let at = format!("lesson.steps[{i}]");
+            if s.at.nth == 0 {
+                return Err(format!("{at}.at.nth: occurrences count from 1"));
+            }
+            if s.say.is_none() && s.ask.is_none() {
+                return Err(format!(
+                    "{at}: give `say` (narration) or `ask` (a question)"
+                ));
+            }
+            if s.ask.is_some() {
+                if s.choices.len() < 2 {
+                    return Err(format!(
+                        "{at}.choices: a question needs at least two choices"
+                    ));
+                }
+                match &s.answer {
+                    Some(p) if p.starts_with('/') => {}
+                    _ => {
+                        return Err(format!(
+                            "{at}.answer: a question needs a field of the event, like \"/leader\""
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(l)
+    }
+}
+
+/// The engine's answer: the field `/name` of the event, as text (the page
+/// reads the fields questions ask about, see `EventKind::field`).
+pub fn truth(event: &Event, pointer: &str) -> Option<String> {
+    event.kind.field(pointer.strip_prefix('/')?)
+}
+
+/// Whether `e` is the `nth` event of its kind in `events` up to and including it.
+pub fn occurrence(events: &[Event], index: usize) -> u32 {
+    let name = events[index].kind.name_str();
+    events[..=index]
+        .iter()
+        .filter(|e| e.kind.name_str() == name)
+        .count() as u32
+}
+
+/// Checks, event by event as a run records them, that every question's
+/// answer is a field of its event the page can read (what the page checks
+/// when it opens a lesson).
+pub struct AnswerCheck {
+    /// (step index, its event reference, the answer's field, occurrences seen).
+    pending: Vec<(usize, EventRef, String, u32)>,
+}
+
+impl AnswerCheck {
+    pub fn new(lesson: &Lesson) -> AnswerCheck {
+        AnswerCheck {
+            pending: lesson
+                .steps
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| Some((i, s.at.clone(), s.answer.clone()?, 0)))
+                .collect(),
+        }
+    }
+
+    /// Looks at the next event of the run.
+    pub fn see(&mut self, e: &Event) -> Result<(), String> {
+        for (i, at, answer, seen) in &mut self.pending {
+            if *seen < at.nth && at.matches(e) {
+                *seen += 1;
+                if *seen == at.nth && truth(e, answer).is_none() {
+                    return Err(format!(
+                        "lesson.steps[{i}].answer: a {} event has no field {answer} the page can read",
+                        at.kind
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
