@@ -21,22 +21,10 @@ pub mod view_model;
 
 /// Mounts the app on the page's body.
 pub fn start() {
-    std::panic::set_hook(Box::new(|info| show_internal_error(&panic_text(info))));
+    std::panic::set_hook(Box::new(|info| {
+        show_internal_error(&kafka_sim::panic_text(info))
+    }));
     yew::Renderer::<app::App>::with_props(app::AppProps { scenario: None }).render();
-}
-
-/// What a panic says, in one line: its message and where.
-pub fn panic_text(info: &std::panic::PanicHookInfo<'_>) -> String {
-    let what = info
-        .payload()
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| info.payload().downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown".into());
-    match info.location() {
-        Some(l) => format!("{what} ({}:{})", l.file(), l.line()),
-        None => what,
-    }
 }
 
 /// A bug must not leave a dead tab: the panic hook puts a named error over

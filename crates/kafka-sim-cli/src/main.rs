@@ -56,18 +56,9 @@ fn main() -> ExitCode {
     // ends the process itself, with code 70, EX_SOFTWARE).
     let input = args.join(" ");
     std::panic::set_hook(Box::new(move |info| {
-        let what = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown".into());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
         eprintln!(
-            "kafka-sim: internal error while running `kafka-sim {input}`: {what}{at} (a bug in kafka-sim: please report it with this input)"
+            "kafka-sim: internal error while running `kafka-sim {input}`: {} (a bug in kafka-sim: please report it with this input)",
+            kafka_sim::panic_text(info)
         );
         std::process::exit(70);
     }));

@@ -99,6 +99,23 @@ d! {
     d_compression: String = "none".into();
 }
 
+/// The clients' backoffs (`retry.backoff.ms`, `retry.backoff.max.ms`,
+/// `reconnect.backoff.ms`, `reconnect.backoff.max.ms`): Java longs, at least 0.
+fn backoffs(
+    retry: u64,
+    retry_max: u64,
+    reconnect: u64,
+    reconnect_max: u64,
+) -> [crate::config::Range<'static>; 4] {
+    use crate::config::{kafka, JAVA_LONG_MAX};
+    [
+        kafka("retry.backoff.ms", retry, 0, JAVA_LONG_MAX),
+        kafka("retry.backoff.max.ms", retry_max, 0, JAVA_LONG_MAX),
+        kafka("reconnect.backoff.ms", reconnect, 0, JAVA_LONG_MAX),
+        kafka("reconnect.backoff.max.ms", reconnect_max, 0, JAVA_LONG_MAX),
+    ]
+}
+
 /// The producer's configuration (`ProducerConfig`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,7 +185,9 @@ impl ProducerConfig {
     /// Kafka's own checks (`ProducerConfig.postProcessAndValidateIdempotenceConfigs`
     /// and friends), with the key named.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        use crate::config::{check_ranges, interval, kafka, Range, JAVA_INT_MAX, JAVA_LONG_MAX};
+        use crate::config::{
+            check_ranges, interval, kafka, request_timeout, JAVA_INT_MAX, JAVA_LONG_MAX,
+        };
         let (int, long) = (JAVA_INT_MAX, JAVA_LONG_MAX);
         check_ranges(
             at,
@@ -178,18 +197,8 @@ impl ProducerConfig {
                 kafka("buffer.memory", self.buffer_memory, 0, long),
                 kafka("max.block.ms", self.max_block_ms, 0, long),
                 kafka("retries", self.retries as u64, 0, int),
-                kafka("retry.backoff.ms", self.retry_backoff_ms, 0, long),
-                kafka("retry.backoff.max.ms", self.retry_backoff_max_ms, 0, long),
-                kafka("reconnect.backoff.ms", self.reconnect_backoff_ms, 0, long),
-                kafka("reconnect.backoff.max.ms", self.reconnect_backoff_max_ms, 0, long),
                 kafka("delivery.timeout.ms", self.delivery_timeout_ms, 0, int),
-                Range {
-                    key: "request.timeout.ms",
-                    value: self.request_timeout_ms,
-                    min: 1,
-                    max: int,
-                    why_min: "a request that times out the instant it is sent is retried at once, forever",
-                },
+                request_timeout(self.request_timeout_ms),
                 interval("metadata.max.age.ms", self.metadata_max_age_ms, long),
                 kafka(
                     "max.in.flight.requests.per.connection",
@@ -198,6 +207,15 @@ impl ProducerConfig {
                     int,
                 ),
             ],
+        )?;
+        check_ranges(
+            at,
+            &backoffs(
+                self.retry_backoff_ms,
+                self.retry_backoff_max_ms,
+                self.reconnect_backoff_ms,
+                self.reconnect_backoff_max_ms,
+            ),
         )?;
         let f = |k: &str| format!("{at}.{k}");
         if self.batch_size == 0 {
@@ -399,7 +417,9 @@ impl Default for ConsumerConfig {
 
 impl ConsumerConfig {
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        use crate::config::{check_ranges, interval, kafka, Range, JAVA_INT_MAX, JAVA_LONG_MAX};
+        use crate::config::{
+            check_ranges, interval, kafka, request_timeout, JAVA_INT_MAX, JAVA_LONG_MAX,
+        };
         let (int, long) = (JAVA_INT_MAX, JAVA_LONG_MAX);
         check_ranges(
             at,
@@ -412,22 +432,26 @@ impl ConsumerConfig {
                 kafka("fetch.min.bytes", self.fetch_min_bytes, 0, int),
                 kafka("fetch.max.wait.ms", self.fetch_max_wait_ms, 0, int),
                 kafka("fetch.max.bytes", self.fetch_max_bytes, 0, int),
-                kafka("max.partition.fetch.bytes", self.max_partition_fetch_bytes, 0, int),
-                kafka("retry.backoff.ms", self.retry_backoff_ms, 0, long),
-                kafka("retry.backoff.max.ms", self.retry_backoff_max_ms, 0, long),
-                kafka("reconnect.backoff.ms", self.reconnect_backoff_ms, 0, long),
-                kafka("reconnect.backoff.max.ms", self.reconnect_backoff_max_ms, 0, long),
-                Range {
-                    key: "request.timeout.ms",
-                    value: self.request_timeout_ms,
-                    min: 1,
-                    max: int,
-                    why_min: "a request that times out the instant it is sent is retried at once, forever",
-                },
+                kafka(
+                    "max.partition.fetch.bytes",
+                    self.max_partition_fetch_bytes,
+                    0,
+                    int,
+                ),
+                request_timeout(self.request_timeout_ms),
                 interval("metadata.max.age.ms", self.metadata_max_age_ms, long),
                 interval("poll_interval_ms", self.poll_interval_ms, long),
                 kafka("processing_ms", self.processing_ms, 0, long),
             ],
+        )?;
+        check_ranges(
+            at,
+            &backoffs(
+                self.retry_backoff_ms,
+                self.retry_backoff_max_ms,
+                self.reconnect_backoff_ms,
+                self.reconnect_backoff_max_ms,
+            ),
         )?;
         let f = |k: &str| format!("{at}.{k}");
         if let Some(g) = &self.group_id {

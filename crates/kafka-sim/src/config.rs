@@ -537,6 +537,19 @@ pub(crate) fn check_ranges(at: &str, ranges: &[Range<'_>]) -> Result<(), ConfigE
     Ok(())
 }
 
+/// `request.timeout.ms` (broker, producer and consumer: a Java int): a
+/// request that times out the instant it is sent would be retried at once,
+/// forever, so the simulation needs at least 1.
+pub(crate) fn request_timeout(value: u64) -> Range<'static> {
+    Range {
+        key: "request.timeout.ms",
+        value,
+        min: 1,
+        max: JAVA_INT_MAX,
+        why_min: "a request that times out the instant it is sent is retried at once, forever",
+    }
+}
+
 /// A setting whose range is Kafka's type and validator alone.
 pub(crate) fn kafka(key: &str, value: u64, min: u64, max: u64) -> Range<'_> {
     Range {
@@ -813,13 +826,7 @@ impl BrokerConfig {
                 ),
                 kafka("group.min.session.timeout.ms", self.group_min_session_timeout_ms, 0, int),
                 kafka("group.max.session.timeout.ms", self.group_max_session_timeout_ms, 0, int),
-                Range {
-                    key: "request.timeout.ms",
-                    value: self.request_timeout_ms,
-                    min: 1,
-                    max: int,
-                    why_min: "a request that times out the instant it is sent is retried at once, forever",
-                },
+                request_timeout(self.request_timeout_ms),
                 kafka(
                     "leader.imbalance.check.interval.seconds",
                     self.leader_imbalance_check_interval_seconds,

@@ -74,3 +74,19 @@ pub use ids::{BrokerId, NodeId, TopicPartition};
 pub use scenario::Scenario;
 pub use sim::World;
 pub use timeline::Timeline;
+
+/// A panic's message and where it happened, in one line: what the CLI and
+/// the page print when a bug stops them (instead of a backtrace or a dead
+/// tab).
+pub fn panic_text(info: &std::panic::PanicHookInfo<'_>) -> String {
+    let what = info
+        .payload()
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| info.payload().downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown".into());
+    match info.location() {
+        Some(l) => format!("{what} at {}:{}", l.file(), l.line()),
+        None => what,
+    }
+}
