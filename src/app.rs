@@ -22,7 +22,7 @@ pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/leader-failover.js
 /// The built-in scenarios of the Examples menu: files of `scenarios/`,
 /// which the build copies beside the page and the service worker keeps for
 /// offline use. The first is the default one, also built into the page; the
-/// others are read when chosen (built in, they cost the page 2.4 KB).
+/// others are read when chosen.
 pub const EXAMPLES: [&str; 5] = [
     "leader-failover.json",
     "hw-truncation.json",

@@ -4,8 +4,7 @@
 pub use kafka_sim::Lang;
 
 /// The page's words: (key, English, 简体中文), sorted by key (a test checks),
-/// looked up by binary search. (A `match` on the key compiled to a chain of
-/// 150-odd string comparisons, 7.5 KB of the page's code.)
+/// looked up by binary search.
 const WORDS: &[(&str, &str, &str)] = &[
     ("accumulator", "RecordAccumulator: one deque of batches per partition", "消息累加器：每个分区一个批次双端队列"),
     ("act", "Act now:", "现在操作："),

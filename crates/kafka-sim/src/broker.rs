@@ -231,8 +231,7 @@ impl World {
     /// The log settings of a topic: its `/config/topics/<t>` overrides over the
     /// broker's `log.*` defaults.
     pub(crate) fn topic_log_config(&self, topic: &str) -> LogConfig {
-        /// `/config/topics/<t>`: `{"version": 1, "config": {...}}`, read as
-        /// text like the scenario (one copy of the overrides' reader).
+        /// `/config/topics/<t>`: `{"version": 1, "config": {...}}`.
         #[derive(serde::Deserialize)]
         struct TopicConfigZnode {
             #[serde(default)]
@@ -887,9 +886,6 @@ impl World {
     /// not host, or whose state is not newer, are passed over in the same
     /// step); the rest is left for the next step, and the response goes
     /// after the last.
-    // Called from its handler and from `World::step`: one copy, not one
-    // inlined into each (the page's size).
-    #[inline(never)]
     pub(crate) fn broker_leader_and_isr_next(&mut self, mut k: LeaderAndIsrWork) -> Step {
         let b = k.b;
         while let Some(ps) = k.parts.pop_front() {

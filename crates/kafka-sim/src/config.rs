@@ -574,9 +574,8 @@ pub(crate) fn interval(key: &str, value: u64, max: u64) -> Range<'_> {
     }
 }
 
-/// A settings struct with every field at its default, read from `{}` by the
-/// same deserializer the scenario parser uses (JSON text), so the wasm build
-/// carries one copy of each struct's deserialisation code, not two.
+/// A settings struct with every field at its default: read from `{}`, so the
+/// `#[serde(default = …)]` attributes are the one place defaults are written.
 pub(crate) fn defaults<T: serde::de::DeserializeOwned>() -> T {
     serde_json::from_str("{}").expect("every setting has a default")
 }

@@ -813,9 +813,6 @@ impl World {
     /// One partition of the controller's work list (partitions with nothing
     /// to do are passed over in the same step); the step after the last
     /// sends the batched requests (and, for a controlled shutdown, the reply).
-    // Called from its handler and from `World::step`: one copy, not one
-    // inlined into each (the page's size).
-    #[inline(never)]
     pub(crate) fn controller_work_next(&mut self, mut k: ControllerWork) -> Step {
         let c = k.c;
         while let Some(op) = k.ops.pop_front() {
