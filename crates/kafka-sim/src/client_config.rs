@@ -227,12 +227,6 @@ impl ProducerConfig {
                 "must be at least batch.size (a batch has to fit in the buffer)",
             ));
         }
-        if self.max_in_flight_requests_per_connection == 0 {
-            return Err(ConfigError::new(
-                f("max.in.flight.requests.per.connection"),
-                "must be at least 1",
-            ));
-        }
         if self.enable_idempotence {
             if self.max_in_flight_requests_per_connection > 5 {
                 return Err(ConfigError::new(
@@ -474,18 +468,6 @@ impl ConsumerConfig {
             return Err(ConfigError::new(
                 f("heartbeat.interval.ms"),
                 "must be lower than session.timeout.ms",
-            ));
-        }
-        if self.max_poll_records == 0 {
-            return Err(ConfigError::new(
-                f("max.poll.records"),
-                "must be at least 1",
-            ));
-        }
-        if self.poll_interval_ms == 0 {
-            return Err(ConfigError::new(
-                f("poll_interval_ms"),
-                "must be at least 1",
             ));
         }
         if self.group_instance_id.is_some() && self.group_id.is_none() {

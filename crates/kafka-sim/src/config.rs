@@ -705,72 +705,8 @@ impl BrokerConfig {
 
     /// Checks values Kafka itself would refuse, naming the key.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
-        let f = |k: &str| format!("{at}.{k}");
-        if self.default_replication_factor < 1 {
-            return Err(ConfigError::new(
-                f("default.replication.factor"),
-                "must be at least 1",
-            ));
-        }
-        if self.num_partitions < 1 {
-            return Err(ConfigError::new(f("num.partitions"), "must be at least 1"));
-        }
-        if self.min_insync_replicas < 1 {
-            return Err(ConfigError::new(
-                f("min.insync.replicas"),
-                "must be at least 1",
-            ));
-        }
-        if self.leader_imbalance_per_broker_percentage > 100 {
-            return Err(ConfigError::new(
-                f("leader.imbalance.per.broker.percentage"),
-                "is a percentage: at most 100",
-            ));
-        }
-        if self.replica_lag_time_max_ms == 0 {
-            return Err(ConfigError::new(
-                f("replica.lag.time.max.ms"),
-                "must be positive",
-            ));
-        }
-        if self.replica_fetch_wait_max_ms >= self.replica_lag_time_max_ms {
-            // Kafka refuses this too: a follower waiting longer than the lag limit
-            // would be thrown out of the ISR while it waits.
-            return Err(ConfigError::new(
-                f("replica.fetch.wait.max.ms"),
-                "must be less than replica.lag.time.max.ms (Kafka requires it, or followers drop out of the ISR while waiting)",
-            ));
-        }
-        if self.offsets_topic_num_partitions < 1 {
-            return Err(ConfigError::new(
-                f("offsets.topic.num.partitions"),
-                "must be at least 1",
-            ));
-        }
-        if self.offsets_topic_replication_factor < 1 {
-            return Err(ConfigError::new(
-                f("offsets.topic.replication.factor"),
-                "must be at least 1",
-            ));
-        }
-        if self.zookeeper_session_timeout_ms == 0 {
-            return Err(ConfigError::new(
-                f("zookeeper.session.timeout.ms"),
-                "must be positive",
-            ));
-        }
-        if self.group_min_session_timeout_ms > self.group_max_session_timeout_ms {
-            return Err(ConfigError::new(
-                f("group.min.session.timeout.ms"),
-                "must not exceed group.max.session.timeout.ms",
-            ));
-        }
-        if self.log_retention_check_interval_ms == 0 {
-            return Err(ConfigError::new(
-                f("log.retention.check.interval.ms"),
-                "must be positive",
-            ));
-        }
+        // Each setting's own range first (Kafka's type and validator), then
+        // the checks across settings.
         let (int, long) = (JAVA_INT_MAX, JAVA_LONG_MAX);
         check_ranges(
             at,
@@ -792,7 +728,6 @@ impl BrokerConfig {
                     long,
                 ),
                 kafka("zookeeper.session.timeout.ms", self.zookeeper_session_timeout_ms, 1, int),
-                kafka("log.segment.bytes", self.log_segment_bytes, 14, int),
                 kafka("log.roll.ms", self.log_roll_ms.unwrap_or(1), 1, long),
                 kafka("log.roll.hours", self.log_roll_hours.unwrap_or(1), 1, int),
                 kafka("log.index.size.max.bytes", self.log_index_size_max_bytes, 4, int),
@@ -834,6 +769,54 @@ impl BrokerConfig {
                 ),
             ],
         )?;
+        let f = |k: &str| format!("{at}.{k}");
+        if self.default_replication_factor < 1 {
+            return Err(ConfigError::new(
+                f("default.replication.factor"),
+                "must be at least 1",
+            ));
+        }
+        if self.num_partitions < 1 {
+            return Err(ConfigError::new(f("num.partitions"), "must be at least 1"));
+        }
+        if self.min_insync_replicas < 1 {
+            return Err(ConfigError::new(
+                f("min.insync.replicas"),
+                "must be at least 1",
+            ));
+        }
+        if self.leader_imbalance_per_broker_percentage > 100 {
+            return Err(ConfigError::new(
+                f("leader.imbalance.per.broker.percentage"),
+                "is a percentage: at most 100",
+            ));
+        }
+        if self.replica_fetch_wait_max_ms >= self.replica_lag_time_max_ms {
+            // Kafka refuses this too: a follower waiting longer than the lag limit
+            // would be thrown out of the ISR while it waits.
+            return Err(ConfigError::new(
+                f("replica.fetch.wait.max.ms"),
+                "must be less than replica.lag.time.max.ms (Kafka requires it, or followers drop out of the ISR while waiting)",
+            ));
+        }
+        if self.offsets_topic_num_partitions < 1 {
+            return Err(ConfigError::new(
+                f("offsets.topic.num.partitions"),
+                "must be at least 1",
+            ));
+        }
+        if self.offsets_topic_replication_factor < 1 {
+            return Err(ConfigError::new(
+                f("offsets.topic.replication.factor"),
+                "must be at least 1",
+            ));
+        }
+        if self.group_min_session_timeout_ms > self.group_max_session_timeout_ms {
+            return Err(ConfigError::new(
+                f("group.min.session.timeout.ms"),
+                "must not exceed group.max.session.timeout.ms",
+            ));
+        }
         for (key, v) in [
             ("log.retention.ms", self.log_retention_ms),
             ("log.retention.minutes", self.log_retention_minutes),

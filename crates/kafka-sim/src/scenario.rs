@@ -575,27 +575,24 @@ impl Scenario {
             }
             // Durations are added to the clock: keep them in Java's long range
             // (and a slow link's extra latency as short as a link's latency).
-            let long_ms = |v: u64, field: &str, max: u64| -> Result<(), ConfigError> {
-                if v > max {
-                    return Err(ConfigError::new(
-                        format!("{at}.{field}"),
-                        format!("must be at most {max} ms"),
-                    ));
+            {
+                use crate::config::{check_ranges, kafka, JAVA_LONG_MAX};
+                match &tc.command {
+                    Command::SlowLink {
+                        extra_latency_ms, ..
+                    } => check_ranges(
+                        &at,
+                        &[kafka("extra_latency_ms", *extra_latency_ms, 0, 60_000)],
+                    )?,
+                    Command::CloseProducer {
+                        timeout_ms: Some(t),
+                        ..
+                    } => check_ranges(&at, &[kafka("timeout_ms", *t, 0, JAVA_LONG_MAX)])?,
+                    Command::PauseConsumer { duration_ms, .. } => {
+                        check_ranges(&at, &[kafka("duration_ms", *duration_ms, 0, JAVA_LONG_MAX)])?
+                    }
+                    _ => {}
                 }
-                Ok(())
-            };
-            match &tc.command {
-                Command::SlowLink {
-                    extra_latency_ms, ..
-                } => long_ms(*extra_latency_ms, "extra_latency_ms", 60_000)?,
-                Command::CloseProducer {
-                    timeout_ms: Some(t),
-                    ..
-                } => long_ms(*t, "timeout_ms", crate::config::JAVA_LONG_MAX)?,
-                Command::PauseConsumer { duration_ms, .. } => {
-                    long_ms(*duration_ms, "duration_ms", crate::config::JAVA_LONG_MAX)?
-                }
-                _ => {}
             }
             let broker_ok = |b: i32, field: &str| -> Result<(), ConfigError> {
                 if brokers.contains(&b) {

@@ -77,11 +77,6 @@ impl Timeline {
         self.head.set_budget(Some(self.max_events));
     }
 
-    /// The most events this timeline records.
-    pub fn max_events(&self) -> u64 {
-        self.max_events
-    }
-
     /// How many checkpoints fit the memory budget for a world of this size.
     fn max_checkpoints(&self) -> usize {
         let per = self.head.approx_clone_bytes().max(1);
@@ -114,13 +109,8 @@ impl Timeline {
         if let Some(why) = self.head.halted() {
             return Some(why.to_string());
         }
-        (self.finished && self.trace.len() as u64 >= self.max_events).then(|| {
-            format!(
-                "the simulation stopped at {} ms after {} events, the most one run may record here",
-                self.head.now(),
-                self.max_events
-            )
-        })
+        (self.finished && self.trace.len() as u64 >= self.max_events)
+            .then(|| cap_reached(self.head.now(), self.max_events))
     }
 
     pub fn events(&self) -> &[Event] {
@@ -325,16 +315,14 @@ pub fn stream(
             }
         }
         if w.is_frozen() {
-            return Ok(Some(format!(
-                "the simulation stopped at {} ms after {MAX_EVENTS} events, the most one run may record",
-                w.now()
-            )));
+            return Ok(Some(cap_reached(w.now(), MAX_EVENTS)));
         }
     }
-    for e in w.drain_events() {
-        if !each(&e) {
-            return Ok(None);
-        }
-    }
+    // A step that returns false ran nothing: every event was drained above.
     Ok(w.halted().map(str::to_string))
+}
+
+/// Why a run stopped at its event cap, in a sentence.
+fn cap_reached(now_ms: u64, cap: u64) -> String {
+    format!("the simulation stopped at {now_ms} ms after {cap} events, the most one run may record here")
 }
