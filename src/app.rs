@@ -708,10 +708,8 @@ pub fn load_scenario(file_name: &str, text: &str) -> Result<Player, String> {
             format!("{file_name}: {}: {}", e.field, e.message)
         }
     })?;
-    // A lesson that cannot be read refuses the whole file (the current one stays).
-    if let Some(v) = &p.scenario().lesson {
-        crate::lesson::Lesson::from_value(v).map_err(|e| format!("{file_name}: {e}"))?;
-    }
+    // A lesson that cannot be read refuses the whole file (the current one
+    // stays): `Scenario::validate` reads the lesson.
     Ok(p)
 }
 

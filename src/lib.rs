@@ -32,7 +32,10 @@ pub fn start() {
 /// (the scenario, step and view are in it; answers and progress are already
 /// in localStorage). Plain DOM and text only: the app itself is gone.
 pub fn show_internal_error(what: &str) {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Some(doc) = window.document() else {
         return;
     };
     let Some(body) = doc.body() else {
@@ -59,10 +62,8 @@ pub fn show_internal_error(what: &str) {
         "p",
         "Your answers and progress are saved in this browser. Reopen the page to go on from the same scenario, step and view. · 你的答案和进度已保存在此浏览器中。重新打开页面即可从同一场景、步骤和视图继续。",
     );
-    if let (Ok(a), Some(loc)) = (
-        doc.create_element("a"),
-        web_sys::window().map(|w| w.location()),
-    ) {
+    if let Ok(a) = doc.create_element("a") {
+        let loc = window.location();
         // A new query makes it a page load (a link to the same address with
         // only a fragment would not reload).
         let href = format!(
