@@ -10,5 +10,6 @@ pub mod groups;
 pub mod practice;
 pub mod producer;
 pub mod sequence;
+pub mod start;
 pub mod storage;
 pub mod zk_tree;

@@ -3,7 +3,7 @@
 //! PNG. Everything is made in the page and offered as a download: nothing is
 //! sent anywhere.
 
-use crate::app::download;
+use crate::browser::download;
 use crate::player::Player;
 use kafka_sim::Lang;
 
@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn the_trace_export_is_valid_json_with_every_event_so_far() {
-        let mut p = Player::from_json(crate::app::DEFAULT_SCENARIO).unwrap();
+        let mut p = Player::from_json(crate::state::DEFAULT_SCENARIO).unwrap();
         for _ in 0..30 {
             p.step();
         }

@@ -809,25 +809,25 @@ mod tests {
             by_time,
             text: text.into(),
         };
-        let c = crate::app::lookup_command(&r(false, " 3 "), Lang::En).unwrap();
+        let c = crate::state::lookup_command(&r(false, " 3 "), Lang::En).unwrap();
         assert_eq!(
             serde_json::Value::Object(c).to_string(),
             r#"{"broker":0,"offset":3,"partition":0,"topic":"first","type":"lookup"}"#
         );
-        let c = crate::app::lookup_command(&r(true, "1700000000450"), Lang::En).unwrap();
+        let c = crate::state::lookup_command(&r(true, "1700000000450"), Lang::En).unwrap();
         assert_eq!(c["timestamp"], 1_700_000_000_450_i64);
-        let e = crate::app::lookup_command(&r(false, "three"), Lang::En).unwrap_err();
+        let e = crate::state::lookup_command(&r(false, "three"), Lang::En).unwrap_err();
         assert_eq!(
             e,
             "Lookup: \"three\" is not a whole number (the offset to look up)"
         );
-        let e = crate::app::lookup_command(&r(false, "three"), Lang::Zh).unwrap_err();
+        let e = crate::state::lookup_command(&r(false, "three"), Lang::Zh).unwrap_err();
         assert_eq!(e, "查找：“three”不是整数（要查找的 offset）");
         // The command runs: the branch's trace looks the offset up.
         let mut p = lesson();
         p.seek(100);
         let mut b = p
-            .branch(crate::app::lookup_command(&r(false, "2"), Lang::En).unwrap())
+            .branch(crate::state::lookup_command(&r(false, "2"), Lang::En).unwrap())
             .unwrap();
         let i = b
             .find_nth_where(1, |e| e.caption(Lang::En).contains("found offset 2"))

@@ -1,6 +1,6 @@
 //! Keyboard shortcuts, listened for on the whole document.
 
-use crate::app::Action;
+use crate::state::Action;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
@@ -49,11 +49,11 @@ pub fn action_for(key: &str) -> Option<Action> {
         "ArrowLeft" | "j" => Action::Back,
         "Home" => Action::ToStart,
         "s" => Action::NextSpeed,
-        "1" => Action::SetView(crate::app::View::Cluster),
-        "2" => Action::SetView(crate::app::View::Producer),
-        "3" => Action::SetView(crate::app::View::Storage),
-        "4" => Action::SetView(crate::app::View::Groups),
-        "5" => Action::SetView(crate::app::View::Practice),
+        "1" => Action::SetView(crate::state::View::Cluster),
+        "2" => Action::SetView(crate::state::View::Producer),
+        "3" => Action::SetView(crate::state::View::Storage),
+        "4" => Action::SetView(crate::state::View::Groups),
+        "5" => Action::SetView(crate::state::View::Practice),
         "?" => Action::ToggleHelp,
         "Escape" => Action::CloseHelp,
         "g" => Action::NextOfKind("guarantee_broken"),

@@ -5,7 +5,11 @@
 //! them from its own origin only (the service worker keeps them offline).
 
 use crate::lesson::Text;
+use crate::links::{Link, Open};
+use crate::state::{load_scenario, Action, EXAMPLES, EXAMPLES_URL};
 use serde::Deserialize;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// Where the lessons live in the repository.
 pub const LESSONS_DIR: &str = "static/lessons";
@@ -18,6 +22,9 @@ pub struct LessonEntry {
     /// The lesson file, e.g. `storage-lookup.json`.
     pub file: String,
     pub title: Text,
+    /// One line under the title on the start screen.
+    #[serde(default)]
+    pub summary: Option<Text>,
     /// The concept IDs it teaches (as in its `lesson.concepts`).
     #[serde(default)]
     pub concepts: Vec<String>,
@@ -84,73 +91,66 @@ pub async fn fetch_text(url: &str) -> Result<String, String> {
 }
 
 /// Reads the library's lesson `file` and opens it: the action for the app.
-pub async fn open(file: String) -> crate::app::Action {
-    use crate::app::{load_scenario, Action};
+pub async fn open(file: String) -> Action {
     let slug = file.trim_end_matches(".json").to_string();
     match fetch_text(&format!("{LESSONS_URL}{file}")).await {
         Err(e) => Action::LoadFailed(e),
-        Ok(text) => match load_scenario(&file, &text) {
-            Ok(p) => Action::LessonOpened(slug, std::rc::Rc::new(std::cell::RefCell::new(p))),
-            Err(m) => Action::LoadFailed(m),
-        },
+        Ok(text) => opened(Open::Lesson(slug), &file, Ok(text)),
     }
 }
 
-/// Opens an example of the Examples menu (`crate::app::EXAMPLES`) read from
-/// `scenarios/` (the default one is built in: `open_default_example`).
+/// Opens an example (`crate::state::EXAMPLES`) read from `scenarios/`.
 /// Examples keep lesson progress under their name, as lessons do.
-pub async fn open_example(file: &str) -> crate::app::Action {
-    use crate::app::EXAMPLES_URL;
-    example_opened(file, fetch_text(&format!("{EXAMPLES_URL}{file}")).await)
+pub async fn open_example(file: &str) -> Action {
+    let text = fetch_text(&format!("{EXAMPLES_URL}{file}")).await;
+    let name = file.trim_end_matches(".json").to_string();
+    opened(Open::Example(name), file, text)
 }
 
-/// The default example, built into the page: opened at once.
-pub fn open_default_example() -> crate::app::Action {
-    use crate::app::{DEFAULT_SCENARIO, EXAMPLES};
-    example_opened(EXAMPLES[0], Ok(DEFAULT_SCENARIO.to_string()))
-}
-
-fn example_opened(file: &str, text: Result<String, String>) -> crate::app::Action {
-    use crate::app::{load_scenario, Action};
-    let slug = file.trim_end_matches(".json").to_string();
+fn opened(open: Open, file: &str, text: Result<String, String>) -> Action {
     match text.and_then(|text| load_scenario(file, &text)) {
-        Ok(p) => Action::LessonOpened(slug, std::rc::Rc::new(std::cell::RefCell::new(p))),
+        Ok(p) => Action::LessonOpened(open, Rc::new(RefCell::new(p))),
         Err(m) => Action::LoadFailed(m),
     }
 }
 
-/// Reads the library's index, then opens `#lesson=slug` if the link names one.
-pub async fn load_library(wanted: Option<String>, dispatch: impl Fn(crate::app::Action)) {
-    use crate::app::Action;
-    let index = match fetch_text(&format!("{LESSONS_URL}index.json")).await {
-        Ok(text) => LessonIndex::from_json(&text),
-        Err(e) => Err(e),
-    };
-    match (index, wanted) {
-        (Ok(index), wanted) => {
-            let file = wanted
-                .as_deref()
-                .map(|w| index.find(w).map(|l| l.file.clone()));
-            dispatch(Action::Library(std::rc::Rc::new(index)));
-            match file {
-                Some(Some(file)) => {
-                    dispatch(open(file).await);
-                    // The link's step and view apply to the lesson, now open.
-                    crate::app::go_to_link_position(&dispatch);
+/// Reads the library's index.
+pub async fn load_index() -> Result<LessonIndex, String> {
+    let text = fetch_text(&format!("{LESSONS_URL}index.json")).await?;
+    LessonIndex::from_json(&text)
+}
+
+/// Reads what a pending link names (a lesson of the library, an example),
+/// then follows the link again for its step and view. A name the library
+/// or the examples do not have is named in the error.
+pub async fn open_link(link: Link, dispatch: impl Fn(Action)) {
+    let action = match &link.open {
+        Open::Lesson(slug) => match load_index().await {
+            Ok(index) => {
+                let file = index.find(slug).map(|l| l.file.clone());
+                dispatch(Action::Library(Rc::new(index)));
+                match file {
+                    Some(file) => open(file).await,
+                    None => Action::LoadFailed(format!(
+                        "the link: the lesson library has no lesson “{slug}”"
+                    )),
                 }
-                Some(None) => dispatch(Action::LoadFailed(format!(
-                    "the link: the lesson library has no lesson “{}”",
-                    wanted.unwrap_or_default()
-                ))),
-                None => {}
             }
-        }
-        // Without the library (a page opened without its lessons/ folder) the
-        // menu stays hidden; only a link that asked for a lesson says so.
-        (Err(e), Some(w)) => dispatch(Action::LoadFailed(format!(
-            "the link asked for lesson “{w}”: {e}"
-        ))),
-        (Err(_), None) => {}
+            Err(e) => Action::LoadFailed(format!("the link asked for lesson “{slug}”: {e}")),
+        },
+        Open::Example(name) => match EXAMPLES
+            .iter()
+            .find(|f| f.trim_end_matches(".json") == name)
+        {
+            Some(file) => open_example(file).await,
+            None => Action::LoadFailed(format!("the link: there is no built-in example “{name}”")),
+        },
+        _ => return,
+    };
+    let ok = matches!(action, Action::LessonOpened(..));
+    dispatch(action);
+    if ok {
+        dispatch(Action::Follow(link));
     }
 }
 
@@ -162,7 +162,7 @@ mod tests {
     /// service worker keeps for offline use; the first is built in.
     #[test]
     fn every_example_opens_and_is_kept_offline() {
-        use crate::app::{load_scenario, DEFAULT_SCENARIO, EXAMPLES, EXAMPLES_URL};
+        use crate::state::DEFAULT_SCENARIO;
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let sw = std::fs::read_to_string(root.join("static/sw.js")).unwrap();
         let html = std::fs::read_to_string(root.join("index.html")).unwrap();

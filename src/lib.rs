@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod branch;
+pub mod browser;
 pub mod components;
 pub mod config_panel;
 pub mod diff;
@@ -13,10 +14,12 @@ pub mod inspect_model;
 pub mod keys;
 pub mod lesson;
 pub mod lessons;
+pub mod links;
 pub mod player;
 pub mod producer_model;
 pub mod progress;
 pub mod share;
+pub mod state;
 pub mod view_model;
 
 /// Mounts the app on the page's body.

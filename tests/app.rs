@@ -254,7 +254,7 @@ async fn choose_example(root: &Element, name: &str) {
     for _ in 0..100 {
         if q(root, ".scenario-name").text_content() != before
             || root.query_selector("#error").unwrap().is_some()
-            || name == kafka_visualiser::app::EXAMPLES[0]
+            || name == kafka_visualiser::state::EXAMPLES[0]
         {
             break;
         }
@@ -272,6 +272,19 @@ fn fire(el: &Element, kind: &str) {
     init.set_bubbles(true);
     el.dispatch_event(&web_sys::Event::new_with_event_init_dict(kind, &init).unwrap())
         .unwrap();
+}
+
+/// A right-click (or a long-press): the `contextmenu` event, at the element.
+fn right_click(el: &Element) {
+    let init = web_sys::MouseEventInit::new();
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_client_x(200);
+    init.set_client_y(300);
+    el.dispatch_event(
+        &web_sys::MouseEvent::new_with_mouse_event_init_dict("contextmenu", &init).unwrap(),
+    )
+    .unwrap();
 }
 
 /// Picks `value` in a `<select>`, as a user would.
@@ -324,7 +337,8 @@ async fn the_storage_inspector_lists_segment_files_batches_and_downloads_a_file(
         .expect("a download button for the .log file");
     log_button.dyn_into::<HtmlElement>().unwrap().click();
     yew::scheduler::flush().await;
-    let (name, len, hash) = kafka_visualiser::app::last_download().expect("a download was offered");
+    let (name, len, hash) =
+        kafka_visualiser::browser::last_download().expect("a download was offered");
     assert_eq!(name, "00000000000000000000.log");
     assert!(
         len > 61,
@@ -340,7 +354,7 @@ async fn the_storage_inspector_lists_segment_files_batches_and_downloads_a_file(
         kafka_visualiser::inspect_model::file_bytes(&w, 1, "first-0/00000000000000000000.log")
             .unwrap();
     assert_eq!(
-        (bytes.len(), kafka_visualiser::app::fnv64(&bytes)),
+        (bytes.len(), kafka_visualiser::browser::fnv64(&bytes)),
         (len, hash)
     );
     // Another partition can be chosen; the view follows.
@@ -464,12 +478,12 @@ async fn the_timeline_slider_seeks_and_the_language_is_remembered() {
         .starts_with("event 30"));
     click(&root, "#btn-lang").await;
     assert_eq!(
-        kafka_visualiser::app::saved_lang(),
+        kafka_visualiser::browser::saved_lang(),
         Some(kafka_visualiser::i18n::Lang::Zh)
     );
     click(&root, "#btn-lang").await;
     assert_eq!(
-        kafka_visualiser::app::saved_lang(),
+        kafka_visualiser::browser::saved_lang(),
         Some(kafka_visualiser::i18n::Lang::En)
     );
 }
@@ -542,7 +556,7 @@ async fn a_lesson_asks_before_the_event_and_grades_against_the_engine() {
 async fn every_shipped_lesson_can_be_answered_right_through_the_engine() {
     assert_eq!(
         EXAMPLE_TEXTS.map(|(n, _)| n),
-        kafka_visualiser::app::EXAMPLES
+        kafka_visualiser::state::EXAMPLES
     );
     for (name, text) in EXAMPLE_TEXTS {
         let v: serde_json::Value = serde_json::from_str(text).unwrap();
@@ -824,11 +838,11 @@ async fn the_scenario_trace_and_view_export_as_files() {
         click(&root, "#btn-step").await;
     }
     choose(&root, "#export", "scenario").await;
-    let (name, len, _) = kafka_visualiser::app::last_download().unwrap();
+    let (name, len, _) = kafka_visualiser::browser::last_download().unwrap();
     assert_eq!(name, "leader-failover.json");
     assert_eq!(len, without_lesson(SCENARIO).len());
     choose(&root, "#export", "trace").await;
-    let (name, len, _) = kafka_visualiser::app::last_download().unwrap();
+    let (name, len, _) = kafka_visualiser::browser::last_download().unwrap();
     assert_eq!(name, "leader-failover-trace.json");
     assert!(len > 1000);
     for (what, magic) in [("svg", "<svg".as_bytes()), ("png", b"\x89PNG".as_slice())] {
@@ -836,7 +850,7 @@ async fn the_scenario_trace_and_view_export_as_files() {
         let mut got = None;
         for _ in 0..100 {
             gloo_timers::future::TimeoutFuture::new(30).await;
-            got = kafka_visualiser::app::last_download_bytes()
+            got = kafka_visualiser::browser::last_download_bytes()
                 .filter(|(n, _)| n.ends_with(&format!(".{what}")));
             if got.is_some() {
                 break;
@@ -913,9 +927,28 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
     }
     let position = q(&root, "#position").text_content().unwrap();
     let before = log_texts(&root);
-    // Click broker 2 in the drawing: it is killed one millisecond later.
+    // A plain click on a broker does nothing: exploring never branches.
     fire(&q(&root, "#cluster #broker-2"), "click");
     yew::scheduler::flush().await;
+    assert!(root.query_selector("#notice").unwrap().is_none());
+    assert!(root.query_selector("#broker-menu").unwrap().is_none());
+    // Its menu (right-click) offers what can be done to it; kill it: it is
+    // killed one millisecond later.
+    right_click(&q(&root, "#cluster #broker-2"));
+    yew::scheduler::flush().await;
+    assert!(q(&root, "#broker-menu")
+        .text_content()
+        .unwrap()
+        .contains("Broker 2"));
+    assert!(
+        root.query_selector("#menu-restart").unwrap().is_none(),
+        "a live broker is not restarted"
+    );
+    click(&root, "#menu-kill").await;
+    assert!(
+        root.query_selector("#broker-menu").unwrap().is_none(),
+        "the menu closes"
+    );
     assert!(q(&root, "#notice")
         .text_content()
         .unwrap()
@@ -937,7 +970,7 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
     assert!(q(&root, "#position")
         .text_content()
         .unwrap()
-        .ends_with("time 3 ms"));
+        .ends_with(" 3 ms"));
     // Send a record with a key typed by the learner: shown as text, never as HTML.
     type_into(&root, "#act-key", "<b>k</b>").await;
     click(&root, "#act-send").await;

@@ -5,8 +5,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use kafka_sim::collections::SortedSet;
-use kafka_visualiser::app::{load_scenario, LessonState};
 use kafka_visualiser::lessons::{LessonIndex, LESSONS_DIR};
+use kafka_visualiser::state::{load_scenario, LessonState};
 use std::path::PathBuf;
 
 /// The checklist's IDs (../shared/CONCEPTS.md).
@@ -100,7 +100,7 @@ fn every_lesson_plays_to_the_end_and_every_question_is_answered_right_by_the_eng
         questions += n;
     }
     // The built-in examples' lessons (the page's Examples menu) count too.
-    for file in kafka_visualiser::app::EXAMPLES {
+    for file in kafka_visualiser::state::EXAMPLES {
         let text = &std::fs::read_to_string(
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
                 .join("scenarios")

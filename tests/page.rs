@@ -142,11 +142,27 @@ fn the_built_page_renders_the_cluster_in_chromium() {
     let (port, down) = serve(dist);
     let url = format!("http://127.0.0.1:{port}/");
 
+    // A page opened without a link shows the start screen: every lesson of
+    // the library, in order, with its title.
     let dom = chromium(&["--dump-dom", &url]);
     assert!(
-        dom.contains("<h1>Kafka Visualiser</h1>"),
-        "the app did not mount:\n{dom}"
+        dom.contains("<h1>Kafka Visualiser</h1>") && dom.contains("id=\"start\""),
+        "the start screen did not mount:\n{dom}"
     );
+    assert!(dom.contains("What do you want to learn?"));
+    let index = kafka_visualiser::lessons::LessonIndex::from_json(
+        &std::fs::read_to_string(root().join("static/lessons/index.json")).unwrap(),
+    )
+    .unwrap();
+    let mut at = 0;
+    for l in &index.lessons {
+        let found = dom[at..]
+            .find(&format!("id=\"start-lesson-{}\"", l.slug()))
+            .unwrap_or_else(|| panic!("{} is not on the start screen (in order)", l.slug()));
+        at += found;
+    }
+    // Free play draws the cluster.
+    let dom = chromium(&["--dump-dom", &format!("{url}#play")]);
     for b in 0..3 {
         assert!(
             dom.contains(&format!("id=\"broker-{b}\"")),
@@ -183,11 +199,10 @@ fn the_built_page_renders_the_cluster_in_chromium() {
         &dom[..dom.len().min(800)]
     );
     assert!(
-        dom.contains("S1 · S2 · S3 · S4"),
-        "the lesson panel is missing"
+        dom.contains("id=\"lesson-setup\""),
+        "the lesson's setup is not shown when it opens"
     );
-    let index = std::fs::read_to_string(root().join("static/lessons/index.json")).unwrap();
-    let listed = index.matches("\"file\"").count();
+    let listed = index.lessons.len();
     let menu = dom
         .split("id=\"lesson-pick\"")
         .nth(1)
@@ -384,6 +399,21 @@ impl Driver {
         println!("screenshot: {}", file.display());
     }
 
+    /// Sizes the window so that the page's viewport is `w`×`h` (the
+    /// window's own bars take some of its height).
+    fn viewport(&self, w: i64, h: i64) {
+        self.post("window/rect", serde_json::json!({"width": w, "height": h}));
+        let r = self.post(
+            "execute/sync",
+            serde_json::json!({"script": "return [outerWidth - innerWidth, outerHeight - innerHeight]", "args": []}),
+        );
+        let (dw, dh) = (r[0].as_i64().unwrap_or(0), r[1].as_i64().unwrap_or(0));
+        self.post(
+            "window/rect",
+            serde_json::json!({"width": w + dw, "height": h + dh}),
+        );
+    }
+
     /// Runs `script` (its last argument is the callback that ends it).
     fn run(&self, script: &str) -> serde_json::Value {
         self.post(
@@ -423,7 +453,7 @@ const seek = async n => { const s = document.querySelector('#scrub'); s.max = St
 #[test]
 #[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
 fn the_built_page_step_and_frame_times_in_chromium() {
-    use kafka_visualiser::app::{share_fragment, View};
+    use kafka_visualiser::{links::share_fragment, state::View};
     let dist = root().join("dist");
     assert!(dist.join("index.html").exists(), "build the page first");
     let (port, _down) = serve(dist);
@@ -644,7 +674,7 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
         !csp.contains("unsafe-inline") && csp.contains("'sha256-"),
         "scripts are allowed by hash, not 'unsafe-inline': {csp}"
     );
-    let dom = chromium(&["--dump-dom", &base]);
+    let dom = chromium(&["--dump-dom", &format!("{base}#play")]);
     assert!(
         dom.contains("id=\"broker-0\""),
         "the page under a sub-path did not draw the cluster:\n{}",
@@ -710,7 +740,7 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
 (async () => {{
   let seen = null;
   for (let i = 0; i < 3000 && seen === null; i++) {{
-    if (document.querySelector('#broker-0')) seen = performance.now();
+    if (document.querySelector('[id^=start-lesson-]')) seen = performance.now();
     else await frame();
   }}
   const res = performance.getEntriesByType('resource').map(e => ({{ name: e.name.split('/').pop(), bytes: e.transferSize, ms: e.responseEnd }}));
@@ -719,9 +749,9 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
         ));
         let seen = r["seen"]
             .as_f64()
-            .unwrap_or_else(|| panic!("the cluster was never drawn: {r}"));
+            .unwrap_or_else(|| panic!("the start screen never listed the lessons: {r}"));
         println!(
-            "first load, 20 Mbit/s + 20 ms, cold cache: cluster drawn {seen:.0} ms after navigation; transferred: {}",
+            "first load, 20 Mbit/s + 20 ms, cold cache: start screen with its lessons {seen:.0} ms after navigation; transferred: {}",
             r["res"]
                 .as_array()
                 .map(|a| a
@@ -735,7 +765,166 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
     }
     drawn.sort_by(f64::total_cmp);
     println!(
-        "first load, 20 Mbit/s + 20 ms, cold cache: cluster drawn after {:.0} ms (median of 3; best {:.0}, worst {:.0})",
+        "first load, 20 Mbit/s + 20 ms, cold cache: start screen with its lessons after {:.0} ms (median of 3; best {:.0}, worst {:.0})",
         drawn[1], drawn[0], drawn[2]
     );
+}
+
+/// The first five minutes of a newcomer, in the built page, at a laptop
+/// (1440×900), a small laptop (1024×768) and a tablet in portrait
+/// (768×1024): the start screen, a lesson opened from it (the drawing's top
+/// on the first screen), steps up to the first question, an answer. Saves
+/// screenshots of each stop in `target/screenshots/newcomer-*.png` to look
+/// at. Then links in an open tab: a pasted link, Back and Forward.
+#[test]
+#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
+    let dist = root().join("dist");
+    assert!(dist.join("index.html").exists(), "build the page first");
+    let (port, _down) = serve(dist);
+    let url = format!("http://127.0.0.1:{port}/");
+    let shots = root().join("target/screenshots");
+    let driver = Driver::start();
+    for (i, (w, h)) in [(1440, 900), (1024, 768), (768, 1024)]
+        .into_iter()
+        .enumerate()
+    {
+        driver.viewport(w, h);
+        driver.open(&format!("{url}?newcomer{i}"));
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}
+(async () => {{
+  const first = await until('[id^=start-lesson-]');
+  done({{ first: first ? first.id : null, lessons: document.querySelectorAll('[id^=start-lesson-]').length,
+          inner: [innerWidth, innerHeight] }});
+}})();"#
+        ));
+        assert_eq!(r["first"], "start-lesson-controller-and-placement", "{r}");
+        println!(
+            "{w}×{h}: viewport {}, {} lessons on the start screen",
+            r["inner"], r["lessons"]
+        );
+        driver.screenshot(&shots.join(format!("newcomer-1-start-{w}x{h}.png")));
+        // The first lesson, opened from the start screen.
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}
+(async () => {{
+  document.querySelector('#start-lesson-controller-and-placement').click();
+  const setup = await until('#lesson-setup');
+  await until('#broker-0');
+  await frame();
+  const drawing = document.querySelector('#cluster').getBoundingClientRect();
+  done({{ setup: setup ? setup.textContent : null, hash: location.hash,
+          top: drawing.top, bottom: drawing.bottom, height: innerHeight }});
+}})();"#
+        ));
+        assert!(
+            r["setup"].as_str().is_some_and(|s| s.len() > 20),
+            "no setup shown: {r}"
+        );
+        assert_eq!(r["hash"], "#lesson=controller-and-placement", "{r}");
+        let (top, height) = (r["top"].as_f64().unwrap(), r["height"].as_f64().unwrap());
+        assert!(
+            top < height * 0.5,
+            "{w}×{h}: the drawing starts at y={top}, below the top half of the first screen"
+        );
+        println!("{w}×{h}: the drawing's top at y={top:.0} of {height}");
+        driver.screenshot(&shots.join(format!("newcomer-2-lesson-{w}x{h}.png")));
+        // Step (as the bar says) until the first question.
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}
+(async () => {{
+  let steps = 0;
+  while (!document.querySelector('#question') && steps < 3000) {{
+    document.querySelector('#btn-step').click(); steps++; await turn();
+  }}
+  await frame();
+  const q = document.querySelector('#question');
+  done({{ steps, question: q ? q.textContent : null, caption: document.querySelector('#caption').textContent }});
+}})();"#
+        ));
+        assert!(r["question"].is_string(), "no question: {r}");
+        println!(
+            "{w}×{h}: first question after {} steps: {}",
+            r["steps"], r["question"]
+        );
+        driver.screenshot(&shots.join(format!("newcomer-3-question-{w}x{h}.png")));
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}
+(async () => {{
+  document.querySelector('#choice-0').click();
+  const f = await until('#feedback');
+  await frame();
+  done({{ feedback: f ? f.textContent : null }});
+}})();"#
+        ));
+        assert!(r["feedback"].is_string(), "no feedback: {r}");
+        driver.screenshot(&shots.join(format!("newcomer-4-answered-{w}x{h}.png")));
+    }
+
+    // Links in an open tab: a pasted link goes where it points, and so do
+    // Back and Forward; the page's own moves (a view) join the history.
+    driver.post(
+        "window/rect",
+        serde_json::json!({"width": 1440, "height": 900}),
+    );
+    driver.open(&format!("{url}?links"));
+    let r = driver.run(&format!(
+        r#"{JS_HELPERS}
+const name = () => (document.querySelector('#scenario-name') || {{}}).textContent || (document.querySelector('#start') ? 'START' : '');
+const wait = async want => {{ for (let i = 0; i < 200 && !name().includes(want); i++) await sleep(50); return name(); }};
+(async () => {{
+  const seen = [];
+  await until('[id^=start-lesson-]');
+  seen.push(name());
+  location.hash = 'lesson=storage-lookup';
+  seen.push(await wait('Segments'));
+  location.hash = 'example=hw-truncation';
+  seen.push(await wait('high watermark'));
+  history.back();
+  seen.push(await wait('Segments'));
+  document.querySelector('#tab-storage').click();
+  await turn();
+  const storageHash = location.hash;
+  history.back();
+  await sleep(300);
+  const viewAfterBack = document.querySelector('#tab-cluster').getAttribute('aria-selected');
+  history.forward();
+  await sleep(300);
+  const viewAfterForward = document.querySelector('#tab-storage').getAttribute('aria-selected');
+  history.back(); await sleep(200);
+  history.back();
+  seen.push(await wait('START'));
+  history.forward();
+  seen.push(await wait('Segments'));
+  done({{ seen, storageHash, viewAfterBack, viewAfterForward }});
+}})();"#
+    ));
+    let seen: Vec<String> = r["seen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(seen[0], "START", "{r}");
+    assert!(seen[1].contains("Segments"), "a pasted lesson link: {r}");
+    assert!(
+        seen[2].contains("high watermark"),
+        "a pasted example link: {r}"
+    );
+    assert!(seen[3].contains("Segments"), "Back: {r}");
+    assert_eq!(
+        r["storageHash"], "#lesson=storage-lookup&view=storage",
+        "{r}"
+    );
+    assert_eq!(
+        r["viewAfterBack"], "true",
+        "Back returns to the cluster view: {r}"
+    );
+    assert_eq!(
+        r["viewAfterForward"], "true",
+        "Forward to the storage view: {r}"
+    );
+    assert_eq!(seen[4], "START", "Back to the start screen: {r}");
+    assert!(seen[5].contains("Segments"), "Forward: {r}");
 }

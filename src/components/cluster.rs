@@ -35,14 +35,25 @@ const MAX_ROWS_WRAPPED: usize = 7;
 const MAX_CLIENTS: usize = 8;
 const CLIENT_STEP: i32 = 70;
 
+/// A request for a broker's action menu: the broker, whether it is alive,
+/// and where to open the menu (CSS pixels in the viewport).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BrokerMenu {
+    pub broker: i32,
+    pub alive: bool,
+    pub x: i32,
+    pub y: i32,
+}
+
 /// Above this many messages in flight, only their dots are drawn.
 pub const CROWDED_MESSAGES: usize = 60;
 #[derive(Properties, PartialEq)]
 pub struct ClusterProps {
     pub model: Rc<ClusterModel>,
     pub lang: Lang,
-    /// A broker was clicked: (its id, alive?).
-    pub on_broker: Callback<(i32, bool)>,
+    /// A broker's menu was asked for (right-click, long-press, Enter or the
+    /// menu key on it): which broker, and where (page coordinates).
+    pub on_broker: Callback<BrokerMenu>,
     /// What the event a log line seeked to changed: `b1`, `b1:first-0`, `p0`, `c0`.
     #[prop_or_default]
     pub marks: Rc<SortedSet<String>>,
@@ -447,7 +458,7 @@ fn broker_box(
     l: &Layout,
     max_leo: i64,
     lang: Lang,
-    on_broker: &Callback<(i32, bool)>,
+    on_broker: &Callback<BrokerMenu>,
     marks: &SortedSet<String>,
 ) -> Html {
     let mut class = classes!("broker");
@@ -469,11 +480,44 @@ fn broker_box(
     } else {
         ""
     };
-    // Clicking a broker kills a live one and restarts a stopped one (a command
-    // in the scenario: the timeline branches here).
-    let onclick = {
-        let (cb, id, alive) = (on_broker.clone(), b.id, b.alive);
-        Callback::from(move |_: MouseEvent| cb.emit((id, alive)))
+    // Acting on a broker is a menu (right-click, long-press, Enter or the
+    // menu key), never a bare click: a newcomer's first exploratory click
+    // must not branch the timeline.
+    let oncontextmenu = {
+        let (cb, broker, alive) = (on_broker.clone(), b.id, b.alive);
+        Callback::from(move |e: MouseEvent| {
+            e.prevent_default();
+            cb.emit(BrokerMenu {
+                broker,
+                alive,
+                x: e.client_x(),
+                y: e.client_y(),
+            })
+        })
+    };
+    let onkeydown = {
+        let (cb, broker, alive) = (on_broker.clone(), b.id, b.alive);
+        Callback::from(move |e: KeyboardEvent| {
+            let menu_key = matches!(e.key().as_str(), "Enter" | " " | "ContextMenu")
+                || (e.key() == "F10" && e.shift_key());
+            if !menu_key {
+                return;
+            }
+            e.prevent_default();
+            e.stop_propagation();
+            let at = e
+                .target_dyn_into::<web_sys::Element>()
+                .map(|el| el.get_bounding_client_rect());
+            let (x, y) = at
+                .map(|r| ((r.left() + 24.0) as i32, (r.top() + 32.0) as i32))
+                .unwrap_or((40, 40));
+            cb.emit(BrokerMenu {
+                broker,
+                alive,
+                x,
+                y,
+            })
+        })
     };
     let more = b
         .replicas
@@ -482,14 +526,10 @@ fn broker_box(
         .map(|rest| more_line(rest, lang));
     let narrow = l.broker_w < 200;
     let badge_w = if narrow { 26 } else { 86 };
-    let hint = if b.alive {
-        t(lang, "click_kill")
-    } else {
-        t(lang, "click_restart")
-    };
+    let hint = t(lang, "broker_menu_hint");
     html! {
-        <g {class} id={format!("broker-{}", b.id)} role="group" {onclick}
-            aria-label={format!("Broker {}{}", b.id, if status.is_empty() { String::new() } else { format!(", {status}") })}>
+        <g {class} id={format!("broker-{}", b.id)} role="button" tabindex="0" aria-haspopup="menu" {oncontextmenu} {onkeydown}
+            aria-label={format!("Broker {}{}. {hint}", b.id, if status.is_empty() { String::new() } else { format!(", {status}") })}>
             <title>{ hint }</title>
             <rect class="box" x={x.to_string()} y={top.to_string()} width={l.broker_w.to_string()} height={l.broker_h.to_string()} rx="10" />
             <text class="name" x={(x + 12).to_string()} y={(top + 24).to_string()}>{ format!("Broker {}", b.id) }</text>

@@ -104,6 +104,15 @@ pub struct Lesson {
     /// Concept IDs of CONCEPTS.md this lesson covers.
     #[serde(default)]
     pub concepts: Vec<String>,
+    /// The setup, in plain words: shown when the lesson opens.
+    #[serde(default)]
+    pub setup: Option<Text>,
+    /// What the learner will be able to say at the end: shown with the setup.
+    #[serde(default)]
+    pub goal: Option<Text>,
+    /// The one thing to remember: shown in the recap at the end.
+    #[serde(default)]
+    pub takeaway: Option<Text>,
     pub steps: Vec<Step>,
 }
 

@@ -1,0 +1,1020 @@
+//! The page's state and its reducer: pure, so it is tested natively
+//! (`cargo test -p kafka-visualiser state`). Nothing here touches the
+//! browser: the language is given to `AppState::new`, and what must be
+//! saved (the language, progress) is saved by the `App` component when it
+//! changes (see `app.rs`).
+
+use crate::components::cluster::BrokerMenu;
+use crate::i18n::{t, Lang};
+use crate::links::{Link, Open};
+use crate::player::Player;
+use kafka_sim::collections::SortedMap;
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The scenario the page opens with.
+pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
+
+/// The built-in scenarios of the Examples menu: files of `scenarios/`,
+/// which the build copies beside the page and the service worker keeps for
+/// offline use. The first is the default one, also built into the page; the
+/// others are read when chosen.
+pub const EXAMPLES: [&str; 5] = [
+    "leader-failover.json",
+    "hw-truncation.json",
+    "kip101-divergence.json",
+    "kip101-epochs.json",
+    "group-rebalance.json",
+];
+
+/// Where the examples are, beside the page.
+pub const EXAMPLES_URL: &str = "scenarios/";
+
+/// What the main panel shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Cluster,
+    Producer,
+    Storage,
+    Groups,
+    Practice,
+}
+
+/// Playback speeds (multipliers ×4, to stay in integers): 0.25× … 8×.
+pub const SPEEDS_X4: [u32; 6] = [1, 2, 4, 8, 16, 32];
+/// Milliseconds between steps at 1×.
+const BASE_STEP_MS: u32 = 700;
+
+/// A lesson loaded with the scenario, and the learner's answers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LessonState {
+    pub lesson: Rc<crate::lesson::Lesson>,
+    /// Event index of each step's `at` (None: the scenario never has it).
+    pub targets: Rc<Vec<Option<u64>>>,
+    /// Step → (chosen, right?, the engine's answer).
+    pub answers: Rc<SortedMap<usize, (String, bool, String)>>,
+    /// The question waiting for an answer.
+    pub asking: Option<usize>,
+    /// The question answered last (its feedback is shown).
+    pub last: Option<usize>,
+}
+
+impl LessonState {
+    /// Reads the scenario's lesson, if it has one, and finds each step's event.
+    pub fn load(player: &mut Player) -> Result<Option<LessonState>, String> {
+        let Some(v) = player.scenario().lesson.clone() else {
+            return Ok(None);
+        };
+        let lesson = crate::lesson::Lesson::from_value(&v)?;
+        let targets: Vec<Option<u64>> = lesson
+            .steps
+            .iter()
+            .map(|s| player.find_nth_where(s.at.nth, |e| s.at.matches(e)))
+            .collect();
+        // Each question's answer must be a field the page can read off its event.
+        for (i, (s, t)) in lesson.steps.iter().zip(&targets).enumerate() {
+            if let (Some(p), Some(t)) = (&s.answer, t) {
+                let e = player.event(*t).expect("found");
+                if crate::lesson::truth(e, p).is_none() {
+                    player.seek(0);
+                    return Err(format!(
+                        "lesson.steps[{i}].answer: a {} event has no field {p} the page can read",
+                        s.at.kind
+                    ));
+                }
+            }
+        }
+        player.seek(0);
+        Ok(Some(LessonState {
+            lesson: Rc::new(lesson),
+            targets: Rc::new(targets),
+            answers: Rc::default(),
+            asking: None,
+            last: None,
+        }))
+    }
+
+    /// Grades `choice` for question `k` against the engine's own event:
+    /// (right?, the engine's answer). None if `k` is not a question that
+    /// happens in this scenario.
+    pub fn grade(&self, player: &Player, k: usize, choice: &str) -> Option<(bool, String)> {
+        let step = self.lesson.steps.get(k)?;
+        let target = self.targets.get(k).copied().flatten()?;
+        let truth = crate::lesson::truth(player.event(target)?, step.answer.as_deref()?)?;
+        Some((choice == truth, truth))
+    }
+
+    /// The event index a question or narration step is about.
+    pub fn target(&self, k: usize) -> Option<u64> {
+        self.targets.get(k).copied().flatten()
+    }
+
+    /// An unanswered question whose event is at index `i`.
+    fn question_at(&self, i: u64) -> Option<usize> {
+        self.lesson.steps.iter().enumerate().find_map(|(k, s)| {
+            (s.ask.is_some() && self.targets[k] == Some(i) && !self.answers.contains_key(&k))
+                .then_some(k)
+        })
+    }
+
+    /// The first unanswered question whose event lies in `[from, to)`.
+    fn question_between(&self, from: u64, to: u64) -> Option<(usize, u64)> {
+        (from..to).find_map(|i| self.question_at(i).map(|k| (k, i)))
+    }
+}
+
+/// Embed mode: the steps played, and whether playback starts over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Embed {
+    pub from: u64,
+    pub to: u64,
+    pub looping: bool,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub lesson: Option<LessonState>,
+    /// The lesson library (`lessons/index.json`), once read.
+    pub library: Option<Rc<crate::lessons::LessonIndex>>,
+    /// The library entry open now (its slug), for progress and links.
+    pub lesson_slug: Option<String>,
+    /// What the page's link opened last (None: a file, an edited
+    /// configuration): a link to the same place only moves the step or view.
+    pub opened: Option<Open>,
+    /// The start screen is shown (over the scenario behind it).
+    pub start: bool,
+    /// The side drawer (open, act, configure, share, export) is open.
+    pub drawer: bool,
+    /// A broker's action menu is open.
+    pub menu: Option<BrokerMenu>,
+    /// Projector mode: large type, high contrast.
+    pub projector: bool,
+    /// A link whose scenario must be read first (a lesson, an example): the
+    /// `App` reads it, then follows the link again.
+    pub pending: Option<Link>,
+    /// Answers saved in the browser (see `progress.rs`).
+    pub progress: Rc<crate::progress::Progress>,
+    /// Embed mode (`#embed=1&from=A&to=B&loop=1`): minimal chrome, played
+    /// between two steps.
+    pub embed: Option<Embed>,
+    /// A challenge link (`#challenge=1`): the simulation cannot be moved past
+    /// a lesson question until it is answered.
+    pub challenge: bool,
+    /// What the error banner says the problem was about (an i18n key).
+    pub error_about: &'static str,
+    pub help: bool,
+    /// Set when a jump found no further event of the kind.
+    pub notice: Option<String>,
+    pub view: View,
+    /// The storage inspector's partition (`broker:dir`).
+    pub storage_sel: Option<String>,
+    /// The batch shown in hex in the storage inspector (segment, position).
+    pub batch_sel: Option<(i64, u64)>,
+    /// The message whose details are shown (its id), while in flight.
+    pub msg_sel: Option<u64>,
+    /// What the event a log line seeked to changed (its id, the changes).
+    pub changes: Option<(u64, Rc<Vec<crate::diff::Change>>)>,
+    pub player: Rc<RefCell<Player>>,
+    pub rev: u64,
+    pub playing: bool,
+    pub speed: usize,
+    pub lang: Lang,
+    pub hide_routine: bool,
+    pub error: Option<String>,
+}
+
+pub enum Action {
+    /// A scenario file was read and parsed: replace the player.
+    Loaded(Rc<RefCell<Player>>),
+    /// A lesson or example was read and parsed (what it is, the player).
+    LessonOpened(Open, Rc<RefCell<Player>>),
+    /// Go where a link points (at start-up, `hashchange`, Back / Forward).
+    Follow(Link),
+    /// Open or close the side drawer.
+    ToggleDrawer,
+    /// Open a broker's action menu.
+    OpenMenu(BrokerMenu),
+    /// Projector mode on or off.
+    ToggleProjector,
+    /// Something the learner asked for could not be done (an export): say why.
+    Problem(String),
+    /// The learner acted on the simulation: this command, one millisecond
+    /// after the cursor's event (the timeline branches).
+    Act(serde_json::Map<String, serde_json::Value>),
+    /// The configuration panel's edits: (object pointer, key, text).
+    Reconfigure(Vec<(String, String, String)>),
+    /// A Practice question was answered (right?).
+    PracticeAnswered(bool),
+    /// The lesson library's index arrived.
+    Library(Rc<crate::lessons::LessonIndex>),
+    /// A scenario could not be loaded: say why, keep the current one.
+    LoadFailed(String),
+    DismissError,
+    Step,
+    Back,
+    ToStart,
+    Seek(u64),
+    TogglePlay,
+    Tick,
+    NextSpeed,
+    ToggleLang,
+    ToggleRoutine,
+    SetView(View),
+    SelectStorage(String),
+    /// Show this batch (segment, position) in the hex view.
+    SelectBatch(i64, u64),
+    /// Show this message's details (None: close them).
+    SelectMessage(Option<u64>),
+    /// Put the cursor after `n` events (the timeline slider).
+    SeekTo(u64),
+    /// The learner picked `choice` for lesson step `k`.
+    Answer(usize, String),
+    /// Jump to the next event of this kind (its JSON `type`).
+    NextOfKind(&'static str),
+    ToggleHelp,
+    CloseHelp,
+}
+
+/// Event kinds the "next" jump offers: (type, English label, Chinese label).
+pub const JUMP_KINDS: [(&str, &str, &str); 10] = [
+    ("leader_elected", "leader elected", "选出 leader"),
+    ("isr_updated_by_controller", "ISR changed", "ISR 变化"),
+    (
+        "high_watermark_advanced",
+        "high watermark moved",
+        "高水位推进",
+    ),
+    ("batch_appended", "batch appended", "批次追加"),
+    ("segment_rolled", "segment rolled", "段滚动"),
+    ("log_cleaned", "log cleaned", "日志清理"),
+    ("rebalance_started", "rebalance started", "再均衡开始"),
+    ("partitions_assigned", "partitions assigned", "分区分配"),
+    ("offsets_committed", "offsets committed", "位移提交"),
+    ("guarantee_broken", "guarantee broken", "保证被打破"),
+];
+
+impl AppState {
+    /// The page's state over `player`, in `lang` (the browser's saved
+    /// choice is read by the caller: the state touches no browser).
+    pub fn new(player: Player, lang: Lang) -> AppState {
+        AppState {
+            lesson: None,
+            library: None,
+            lesson_slug: None,
+            opened: None,
+            start: false,
+            drawer: false,
+            menu: None,
+            projector: false,
+            pending: None,
+            progress: Rc::default(),
+            embed: None,
+            challenge: false,
+            error_about: "load_failed",
+            help: false,
+            notice: None,
+            view: View::Cluster,
+            storage_sel: None,
+            batch_sel: None,
+            changes: None,
+            msg_sel: None,
+            player: Rc::new(RefCell::new(player)),
+            rev: 0,
+            playing: false,
+            speed: 2,
+            lang,
+            hide_routine: true,
+            error: None,
+        }
+    }
+
+    /// On a challenge link the cursor may not pass the first unanswered
+    /// question: if it did (a seek, a jump), it goes back there and the
+    /// question is asked. Returns true if it held.
+    pub fn hold_for_challenge(&self, lesson: &mut Option<LessonState>) -> bool {
+        let Some(l) = lesson.as_mut().filter(|_| self.challenge) else {
+            return false;
+        };
+        let first = l
+            .lesson
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(k, s)| s.ask.is_some() && !l.answers.contains_key(k))
+            .filter_map(|(k, _)| l.target(k).map(|t| (t, k)))
+            .min();
+        let mut p = self.player.borrow_mut();
+        match first {
+            Some((t, k)) if p.cursor() > t => {
+                p.seek(t);
+                l.asking = Some(k);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn speed_label(&self) -> String {
+        let x4 = SPEEDS_X4[self.speed];
+        match x4 {
+            1 => "0.25×".into(),
+            2 => "0.5×".into(),
+            n => format!("{}×", n / 4),
+        }
+    }
+
+    pub fn step_interval_ms(&self) -> u32 {
+        BASE_STEP_MS * 4 / SPEEDS_X4[self.speed]
+    }
+
+    /// Goes where `link` points. A link to what is open already only moves
+    /// the step and view (the learner's answers stay); the start screen
+    /// keeps the scenario behind it; a lesson or an example not built in is
+    /// left `pending` for the `App` to read.
+    fn follow(self: Rc<Self>, link: Link) -> Rc<Self> {
+        let same = self.opened.as_ref() == Some(&link.open);
+        let here = Rc::new(AppState {
+            rev: self.rev + 1,
+            start: link.open == Open::Start,
+            // Back to a view of the same lesson keeps a challenge on.
+            challenge: link.challenge || (same && self.challenge),
+            menu: None,
+            pending: None,
+            playing: false,
+            ..(*self).clone()
+        });
+        if link.open == Open::Start || same {
+            return here.at_position(&link);
+        }
+        let loaded = match &link.open {
+            Open::Start => unreachable!("handled above"),
+            Open::Play => load_scenario("free play", &without_lesson(DEFAULT_SCENARIO)),
+            Open::Shared(packed) => crate::share::unpack(packed)
+                .map_err(|e| format!("the link: {e}"))
+                .and_then(|text| load_scenario("the link", &text)),
+            Open::Example(e) if *e == crate::links::default_example() => {
+                load_scenario(EXAMPLES[0], DEFAULT_SCENARIO)
+            }
+            Open::Lesson(_) | Open::Example(_) => {
+                return Rc::new(AppState {
+                    pending: Some(link),
+                    ..(*here).clone()
+                });
+            }
+        };
+        let next = match loaded {
+            Ok(p) => here.reduce(Action::LessonOpened(
+                link.open.clone(),
+                Rc::new(RefCell::new(p)),
+            )),
+            Err(e) => here.reduce(Action::LoadFailed(e)),
+        };
+        let next = Rc::new(AppState {
+            challenge: link.challenge,
+            ..(*next).clone()
+        });
+        next.at_position(&link)
+    }
+
+    /// The link's step and view, on what is open.
+    fn at_position(self: Rc<Self>, link: &Link) -> Rc<Self> {
+        let mut s = self;
+        if let Some(n) = link.step {
+            s = s.reduce(Action::SeekTo(n));
+        }
+        // A link names its view, or means the cluster (so Back from a view
+        // returns to the cluster); the start screen keeps the view behind it.
+        if link.open != Open::Start {
+            s = s.reduce(Action::SetView(link.view.unwrap_or(View::Cluster)));
+        }
+        s
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        match action {
+            Action::Loaded(player) => {
+                let lesson = LessonState::load(&mut player.borrow_mut());
+                let (lesson, error) = match lesson {
+                    Ok(l) => (l, None),
+                    Err(e) => (None, Some(e)),
+                };
+                return Rc::new(AppState {
+                    player,
+                    rev: self.rev + 1,
+                    playing: false,
+                    error,
+                    storage_sel: None,
+                    lesson,
+                    lesson_slug: None,
+                    opened: None,
+                    pending: None,
+                    start: false,
+                    ..(*self).clone()
+                });
+            }
+            Action::LessonOpened(open, player) => {
+                let next = self.reduce(Action::Loaded(player));
+                let slug = match &open {
+                    Open::Lesson(s) | Open::Example(s) => Some(s.clone()),
+                    _ => None,
+                };
+                return Rc::new(AppState {
+                    lesson_slug: slug,
+                    opened: Some(open),
+                    ..(*next).clone()
+                });
+            }
+            Action::Follow(link) => return self.follow(link),
+            Action::Act(command) => {
+                let branched = self.player.borrow().branch(command);
+                return match branched {
+                    Ok(p) => {
+                        let mut player = p;
+                        let mut lesson = LessonState::load(&mut player).ok().flatten();
+                        let cursor = self.player.borrow().cursor();
+                        player.seek(cursor);
+                        // The past is unchanged by a branch: answers to
+                        // questions whose event is behind the cursor stay.
+                        if let (Some(new), Some(old)) = (lesson.as_mut(), self.lesson.as_ref()) {
+                            let kept = old
+                                .answers
+                                .iter()
+                                .filter(|(k, _)| {
+                                    let at = new.targets.get(**k).copied().flatten();
+                                    at.is_some_and(|t| t < cursor)
+                                        && old.targets.get(**k).copied().flatten() == at
+                                })
+                                .map(|(k, v)| (*k, v.clone()))
+                                .collect();
+                            new.answers = Rc::new(kept);
+                            new.last = old.last.filter(|k| new.answers.contains_key(k));
+                        }
+                        Rc::new(AppState {
+                            player: Rc::new(RefCell::new(player)),
+                            rev: self.rev + 1,
+                            playing: false,
+                            lesson,
+                            error: None,
+                            menu: None,
+                            notice: Some(t(self.lang, "branched").to_string()),
+                            ..(*self).clone()
+                        })
+                    }
+                    Err(e) => self.reduce(Action::Problem(e)),
+                };
+            }
+            Action::Reconfigure(edits) => {
+                let text = crate::config_panel::apply(self.player.borrow().source(), &edits);
+                let loaded = text.and_then(|t| load_scenario("the configuration", &t));
+                return self.reduce(match loaded {
+                    Ok(p) => Action::Loaded(Rc::new(RefCell::new(p))),
+                    Err(e) => Action::LoadFailed(e),
+                });
+            }
+            Action::Problem(msg) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    error: Some(msg),
+                    error_about: "problem",
+                    ..(*self).clone()
+                })
+            }
+            Action::PracticeAnswered(right) => {
+                let mut progress = (*self.progress).clone();
+                progress.record_practice(right);
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    progress: Rc::new(progress),
+                    ..(*self).clone()
+                });
+            }
+            Action::Library(index) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    library: Some(index),
+                    ..(*self).clone()
+                })
+            }
+            Action::Answer(k, choice) => {
+                let Some(mut l) = self.lesson.clone() else {
+                    return self;
+                };
+                let Some(target) = l.target(k) else {
+                    return self;
+                };
+                let Some((right, truth)) = l.grade(&self.player.borrow(), k, &choice) else {
+                    return self;
+                };
+                let mut answers = (*l.answers).clone();
+                answers.insert(k, (choice, right, truth));
+                l.answers = Rc::new(answers);
+                l.asking = None;
+                l.last = Some(k);
+                let mut progress = self.progress.clone();
+                if let Some(slug) = &self.lesson_slug {
+                    let questions = l.lesson.steps.iter().filter(|s| s.ask.is_some()).count();
+                    let p = Rc::make_mut(&mut progress);
+                    p.record_lesson(slug, questions as u32, k as u32, right);
+                }
+                // Reveal: show the event the question was about.
+                self.player.borrow_mut().seek(target + 1);
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    lesson: Some(l),
+                    progress,
+                    ..(*self).clone()
+                });
+            }
+            Action::LoadFailed(msg) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    playing: false,
+                    pending: None,
+                    error: Some(msg),
+                    error_about: "load_failed",
+                    ..(*self).clone()
+                })
+            }
+            Action::SetView(view) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    view,
+                    ..(*self).clone()
+                })
+            }
+            Action::SelectMessage(id) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    msg_sel: id,
+                    ..(*self).clone()
+                })
+            }
+            Action::SelectBatch(seg, pos) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    batch_sel: Some((seg, pos)),
+                    ..(*self).clone()
+                })
+            }
+            Action::SelectStorage(key) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    storage_sel: Some(key),
+                    batch_sel: None,
+                    ..(*self).clone()
+                })
+            }
+            Action::ToggleHelp => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    help: !self.help,
+                    ..(*self).clone()
+                });
+            }
+            // Escape: whatever is open over the drawing closes.
+            Action::CloseHelp => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    help: false,
+                    drawer: false,
+                    menu: None,
+                    ..(*self).clone()
+                });
+            }
+            Action::ToggleDrawer => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    drawer: !self.drawer,
+                    menu: None,
+                    ..(*self).clone()
+                });
+            }
+            Action::OpenMenu(m) => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    menu: Some(m),
+                    ..(*self).clone()
+                });
+            }
+            Action::ToggleProjector => {
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    projector: !self.projector,
+                    ..(*self).clone()
+                });
+            }
+            Action::NextOfKind(kind) => {
+                let found = {
+                    let mut p = self.player.borrow_mut();
+                    let from = p.cursor();
+                    let found = p.next_of_kind(kind);
+                    if let Some(i) = found {
+                        p.seek(i + 1);
+                    } else {
+                        p.seek(from);
+                    }
+                    found
+                };
+                let notice = found.is_none().then(|| match self.lang {
+                    Lang::En => format!("No later “{kind}” event in this scenario."),
+                    Lang::Zh => format!("本场景中之后没有“{kind}”事件。"),
+                });
+                let mut lesson = self.lesson.clone();
+                self.hold_for_challenge(&mut lesson);
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    playing: false,
+                    notice,
+                    lesson,
+                    ..(*self).clone()
+                });
+            }
+            _ => {}
+        }
+        let mut playing = self.playing;
+        let mut speed = self.speed;
+        let mut lang = self.lang;
+        let mut hide = self.hide_routine;
+        let mut lesson = self.lesson.clone();
+        let stepping = matches!(action, Action::Step | Action::Tick);
+        if let (true, Some(l)) = (stepping, lesson.as_ref()) {
+            if l.asking.is_some() {
+                // Waiting for an answer: the question holds the simulation.
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    playing: false,
+                    ..(*self).clone()
+                });
+            }
+        }
+        let before = self.player.borrow().cursor();
+        let seek_id = match &action {
+            Action::Seek(id) => Some(*id),
+            _ => None,
+        };
+        {
+            let mut p = self.player.borrow_mut();
+            let step = |p: &mut Player| if hide { p.step_significant() } else { p.step() };
+            match action {
+                Action::Step => {
+                    playing = false;
+                    step(&mut p);
+                }
+                Action::Tick => match self.embed {
+                    // Embedded: play between the link's steps, maybe again.
+                    Some(e) if p.cursor() >= e.to => {
+                        if e.looping {
+                            p.seek(e.from);
+                        } else {
+                            playing = false;
+                        }
+                    }
+                    _ => {
+                        if !step(&mut p) {
+                            playing = false;
+                        }
+                    }
+                },
+                Action::Back => {
+                    playing = false;
+                    if hide {
+                        // Back to the previous significant event.
+                        p.back_significant();
+                    } else {
+                        p.back();
+                    }
+                }
+                Action::ToStart => {
+                    playing = false;
+                    p.seek(0);
+                }
+                Action::Seek(id) => {
+                    playing = false;
+                    p.seek(id + 1);
+                }
+                Action::SeekTo(n) => {
+                    playing = false;
+                    p.seek(n);
+                }
+                Action::TogglePlay => playing = !playing && !p.at_end(),
+                Action::NextSpeed => speed = (speed + 1) % SPEEDS_X4.len(),
+                Action::ToggleLang => lang = if lang == Lang::En { Lang::Zh } else { Lang::En },
+                Action::ToggleRoutine => hide = !hide,
+                Action::DismissError
+                | Action::Loaded(_)
+                | Action::LessonOpened(..)
+                | Action::Follow(_)
+                | Action::ToggleDrawer
+                | Action::OpenMenu(_)
+                | Action::ToggleProjector
+                | Action::Library(_)
+                | Action::PracticeAnswered(_)
+                | Action::Problem(_)
+                | Action::Act(_)
+                | Action::Reconfigure(_)
+                | Action::LoadFailed(_)
+                | Action::SetView(_)
+                | Action::SelectStorage(_)
+                | Action::SelectBatch(..)
+                | Action::SelectMessage(_)
+                | Action::NextOfKind(_)
+                | Action::ToggleHelp
+                | Action::CloseHelp
+                | Action::Answer(..) => {}
+            }
+        }
+        // Predict, then reveal: stop just before a question's event.
+        if let (true, Some(l)) = (stepping, lesson.as_mut()) {
+            let after = self.player.borrow().cursor();
+            if let Some((k, i)) = l.question_between(before, after) {
+                self.player.borrow_mut().seek(i);
+                l.asking = Some(k);
+                playing = false;
+            }
+        }
+        if self.hold_for_challenge(&mut lesson) {
+            playing = false;
+        }
+        // A log line was clicked: what that event changed.
+        let changes = match seek_id {
+            Some(id) if self.player.borrow().cursor() == id + 1 => {
+                let mut p = self.player.borrow_mut();
+                let before = p.state_at(id);
+                Some((id, Rc::new(crate::diff::diff(&before, p.world()))))
+            }
+            _ => self.changes.clone(),
+        };
+        Rc::new(AppState {
+            rev: self.rev + 1,
+            changes,
+            playing,
+            speed,
+            lang,
+            hide_routine: hide,
+            error: None,
+            notice: None,
+            lesson,
+            ..(*self).clone()
+        })
+    }
+}
+
+/// A scenario's text without its lesson (free play).
+pub fn without_lesson(text: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(mut o)) => {
+            o.remove("lesson");
+            serde_json::Value::Object(o).to_string()
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// Parses scenario text into a player, or a message naming the field.
+pub fn load_scenario(file_name: &str, text: &str) -> Result<Player, String> {
+    let p = Player::from_json(text).map_err(|e| {
+        if e.field.is_empty() {
+            format!("{file_name}: {}", e.message)
+        } else {
+            format!("{file_name}: {}: {}", e.field, e.message)
+        }
+    })?;
+    // A lesson that cannot be read refuses the whole file (the current one
+    // stays): `Scenario::validate` reads the lesson.
+    Ok(p)
+}
+
+/// The `lookup` command for what the learner typed, or what is wrong with it.
+pub fn lookup_command(
+    r: &crate::components::storage::LookupRequest,
+    lang: Lang,
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let what = if r.by_time { "timestamp" } else { "offset" };
+    let n: i64 = r.text.trim().parse().map_err(|_| match lang {
+        Lang::En => format!(
+            "Lookup: \"{}\" is not a whole number (the {what} to look up)",
+            r.text.trim()
+        ),
+        Lang::Zh => format!("查找：“{}”不是整数（要查找的 {what}）", r.text.trim()),
+    })?;
+    Ok(crate::branch::command(
+        "lookup",
+        &[
+            ("broker", r.broker.into()),
+            ("topic", r.topic.clone().into()),
+            ("partition", r.partition.into()),
+            (what, n.into()),
+        ],
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The reducer, natively: what each action does to the page's state.
+    use super::*;
+    use crate::links::{Link, Open};
+
+    fn state(text: &str) -> Rc<AppState> {
+        let mut p = load_scenario("test", text).unwrap();
+        let lesson = LessonState::load(&mut p).unwrap();
+        let mut s = AppState::new(p, Lang::En);
+        s.lesson = lesson;
+        Rc::new(s)
+    }
+
+    fn cursor(s: &AppState) -> u64 {
+        s.player.borrow().cursor()
+    }
+
+    #[test]
+    fn step_back_and_to_start_move_the_cursor() {
+        let s = state(&without_lesson(DEFAULT_SCENARIO));
+        let s = s.reduce(Action::Step).reduce(Action::Step);
+        let two = cursor(&s);
+        assert!(two >= 2, "{two}");
+        let s = s.reduce(Action::Back);
+        assert!(cursor(&s) < two);
+        let s = s.reduce(Action::SeekTo(7));
+        assert_eq!(cursor(&s), 7);
+        assert_eq!(cursor(&s.reduce(Action::ToStart)), 0);
+    }
+
+    #[test]
+    fn a_question_stops_playback_before_its_event_and_is_graded_by_the_engine() {
+        let mut s = state(DEFAULT_SCENARIO);
+        let l = s.lesson.clone().expect("the default example has a lesson");
+        let (k, target) = l
+            .lesson
+            .steps
+            .iter()
+            .enumerate()
+            .find_map(|(k, st)| st.ask.as_ref().and(l.target(k)).map(|t| (k, t)))
+            .expect("a question");
+        s = s.reduce(Action::TogglePlay);
+        assert!(s.playing);
+        for _ in 0..10_000 {
+            if s.lesson.as_ref().unwrap().asking.is_some() {
+                break;
+            }
+            s = s.reduce(Action::Tick);
+        }
+        let asked = s.lesson.as_ref().unwrap().asking;
+        assert_eq!(asked, Some(k));
+        assert!(!s.playing, "a question stops playback");
+        assert_eq!(cursor(&s), target, "held just before the decision");
+        // A step while asked does not pass it.
+        s = s.reduce(Action::Step);
+        assert_eq!(cursor(&s), target);
+        // Answer with the engine's own truth: right, and the event is shown.
+        let truth = {
+            let p = s.player.borrow();
+            crate::lesson::truth(
+                p.event(target).unwrap(),
+                l.lesson.steps[k].answer.as_deref().unwrap(),
+            )
+            .unwrap()
+        };
+        s = s.reduce(Action::Answer(k, truth.clone()));
+        let l2 = s.lesson.as_ref().unwrap();
+        assert_eq!(l2.answers.get(&k), Some(&(truth.clone(), true, truth)));
+        assert_eq!(l2.asking, None);
+        assert_eq!(cursor(&s), target + 1);
+    }
+
+    #[test]
+    fn the_start_screen_keeps_the_scenario_behind_it_and_a_link_to_it_returns() {
+        let s = state(DEFAULT_SCENARIO);
+        let s = s.reduce(Action::Follow(Link::parse("#example=leader-failover")));
+        assert_eq!(s.opened, Some(Open::Example("leader-failover".into())));
+        assert!(!s.start);
+        let s = s.reduce(Action::SeekTo(5));
+        let s = s.reduce(Action::Follow(Link::parse("")));
+        assert!(s.start);
+        assert_eq!(cursor(&s), 5, "the start screen keeps the learner's place");
+        // Back: the same example, another view: nothing is reloaded.
+        let s = s.reduce(Action::Follow(Link::parse(
+            "#example=leader-failover&view=storage",
+        )));
+        assert!(!s.start);
+        assert_eq!(s.view, View::Storage);
+        assert_eq!(cursor(&s), 5);
+        // Back again, to the address without a view: the cluster.
+        let s = s.reduce(Action::Follow(Link::parse("#example=leader-failover")));
+        assert_eq!(s.view, View::Cluster);
+        assert_eq!(cursor(&s), 5);
+    }
+
+    #[test]
+    fn free_play_opens_the_default_cluster_without_a_lesson() {
+        let s = state(DEFAULT_SCENARIO).reduce(Action::Follow(Link::parse("#play")));
+        assert_eq!(s.opened, Some(Open::Play));
+        assert!(s.lesson.is_none());
+        assert!(s.error.is_none());
+        assert_eq!(
+            s.player.borrow().scenario().name,
+            load_scenario("x", DEFAULT_SCENARIO)
+                .unwrap()
+                .scenario()
+                .name
+        );
+    }
+
+    #[test]
+    fn a_lesson_link_is_left_pending_for_the_app_to_read() {
+        let s = state(DEFAULT_SCENARIO);
+        let link = Link::parse("#lesson=storage-lookup&step=3");
+        let s = s.reduce(Action::Follow(link.clone()));
+        assert_eq!(s.pending, Some(link.clone()));
+        // Once read, following it again goes to its step.
+        let p = load_scenario(
+            "storage-lookup.json",
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/static/lessons/storage-lookup.json"
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let s = s.reduce(Action::LessonOpened(
+            link.open.clone(),
+            Rc::new(RefCell::new(p)),
+        ));
+        assert_eq!(s.pending, None);
+        assert_eq!(s.lesson_slug.as_deref(), Some("storage-lookup"));
+        let s = s.reduce(Action::Follow(link));
+        assert_eq!(cursor(&s), 3);
+    }
+
+    #[test]
+    fn a_broken_share_link_is_named_and_the_current_work_stays() {
+        let s = state(DEFAULT_SCENARIO).reduce(Action::SeekTo(9));
+        let s = s.reduce(Action::Follow(Link::parse("#s=%%%not-a-link")));
+        let e = s.error.clone().expect("an error");
+        assert!(e.starts_with("the link:"), "{e}");
+        assert_eq!(cursor(&s), 9);
+        assert!(s.lesson.is_some());
+    }
+
+    #[test]
+    fn escape_closes_the_drawer_the_menu_and_the_shortcut_list() {
+        let m = BrokerMenu {
+            broker: 1,
+            alive: true,
+            x: 10,
+            y: 20,
+        };
+        let s = state(DEFAULT_SCENARIO)
+            .reduce(Action::ToggleDrawer)
+            .reduce(Action::OpenMenu(m))
+            .reduce(Action::ToggleHelp);
+        assert!(s.drawer && s.help);
+        assert_eq!(s.menu, Some(m));
+        let s = s.reduce(Action::CloseHelp);
+        assert!(!s.drawer && !s.help && s.menu.is_none());
+    }
+
+    #[test]
+    fn acting_from_a_broker_menu_branches_and_closes_the_menu() {
+        let s = state(&without_lesson(DEFAULT_SCENARIO)).reduce(Action::SeekTo(60));
+        let m = BrokerMenu {
+            broker: 0,
+            alive: true,
+            x: 0,
+            y: 0,
+        };
+        let s = s.reduce(Action::OpenMenu(m));
+        let s = s.reduce(Action::Act(crate::branch::command(
+            "kill_broker",
+            &[("broker", 0.into())],
+        )));
+        assert!(s.menu.is_none());
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(cursor(&s), 60, "the branch starts at the cursor");
+        assert!(s.player.borrow().source().contains("kill_broker"));
+    }
+
+    #[test]
+    fn the_language_is_a_state_change_only() {
+        let s = state(DEFAULT_SCENARIO).reduce(Action::ToggleLang);
+        assert_eq!(s.lang, Lang::Zh);
+        assert_eq!(s.reduce(Action::ToggleLang).lang, Lang::En);
+    }
+
+    #[test]
+    fn a_challenge_holds_the_cursor_at_the_first_unanswered_question() {
+        let s = state(DEFAULT_SCENARIO).reduce(Action::Follow(Link::parse(
+            "#example=leader-failover&challenge=1",
+        )));
+        assert!(s.challenge);
+        let end = s.player.borrow().known_len();
+        let s = s.reduce(Action::SeekTo(end));
+        let l = s.lesson.as_ref().unwrap();
+        let k = l.asking.expect("held at a question");
+        assert_eq!(Some(cursor(&s)), l.target(k));
+    }
+}
