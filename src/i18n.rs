@@ -89,6 +89,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("load", "Load scenario…", "载入场景…"),
     ("load_failed", "This scenario cannot be loaded:", "无法载入该场景："),
     ("log", "Event log", "事件日志"),
+    ("log_keys", "Event log: Up and Down move between events, Enter goes to one", "事件日志：上下方向键在事件间移动，回车跳转到该事件"),
     ("lookup_by", "Look up by", "查找方式"),
     ("lookup_hint", "(becomes a command at this step; then step → to watch each probe)", "（在当前步骤变为一条命令；然后按 → 逐步观看每次探查）"),
     ("lookup_of", "Lookup of", "查找"),

@@ -255,7 +255,11 @@ impl StorageModel {
             }
         }
         // User topics first, internal ones after.
-        choices.sort_by_key(|(k, _)| (k.contains(":__"), k.clone()));
+        choices.sort_by(|(a, _), (b, _)| {
+            a.contains(":__")
+                .cmp(&b.contains(":__"))
+                .then_with(|| crate::view_model::natural_cmp(a, b))
+        });
         let key = want
             .filter(|k| choices.iter().any(|(c, _)| c == k))
             .map(str::to_string)

@@ -15,6 +15,21 @@ pub struct ReplicaView {
     pub leo: i64,
     pub hw: i64,
     pub leader_epoch: i32,
+    /// The log's leader epochs: (epoch, first offset), from its leader
+    /// epoch cache (`leader-epoch-checkpoint`). Offset `o` was written in
+    /// the last epoch starting at or before it.
+    pub epochs: Vec<(i32, i64)>,
+}
+
+impl ReplicaView {
+    /// The leader epoch offset `o` was written in (None: before any known).
+    pub fn epoch_of(&self, o: i64) -> Option<i32> {
+        self.epochs
+            .iter()
+            .rev()
+            .find(|(_, start)| *start <= o)
+            .map(|(e, _)| *e)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -103,10 +118,15 @@ impl ClusterModel {
                                 .map(|p| p.high_watermark)
                                 .unwrap_or_else(|| b.hw_checkpoint.get(tp).copied().unwrap_or(0)),
                             leader_epoch: p.map(|p| p.leader_epoch).unwrap_or(-1),
+                            epochs: log
+                                .epochs
+                                .iter()
+                                .map(|e| (e.epoch, e.start_offset))
+                                .collect(),
                         }
                     })
                     .collect();
-                replicas.sort_by(|a, b| a.tp.cmp(&b.tp));
+                replicas.sort_by(|a, b| natural_cmp(&a.tp, &b.tp));
                 BrokerView {
                     id: b.id.0,
                     alive: b.alive,
@@ -440,5 +460,62 @@ mod tests {
             more.is_some_and(|r| r.name.starts_with("… ")),
             "partitions are summed up"
         );
+    }
+}
+
+/// Orders names as a person does: the digits in them as numbers
+/// (`first-2` before `first-11`), the rest as text.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, _) => return std::cmp::Ordering::Less,
+            (_, None) => return std::cmp::Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let n = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let m = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (p, q) = (&x[..n], &y[..m]);
+                // Without leading zeros, a longer run is a larger number.
+                let strip = |s: &[u8]| {
+                    let z = s.iter().take_while(|c| **c == b'0').count();
+                    s.len() - z
+                };
+                let ord = strip(p)
+                    .cmp(&strip(q))
+                    .then_with(|| p[n - strip(p)..].cmp(&q[m - strip(q)..]))
+                    .then_with(|| n.cmp(&m));
+                if ord != std::cmp::Ordering::Equal {
+                    return ord;
+                }
+                (x, y) = (&x[n..], &y[m..]);
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(d);
+                }
+                (x, y) = (&x[1..], &y[1..]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod natural_tests {
+    use super::natural_cmp;
+
+    #[test]
+    fn partitions_sort_by_their_number() {
+        let mut v = vec![
+            "first-11", "first-2", "first-1", "first-10", "a-0", "first-02", "b",
+        ];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            ["a-0", "b", "first-1", "first-2", "first-02", "first-10", "first-11"]
+        );
+        assert_eq!(natural_cmp("x", "x"), std::cmp::Ordering::Equal);
+        assert_eq!(natural_cmp("x-9", "x-10"), std::cmp::Ordering::Less);
+        assert_eq!(natural_cmp("t1-3", "t10-0"), std::cmp::Ordering::Less);
     }
 }

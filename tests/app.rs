@@ -1478,3 +1478,57 @@ async fn an_internal_error_is_shown_by_name_with_a_way_back() {
     assert!(href.contains("?reopen="), "{href}");
     panel.remove();
 }
+
+/// The offset cells of one replica: (offset, leader epoch) per cell.
+fn cells(root: &Element, broker: i32) -> Vec<(String, String)> {
+    let list = root
+        .query_selector_all(&format!("#broker-{broker} .replica .cell"))
+        .unwrap();
+    (0..list.length())
+        .map(|i| {
+            let e: Element = list.item(i).unwrap().dyn_into().unwrap();
+            (
+                e.get_attribute("data-offset").unwrap_or_default(),
+                e.get_attribute("data-epoch").unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn each_replica_log_is_drawn_as_offset_cells_coloured_by_leader_epoch() {
+    // Without leader epochs (KIP-101) broker 2 keeps offsets 3 and 4 that the
+    // new leader wrote differently: the drawing must show it.
+    let text = EXAMPLE_TEXTS
+        .iter()
+        .find(|(n, _)| *n == "kip101-divergence.json")
+        .unwrap()
+        .1;
+    let root = mount_with(Some(without_lesson(text))).await;
+    let caption = step_until_caption(&root, "logs have diverged", 2000).await;
+    assert!(caption.contains("diverged"), "{caption}");
+    let (leader, follower) = (cells(&root, 1), cells(&root, 2));
+    // One numbered cell per offset, as many as the LEO.
+    let numbers: Vec<String> = leader.iter().map(|c| c.0.clone()).collect();
+    assert_eq!(numbers, ["0", "1", "2", "3", "4"]);
+    assert_eq!(follower.len(), 5);
+    let first = q(&root, "#broker-1 .replica .cell").text_content().unwrap();
+    assert_eq!(
+        first, "offset 0 · leader epoch 00",
+        "the title, then the number"
+    );
+    // Same offsets, same HW and LEO, different epochs from offset 3: the
+    // records differ, and the cells say so.
+    assert_eq!(leader[..3], follower[..3]);
+    assert_ne!(leader[3].1, follower[3].1, "{leader:?} vs {follower:?}");
+    assert_ne!(leader[4].1, follower[4].1);
+    // Committed cells (below the HW) are marked.
+    let committed = root
+        .query_selector_all("#broker-1 .replica .cell.committed")
+        .unwrap()
+        .length();
+    assert_eq!(committed, 5);
+    // A stopped broker's replica is drawn down, not as a follower.
+    let role = q(&root, "#broker-0 .replica").get_attribute("data-role");
+    assert_eq!(role.as_deref(), Some("✕"));
+}

@@ -928,3 +928,111 @@ const wait = async want => {{ for (let i = 0; i < 200 && !name().includes(want);
     assert_eq!(seen[4], "START", "Back to the start screen: {r}");
     assert!(seen[5].contains("Segments"), "Forward: {r}");
 }
+
+/// Reads every visible piece of text on the page and returns what breaks
+/// WCAG AA: a contrast below 4.5:1 (3:1 for large text) against what is
+/// drawn behind it, found as the browser paints it (HTML backgrounds up the
+/// tree; in SVG the shape under the text), with opacity blended in; and SVG
+/// text drawn smaller than `min_px` CSS pixels once the drawing is scaled.
+const JS_READABLE: &str = r#"
+const rgba = s => { const m = s.match(/rgba?\(([^)]+)\)/); if (!m) return null; const p = m[1].split(/[ ,\/]+/).filter(x => x).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+const lum = c => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+const blend = (fg, bg, a) => [0, 1, 2].map(i => fg[i] * a + bg[i] * (1 - a));
+const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+const opacity = el => { let o = 1; for (let e = el; e && e.nodeType === 1; e = e.parentElement) o *= Number(getComputedStyle(e).opacity); return o; };
+const htmlBg = el => { for (let e = el; e && e.nodeType === 1; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c && c[3] > 0.5) return c; } return [255, 255, 255, 1]; };
+const svgBg = t => {
+  const r = t.getBoundingClientRect(); const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+  for (let g = t.parentElement; g && g.tagName.toLowerCase() !== 'svg'; g = g.parentElement) {
+    const shapes = [...g.children].filter(s => ['rect', 'circle', 'ellipse', 'path'].includes(s.tagName.toLowerCase()) && s.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
+    for (const s of shapes.reverse()) { const b = s.getBoundingClientRect(); const f = rgba(getComputedStyle(s).fill);
+      if (f && f[3] > 0.5 && getComputedStyle(s).fill !== 'none' && b.left <= cx && cx <= b.right && b.top <= cy && cy <= b.bottom) return f; }
+  }
+  return htmlBg(t.closest('svg'));
+};
+const readable = minPx => {
+  const bad = [];
+  const seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const n = walker.currentNode; if (!n.textContent.trim()) continue;
+    const el = n.parentElement; if (!el || seen.has(el)) continue; seen.add(el);
+    if (el.closest('title, style, script, [hidden], [aria-hidden=true], option')) continue;
+    const r = el.getBoundingClientRect(); if (r.width === 0 || r.height === 0) continue;
+    const cs = getComputedStyle(el); if (cs.visibility === 'hidden') continue;
+    const inSvg = el instanceof SVGElement;
+    const fgc = rgba(inSvg ? cs.fill : cs.color); if (!fgc) continue;
+    const bg = inSvg ? svgBg(el) : htmlBg(el);
+    const fg = blend(fgc, bg, fgc[3] * opacity(el));
+    let px = parseFloat(cs.fontSize);
+    if (inSvg) { const svg = el.closest('svg'); const vb = svg.viewBox && svg.viewBox.baseVal; if (vb && vb.width) px *= svg.getBoundingClientRect().width / vb.width; }
+    const large = px >= 24 || (px >= 18.66 && Number(cs.fontWeight) >= 700);
+    const need = large ? 3 : 4.5;
+    const c = ratio(fg, bg);
+    const what = (el.id ? '#' + el.id : el.tagName.toLowerCase() + '.' + [...el.classList].join('.')) + ' "' + n.textContent.trim().slice(0, 30) + '"';
+    if (c < need) bad.push(`${what}: contrast ${c.toFixed(2)} < ${need} (${fg.map(Math.round)} on ${bg.slice(0, 3)})`);
+    if (inSvg && px < minPx - 0.05) bad.push(`${what}: drawn at ${px.toFixed(1)} px < ${minPx}`);
+  }
+  return bad;
+};
+"#;
+
+/// Every view a learner reaches, checked for WCAG AA contrast and for
+/// drawing text of at least 12 CSS px at 1440×900.
+#[test]
+#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+fn the_built_page_text_is_readable_in_every_view() {
+    let dist = root().join("dist");
+    assert!(dist.join("index.html").exists(), "build the page first");
+    let (port, _down) = serve(dist);
+    let url = format!("http://127.0.0.1:{port}/");
+    let driver = Driver::start();
+    driver.viewport(1440, 900);
+    let views = [
+        ("start", "", "[id^=start-lesson-]"),
+        ("cluster", "#example=leader-failover&step=120", "#broker-0"),
+        (
+            "failover",
+            "#example=kip101-divergence&step=300",
+            "#broker-0",
+        ),
+        (
+            "storage",
+            "#lesson=storage-lookup&view=storage&step=160",
+            "#lesson",
+        ),
+        (
+            "producer",
+            "#lesson=producer-pipeline&view=producer&step=80",
+            "#lesson",
+        ),
+        (
+            "groups",
+            "#example=group-rebalance&view=groups&step=400",
+            "#scenario-name",
+        ),
+        ("practice", "#play&view=practice", "#scenario-name"),
+        (
+            "placement",
+            "#lesson=controller-and-placement&step=2000",
+            "#broker-0",
+        ),
+    ];
+    let mut all = Vec::new();
+    for (i, (name, frag, sel)) in views.iter().enumerate() {
+        driver.open(&format!("{url}?readable{i}{frag}"));
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}{JS_READABLE}
+(async () => {{ await until('{sel}'); await sleep(400); await frame(); done(readable(12)); }})();"#
+        ));
+        for b in r.as_array().cloned().unwrap_or_default() {
+            all.push(format!("{name}: {}", b.as_str().unwrap_or("")));
+        }
+    }
+    assert!(
+        all.is_empty(),
+        "{} problems:\n{}",
+        all.len(),
+        all.join("\n")
+    );
+}

@@ -16,7 +16,7 @@ pub const WIDTH: i32 = 1000;
 /// The narrowest horizontal slot a broker box gets (see `layout`).
 const MIN_SLOT: i32 = 220;
 const BROKER_TOP: i32 = 120;
-const ROW_H: i32 = 40;
+const ROW_H: i32 = 52;
 const HEADER_H: i32 = 46;
 /// The vertical gap between two rows of brokers (room for the arcs of the
 /// messages between them).
@@ -388,66 +388,99 @@ fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
     }
 }
 
+/// Up to this many offsets, a replica's log is drawn one numbered cell per
+/// offset; a longer log is a bar with its HW and LEO marked.
+pub const MAX_CELLS: i64 = 10;
+/// Cell fills by leader epoch (light, so the offset numbers on them keep
+/// AA contrast): two replicas whose cells differ in colour at the same
+/// offset hold different records there.
+const EPOCH_FILLS: [&str; 4] = ["#cfe6f5", "#fde2b8", "#cdeee0", "#f1d3e6"];
+
 fn replica_row(
     r: &ReplicaView,
     (x, y, w): (i32, i32, i32),
+    alive: bool,
     max_leo: i64,
     lang: Lang,
     changed: bool,
 ) -> Html {
-    let (fill, label, dash) = if r.leader {
-        ("#0072B2", "L", "")
+    // A stopped broker's replica is neither leader nor follower: it is down.
+    let (class, label) = if !alive {
+        ("role-badge down", "✕")
+    } else if r.leader {
+        ("role-badge leader", "L")
     } else if r.in_isr {
-        ("#56B4E9", "F", "")
+        ("role-badge follower", "F")
     } else {
-        ("#D55E00", "F", "4 2")
+        ("role-badge osr", "F")
     };
-    let bar_x = x + 78;
-    let bar_w = (w - 88).max(20);
-    // Integer pixels throughout: SVG needs no fractions here, and leaving
-    // floats out keeps float formatting out of the page.
-    let scale = |o: i64| bar_x + (o.max(0) * bar_w as i64 / max_leo.max(1)) as i32;
-    let role = if r.leader {
+    let role = if !alive {
+        t(lang, "down")
+    } else if r.leader {
         t(lang, "leader")
     } else {
         t(lang, "follower")
     };
     let isr = if r.in_isr || r.leader { "ISR" } else { "OSR" };
-    let cells = if max_leo <= 48 {
-        // Few records: one cell per offset, committed ones (below HW) solid.
-        let cw = (bar_w as i64 / max_leo.max(1)).max(1) as i32;
+    let (bar_x, bar_w) = (x + 8, (w - 16).max(20));
+    let top = y + 26;
+    let len = r.leo - r.log_start.max(0);
+    // Integer pixels throughout: SVG needs no fractions here, and leaving
+    // floats out keeps float formatting out of the page.
+    let cells = if max_leo <= MAX_CELLS && len >= 0 {
+        // One numbered cell per offset, filled by the epoch it was written
+        // in; committed ones (below the HW) outlined solid, the rest dashed.
+        let cw = (bar_w as i64 / MAX_CELLS) as i32;
         (r.log_start.max(0)..r.leo)
             .map(|o| {
                 let cx = bar_x + o as i32 * cw;
                 let committed = o < r.hw;
+                let epoch = r.epoch_of(o);
+                let fill = epoch
+                    .map(|e| EPOCH_FILLS[e.rem_euclid(EPOCH_FILLS.len() as i32) as usize])
+                    .unwrap_or("#eeeeee");
                 html! {
-                    <rect class={if committed { "cell committed" } else { "cell" }}
-                        x={cx.to_string()} y={(y + 8).to_string()}
-                        width={(cw - 1).max(1).to_string()} height="12" />
+                    <g class={classes!("cell", committed.then_some("committed"))} data-offset={o.to_string()}
+                        data-epoch={epoch.map(|e| e.to_string()).unwrap_or_default()}>
+                        <title>{ format!("offset {o} · leader epoch {}", epoch.map(|e| e.to_string()).unwrap_or("?".into())) }</title>
+                        <rect x={(cx + 1).to_string()} y={top.to_string()} width={(cw - 2).to_string()} height="20" rx="2" fill={fill} />
+                        <text class="offset" x={(cx + cw / 2).to_string()} y={(top + 15).to_string()}>{ o }</text>
+                    </g>
                 }
             })
             .collect::<Html>()
     } else {
+        let scale = |o: i64| bar_x + (o.max(0) * bar_w as i64 / max_leo.max(1)) as i32;
         html! {
             <>
-                <rect class="cell committed" x={scale(r.log_start).to_string()} y={(y + 8).to_string()}
-                    width={(scale(r.hw) - scale(r.log_start)).max(0).to_string()} height="12" />
-                <rect class="cell" x={scale(r.hw).to_string()} y={(y + 8).to_string()}
-                    width={(scale(r.leo) - scale(r.hw)).max(0).to_string()} height="12" />
+                <rect class="span committed" x={scale(r.log_start).to_string()} y={top.to_string()}
+                    width={(scale(r.hw) - scale(r.log_start)).max(0).to_string()} height="20" />
+                <rect class="span" x={scale(r.hw).to_string()} y={top.to_string()}
+                    width={(scale(r.leo) - scale(r.hw)).max(0).to_string()} height="20" />
             </>
+        }
+    };
+    let pos = |o: i64| {
+        if max_leo <= MAX_CELLS {
+            bar_x + o as i32 * (bar_w as i64 / MAX_CELLS) as i32
+        } else {
+            bar_x + (o.max(0) * bar_w as i64 / max_leo.max(1)) as i32
         }
     };
     html! {
         <g class={classes!("replica", changed.then_some("changed"))} data-tp={r.tp.clone()} data-role={label}>
             <title>{ format!("{} — {role} ({isr}), log start {}, LEO {}, HW {}, leader epoch {}", r.tp, r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
-            <rect x={(x + 6).to_string()} y={(y + 4).to_string()} width="20" height="20" rx="4" fill={fill} stroke="#222" stroke-dasharray={dash} />
-            <text x={(x + 16).to_string()} y={(y + 18).to_string()} class="role">{ label }</text>
-            <text x={(x + 32).to_string()} y={(y + 18).to_string()} class="tp">{ r.tp.clone() }</text>
-            <rect class="bar" x={bar_x.to_string()} y={(y + 8).to_string()} width={bar_w.to_string()} height="12" />
+            <g class={class}>
+                <rect x={(x + 6).to_string()} y={(y + 2).to_string()} width="22" height="22" rx="4" />
+                <text x={(x + 17).to_string()} y={(y + 18).to_string()}>{ label }</text>
+            </g>
+            <text x={(x + 34).to_string()} y={(y + 18).to_string()} class="tp">{ r.tp.clone() }</text>
+            <text class="marks" x={(x + w - 8).to_string()} y={(y + 18).to_string()}>
+                <tspan class="hw-label">{ format!("HW {}", r.hw) }</tspan>{" "}<tspan class="leo-label">{ format!("LEO {}", r.leo) }</tspan>
+            </text>
+            <rect class="bar" x={bar_x.to_string()} y={top.to_string()} width={bar_w.to_string()} height="20" />
             { cells }
-            <line class="hw" x1={scale(r.hw).to_string()} x2={scale(r.hw).to_string()} y1={(y + 4).to_string()} y2={(y + 24).to_string()} />
-            <text class={if scale(r.hw) > bar_x + bar_w - 44 { "mark end" } else { "mark" }} x={scale(r.hw).to_string()} y={(y + 34).to_string()}>{ format!("HW {}", r.hw) }</text>
-            <text class="mark leo" x={(x + 30).to_string()} y={(y + 34).to_string()}>{ format!("LEO {}", r.leo) }</text>
+            <line class="hw" x1={pos(r.hw).to_string()} x2={pos(r.hw).to_string()} y1={(top - 3).to_string()} y2={(top + 23).to_string()} />
         </g>
     }
 }
@@ -525,7 +558,7 @@ fn broker_box(
         .filter(|r| !r.is_empty())
         .map(|rest| more_line(rest, lang));
     let narrow = l.broker_w < 200;
-    let badge_w = if narrow { 26 } else { 86 };
+    let badge_w = if narrow { 26 } else { 112 };
     let hint = t(lang, "broker_menu_hint");
     html! {
         <g {class} id={format!("broker-{}", b.id)} role="button" tabindex="0" aria-haspopup="menu" {oncontextmenu} {onkeydown}
@@ -546,7 +579,7 @@ fn broker_box(
                     { if b.started { format!("✕ {}", t(lang, "down")) } else { t(lang, "not_started").to_string() } }
                 </text>
             }
-            { for b.replicas.iter().take(l.max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, l.broker_w), max_leo, lang,
+            { for b.replicas.iter().take(l.max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, l.broker_w), b.alive, max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)))) }
             if let Some((head, counts)) = more {
                 <text class="more" x={(x + 12).to_string()} y={(top + HEADER_H + l.max_rows as i32 * ROW_H + 16).to_string()}>
@@ -762,6 +795,7 @@ mod tests {
             leo: 0,
             hw: 0,
             leader_epoch: 0,
+            epochs: Vec::new(),
         };
         ClusterModel {
             brokers: (0..brokers)

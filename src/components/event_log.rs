@@ -64,6 +64,34 @@ pub fn EventLog(p: &EventLogProps) -> Html {
             move || drop(pending.borrow_mut().take())
         });
     }
+    // One Tab stop: the current line (else the newest) takes focus; the
+    // arrow keys, Home and End move between lines, Enter seeks there.
+    let tab_stop = p.current.or_else(|| p.lines.last().map(|l| l.id));
+    let on_keys = Callback::from(|e: KeyboardEvent| {
+        use wasm_bindgen::JsCast;
+        let Some(li) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .filter(|el| el.tag_name() == "LI")
+        else {
+            return;
+        };
+        let next = match e.key().as_str() {
+            "ArrowDown" => li.next_element_sibling(),
+            "ArrowUp" => li.previous_element_sibling(),
+            "Home" => li.parent_element().and_then(|p| p.first_element_child()),
+            "End" => li.parent_element().and_then(|p| p.last_element_child()),
+            _ => return,
+        };
+        // The page's own shortcuts (Home: to the start) stay out of the log.
+        e.prevent_default();
+        e.stop_propagation();
+        if let Some(n) = next.and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = li.set_attribute("tabindex", "-1");
+            let _ = n.set_attribute("tabindex", "0");
+            let _ = n.focus();
+        }
+    });
     let hint = p
         .lines
         .is_empty()
@@ -71,7 +99,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     html! {
         <section class="log" aria-label={t(p.lang, "log")}>
             <h2>{ t(p.lang, "log") }</h2>
-            <ol id="event-log" ref={list}>
+            <ol id="event-log" ref={list} onkeydown={on_keys} aria-label={t(p.lang, "log_keys")}>
                 // Every child keyed, the hint too (an `if` would add an
                 // unkeyed child): yew diffs an unkeyed list from its end, so
                 // a line appended to an unkeyed log rewrote every line's text
@@ -85,7 +113,7 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     if l.broken { class.push("broken"); }
                     html! {
                         <li key={l.id} {class} onclick={Callback::from(move |_: MouseEvent| seek.emit(id))}
-                            tabindex="0" role="button"
+                            tabindex={if Some(l.id) == tab_stop { "0" } else { "-1" }} role="button"
                             onkeydown={{
                                 let seek = p.on_seek.clone();
                                 Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" { seek.emit(id) })
