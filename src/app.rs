@@ -351,6 +351,11 @@ pub fn App(props: &AppProps) -> Html {
         to_ms: player.next_time_ms(state.hide_routine).unwrap_or(now),
         over_ms: state.step_interval_ms(),
     });
+    let placement = (view == View::Cluster)
+        .then(|| {
+            crate::components::placement::PlacementModel::from_world(player.world()).map(Rc::new)
+        })
+        .flatten();
     let zk_rows = (view == View::Cluster).then(|| {
         let changed = player.current().and_then(|e| e.kind.field("path"));
         Rc::new(crate::view_model::zk_rows(
@@ -669,6 +674,7 @@ pub fn App(props: &AppProps) -> Html {
             } else {
                 <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
+                <crate::components::placement::PlacementView model={placement} lang={lang} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />
                 }

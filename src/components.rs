@@ -7,6 +7,7 @@ pub mod controls;
 pub mod election;
 pub mod event_log;
 pub mod groups;
+pub mod placement;
 pub mod practice;
 pub mod producer;
 pub mod sequence;

@@ -107,6 +107,28 @@ pub struct LookupMark {
     pub batch: Option<(i64, u64)>,
 }
 
+/// Where the lookup stands, for its picture: the binary search over the
+/// segments, then over the chosen segment's index, then the scan of its
+/// `.log` (each as far as the cursor).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LookupPicture {
+    /// The latest probe of the segment search: (lo, hi, mid) as positions
+    /// in the list of segments.
+    pub segment_probe: Option<(u32, u32, u32)>,
+    /// The segment chosen (its base offset).
+    pub segment: Option<i64>,
+    /// The latest index probe: (time index?, lo, hi, mid slot, comparison).
+    pub index_probe: Option<(bool, u64, u64, u64, i8)>,
+    /// The index entry the search settled on: (time index?, slot), or the
+    /// start of the file (None inside).
+    pub index_result: Option<(bool, Option<u64>)>,
+    /// Where the scan of `.log` starts.
+    pub scan_from: Option<u64>,
+    /// The batches scanned so far (their positions), and the one found.
+    pub scanned: Vec<u64>,
+    pub found: Option<u64>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct LookupView {
     pub target: String,
@@ -114,6 +136,7 @@ pub struct LookupView {
     /// True when the cursor is on one of this lookup's steps.
     pub active: bool,
     pub mark: LookupMark,
+    pub picture: LookupPicture,
 }
 
 /// How far back a lookup is looked for.
@@ -158,10 +181,37 @@ pub fn lookup_view(
         }
     }
     let mut mark = LookupMark::default();
+    let mut pic = LookupPicture::default();
     let mut lines = Vec::new();
     for e in &past[first..=last] {
         let Some((_, step)) = ours(e) else { continue };
         let mut seg_now = mark.segment;
+        match &step {
+            LookupStep::SegmentProbe { lo, hi, mid, .. } => {
+                pic.segment_probe = Some((*lo, *hi, *mid))
+            }
+            LookupStep::SegmentChosen { base_offset, .. } => pic.segment = Some(*base_offset),
+            LookupStep::IndexProbe { kind, probe } => {
+                pic.index_probe = Some((
+                    *kind == IndexKind::Time,
+                    probe.lo,
+                    probe.hi,
+                    probe.entry.slot,
+                    probe.cmp,
+                ))
+            }
+            LookupStep::IndexResult {
+                kind,
+                entry,
+                start_position,
+            } => {
+                pic.index_result = Some((*kind == IndexKind::Time, entry.map(|e| e.slot)));
+                pic.scan_from = Some(*start_position);
+            }
+            LookupStep::BatchScanned { position, .. } => pic.scanned.push(*position),
+            LookupStep::Found { position, .. } => pic.found = Some(*position),
+            _ => {}
+        }
         match step {
             LookupStep::SegmentProbe { base_offset, .. }
             | LookupStep::SegmentTimestampCheck { base_offset, .. }
@@ -202,6 +252,7 @@ pub fn lookup_view(
         lines,
         active,
         mark,
+        picture: pic,
     })
 }
 

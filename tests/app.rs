@@ -1532,3 +1532,87 @@ async fn each_replica_log_is_drawn_as_offset_cells_coloured_by_leader_epoch() {
     let role = q(&root, "#broker-0 .replica").get_attribute("data-role");
     assert_eq!(role.as_deref(), Some("✕"));
 }
+
+/// What the lookup picture marks now: (class of each segment, of each index
+/// entry, of each batch).
+fn picture(root: &Element) -> [Vec<String>; 3] {
+    let classes = |sel: &str| {
+        let l = root.query_selector_all(sel).unwrap();
+        (0..l.length())
+            .map(|i| {
+                let e: Element = l.item(i).unwrap().dyn_into().unwrap();
+                format!(
+                    "{}:{}",
+                    e.get_attribute("data-at").unwrap_or_default(),
+                    e.get_attribute("class").unwrap_or_default()
+                )
+            })
+            .collect()
+    };
+    [
+        classes("#lookup-picture g.seg"),
+        classes("#lookup-picture g.entry"),
+        classes("#lookup-picture g.batch-box"),
+    ]
+}
+
+#[wasm_bindgen_test]
+async fn the_lookup_is_drawn_as_a_binary_search_then_a_scan() {
+    let root = mount_with(Some(without_lesson(include_str!(
+        "../static/lessons/storage-lookup.json"
+    ))))
+    .await;
+    let end: u64 = {
+        let slider: web_sys::HtmlInputElement = q(&root, "#scrub").dyn_into().unwrap();
+        slider.max().parse().unwrap()
+    };
+    seek_to(&root, end).await;
+    click(&root, "#tab-storage").await;
+    choose(&root, "#storage-partition", "0:first-0").await;
+    // Offset 5: in segment 0 (segments 0 and 6), after its index entry 3 → 756.
+    type_into(&root, "#lookup-value", "5").await;
+    click(&root, "#btn-lookup").await;
+    let mut seen = Vec::new();
+    for _ in 0..30 {
+        click(&root, "#btn-step").await;
+        let caption = q(&root, "#caption").text_content().unwrap();
+        if !caption.contains("Lookup of offset 5") {
+            continue;
+        }
+        seen.push(picture(&root));
+        if caption.contains("found offset 5") {
+            break;
+        }
+    }
+    let first = &seen[0];
+    // The segment search: both segments in range, the middle one outlined.
+    assert_eq!(first[0].len(), 2, "{first:?}");
+    assert!(first[0].iter().any(|c| c.contains("mid")), "{first:?}");
+    let last = seen.last().unwrap();
+    // It settles on segment 0, its index entry 3 → 756, and scans from
+    // 756 to the batch holding offset 5, at 1260.
+    assert_eq!(last[0][0], "0:seg chosen", "{last:?}");
+    assert_eq!(last[1], ["0:entry chosen"], "{last:?}");
+    let batches = &last[2];
+    assert!(
+        batches.contains(&"0:batch-box skipped".to_string()),
+        "{batches:?}"
+    );
+    assert!(
+        batches.contains(&"756:batch-box scanned".to_string()),
+        "{batches:?}"
+    );
+    assert!(
+        batches
+            .iter()
+            .any(|b| b.starts_with("1260:") && b.contains("chosen")),
+        "{batches:?}"
+    );
+    // Step by step: the picture grew row by row (segments, index, log).
+    let rows: Vec<usize> = seen
+        .iter()
+        .map(|p| p.iter().filter(|r| !r.is_empty()).count())
+        .collect();
+    assert!(rows.windows(2).all(|w| w[0] <= w[1]), "{rows:?}");
+    assert_eq!((rows[0], *rows.last().unwrap()), (1, 3), "{rows:?}");
+}

@@ -557,7 +557,7 @@ fn broker_box(
         .get(l.max_rows..)
         .filter(|r| !r.is_empty())
         .map(|rest| more_line(rest, lang));
-    let narrow = l.broker_w < 200;
+    let narrow = l.broker_w < 230;
     let badge_w = if narrow { 26 } else { 112 };
     let hint = t(lang, "broker_menu_hint");
     html! {

@@ -259,6 +259,7 @@ fn lookup_block(p: &StorageProps, s: &crate::inspect_model::PartitionFiles) -> H
                 <span class="small-note">{ t(lang, "lookup_hint") }</span>
             </form>
             if let Some(l) = &p.model.lookup {
+                { lookup_picture(&l.picture, l.target.starts_with("timestamp"), s, lang) }
                 <div class={classes!("lookup", l.active.then_some("active"))} id="storage-lookup" aria-live="polite">
                     <strong>{ format!("{} {}", t(lang, "lookup_of"), l.target) }</strong>
                     <ol>
@@ -277,6 +278,169 @@ fn lookup_block(p: &StorageProps, s: &crate::inspect_model::PartitionFiles) -> H
                 </div>
             }
         </>
+    }
+}
+
+/// The lookup drawn: the segments as a strip with their base offsets (the
+/// binary search's low, high and middle), the chosen segment's index as an
+/// array (its probes), then its `.log`'s batches (the scan from the found
+/// position). Each row appears once the lookup reaches it.
+fn lookup_picture(
+    pic: &crate::inspect_model::LookupPicture,
+    by_time: bool,
+    s: &crate::inspect_model::PartitionFiles,
+    lang: Lang,
+) -> Html {
+    const W: i32 = 900;
+    let segments: Vec<i64> = s
+        .files
+        .iter()
+        .filter_map(|f| {
+            f.path
+                .rsplit('/')
+                .next()?
+                .strip_suffix(".log")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    let cells = |n: usize, max_w: i32| (W / n.max(1) as i32).min(max_w);
+    let box_text = |x: i32,
+                    y: i32,
+                    w: i32,
+                    h: i32,
+                    class: String,
+                    lines: Vec<String>,
+                    data: String| {
+        html! {
+            <g class={class} data-at={data}>
+                <rect x={x.to_string()} y={y.to_string()} width={(w - 4).max(4).to_string()} height={h.to_string()} rx="4" />
+                { for lines.iter().enumerate().map(|(i, l)| html! {
+                    <text x={(x + (w - 4) / 2).to_string()} y={(y + 19 + i as i32 * 18).to_string()}>{ l.clone() }</text>
+                }) }
+            </g>
+        }
+    };
+    let range_class = |i: u64, range: Option<(u64, u64, u64)>, chosen: bool, base: &str| {
+        let mut c = vec![base.to_string()];
+        if let Some((lo, hi, mid)) = range {
+            if lo <= i && i <= hi {
+                c.push("in-range".into());
+            }
+            if i == mid {
+                c.push("mid".into());
+            }
+        }
+        if chosen {
+            c.push("chosen".into());
+        }
+        c.join(" ")
+    };
+    let seg_w = cells(segments.len(), 160);
+    // The search's range and middle until it settles; then the answer only.
+    let seg_range = pic
+        .segment_probe
+        .filter(|_| pic.segment.is_none())
+        .map(|(lo, hi, mid)| (lo as u64, hi as u64, mid as u64));
+    let mut y = 0;
+    let mut rows = Vec::new();
+    rows.push(html! {
+        <text class="row-title" x="0" y="16">{ t(lang, "lookup_pic_segments") }</text>
+    });
+    for (i, base) in segments.iter().enumerate() {
+        rows.push(box_text(
+            i as i32 * seg_w,
+            24,
+            seg_w,
+            30,
+            range_class(i as u64, seg_range, pic.segment == Some(*base), "seg"),
+            vec![format!("{base}")],
+            base.to_string(),
+        ));
+    }
+    y += 64;
+    let seg = pic.segment;
+    if let Some(seg) = seg {
+        // A lookup by time searches the .timeindex first.
+        let time = pic
+            .index_probe
+            .map(|p| p.0)
+            .or(pic.index_result.map(|r| r.0))
+            .unwrap_or(by_time);
+        let entries: Vec<&crate::inspect_model::IndexRow> = s
+            .index
+            .iter()
+            .filter(|e| e.segment == seg && e.time == time)
+            .collect();
+        let w = cells(entries.len(), 150);
+        let range = pic
+            .index_probe
+            .filter(|_| pic.index_result.is_none())
+            .map(|(_, lo, hi, mid, _)| (lo, hi, mid));
+        let result = pic.index_result.and_then(|r| r.1);
+        let file = if time { ".timeindex" } else { ".index" };
+        rows.push(html! {
+            <text class="row-title" x="0" y={(y + 16).to_string()}>{ format!("{} {seg:020}{file}", t(lang, "lookup_pic_index")) }</text>
+        });
+        if entries.is_empty() {
+            rows.push(html! { <text class="note" x="0" y={(y + 44).to_string()}>{ t(lang, "lookup_pic_no_entries") }</text> });
+        }
+        for (i, e) in entries.iter().enumerate() {
+            let label = if time {
+                format!("{}→{}", e.key, e.value)
+            } else {
+                format!("{} → {}", e.key, e.value)
+            };
+            rows.push(box_text(
+                i as i32 * w,
+                y + 24,
+                w,
+                30,
+                range_class(e.slot, range, result == Some(e.slot), "entry"),
+                vec![label],
+                e.slot.to_string(),
+            ));
+        }
+        y += 64;
+        if let Some(from) = pic.scan_from {
+            let batches: Vec<&crate::inspect_model::BatchRow> =
+                s.batches.iter().filter(|b| b.segment == seg).collect();
+            let w = cells(batches.len(), 150);
+            rows.push(html! {
+                <text class="row-title" x="0" y={(y + 16).to_string()}>{ format!("{} {seg:020}.log · {} {from}", t(lang, "lookup_pic_log"), t(lang, "lookup_pic_from")) }</text>
+            });
+            for (i, b) in batches.iter().enumerate() {
+                let mut class = vec!["batch-box"];
+                if b.position < from {
+                    class.push("skipped");
+                }
+                if pic.scanned.contains(&b.position) {
+                    class.push("scanned");
+                }
+                if pic.found == Some(b.position) {
+                    class.push("chosen");
+                }
+                rows.push(box_text(
+                    i as i32 * w,
+                    y + 24,
+                    w,
+                    48,
+                    class.join(" "),
+                    vec![
+                        format!("@{}", b.position),
+                        format!("{}–{}", b.base_offset, b.last_offset),
+                    ],
+                    b.position.to_string(),
+                ));
+            }
+            y += 82;
+        }
+    }
+    html! {
+        <svg class="lookup-picture" id="lookup-picture" viewBox={format!("0 0 {W} {}", y.max(64))} role="img"
+            aria-label={t(lang, "lookup_pic_label")}>
+            { for rows }
+        </svg>
     }
 }
 
