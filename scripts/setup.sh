@@ -7,6 +7,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132
+GECKODRIVER_VERSION=0.37.1
+AXE_VERSION=4.14.1
 # `cargo install` puts tools in $CARGO_HOME/bin (~/.cargo/bin unless set).
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$TOOLS/node_modules/.bin:$PATH"
 # The rustup proxies (cargo, rustc) live in ~/.cargo/bin: found there when
@@ -68,6 +70,29 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 export CHROMEDRIVER="$(command -v chromedriver)"
+
+# 6b. Firefox ESR and geckodriver: classrooms use Firefox too, and the
+#     built-page test walks the page in it. Noto CJK so that 简体中文 is
+#     drawn (not boxes) in both browsers' screenshots.
+if ! command -v firefox-esr >/dev/null || ! fc-list 2>/dev/null | grep -q "Noto Sans CJK"; then
+  say "installing Debian's firefox-esr and fonts-noto-cjk"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq firefox-esr fonts-noto-cjk >/dev/null
+fi
+if [ "$(geckodriver --version 2>/dev/null | awk 'NR==1{print $2}')" != "$GECKODRIVER_VERSION" ]; then
+  say "installing geckodriver $GECKODRIVER_VERSION (a few minutes)"
+  cargo install geckodriver --version "$GECKODRIVER_VERSION" --locked --force
+fi
+export GECKODRIVER="$(command -v geckodriver)"
+
+# 6c. axe-core (npm), the accessibility audit the built-page test runs in
+#     every view.
+if [ "$(node -p "require('$TOOLS/node_modules/axe-core/package.json').version" 2>/dev/null)" != "$AXE_VERSION" ]; then
+  say "installing axe-core@$AXE_VERSION into .tools/"
+  mkdir -p "$TOOLS"
+  npm install --silent --no-audit --no-fund --prefix "$TOOLS" "axe-core@$AXE_VERSION" >/dev/null
+fi
+export AXE_JS="$TOOLS/node_modules/axe-core/axe.min.js"
 
 # 7. Every crate the workspace needs, for every target, from Cargo.lock. The
 #    page is built with `trunk ... --offline` (so that trunk never downloads a

@@ -879,7 +879,7 @@ pub fn App(props: &AppProps) -> Html {
                     }
                     <button id="btn-help" onclick={on_help_toggle.reform(|_: MouseEvent| ())} aria-label={t(lang, "shortcuts")} title="?">{"?"}</button>
                     <button id="btn-projector" aria-pressed={state.projector.to_string()} onclick={d(|| Action::ToggleProjector).reform(|_: MouseEvent| ())}>{ t(lang, "projector") }</button>
-                    <button id="btn-lang" onclick={Callback::from(move |_: MouseEvent| on_lang.emit(()))} aria-label="Language / 语言">{ t(lang, "lang") }</button>
+                    <button id="btn-lang" onclick={Callback::from(move |_: MouseEvent| on_lang.emit(()))} aria-label={format!("{} (Language / 语言)", t(lang, "lang"))}>{ t(lang, "lang") }</button>
                 </div>
             </header>
             if let Some(err) = &state.error {

@@ -291,8 +291,16 @@ fn the_built_page_renders_the_cluster_in_chromium() {
     );
 }
 
-/// A WebDriver session on ChromeDriver (the one the browser tests use),
-/// spoken over plain HTTP: enough to open a page and run a script in it.
+/// The browsers the built page is walked in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Browser {
+    Chromium,
+    Firefox,
+}
+
+/// A WebDriver session on ChromeDriver (the one the browser tests use) or
+/// geckodriver, spoken over plain HTTP: enough to open a page and run a
+/// script in it.
 struct Driver {
     port: u16,
     session: String,
@@ -303,7 +311,7 @@ impl Driver {
     fn http(port: u16, method: &str, path: &str, body: &str) -> serde_json::Value {
         let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("chromedriver");
         let req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         );
         s.write_all(req.as_bytes()).unwrap();
@@ -332,27 +340,42 @@ impl Driver {
     }
 
     fn start() -> Driver {
+        Driver::start_in(Browser::Chromium)
+    }
+
+    fn start_in(browser: Browser) -> Driver {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
-        let bin = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
-        let child = Command::new(bin)
+        let (var, default) = match browser {
+            Browser::Chromium => ("CHROMEDRIVER", "chromedriver"),
+            Browser::Firefox => ("GECKODRIVER", "geckodriver"),
+        };
+        let bin = std::env::var(var).unwrap_or_else(|_| default.into());
+        let child = Command::new(&bin)
             .arg(format!("--port={port}"))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
-            .expect("chromedriver is installed (scripts/setup.sh installs it)");
+            .unwrap_or_else(|e| panic!("{bin}: {e} (scripts/setup.sh installs it)"));
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 break;
             }
             thread::sleep(std::time::Duration::from_millis(100));
         }
-        let caps: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(root().join("webdriver.json")).unwrap())
-                .unwrap();
+        let caps: serde_json::Value = match browser {
+            Browser::Chromium => serde_json::from_str(
+                &std::fs::read_to_string(root().join("webdriver.json")).unwrap(),
+            )
+            .unwrap(),
+            Browser::Firefox => serde_json::json!({
+                "browserName": "firefox",
+                "moz:firefoxOptions": {"args": ["-headless"]}
+            }),
+        };
         let body = serde_json::json!({"capabilities": {"alwaysMatch": caps}});
         let v = Driver::http(port, "POST", "/session", &body.to_string());
         let session = v["value"]["sessionId"]
@@ -779,12 +802,27 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
 #[test]
 #[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
 fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
+    newcomer_walk(Browser::Chromium);
+}
+
+/// The same walk in Firefox ESR (through geckodriver).
+#[test]
+#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab_in_firefox() {
+    newcomer_walk(Browser::Firefox);
+}
+
+fn newcomer_walk(browser: Browser) {
     let dist = root().join("dist");
     assert!(dist.join("index.html").exists(), "build the page first");
     let (port, _down) = serve(dist);
     let url = format!("http://127.0.0.1:{port}/");
     let shots = root().join("target/screenshots");
-    let driver = Driver::start();
+    let tag = match browser {
+        Browser::Chromium => "",
+        Browser::Firefox => "firefox-",
+    };
+    let driver = Driver::start_in(browser);
     for (i, (w, h)) in [(1440, 900), (1024, 768), (768, 1024)]
         .into_iter()
         .enumerate()
@@ -801,10 +839,10 @@ fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
         ));
         assert_eq!(r["first"], "start-lesson-controller-and-placement", "{r}");
         println!(
-            "{w}×{h}: viewport {}, {} lessons on the start screen",
+            "{browser:?} {w}×{h}: viewport {}, {} lessons on the start screen",
             r["inner"], r["lessons"]
         );
-        driver.screenshot(&shots.join(format!("newcomer-1-start-{w}x{h}.png")));
+        driver.screenshot(&shots.join(format!("newcomer-{tag}1-start-{w}x{h}.png")));
         // The first lesson, opened from the start screen.
         let r = driver.run(&format!(
             r#"{JS_HELPERS}
@@ -826,10 +864,10 @@ fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
         let (top, height) = (r["top"].as_f64().unwrap(), r["height"].as_f64().unwrap());
         assert!(
             top < height * 0.5,
-            "{w}×{h}: the drawing starts at y={top}, below the top half of the first screen"
+            "{browser:?} {w}×{h}: the drawing starts at y={top}, below the top half of the first screen"
         );
-        println!("{w}×{h}: the drawing's top at y={top:.0} of {height}");
-        driver.screenshot(&shots.join(format!("newcomer-2-lesson-{w}x{h}.png")));
+        println!("{browser:?} {w}×{h}: the drawing's top at y={top:.0} of {height}");
+        driver.screenshot(&shots.join(format!("newcomer-{tag}2-lesson-{w}x{h}.png")));
         // Step (as the bar says) until the first question.
         let r = driver.run(&format!(
             r#"{JS_HELPERS}
@@ -845,10 +883,10 @@ fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
         ));
         assert!(r["question"].is_string(), "no question: {r}");
         println!(
-            "{w}×{h}: first question after {} steps: {}",
+            "{browser:?} {w}×{h}: first question after {} steps: {}",
             r["steps"], r["question"]
         );
-        driver.screenshot(&shots.join(format!("newcomer-3-question-{w}x{h}.png")));
+        driver.screenshot(&shots.join(format!("newcomer-{tag}3-question-{w}x{h}.png")));
         let r = driver.run(&format!(
             r#"{JS_HELPERS}
 (async () => {{
@@ -859,7 +897,7 @@ fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
 }})();"#
         ));
         assert!(r["feedback"].is_string(), "no feedback: {r}");
-        driver.screenshot(&shots.join(format!("newcomer-4-answered-{w}x{h}.png")));
+        driver.screenshot(&shots.join(format!("newcomer-{tag}4-answered-{w}x{h}.png")));
     }
 
     // Links in an open tab: a pasted link goes where it points, and so do
@@ -978,57 +1016,71 @@ const readable = minPx => {
 "#;
 
 /// Every view a learner reaches, checked for WCAG AA contrast and for
-/// drawing text of at least 12 CSS px at 1440×900.
+/// drawing text of at least 12 CSS px at 1440×900, and audited by axe-core
+/// (no serious or critical violation).
 #[test]
 #[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
 fn the_built_page_text_is_readable_in_every_view() {
     let dist = root().join("dist");
     assert!(dist.join("index.html").exists(), "build the page first");
+    let axe_path = std::env::var("AXE_JS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root().join(".tools/node_modules/axe-core/axe.min.js"));
+    let axe = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (scripts/setup.sh installs axe-core)",
+            axe_path.display()
+        )
+    });
     let (port, _down) = serve(dist);
     let url = format!("http://127.0.0.1:{port}/");
     let driver = Driver::start();
     driver.viewport(1440, 900);
+    // (name, link, what to wait for, what to do first).
     let views = [
-        ("start", "", "[id^=start-lesson-]"),
-        ("cluster", "#example=leader-failover&step=120", "#broker-0"),
-        (
-            "failover",
-            "#example=kip101-divergence&step=300",
-            "#broker-0",
-        ),
-        (
-            "storage",
-            "#lesson=storage-lookup&view=storage&step=160",
-            "#lesson",
-        ),
-        (
-            "producer",
-            "#lesson=producer-pipeline&view=producer&step=80",
-            "#lesson",
-        ),
-        (
-            "groups",
-            "#example=group-rebalance&view=groups&step=400",
-            "#scenario-name",
-        ),
-        ("practice", "#play&view=practice", "#scenario-name"),
-        (
-            "placement",
-            "#lesson=controller-and-placement&step=2000",
-            "#broker-0",
-        ),
+        ("start", "", "[id^=start-lesson-]", ""),
+        ("cluster", "#example=leader-failover&step=120", "#broker-0", ""),
+        ("failover", "#example=kip101-divergence&step=300", "#broker-0", ""),
+        ("storage", "#lesson=storage-lookup&view=storage&step=160", "#lesson", ""),
+        ("producer", "#lesson=producer-pipeline&view=producer&step=80", "#lesson", ""),
+        ("groups", "#example=group-rebalance&view=groups&step=400", "#scenario-name", ""),
+        ("practice", "#play&view=practice", "#scenario-name", ""),
+        ("placement", "#lesson=controller-and-placement&step=2000", "#broker-0", ""),
+        ("tools", "#play&step=40", "#broker-0", "document.querySelector('#btn-tools').click()"),
+        ("help", "#play&step=40", "#broker-0", "document.querySelector('#btn-help').click()"),
+        ("menu", "#play&step=40", "#broker-0",
+         "document.querySelector('#broker-1').dispatchEvent(new MouseEvent('contextmenu', {bubbles: true, cancelable: true, clientX: 300, clientY: 300}))"),
+        ("question", "#example=leader-failover&step=1000", "#question", ""),
+        ("zh", "#lesson=leader-election&step=60", "#broker-0", "document.querySelector('#btn-lang').click()"),
     ];
     let mut all = Vec::new();
-    for (i, (name, frag, sel)) in views.iter().enumerate() {
+    let mut audited = 0;
+    for (i, (name, frag, sel, first)) in views.iter().enumerate() {
         driver.open(&format!("{url}?readable{i}{frag}"));
         let r = driver.run(&format!(
             r#"{JS_HELPERS}{JS_READABLE}
-(async () => {{ await until('{sel}'); await sleep(400); await frame(); done(readable(12)); }})();"#
+(async () => {{ await until('{sel}'); {first}; await sleep(400); await frame();
+  done(readable(12)); }})();"#
         ));
         for b in r.as_array().cloned().unwrap_or_default() {
             all.push(format!("{name}: {}", b.as_str().unwrap_or("")));
         }
+        let r = driver.run(&format!(
+            r#"{axe}
+const done = arguments[arguments.length - 1];
+axe.run(document, {{ resultTypes: ['violations'] }}).then(r => done({{
+  passes: r.passes.length,
+  bad: r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => `${{v.impact}} ${{v.id}}: ${{v.help}} (${{v.nodes.length}}×: ${{v.nodes.slice(0, 4).map(n => n.target.join(' ')).join(', ')}})`)
+}})).catch(e => done({{ error: String(e) }}));"#
+        ));
+        assert!(r["error"].is_null(), "axe-core did not run in {name}: {r}");
+        audited += 1;
+        for b in r["bad"].as_array().cloned().unwrap_or_default() {
+            all.push(format!("{name}: axe: {}", b.as_str().unwrap_or("")));
+        }
     }
+    println!("{audited} views read and audited by axe-core");
     assert!(
         all.is_empty(),
         "{} problems:\n{}",

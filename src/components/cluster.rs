@@ -561,11 +561,16 @@ fn broker_box(
     let badge_w = if narrow { 26 } else { 112 };
     let hint = t(lang, "broker_menu_hint");
     html! {
-        <g {class} id={format!("broker-{}", b.id)} role="button" tabindex="0" aria-haspopup="menu" {oncontextmenu} {onkeydown}
-            aria-label={format!("Broker {}{}. {hint}", b.id, if status.is_empty() { String::new() } else { format!(", {status}") })}>
+        <g {class} id={format!("broker-{}", b.id)} role="group" {oncontextmenu}
+            aria-label={format!("Broker {}{}", b.id, if status.is_empty() { String::new() } else { format!(", {status}") })}>
             <title>{ hint }</title>
             <rect class="box" x={x.to_string()} y={top.to_string()} width={l.broker_w.to_string()} height={l.broker_h.to_string()} rx="10" />
-            <text class="name" x={(x + 12).to_string()} y={(top + 24).to_string()}>{ format!("Broker {}", b.id) }</text>
+            // The broker's name is its menu button (keyboard: Enter, Space,
+            // the menu key or Shift+F10).
+            <g class="handle" role="button" tabindex="0" aria-haspopup="menu" {onkeydown}
+                aria-label={format!("Broker {}: {hint}", b.id)}>
+                <text class="name" x={(x + 12).to_string()} y={(top + 24).to_string()}>{ format!("Broker {}", b.id) }</text>
+            </g>
             if b.controller {
                 // A narrow box (many brokers) has room for the crown only; the
                 // group's ARIA label still says "controller".

@@ -95,11 +95,13 @@ pub fn EventLog(p: &EventLogProps) -> Html {
     let hint = p
         .lines
         .is_empty()
-        .then(|| html! { <li key="hint" class="hint">{ t(p.lang, "no_events") }</li> });
+        .then(|| html! { <li key="hint" class="hint" role="option" aria-selected="false">{ t(p.lang, "no_events") }</li> });
     html! {
         <section class="log" aria-label={t(p.lang, "log")}>
             <h2>{ t(p.lang, "log") }</h2>
-            <ol id="event-log" ref={list} onkeydown={on_keys} aria-label={t(p.lang, "log_keys")}>
+            // A listbox: one Tab stop, the arrow keys move between events,
+            // Enter goes to one; the current event is the selected option.
+            <ol id="event-log" role="listbox" ref={list} onkeydown={on_keys} aria-label={t(p.lang, "log_keys")}>
                 // Every child keyed, the hint too (an `if` would add an
                 // unkeyed child): yew diffs an unkeyed list from its end, so
                 // a line appended to an unkeyed log rewrote every line's text
@@ -113,7 +115,8 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     if l.broken { class.push("broken"); }
                     html! {
                         <li key={l.id} {class} onclick={Callback::from(move |_: MouseEvent| seek.emit(id))}
-                            tabindex={if Some(l.id) == tab_stop { "0" } else { "-1" }} role="button"
+                            tabindex={if Some(l.id) == tab_stop { "0" } else { "-1" }} role="option"
+                            aria-selected={(Some(l.id) == p.current).to_string()}
                             onkeydown={{
                                 let seek = p.on_seek.clone();
                                 Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" { seek.emit(id) })

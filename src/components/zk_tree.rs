@@ -20,7 +20,8 @@ pub fn ZkTree(p: &ZkTreeProps) -> Html {
     html! {
         <details class="zk-tree" id="zk-tree" open=true>
             <summary>{ t(lang, "zk_tree") }</summary>
-            <ul role="tree" aria-label={t(lang, "zk_tree")}>
+            // A scrolling region: one Tab stop, so it scrolls from the keyboard.
+            <ul role="tree" aria-label={t(lang, "zk_tree")} tabindex="0">
                 { for p.rows.iter().map(|r| {
                     let class = classes!("znode", r.changed.then_some("changed"), r.more.then_some("more"), r.ephemeral_owner.map(|_| "ephemeral"));
                     html! {
