@@ -175,7 +175,7 @@ pub struct AppProps {
 /// that is a multiple of 100. The first line moves only every hundred
 /// events, so a step appends a line instead of shifting all of them (which
 /// made the browser redo every line's text and layout on each step).
-fn log_lines(p: &Player, lang: Lang, hide_routine: bool) -> Vec<LogLine> {
+fn log_lines(p: &Player, lang: Lang, hide_routine: bool, mine: &SortedSet<u32>) -> Vec<LogLine> {
     const MAX_LINES: usize = 300;
     const ALIGN: u64 = 100;
     let past = p.past();
@@ -197,7 +197,7 @@ fn log_lines(p: &Player, lang: Lang, hide_routine: bool) -> Vec<LogLine> {
         .map(|e| LogLine {
             id: e.id,
             time_ms: e.time_ms,
-            caption: e.caption(lang),
+            caption: crate::state::caption(e, lang, mine),
             key: e.kind.importance() == Importance::Key,
             broken: matches!(e.kind, EventKind::GuaranteeBroken { .. }),
         })
@@ -470,7 +470,7 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |open: Open| navigate(Link::fragment(&open, None)))
     };
     let on_open_next = on_open.clone();
-    let lines = log_lines(&player, lang, state.hide_routine);
+    let lines = log_lines(&player, lang, state.hide_routine, &state.mine);
     let current = player.current().map(|e| e.id);
     let changes = state
         .changes
@@ -485,7 +485,7 @@ pub fn App(props: &AppProps) -> Html {
     );
     let caption = player
         .current()
-        .map(|e| e.caption(lang))
+        .map(|e| crate::state::caption(e, lang, &state.mine))
         .unwrap_or_else(|| t(lang, "no_events").to_string());
     let on_seek = {
         let dispatcher = state.dispatcher();

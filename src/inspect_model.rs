@@ -821,7 +821,7 @@ mod tests {
         let m = at(&mut p, "found offset 3 in the batch", Some((0, 0)));
         assert_eq!(m.hex.as_ref().map(|h| h.position), Some(0));
         // The next lookup's command: the finished one is still listed, inactive.
-        let m = at(&mut p, "You: look up offset 7", None);
+        let m = at(&mut p, "Scenario: look up offset 7", None);
         let l = m.lookup.as_ref().unwrap();
         assert!(!l.active);
         assert_eq!(l.target, "offset 3");

@@ -150,6 +150,10 @@ pub struct AppState {
     pub menu: Option<BrokerMenu>,
     /// Projector mode: large type, high contrast.
     pub projector: bool,
+    /// The scenario commands the learner added (their index in
+    /// `commands`): captioned as theirs ("You: …"), the rest as the
+    /// scenario's.
+    pub mine: Rc<kafka_sim::collections::SortedSet<u32>>,
     /// A link whose scenario must be read first (a lesson, an example): the
     /// `App` reads it, then follows the link again.
     pub pending: Option<Link>,
@@ -267,6 +271,7 @@ impl AppState {
             drawer: false,
             menu: None,
             projector: false,
+            mine: Rc::default(),
             pending: None,
             progress: Rc::default(),
             embed: None,
@@ -414,6 +419,7 @@ impl Reducible for AppState {
                     opened: None,
                     pending: None,
                     start: false,
+                    mine: Rc::default(),
                     ..(*self).clone()
                 });
             }
@@ -431,6 +437,7 @@ impl Reducible for AppState {
             }
             Action::Follow(link) => return self.follow(link),
             Action::Act(command) => {
+                let added = self.player.borrow().scenario().commands.len() as u32;
                 let branched = self.player.borrow().branch(command);
                 return match branched {
                     Ok(p) => {
@@ -461,6 +468,11 @@ impl Reducible for AppState {
                             lesson,
                             error: None,
                             menu: None,
+                            mine: {
+                                let mut m = (*self.mine).clone();
+                                m.insert(added);
+                                Rc::new(m)
+                            },
                             notice: Some(t(self.lang, "branched").to_string()),
                             ..(*self).clone()
                         })
@@ -764,6 +776,24 @@ impl Reducible for AppState {
     }
 }
 
+/// An event's caption, the learner's own commands captioned as theirs.
+pub fn caption(
+    e: &kafka_sim::Event,
+    lang: Lang,
+    mine: &kafka_sim::collections::SortedSet<u32>,
+) -> String {
+    match &e.kind {
+        kafka_sim::EventKind::CommandIssued { index, command } if mine.contains(index) => {
+            let what = kafka_sim::caption::command_text(command, lang);
+            match lang {
+                Lang::En => format!("You: {what}"),
+                Lang::Zh => format!("你：{what}"),
+            }
+        }
+        _ => e.caption(lang),
+    }
+}
+
 /// A scenario's text without its lesson (free play).
 pub fn without_lesson(text: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(text) {
@@ -996,6 +1026,25 @@ mod tests {
         assert!(s.error.is_none(), "{:?}", s.error);
         assert_eq!(cursor(&s), 60, "the branch starts at the cursor");
         assert!(s.player.borrow().source().contains("kill_broker"));
+        // The learner's command is captioned as theirs, the script's as the
+        // scenario's.
+        let mut p = s.player.borrow_mut();
+        let end = p.known_len();
+        p.seek(end);
+        let captions: Vec<String> = p
+            .past()
+            .iter()
+            .filter(|e| e.kind.name_str() == "command_issued")
+            .map(|e| caption(e, Lang::En, &s.mine))
+            .collect();
+        assert!(
+            captions.iter().any(|c| c == "You: kill broker 0"),
+            "{captions:?}"
+        );
+        assert!(
+            captions.iter().any(|c| c.starts_with("Scenario: ")),
+            "{captions:?}"
+        );
     }
 
     #[test]

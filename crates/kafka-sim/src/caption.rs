@@ -276,11 +276,13 @@ impl EventKind {
         use EventKind::*;
         let en = l == Lang::En;
         match self {
+            // A command of the scenario's script: the page captions the
+            // learner's own commands as theirs (it knows which it added).
             CommandIssued { command, .. } => {
                 if en {
-                    format!("You: {}", command_text(command, l))
+                    format!("Scenario: {}", command_text(command, l))
                 } else {
-                    format!("你：{}", command_text(command, l))
+                    format!("场景：{}", command_text(command, l))
                 }
             }
             CommandRejected { reason, .. } => {
