@@ -111,7 +111,7 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                     if let Some(g) = &l.lesson.goal {
                         <p id="lesson-goal"><strong>{ t(lang, "goal") }{" "}</strong>{ g.get(lang).to_string() }</p>
                     }
-                    <p class="hint">{ t(lang, "begin_hint") }</p>
+
                 </div>
             } else if let Some(s) = say {
                 <p class="say" id="say">{ s.get(lang).to_string() }</p>
@@ -141,6 +141,14 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                         { steps[k].explain.as_ref().map(|e| e.get(lang).to_string()).unwrap_or_default() }
                     </div>
                 }
+            }
+            if !p.at_end && l.asking.is_none() {
+                <p class="continue-row">
+                    <button id="btn-continue" class="primary" aria-keyshortcuts="c"
+                        onclick={{ let d = dispatcher.clone(); Callback::from(move |_: MouseEvent| d.dispatch(Action::Continue)) }}>
+                        { t(lang, "continue") }<kbd>{"c"}</kbd></button>
+                    <span class="hint">{ t(lang, "continue_hint") }</span>
+                </p>
             }
             if p.at_end && l.asking.is_none() {
                 <div class="recap" id="recap" role="status">

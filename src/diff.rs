@@ -211,7 +211,7 @@ pub fn localize(s: &str, lang: kafka_sim::Lang) -> String {
     const PREFIXES: [(&str, &str); 3] = [
         ("consumer ", "消费者 "),
         ("producer ", "生产者 "),
-        ("group ", "消费组 "),
+        ("group ", "消费者组 "),
     ];
     s.split(" · ")
         .map(|part| {

@@ -245,6 +245,6 @@ mod tests {
             file_stem("acks, retries and idempotence"),
             "acks-retries-and-idempotence"
         );
-        assert_eq!(file_stem("消费组"), "scenario");
+        assert_eq!(file_stem("消费者组"), "scenario");
     }
 }

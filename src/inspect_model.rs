@@ -461,7 +461,8 @@ pub struct MemberRow {
     pub generation: i32,
     pub leader: bool,
     pub assignment: Vec<String>,
-    /// (partition, lag = high watermark − position).
+    /// (partition, the consumer's own `records-lag` metric: high watermark
+    /// − position, as the consumer last heard the HW).
     pub lag: Vec<(String, i64)>,
 }
 
@@ -487,6 +488,11 @@ pub struct GroupView {
     pub protocol: Option<String>,
     pub members: Vec<MemberRow>,
     pub committed: Vec<(String, i64)>,
+    /// The group's lag as `kafka-consumer-groups --describe` shows it, per
+    /// committed partition: LOG-END-OFFSET (the leader's high watermark, what
+    /// ListOffsets returns for read_uncommitted) − CURRENT-OFFSET (the
+    /// committed offset). None while the partition has no leader.
+    pub group_lag: Vec<(String, Option<i64>)>,
     /// Which member leaves in the comparison.
     pub leaving: Option<String>,
     pub comparison: Vec<CompareRow>,
@@ -558,6 +564,22 @@ fn group_view(w: &World, g: &str) -> GroupView {
                 x.offsets
                     .iter()
                     .map(|(tp, o)| (tp.to_string(), *o))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        group_lag: coord
+            .map(|(_, x)| {
+                x.offsets
+                    .iter()
+                    .map(|(tp, o)| {
+                        let hw = w.brokers().values().find_map(|b| {
+                            b.partitions
+                                .get(tp)
+                                .filter(|p| b.alive && p.is_leader)
+                                .map(|p| p.high_watermark)
+                        });
+                        (tp.to_string(), hw.map(|hw| (hw - *o).max(0)))
+                    })
                     .collect()
             })
             .unwrap_or_default(),

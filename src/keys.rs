@@ -21,8 +21,13 @@ impl Drop for Listener {
 }
 
 /// The shortcuts, for the `?` overlay: (key, English, Chinese).
-pub const SHORTCUTS: [(&str, &str, &str); 13] = [
+pub const SHORTCUTS: [(&str, &str, &str); 14] = [
     ("Space / k", "play or pause", "播放 / 暂停"),
+    (
+        "c",
+        "continue to the next narration or question",
+        "继续到下一段讲解或下一个问题",
+    ),
     ("→ / l", "step forward", "下一步"),
     ("← / j", "step back", "上一步"),
     ("Home", "back to the start", "回到开头"),
@@ -30,10 +35,10 @@ pub const SHORTCUTS: [(&str, &str, &str); 13] = [
     (
         "1 / 2 / 3 / 4 / 5",
         "cluster / producer / storage / consumer groups / practice view",
-        "集群 / 生产者 / 存储 / 消费组 / 练习视图",
+        "集群 / 生产者 / 存储 / 消费者组 / 练习视图",
     ),
     ("e", "next leader election", "下一次 leader 选举"),
-    ("r", "next rebalance", "下一次再均衡"),
+    ("r", "next rebalance", "下一次重平衡"),
     ("g", "next broken guarantee", "下一个被打破的保证"),
     ("?", "this list", "本列表"),
     ("Esc", "close this list", "关闭本列表"),
@@ -46,6 +51,7 @@ pub fn action_for(key: &str) -> Option<Action> {
     Some(match key {
         " " | "k" => Action::TogglePlay,
         "ArrowRight" | "l" => Action::Step,
+        "c" => Action::Continue,
         "ArrowLeft" | "j" => Action::Back,
         "Home" => Action::ToStart,
         "s" => Action::NextSpeed,

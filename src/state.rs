@@ -43,6 +43,8 @@ pub enum View {
 
 /// Playback speeds (multipliers ×4, to stay in integers): 0.25× … 8×.
 pub const SPEEDS_X4: [u32; 6] = [1, 2, 4, 8, 16, 32];
+/// The most steps one "Continue" takes.
+pub const MAX_CONTINUE_STEPS: usize = 20_000;
 /// Milliseconds between steps at 1×.
 const BASE_STEP_MS: u32 = 700;
 
@@ -201,6 +203,9 @@ pub enum Action {
     OpenMenu(BrokerMenu),
     /// Projector mode on or off.
     ToggleProjector,
+    /// Play on to the next narration or question of the lesson (without a
+    /// lesson: to the next key event) and stop there.
+    Continue,
     /// Something the learner asked for could not be done (an export): say why.
     Problem(String),
     /// The learner acted on the simulation: this command, one millisecond
@@ -252,7 +257,7 @@ pub const JUMP_KINDS: [(&str, &str, &str); 10] = [
     ("batch_appended", "batch appended", "批次追加"),
     ("segment_rolled", "segment rolled", "段滚动"),
     ("log_cleaned", "log cleaned", "日志清理"),
-    ("rebalance_started", "rebalance started", "再均衡开始"),
+    ("rebalance_started", "rebalance started", "重平衡开始"),
     ("partitions_assigned", "partitions assigned", "分区分配"),
     ("offsets_committed", "offsets committed", "位移提交"),
     ("guarantee_broken", "guarantee broken", "保证被打破"),
@@ -382,6 +387,45 @@ impl AppState {
         next.at_position(&link)
     }
 
+    /// Steps until the next narration has happened, a question is asked,
+    /// or (without a lesson) a key event is shown; at most
+    /// [`MAX_CONTINUE_STEPS`] steps, so a long quiet stretch still returns.
+    fn continue_on(self: Rc<Self>) -> Rc<Self> {
+        let says: Vec<u64> = self
+            .lesson
+            .as_ref()
+            .map(|l| {
+                l.lesson
+                    .steps
+                    .iter()
+                    .zip(l.targets.iter())
+                    .filter(|(st, _)| st.say.is_some())
+                    .filter_map(|(_, t)| *t)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut s = self;
+        for _ in 0..MAX_CONTINUE_STEPS {
+            let before = s.player.borrow().cursor();
+            if s.player.borrow().at_end() {
+                break;
+            }
+            s = s.reduce(Action::Step);
+            let after = s.player.borrow().cursor();
+            let asked = s.lesson.as_ref().is_some_and(|l| l.asking.is_some());
+            let narrated = says.iter().any(|t| before <= *t && *t < after);
+            let key = s.lesson.is_none()
+                && s.player
+                    .borrow()
+                    .current()
+                    .is_some_and(|e| e.kind.importance() == kafka_sim::event::Importance::Key);
+            if asked || narrated || key || after == before {
+                break;
+            }
+        }
+        s
+    }
+
     /// The link's step and view, on what is open.
     fn at_position(self: Rc<Self>, link: &Link) -> Rc<Self> {
         let mut s = self;
@@ -436,6 +480,7 @@ impl Reducible for AppState {
                 });
             }
             Action::Follow(link) => return self.follow(link),
+            Action::Continue => return self.continue_on(),
             Action::Act(command) => {
                 let added = self.player.borrow().scenario().commands.len() as u32;
                 let branched = self.player.borrow().branch(command);
@@ -724,6 +769,7 @@ impl Reducible for AppState {
                 | Action::ToggleDrawer
                 | Action::OpenMenu(_)
                 | Action::ToggleProjector
+                | Action::Continue
                 | Action::Library(_)
                 | Action::PracticeAnswered(_)
                 | Action::Problem(_)
@@ -1045,6 +1091,65 @@ mod tests {
             captions.iter().any(|c| c.starts_with("Scenario: ")),
             "{captions:?}"
         );
+    }
+
+    /// Every shipped lesson plays from start to end with Continue alone,
+    /// and each stop shows a narration or a question.
+    #[test]
+    fn continue_stops_at_every_narration_and_question_and_the_lesson_ends() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/static/lessons");
+        let index = crate::lessons::LessonIndex::from_json(
+            &std::fs::read_to_string(format!("{dir}/index.json")).unwrap(),
+        )
+        .unwrap();
+        for entry in &index.lessons {
+            let text = std::fs::read_to_string(format!("{dir}/{}", entry.file)).unwrap();
+            continue_through(&entry.file, &text);
+        }
+    }
+
+    fn continue_through(file: &str, text: &str) {
+        let mut s = state(text);
+        let l = s.lesson.clone().unwrap();
+        let stops: Vec<u64> = l.targets.iter().filter_map(|t| *t).collect();
+        let mut seen = Vec::new();
+        for _ in 0..100 {
+            let before = cursor(&s);
+            s = s.reduce(Action::Continue);
+            if let Some(k) = s.lesson.as_ref().unwrap().asking {
+                seen.push(l.target(k).unwrap());
+                let truth = {
+                    let p = s.player.borrow();
+                    crate::lesson::truth(
+                        p.event(l.target(k).unwrap()).unwrap(),
+                        l.lesson.steps[k].answer.as_deref().unwrap(),
+                    )
+                    .unwrap()
+                };
+                s = s.reduce(Action::Answer(k, truth));
+            } else if let Some(t) = stops.iter().find(|t| before <= **t && **t < cursor(&s)) {
+                seen.push(*t);
+            } else {
+                assert!(
+                    s.player.borrow().at_end(),
+                    "{file}: Continue stopped at {} with neither narration nor question",
+                    cursor(&s)
+                );
+            }
+            if s.player.borrow().at_end() {
+                break;
+            }
+        }
+        assert!(
+            s.player.borrow().at_end(),
+            "{file}: Continue alone plays the lesson to its end"
+        );
+        let mut want = stops.clone();
+        want.sort();
+        want.dedup();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen, want, "{file}: every narration and question is a stop");
     }
 
     #[test]

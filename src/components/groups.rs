@@ -38,7 +38,7 @@ fn group(g: &GroupView, lang: Lang) -> Html {
             <table class="grid members">
                 <thead><tr>
                     <th>{ t(lang, "consumer") }</th><th>{"member.id"}</th><th>{ t(lang, "phase") }</th>
-                    <th>{ t(lang, "generation") }</th><th>{ t(lang, "owns") }</th><th>{ t(lang, "lag") }</th>
+                    <th>{ t(lang, "generation") }</th><th>{ t(lang, "owns") }</th><th title={t(lang, "records_lag_hint")}>{ t(lang, "records_lag") }</th>
                 </tr></thead>
                 <tbody>
                 { for g.members.iter().map(|m| html! {
@@ -56,6 +56,10 @@ fn group(g: &GroupView, lang: Lang) -> Html {
             <p class="facts">
                 <strong>{ t(lang, "committed") }{": "}</strong>
                 <span class="mono">{ list(&g.committed.iter().map(|(tp, o)| format!("{tp}@{o}")).collect::<Vec<_>>()) }</span>
+            </p>
+            <p class="facts" id={format!("group-lag-{}", g.group_id)}>
+                <strong>{ t(lang, "group_lag") }{": "}</strong>
+                <span class="mono">{ list(&g.group_lag.iter().map(|(tp, l)| format!("{tp}: {}", l.map(|l| l.to_string()).unwrap_or_else(|| "–".into()))).collect::<Vec<_>>()) }</span>
             </p>
             if let Some(who) = &g.leaving {
                 <h4>{ format!("{} {who}", t(lang, "compare_if_leaves")) }</h4>

@@ -2021,12 +2021,14 @@ impl World {
                     // Acknowledged again with the original offsets, not appended
                     // twice; with acks=all it still waits until those are
                     // committed (Kafka puts it in purgatory like any append).
-                    self.record(vec![bnode(b), from], EventKind::ProduceRejected {
-                        broker: b,
-                        tp: tp.clone(),
-                        error: ErrorCode::DuplicateSequenceNumber,
-                        detail: format!("a retry of a batch already written at offset {dup_base}: not appended twice"),
-                    })?;
+                    self.record(
+                        vec![bnode(b), from],
+                        EventKind::DuplicateAcknowledged {
+                            broker: b,
+                            tp: tp.clone(),
+                            base_offset: dup_base,
+                        },
+                    )?;
                     waiting.push(DelayedProducePart {
                         tp: tp.clone(),
                         base_offset: dup_base,

@@ -593,11 +593,19 @@ impl EventKind {
                     format!("{tp}：leader {was} → {leader}（leader epoch {leader_epoch}，ISR {}）；规则：{rule_zh}，AR {ar}", ids_list(isr))
                 }
             }
-            NoLeaderElected { tp, isr, .. } => {
-                if en {
-                    format!("{tp} is offline: no live replica qualifies (ISR {}; unclean.leader.election.enable is off)", ids_list(isr))
-                } else {
-                    format!("{tp} 离线：没有符合条件的存活副本（ISR {}；未开启 unclean.leader.election.enable）", ids_list(isr))
+            // What a failed election means depends on why it was held: only
+            // the offline election leaves the partition without a leader.
+            NoLeaderElected {
+                tp, isr, algorithm, ..
+            } => {
+                let isr = ids_list(isr);
+                match (algorithm, en) {
+                    (crate::election::ElectionAlgorithm::Offline, true) => format!("{tp} is offline: no live replica can lead (ISR {isr}; a replica outside the ISR only with unclean.leader.election.enable=true)"),
+                    (crate::election::ElectionAlgorithm::Offline, false) => format!("{tp} 离线：没有可以当 leader 的存活副本（ISR {isr}；只有 unclean.leader.election.enable=true 才能选 ISR 之外的副本）"),
+                    (crate::election::ElectionAlgorithm::ControlledShutdown, true) => format!("{tp}: no other ISR member can take over from the broker shutting down (ISR {isr}); a controlled shutdown never picks a replica outside the ISR, so the current leader keeps {tp} until it stops"),
+                    (crate::election::ElectionAlgorithm::ControlledShutdown, false) => format!("{tp}：没有其他 ISR 成员能接替正在关闭的 broker（ISR {isr}）；受控关闭从不选 ISR 之外的副本，所以当前 leader 会一直负责 {tp} 直到它停止"),
+                    (_, true) => format!("{tp}: the replica asked for cannot lead now (ISR {isr}); the current leader stays"),
+                    (_, false) => format!("{tp}：所要求的副本现在不能当 leader（ISR {isr}）；当前 leader 不变"),
                 }
             }
             IsrUpdatedByController {
@@ -972,8 +980,8 @@ impl EventKind {
                 match (en, leader) {
                     (true, true) => format!("Leader {broker} moved {tp}'s high watermark {old} → {new} (smallest LEO in the ISR: {})", leos.join(" ")),
                     (true, false) => format!("Follower {broker} took the leader's high watermark for {tp}: {old} → {new}"),
-                    (false, true) => format!("Leader {broker} 将 {tp} 的 HW {old} → {new}（ISR 中最小的 LEO：{}）", leos.join(" ")),
-                    (false, false) => format!("Follower {broker} 从 leader 得知 {tp} 的 HW：{old} → {new}"),
+                    (false, true) => format!("Leader {broker} 将 {tp} 的高水位（HW）从 {old} 推进到 {new}（ISR 中最小的 LEO：{}）", leos.join(" ")),
+                    (false, false) => format!("Follower {broker} 从 leader 得知 {tp} 的高水位（HW）：{old} → {new}"),
                 }
             }
             HighWatermarkHeld {
@@ -1051,6 +1059,17 @@ impl EventKind {
                     format!("Leader {broker}: follower {follower}'s log of {tp} diverges; its epoch {epoch} ends here at offset {end_offset}")
                 } else {
                     format!("Leader {broker}：follower {follower} 的 {tp} 日志出现分叉；epoch {epoch} 在这里结束于 offset {end_offset}")
+                }
+            }
+            DuplicateAcknowledged {
+                broker,
+                tp,
+                base_offset,
+            } => {
+                if en {
+                    format!("Broker {broker}: a retry of the batch already at {tp} offset {base_offset} (same producer id and sequence number): not appended again; answered with offset {base_offset}, no error")
+                } else {
+                    format!("Broker {broker}：这是已写在 {tp} 位移 {base_offset} 的批次的重试（相同的 producer id 和序列号）：不再追加；直接以位移 {base_offset} 回复，没有错误")
                 }
             }
             ProduceRejected {
@@ -1549,7 +1568,7 @@ impl EventKind {
                 if en {
                     format!("Broker {broker} now leads __consumer_offsets-{partition}: as group coordinator it read the partition back and loaded {} group(s) {groups:?} with {offsets} committed offset(s)", groups.len())
                 } else {
-                    format!("broker {broker} 成为 __consumer_offsets-{partition} 的 leader：作为组协调者，它从该分区读回 {} 个消费组 {groups:?}，共 {offsets} 个已提交位移", groups.len())
+                    format!("broker {broker} 成为 __consumer_offsets-{partition} 的 leader：作为组协调者，它从该分区读回 {} 个消费者组 {groups:?}，共 {offsets} 个已提交位移", groups.len())
                 }
             }
             GroupsUnloaded {
@@ -1607,7 +1626,7 @@ impl EventKind {
                 if en {
                     format!("Coordinator {broker}: static member {group_instance_id} of {group} came back; member id {old_member_id} → {new_member_id}, its partitions kept, no rebalance")
                 } else {
-                    format!("协调者 {broker}：{group} 的静态成员 {group_instance_id} 回来了；member id {old_member_id} → {new_member_id}，保留分区，不触发再均衡")
+                    format!("协调者 {broker}：{group} 的静态成员 {group_instance_id} 回来了；member id {old_member_id} → {new_member_id}，保留分区，不触发重平衡")
                 }
             }
             RebalanceStarted {
@@ -1625,9 +1644,9 @@ impl EventKind {
                         format!("Coordinator {broker}: {group} (generation {generation}) starts rebalancing: {reason}. Every member must send JoinGroup within {wait_ms} ms")
                     }
                 } else if *initial_delay {
-                    format!("协调者 {broker}：{group} 开始再均衡（{reason}）；先等待 group.initial.rebalance.delay.ms = {wait_ms} ms 让更多成员加入")
+                    format!("协调者 {broker}：{group} 开始重平衡（{reason}）；先等待 group.initial.rebalance.delay.ms = {wait_ms} ms 让更多成员加入")
                 } else {
-                    format!("协调者 {broker}：{group}（第 {generation} 代）开始再均衡：{reason}。所有成员须在 {wait_ms} ms 内发送 JoinGroup")
+                    format!("协调者 {broker}：{group}（第 {generation} 代）开始重平衡：{reason}。所有成员须在 {wait_ms} ms 内发送 JoinGroup")
                 }
             }
             GenerationStarted {
@@ -1791,7 +1810,7 @@ impl EventKind {
                         format!("Consumer {consumer} revoked {} (onPartitionsRevoked, generation {generation})", tp_names(partitions))
                     }
                 } else if *lost {
-                    format!("消费者 {consumer} 失去 {}：消费组已在没有它的情况下继续（onPartitionsLost，不提交）", tp_names(partitions))
+                    format!("消费者 {consumer} 失去 {}：消费者组已在没有它的情况下继续（onPartitionsLost，不提交）", tp_names(partitions))
                 } else {
                     format!(
                         "消费者 {consumer} 撤销 {}（onPartitionsRevoked，第 {generation} 代）",
@@ -1823,7 +1842,7 @@ impl EventKind {
                 if en {
                     format!("Consumer {consumer} will rejoin its group: {reason}")
                 } else {
-                    format!("消费者 {consumer} 将重新加入消费组：{reason}")
+                    format!("消费者 {consumer} 将重新加入消费者组：{reason}")
                 }
             }
             LeftGroup {

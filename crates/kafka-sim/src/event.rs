@@ -376,6 +376,15 @@ pub enum EventKind {
         error: ErrorCode,
         detail: String,
     },
+    /// An idempotent producer's retry of a batch the log already holds
+    /// (same producer id, epoch and sequence): not appended again, and
+    /// answered without an error, with the offset it was first written at
+    /// (Kafka's `ProducerStateManager` duplicate check).
+    DuplicateAcknowledged {
+        broker: BrokerId,
+        tp: TopicPartition,
+        base_offset: i64,
+    },
     ProduceCompleted {
         broker: BrokerId,
         tp: TopicPartition,
@@ -801,6 +810,7 @@ impl EventKind {
             LogFlushed { .. } => "log_flushed",
             DivergenceDetected { .. } => "divergence_detected",
             ProduceRejected { .. } => "produce_rejected",
+            DuplicateAcknowledged { .. } => "duplicate_acknowledged",
             ProduceCompleted { .. } => "produce_completed",
             ProduceParked { .. } => "produce_parked",
             ProduceTimedOut { .. } => "produce_timed_out",
@@ -945,6 +955,8 @@ impl EventKind {
                 s(batches.iter().map(|b| b.records).sum::<u32>())
             }
             (ProduceRejected { error, .. }, "error") => s(error.name_str()),
+            (DuplicateAcknowledged { base_offset, .. }, "base_offset") => s(base_offset),
+            (DuplicateAcknowledged { tp, .. }, "tp") => s(tp),
             (RecordsConsumed { consumer, .. }, "consumer") => s(consumer),
             (RecordsConsumed { records, .. }, "offsets") => {
                 list(&records.iter().map(|r| r.offset).collect::<Vec<_>>())
@@ -987,6 +999,7 @@ impl EventKind {
             | PartitionsRevoked { .. }
             | OffsetCommitFailed { .. }
             | ProducerForceClosed { .. }
+            | DuplicateAcknowledged { .. }
             | GroupsLoaded { .. } => Importance::Key,
             HighWatermarkCheckpointed { .. }
             | LogFlushed { .. }

@@ -158,7 +158,7 @@ pub fn generate(kind: Kind, level: Level, seed: u64) -> Exercise {
             let p = coordinator_partition(&group, n);
             (
                 format!("offsets.topic.num.partitions = {n}. Which __consumer_offsets partition's leader coordinates group \"{group}\"?"),
-                format!("offsets.topic.num.partitions = {n}。消费组 \"{group}\" 的协调者是 __consumer_offsets 哪个分区的 leader？"),
+                format!("offsets.topic.num.partitions = {n}。消费者组 \"{group}\" 的协调者是 __consumer_offsets 哪个分区的 leader？"),
                 (0..n).map(|x| x.to_string()).collect(),
                 p.to_string(),
                 format!(
@@ -214,7 +214,7 @@ pub fn generate(kind: Kind, level: Level, seed: u64) -> Exercise {
                     strategy.protocol_name()
                 ),
                 format!(
-                    "消费组 {}（分区数 {}），分配策略 {}。{t}-{p} 分给哪个成员？",
+                    "消费者组 {}（分区数 {}），分配策略 {}。{t}-{p} 分给哪个成员？",
                     subs.join("，"),
                     parts.join("，"),
                     strategy.protocol_name()
