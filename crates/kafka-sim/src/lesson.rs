@@ -101,7 +101,7 @@ pub struct Step {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lesson {
-    /// Concept IDs of CONCEPTS.md this lesson covers.
+    /// Concept IDs of `docs/concepts.md` this lesson covers.
     #[serde(default)]
     pub concepts: Vec<String>,
     /// The setup, in plain words: shown when the lesson opens.
