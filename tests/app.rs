@@ -1616,3 +1616,37 @@ async fn the_lookup_is_drawn_as_a_binary_search_then_a_scan() {
     assert!(rows.windows(2).all(|w| w[0] <= w[1]), "{rows:?}");
     assert_eq!((rows[0], *rows.last().unwrap()), (1, 3), "{rows:?}");
 }
+
+#[wasm_bindgen_test]
+async fn a_lesson_opens_with_its_setup_and_continue_walks_it_to_the_recap() {
+    let root = mount_with(Some(SCENARIO.to_string())).await;
+    // Before the first step: the setup (the scenario's description here).
+    let setup = q(&root, "#lesson-setup").text_content().unwrap();
+    assert!(setup.len() > 40, "{setup}");
+    assert!(root.query_selector("#recap").unwrap().is_none());
+    // Continue stops at each narration or question; answer and go on.
+    let mut stops = 0;
+    for _ in 0..40 {
+        if root.query_selector("#recap").unwrap().is_some() {
+            break;
+        }
+        if root.query_selector("#question").unwrap().is_some() {
+            click(&root, "#choice-0").await;
+            q(&root, "#feedback");
+        } else {
+            click(&root, "#btn-continue").await;
+            assert!(
+                root.query_selector("#question").unwrap().is_some()
+                    || root.query_selector("#say").unwrap().is_some()
+                    || root.query_selector("#recap").unwrap().is_some(),
+                "a stop without narration or question"
+            );
+            stops += 1;
+        }
+    }
+    assert!(stops >= 2, "{stops}");
+    // The end: a recap with the score, and no Continue button.
+    let recap = q(&root, "#recap").text_content().unwrap();
+    assert!(recap.contains("You answered"), "{recap}");
+    assert!(root.query_selector("#btn-continue").unwrap().is_none());
+}
