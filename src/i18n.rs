@@ -111,6 +111,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("next", "Next ↦", "下一个 ↦"),
     ("next_lesson", "Next lesson:", "下一课："),
     ("next_sequence", "Next sequence number per partition", "每个分区的下一个序列号"),
+    ("no_actions", "Nothing can be done to it now.", "现在无法对它操作。"),
     ("no_events", "Press Step (→) to begin.", "按“下一步”（→）开始。"),
     ("no_group_messages", "No group-protocol message has been sent yet.", "尚未发送任何消费者组协议消息。"),
     ("no_groups", "No consumer in this scenario belongs to a group.", "本场景中没有属于消费者组的消费者。"),

@@ -4,7 +4,7 @@
 //! saved (the language, progress) is saved by the `App` component when it
 //! changes (see `app.rs`).
 
-use crate::components::cluster::BrokerMenu;
+use crate::components::cluster::NodeMenu;
 use crate::i18n::{t, Lang};
 use crate::links::{Link, Open};
 use crate::player::Player;
@@ -149,7 +149,7 @@ pub struct AppState {
     /// The side drawer (open, act, configure, share, export) is open.
     pub drawer: bool,
     /// A broker's action menu is open.
-    pub menu: Option<BrokerMenu>,
+    pub menu: Option<NodeMenu>,
     /// Projector mode: large type, high contrast.
     pub projector: bool,
     /// The scenario commands the learner added (their index in
@@ -200,7 +200,7 @@ pub enum Action {
     /// Open or close the side drawer.
     ToggleDrawer,
     /// Open a broker's action menu.
-    OpenMenu(BrokerMenu),
+    OpenMenu(NodeMenu),
     /// Projector mode on or off.
     ToggleProjector,
     /// Play on to the next narration or question of the lesson (without a
@@ -893,6 +893,7 @@ pub fn lookup_command(
 mod tests {
     //! The reducer, natively: what each action does to the page's state.
     use super::*;
+    use crate::components::cluster::MenuNode;
     use crate::links::{Link, Open};
 
     fn state(text: &str) -> Rc<AppState> {
@@ -1038,15 +1039,15 @@ mod tests {
 
     #[test]
     fn escape_closes_the_drawer_the_menu_and_the_shortcut_list() {
-        let m = BrokerMenu {
-            broker: 1,
+        let m = NodeMenu {
+            node: MenuNode::Broker(1),
             alive: true,
             x: 10,
             y: 20,
         };
         let s = state(DEFAULT_SCENARIO)
             .reduce(Action::ToggleDrawer)
-            .reduce(Action::OpenMenu(m))
+            .reduce(Action::OpenMenu(m.clone()))
             .reduce(Action::ToggleHelp);
         assert!(s.drawer && s.help);
         assert_eq!(s.menu, Some(m));
@@ -1057,8 +1058,8 @@ mod tests {
     #[test]
     fn acting_from_a_broker_menu_branches_and_closes_the_menu() {
         let s = state(&without_lesson(DEFAULT_SCENARIO)).reduce(Action::SeekTo(60));
-        let m = BrokerMenu {
-            broker: 0,
+        let m = NodeMenu {
+            node: MenuNode::Broker(0),
             alive: true,
             x: 0,
             y: 0,

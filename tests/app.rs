@@ -931,12 +931,12 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
     fire(&q(&root, "#cluster #broker-2"), "click");
     yew::scheduler::flush().await;
     assert!(root.query_selector("#notice").unwrap().is_none());
-    assert!(root.query_selector("#broker-menu").unwrap().is_none());
+    assert!(root.query_selector("#node-menu").unwrap().is_none());
     // Its menu (right-click) offers what can be done to it; kill it: it is
     // killed one millisecond later.
     right_click(&q(&root, "#cluster #broker-2"));
     yew::scheduler::flush().await;
-    assert!(q(&root, "#broker-menu")
+    assert!(q(&root, "#node-menu")
         .text_content()
         .unwrap()
         .contains("Broker 2"));
@@ -946,9 +946,17 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
     );
     click(&root, "#menu-kill").await;
     assert!(
-        root.query_selector("#broker-menu").unwrap().is_none(),
+        root.query_selector("#node-menu").unwrap().is_none(),
         "the menu closes"
     );
+    // A producer has its own menu (closing it), named as the scenario names it.
+    right_click(&q(&root, "#cluster #producer-0"));
+    yew::scheduler::flush().await;
+    let title = q(&root, "#node-menu").text_content().unwrap();
+    assert!(title.contains("producer p"), "{title}");
+    q(&root, "#menu-close-producer");
+    click(&root, "#menu-close").await;
+    assert!(root.query_selector("#node-menu").unwrap().is_none());
     assert!(q(&root, "#notice")
         .text_content()
         .unwrap()

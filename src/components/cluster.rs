@@ -35,14 +35,69 @@ const MAX_ROWS_WRAPPED: usize = 7;
 const MAX_CLIENTS: usize = 8;
 const CLIENT_STEP: i32 = 70;
 
-/// A request for a broker's action menu: the broker, whether it is alive,
-/// and where to open the menu (CSS pixels in the viewport).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BrokerMenu {
-    pub broker: i32,
+/// What a menu acts on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MenuNode {
+    Broker(i32),
+    /// A producer or consumer, by its name in the scenario.
+    Producer(String),
+    Consumer(String),
+}
+
+/// A request for a node's action menu: the node, whether it is alive, and
+/// where to open the menu (CSS pixels in the viewport).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeMenu {
+    pub node: MenuNode,
     pub alive: bool,
     pub x: i32,
     pub y: i32,
+}
+
+/// The handlers that open a node's menu: right-click (or long-press) on
+/// the node, and Enter, Space, the menu key or Shift+F10 on its name.
+fn menu_handlers(
+    cb: &Callback<NodeMenu>,
+    node: MenuNode,
+    alive: bool,
+) -> (Callback<MouseEvent>, Callback<KeyboardEvent>) {
+    let oncontextmenu = {
+        let (cb, node) = (cb.clone(), node.clone());
+        Callback::from(move |e: MouseEvent| {
+            e.prevent_default();
+            cb.emit(NodeMenu {
+                node: node.clone(),
+                alive,
+                x: e.client_x(),
+                y: e.client_y(),
+            })
+        })
+    };
+    let onkeydown = {
+        let cb = cb.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let menu_key = matches!(e.key().as_str(), "Enter" | " " | "ContextMenu")
+                || (e.key() == "F10" && e.shift_key());
+            if !menu_key {
+                return;
+            }
+            e.prevent_default();
+            e.stop_propagation();
+            let at = e
+                .target_dyn_into::<web_sys::Element>()
+                .map(|el| el.get_bounding_client_rect());
+            let (x, y) = at
+                .map(|r| ((r.left() + 24.0) as i32, (r.top() + 32.0) as i32))
+                .unwrap_or((40, 40));
+            cb.emit(NodeMenu {
+                node: node.clone(),
+                alive,
+                x,
+                y,
+            })
+        })
+    };
+    (oncontextmenu, onkeydown)
 }
 
 /// Above this many messages in flight, only their dots are drawn.
@@ -51,9 +106,9 @@ pub const CROWDED_MESSAGES: usize = 60;
 pub struct ClusterProps {
     pub model: Rc<ClusterModel>,
     pub lang: Lang,
-    /// A broker's menu was asked for (right-click, long-press, Enter or the
-    /// menu key on it): which broker, and where (page coordinates).
-    pub on_broker: Callback<BrokerMenu>,
+    /// A node's menu was asked for (right-click, long-press, Enter or the
+    /// menu key on it): which node, and where (page coordinates).
+    pub on_broker: Callback<NodeMenu>,
     /// What the event a log line seeked to changed: `b1`, `b1:first-0`, `p0`, `c0`.
     #[prop_or_default]
     pub marks: Rc<SortedSet<String>>,
@@ -491,7 +546,7 @@ fn broker_box(
     l: &Layout,
     max_leo: i64,
     lang: Lang,
-    on_broker: &Callback<BrokerMenu>,
+    on_broker: &Callback<NodeMenu>,
     marks: &SortedSet<String>,
 ) -> Html {
     let mut class = classes!("broker");
@@ -516,42 +571,7 @@ fn broker_box(
     // Acting on a broker is a menu (right-click, long-press, Enter or the
     // menu key), never a bare click: a newcomer's first exploratory click
     // must not branch the timeline.
-    let oncontextmenu = {
-        let (cb, broker, alive) = (on_broker.clone(), b.id, b.alive);
-        Callback::from(move |e: MouseEvent| {
-            e.prevent_default();
-            cb.emit(BrokerMenu {
-                broker,
-                alive,
-                x: e.client_x(),
-                y: e.client_y(),
-            })
-        })
-    };
-    let onkeydown = {
-        let (cb, broker, alive) = (on_broker.clone(), b.id, b.alive);
-        Callback::from(move |e: KeyboardEvent| {
-            let menu_key = matches!(e.key().as_str(), "Enter" | " " | "ContextMenu")
-                || (e.key() == "F10" && e.shift_key());
-            if !menu_key {
-                return;
-            }
-            e.prevent_default();
-            e.stop_propagation();
-            let at = e
-                .target_dyn_into::<web_sys::Element>()
-                .map(|el| el.get_bounding_client_rect());
-            let (x, y) = at
-                .map(|r| ((r.left() + 24.0) as i32, (r.top() + 32.0) as i32))
-                .unwrap_or((40, 40));
-            cb.emit(BrokerMenu {
-                broker,
-                alive,
-                x,
-                y,
-            })
-        })
-    };
+    let (oncontextmenu, onkeydown) = menu_handlers(on_broker, MenuNode::Broker(b.id), b.alive);
     let more = b
         .replicas
         .get(l.max_rows..)
@@ -724,20 +744,30 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             </g>
             { for m.producers.iter().enumerate().take(clients_alone(m.producers.len())).map(|(i, (name, alive))| {
                 let (x, y) = client_center(&l, NodeId::Producer(i as u32));
+                let (oncontextmenu, onkeydown) = menu_handlers(&p.on_broker, MenuNode::Producer(name.clone()), *alive);
                 html!{
-                    <g class={classes!("client", "producer", (!alive).then_some("dead"), p.marks.contains(&format!("p{i}")).then_some("changed"))} id={format!("producer-{i}")}>
+                    <g class={classes!("client", "producer", (!alive).then_some("dead"), p.marks.contains(&format!("p{i}")).then_some("changed"))} id={format!("producer-{i}")}
+                        role="group" aria-label={format!("{} {name}", t(lang, "producer"))} {oncontextmenu}>
                         <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
-                        <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("▶ {name}") }</text>
+                        <g class="handle" role="button" tabindex="0" aria-haspopup="menu" {onkeydown}
+                            aria-label={format!("▶ {name}: {}", t(lang, "broker_menu_hint"))}>
+                            <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("▶ {name}") }</text>
+                        </g>
                     </g>
                 }
             }) }
             { more_clients(&l, m, lang, &p.marks, true) }
             { for m.consumers.iter().enumerate().take(clients_alone(m.consumers.len())).map(|(i, (name, alive))| {
                 let (x, y) = client_center(&l, NodeId::Consumer(i as u32));
+                let (oncontextmenu, onkeydown) = menu_handlers(&p.on_broker, MenuNode::Consumer(name.clone()), *alive);
                 html!{
-                    <g class={classes!("client", "consumer", (!alive).then_some("dead"), p.marks.contains(&format!("c{i}")).then_some("changed"))} id={format!("consumer-{i}")}>
+                    <g class={classes!("client", "consumer", (!alive).then_some("dead"), p.marks.contains(&format!("c{i}")).then_some("changed"))} id={format!("consumer-{i}")}
+                        role="group" aria-label={format!("{} {name}", t(lang, "consumer"))} {oncontextmenu}>
                         <rect x={(x - 55).to_string()} y={(y - 20).to_string()} width="110" height="40" rx="8" />
-                        <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("{name} ◀") }</text>
+                        <g class="handle" role="button" tabindex="0" aria-haspopup="menu" {onkeydown}
+                            aria-label={format!("{name} ◀: {}", t(lang, "broker_menu_hint"))}>
+                            <text x={x.to_string()} y={(y + 5).to_string()}>{ format!("{name} ◀") }</text>
+                        </g>
                     </g>
                 }
             }) }

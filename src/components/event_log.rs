@@ -97,8 +97,10 @@ pub fn EventLog(p: &EventLogProps) -> Html {
         .is_empty()
         .then(|| html! { <li key="hint" class="hint" role="option" aria-selected="false">{ t(p.lang, "no_events") }</li> });
     html! {
-        <section class="log" aria-label={t(p.lang, "log")}>
-            <h2>{ t(p.lang, "log") }</h2>
+        // Collapsible: beside the drawing at 1440 it stays open; below it on
+        // a small screen the learner can fold it away.
+        <details class="log" open=true aria-label={t(p.lang, "log")}>
+            <summary><h2>{ t(p.lang, "log") }</h2></summary>
             // A listbox: one Tab stop, the arrow keys move between events,
             // Enter goes to one; the current event is the selected option.
             <ol id="event-log" role="listbox" ref={list} onkeydown={on_keys} aria-label={t(p.lang, "log_keys")}>
@@ -128,6 +130,6 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                     }
                 })) }
             </ol>
-        </section>
+        </details>
     }
 }
