@@ -192,7 +192,13 @@ pub struct AppProps {
 /// that is a multiple of 100. The first line moves only every hundred
 /// events, so a step appends a line instead of shifting all of them (which
 /// made the browser redo every line's text and layout on each step).
-fn log_lines(p: &Player, lang: Lang, hide_routine: bool, mine: &SortedSet<u32>) -> Vec<LogLine> {
+fn log_lines(
+    p: &Player,
+    lang: Lang,
+    hide_routine: bool,
+    mine: &SortedSet<u32>,
+    names: &crate::state::ClientNames,
+) -> Vec<LogLine> {
     const MAX_LINES: usize = 300;
     const ALIGN: u64 = 100;
     let past = p.past();
@@ -214,7 +220,7 @@ fn log_lines(p: &Player, lang: Lang, hide_routine: bool, mine: &SortedSet<u32>) 
         .map(|e| LogLine {
             id: e.id,
             time_ms: e.time_ms,
-            caption: crate::state::caption(e, lang, mine),
+            caption: crate::state::caption(e, lang, mine, names),
             key: e.kind.importance() == Importance::Key,
             broken: matches!(e.kind, EventKind::GuaranteeBroken { .. }),
         })
@@ -399,10 +405,17 @@ pub fn App(props: &AppProps) -> Html {
     });
     let groups = (view == View::Groups).then(|| Rc::new(GroupsModel::from_world(player.world())));
     let sequence = (view == View::Groups).then(|| {
+        let names: Vec<String> = player
+            .world()
+            .consumers()
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
         Rc::new(crate::inspect_model::sequence(
             player.past(),
             40,
             state.hide_routine.not(),
+            &names,
         ))
     });
     let on_select_storage = {
@@ -487,7 +500,8 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |open: Open| navigate(Link::fragment(&open, None)))
     };
     let on_open_next = on_open.clone();
-    let lines = log_lines(&player, lang, state.hide_routine, &state.mine);
+    let names = crate::state::ClientNames::from_world(player.world());
+    let lines = log_lines(&player, lang, state.hide_routine, &state.mine, &names);
     let current = player.current().map(|e| e.id);
     let changes = state
         .changes
@@ -502,7 +516,7 @@ pub fn App(props: &AppProps) -> Html {
     );
     let caption = player
         .current()
-        .map(|e| crate::state::caption(e, lang, &state.mine))
+        .map(|e| crate::state::caption(e, lang, &state.mine, &names))
         .unwrap_or_else(|| t(lang, "no_events").to_string());
     let on_seek = {
         let dispatcher = state.dispatcher();

@@ -692,7 +692,14 @@ pub struct SequenceModel {
 /// (FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
 /// OffsetCommit, OffsetFetch and their responses), between consumers and
 /// brokers, laid out as lifelines.
-pub fn sequence(past: &[kafka_sim::Event], max: usize, show_heartbeats: bool) -> SequenceModel {
+/// `consumers`: the scenario's consumer names by index (lifelines are
+/// named as the scenario names the clients; an unknown index is numbered).
+pub fn sequence(
+    past: &[kafka_sim::Event],
+    max: usize,
+    show_heartbeats: bool,
+    consumer_names: &[String],
+) -> SequenceModel {
     use kafka_sim::event::EventKind;
     use kafka_sim::msg::Message;
     use kafka_sim::NodeId;
@@ -743,7 +750,13 @@ pub fn sequence(past: &[kafka_sim::Event], max: usize, show_heartbeats: bool) ->
             }
         }
     }
-    let mut lifelines: Vec<String> = consumers.iter().map(|c| format!("consumer {c}")).collect();
+    let mut lifelines: Vec<String> = consumers
+        .iter()
+        .map(|c| match consumer_names.get(*c as usize) {
+            Some(name) => format!("consumer {name}"),
+            None => format!("consumer {c}"),
+        })
+        .collect();
     lifelines.extend(brokers.iter().map(|b| format!("broker {b}")));
     let index = |n: &NodeId| -> Option<usize> {
         match n {

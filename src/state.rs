@@ -822,13 +822,15 @@ impl Reducible for AppState {
     }
 }
 
-/// An event's caption, the learner's own commands captioned as theirs.
+/// An event's caption, the learner's own commands captioned as theirs and
+/// every client called by its name in the scenario.
 pub fn caption(
     e: &kafka_sim::Event,
     lang: Lang,
     mine: &kafka_sim::collections::SortedSet<u32>,
+    names: &ClientNames,
 ) -> String {
-    match &e.kind {
+    let text = match &e.kind {
         kafka_sim::EventKind::CommandIssued { index, command } if mine.contains(index) => {
             let what = kafka_sim::caption::command_text(command, lang);
             match lang {
@@ -837,6 +839,71 @@ pub fn caption(
             }
         }
         _ => e.caption(lang),
+    };
+    names.apply(&text)
+}
+
+/// The scenario's names of its producers and consumers, by index: the
+/// engine's captions number clients ("Consumer 2"); the page shows the name
+/// the scenario gave ("Consumer c3"), as its tables and lessons do.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClientNames {
+    pub producers: Vec<String>,
+    pub consumers: Vec<String>,
+}
+
+impl ClientNames {
+    pub fn from_world(w: &kafka_sim::World) -> ClientNames {
+        ClientNames {
+            producers: w.producers().iter().map(|p| p.name.clone()).collect(),
+            consumers: w.consumers().iter().map(|c| c.name.clone()).collect(),
+        }
+    }
+
+    /// `text` with "Producer N" / "consumer N" / "生产者 N" / "消费者 N"
+    /// (N a whole number naming a client) written with the client's name.
+    pub fn apply(&self, text: &str) -> String {
+        const WORDS: [(&str, bool); 6] = [
+            ("Producer ", true),
+            ("producer ", true),
+            ("生产者 ", true),
+            ("Consumer ", false),
+            ("consumer ", false),
+            ("消费者 ", false),
+        ];
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut rest = text;
+        'scan: while !rest.is_empty() {
+            for (word, producer) in WORDS {
+                let Some(after) = rest.strip_prefix(word) else {
+                    continue;
+                };
+                let digits = after.bytes().take_while(|b| b.is_ascii_digit()).count();
+                let tail = &after[digits..];
+                // A whole number: not the start of a decimal ("1.5").
+                let decimal =
+                    tail.starts_with('.') && tail[1..].starts_with(|c: char| c.is_ascii_digit());
+                let list = if producer {
+                    &self.producers
+                } else {
+                    &self.consumers
+                };
+                let name = (digits > 0 && !decimal)
+                    .then(|| after[..digits].parse::<usize>().ok())
+                    .flatten()
+                    .and_then(|i| list.get(i));
+                if let Some(name) = name {
+                    out.push_str(word);
+                    out.push_str(name);
+                    rest = tail;
+                    continue 'scan;
+                }
+            }
+            let c = rest.chars().next().expect("not empty");
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+        out
     }
 }
 
@@ -1082,7 +1149,7 @@ mod tests {
             .past()
             .iter()
             .filter(|e| e.kind.name_str() == "command_issued")
-            .map(|e| caption(e, Lang::En, &s.mine))
+            .map(|e| caption(e, Lang::En, &s.mine, &ClientNames::default()))
             .collect();
         assert!(
             captions.iter().any(|c| c == "You: kill broker 0"),
@@ -1151,6 +1218,55 @@ mod tests {
         seen.sort();
         seen.dedup();
         assert_eq!(seen, want, "{file}: every narration and question is a stop");
+    }
+
+    #[test]
+    fn clients_are_called_by_their_scenario_names() {
+        let names = ClientNames {
+            producers: vec!["plain".into(), "safe".into()],
+            consumers: vec!["c1".into(), "c2".into(), "c3".into()],
+        };
+        assert_eq!(
+            names.apply("Consumer 2's poll() returned; consumer 0 left; Producer 1's Sender; 消费者 1 加入"),
+            "Consumer c3's poll() returned; consumer c1 left; Producer safe's Sender; 消费者 c2 加入"
+        );
+        // Not a client's index: left alone.
+        for text in [
+            "Consumer 7 left",
+            "producer id 1000",
+            "Consumer 1.5",
+            "consumer 12",
+            "Consumer  1",
+        ] {
+            assert_eq!(names.apply(text), text);
+        }
+        // On a real trace: the group example's consumers by name.
+        let mut p = load_scenario(
+            "group-rebalance.json",
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/scenarios/group-rebalance.json"
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let end = p.known_len();
+        p.seek(end);
+        let names = ClientNames::from_world(p.world());
+        assert!(!names.consumers.is_empty());
+        let joined = p
+            .past()
+            .iter()
+            .find(|e| e.kind.name_str() == "joined_group")
+            .map(|e| caption(e, Lang::En, &Default::default(), &names))
+            .unwrap();
+        assert!(
+            names
+                .consumers
+                .iter()
+                .any(|n| joined.contains(&format!("Consumer {n} "))),
+            "{joined}"
+        );
     }
 
     #[test]

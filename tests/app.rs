@@ -1267,7 +1267,7 @@ async fn adding_a_consumer_from_the_toolbar_makes_the_group_rebalance_to_three_m
 #[wasm_bindgen_test]
 async fn clicking_a_message_in_flight_shows_what_it_carries() {
     let root = mount().await;
-    let c = step_until_caption(&root, "Producer 0 → broker 1: Produce", 200).await;
+    let c = step_until_caption(&root, "Producer p → broker 1: Produce", 200).await;
     assert!(c.contains("acks=all"), "{c}");
     let msg = q(&root, "#cluster g.msg[data-api='Produce']");
     assert_eq!(
@@ -1298,7 +1298,7 @@ async fn clicking_a_message_in_flight_shows_what_it_carries() {
 #[wasm_bindgen_test]
 async fn a_message_keeps_its_drawing_between_steps_so_it_glides() {
     let root = mount().await;
-    step_until_caption(&root, "→ producer 0: MetadataResponse", 200).await;
+    step_until_caption(&root, "→ producer p: MetadataResponse", 200).await;
     let drawn = |root: &Element| -> Vec<(String, web_sys::Node)> {
         let msgs = root.query_selector_all("#cluster g.msg").unwrap();
         (0..msgs.length())
@@ -1418,13 +1418,16 @@ async fn adding_a_producer_from_the_toolbar_starts_it_and_it_can_send() {
     assert!(c.contains("start producer producer-1"), "{c}");
     // Once it has started (its first request), it is in the drawing and can
     // be chosen to send a record.
-    step_until_caption(&root, "Producer 1 →", 20).await;
+    step_until_caption(&root, "Producer producer-1 →", 20).await;
     assert!(root.query_selector("#producer-1").unwrap().is_some());
     choose(&root, "#act-producer", "producer-1").await;
     type_into(&root, "#act-key", "k2").await;
     click(&root, "#act-send").await;
-    let c = step_until_caption(&root, "Producer 1: record #1 acknowledged", 400).await;
-    assert!(c.contains("Producer 1: record #1 acknowledged"), "{c}");
+    let c = step_until_caption(&root, "Producer producer-1: record #1 acknowledged", 400).await;
+    assert!(
+        c.contains("Producer producer-1: record #1 acknowledged"),
+        "{c}"
+    );
 }
 
 #[wasm_bindgen_test]
