@@ -587,9 +587,9 @@ fn the_built_page_step_and_frame_times_in_chromium() {
   const num = re => +(document.querySelector('#position').textContent.match(re) || [0, 0])[1];
   let from = null;
   for (let i = 0; i < 3000 && !from; i++) {{
-    const n = num(/event (\d+)/), t = num(/time (\d+)/), k = document.querySelectorAll('#cluster g.msg').length;
+    const n = num(/event (\d+)/), t = num(/· (\d+) ms/), k = document.querySelectorAll('#cluster g.msg').length;
     document.querySelector('#btn-step').click(); await turn();
-    if (num(/time (\d+)/) > t && k >= 400) from = [n, t, num(/time (\d+)/), k];
+    if (num(/· (\d+) ms/) > t && k >= 400) from = [n, t, num(/· (\d+) ms/), k];
   }}
   let moving = null;
   if (from) {{
