@@ -360,12 +360,16 @@ pub fn App(props: &AppProps) -> Html {
     let election = (view == View::Cluster)
         .then(|| crate::components::election::ElectionModel::latest(player.past()).map(Rc::new))
         .flatten();
-    let model = Rc::new(ClusterModel::from_world(
-        player.world(),
-        now,
-        |sent| player.event(sent).map(|e| e.time_ms),
-        state.msg_sel,
-    ));
+    let model = Rc::new({
+        let mut m = ClusterModel::from_world(
+            player.world(),
+            now,
+            |sent| player.event(sent).map(|e| e.time_ms),
+            state.msg_sel,
+        );
+        m.mark_truncations(player.past());
+        m
+    });
     // While playing, the messages travel on the simulated clock up to the
     // event the next step will show.
     let clock = state.playing.then(|| MotionClock {

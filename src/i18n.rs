@@ -198,6 +198,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("title", "Kafka Visualiser", "Kafka 可视化"),
     ("tools", "Tools", "工具"),
     ("topic", "topic", "主题"),
+    ("truncated_cell", "removed by the last truncation, not written again yet", "被最近一次截断删除，尚未重新写入"),
     ("value", "value", "value"),
     ("verdict", "verdict", "结论"),
     ("view_cluster", "Cluster", "集群"),

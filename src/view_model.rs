@@ -19,6 +19,9 @@ pub struct ReplicaView {
     /// epoch cache (`leader-epoch-checkpoint`). Offset `o` was written in
     /// the last epoch starting at or before it.
     pub epochs: Vec<(i32, i64)>,
+    /// Offsets the latest truncation removed and the log has not written
+    /// again yet: `[from, to)` (drawn as struck-out cells).
+    pub truncated: Option<(i64, i64)>,
 }
 
 impl ReplicaView {
@@ -123,6 +126,7 @@ impl ClusterModel {
                                 .iter()
                                 .map(|e| (e.epoch, e.start_offset))
                                 .collect(),
+                            truncated: None,
                         }
                     })
                     .collect();
@@ -460,6 +464,47 @@ mod tests {
             more.is_some_and(|r| r.name.starts_with("… ")),
             "partitions are summed up"
         );
+    }
+}
+
+/// How far back the drawing looks for a replica's last truncation.
+const TRUNCATION_LOOK_BACK: usize = 2_000;
+
+impl ClusterModel {
+    /// Marks, on each replica, the offsets its latest truncation (within the
+    /// last [`TRUNCATION_LOOK_BACK`] events) removed and that its log has not
+    /// written again: the learner sees what a follower cut, not only its new
+    /// end.
+    pub fn mark_truncations(&mut self, past: &[kafka_sim::Event]) {
+        let from = past.len().saturating_sub(TRUNCATION_LOOK_BACK);
+        let mut seen = kafka_sim::collections::SortedSet::new();
+        for e in past[from..].iter().rev() {
+            let kafka_sim::EventKind::LogTruncated {
+                broker,
+                tp,
+                truncated,
+                ..
+            } = &e.kind
+            else {
+                continue;
+            };
+            let tp = tp.to_string();
+            if !seen.insert((broker.0, tp.clone())) {
+                continue;
+            }
+            if let Some(r) = self
+                .brokers
+                .iter_mut()
+                .filter(|b| b.id == broker.0)
+                .flat_map(|b| b.replicas.iter_mut())
+                .find(|r| r.tp == tp)
+            {
+                let start = r.leo.max(truncated.to_offset);
+                if start < truncated.old_log_end_offset {
+                    r.truncated = Some((start, truncated.old_log_end_offset));
+                }
+            }
+        }
     }
 }
 

@@ -1278,7 +1278,7 @@ async fn clicking_a_message_in_flight_shows_what_it_carries() {
     fire(&msg, "click");
     yew::scheduler::flush().await;
     let d = q(&root, "#msg-detail").text_content().unwrap();
-    assert!(d.contains("Produce · producer 0 → broker 1"), "{d}");
+    assert!(d.contains("Produce · producer p → broker 1"), "{d}");
     assert!(d.contains("sent at 120 ms · arrives at 125 ms"), "{d}");
     assert!(d.contains("\"correlation_id\""), "{d}");
     assert!(
@@ -1493,7 +1493,7 @@ async fn an_internal_error_is_shown_by_name_with_a_way_back() {
 /// The offset cells of one replica: (offset, leader epoch) per cell.
 fn cells(root: &Element, broker: i32) -> Vec<(String, String)> {
     let list = root
-        .query_selector_all(&format!("#broker-{broker} .replica .cell"))
+        .query_selector_all(&format!("#broker-{broker} .replica .cell:not(.truncated)"))
         .unwrap();
     (0..list.length())
         .map(|i| {
@@ -1660,4 +1660,34 @@ async fn a_lesson_opens_with_its_setup_and_continue_walks_it_to_the_recap() {
     let recap = q(&root, "#recap").text_content().unwrap();
     assert!(recap.contains("You answered"), "{recap}");
     assert!(root.query_selector("#btn-continue").unwrap().is_none());
+}
+
+#[wasm_bindgen_test]
+async fn a_truncation_leaves_the_cut_offsets_struck_out_until_written_again() {
+    let text = EXAMPLE_TEXTS
+        .iter()
+        .find(|(n, _)| *n == "hw-truncation.json")
+        .unwrap()
+        .1;
+    let root = mount_with(Some(without_lesson(text))).await;
+    let c = step_until_caption(&root, "Broker 2 truncated first-0 from LEO 7 to 5", 2000).await;
+    assert!(c.contains("cut to its high watermark 5"), "{c}");
+    // Offsets 5 and 6 are gone from broker 2's log: drawn struck out.
+    let cut = root
+        .query_selector_all("#broker-2 .replica .cell.truncated")
+        .unwrap();
+    let offsets: Vec<String> = (0..cut.length())
+        .map(|i| {
+            let e: Element = cut.item(i).unwrap().dyn_into().unwrap();
+            e.get_attribute("data-offset").unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(offsets, ["5", "6"]);
+    let kept: Vec<String> = cells(&root, 2).into_iter().map(|c| c.0).collect();
+    assert_eq!(kept, ["0", "1", "2", "3", "4"]);
+    // No other replica shows a cut it did not make.
+    assert!(root
+        .query_selector("#broker-0 .cell.truncated")
+        .unwrap()
+        .is_none());
 }

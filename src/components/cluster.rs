@@ -294,11 +294,18 @@ fn start_motion(
     })
 }
 
-fn node_name(n: NodeId) -> String {
+/// A node as the page names it: clients by their scenario names.
+fn node_name(n: NodeId, m: &ClusterModel) -> String {
     match n {
         NodeId::Broker(b) => format!("broker {}", b.0),
-        NodeId::Producer(i) => format!("producer {i}"),
-        NodeId::Consumer(i) => format!("consumer {i}"),
+        NodeId::Producer(i) => match m.producers.get(i as usize) {
+            Some((name, _)) => format!("producer {name}"),
+            None => format!("producer {i}"),
+        },
+        NodeId::Consumer(i) => match m.consumers.get(i as usize) {
+            Some((name, _)) => format!("consumer {name}"),
+            None => format!("consumer {i}"),
+        },
         NodeId::ZooKeeper => "ZooKeeper".into(),
         NodeId::User => "you".into(),
     }
@@ -307,13 +314,14 @@ fn node_name(n: NodeId) -> String {
 /// The clicked message: what it carries, as the engine holds it.
 pub fn message_detail(
     d: &crate::view_model::MessageDetail,
+    m: &ClusterModel,
     lang: Lang,
     on_close: &Callback<Option<u64>>,
 ) -> Html {
     let close = on_close.reform(|_: MouseEvent| None);
     html! {
         <div class="msg-detail" id="msg-detail" role="region" aria-label={format!("{} {}", d.api, t(lang, "message_detail"))}>
-            <strong>{ format!("{} · {} → {}", d.api, node_name(d.from), node_name(d.to)) }</strong>
+            <strong>{ format!("{} · {} → {}", d.api, node_name(d.from, m), node_name(d.to, m)) }</strong>
             {" "}<span class="small-note">{ format!("{} {} ms · {} {} ms", t(lang, "sent_at"), d.sent_ms, t(lang, "arrives_at"), d.arrives_ms) }</span>
             <button class="small" id="msg-detail-close" onclick={close} aria-label={t(lang, "dismiss")}>{"✕"}</button>
             <p>{ d.summary.clone() }</p>
@@ -515,6 +523,27 @@ fn replica_row(
             </>
         }
     };
+    // What the latest truncation cut (and the log has not written again):
+    // struck-out cells, while the log is drawn cell by cell.
+    let ghosts = match r.truncated {
+        Some((from, to)) if max_leo <= MAX_CELLS => {
+            let cw = (bar_w as i64 / MAX_CELLS) as i32;
+            (from..to.min(MAX_CELLS))
+                .map(|o| {
+                    let cx = bar_x + o as i32 * cw;
+                    html! {
+                        <g class="cell truncated" data-offset={o.to_string()}>
+                            <title>{ format!("offset {o}: {}", t(lang, "truncated_cell")) }</title>
+                            <rect x={(cx + 1).to_string()} y={top.to_string()} width={(cw - 2).to_string()} height="20" rx="2" />
+                            <text class="offset" x={(cx + cw / 2).to_string()} y={(top + 15).to_string()}>{ o }</text>
+                            <line x1={(cx + 2).to_string()} y1={(top + 18).to_string()} x2={(cx + cw - 2).to_string()} y2={(top + 2).to_string()} />
+                        </g>
+                    }
+                })
+                .collect::<Html>()
+        }
+        _ => Html::default(),
+    };
     let pos = |o: i64| {
         if max_leo <= MAX_CELLS {
             bar_x + o as i32 * (bar_w as i64 / MAX_CELLS) as i32
@@ -535,6 +564,7 @@ fn replica_row(
             </text>
             <rect class="bar" x={bar_x.to_string()} y={top.to_string()} width={bar_w.to_string()} height="20" />
             { cells }
+            { ghosts }
             <line class="hw" x1={pos(r.hw).to_string()} x2={pos(r.hw).to_string()} y1={(top - 3).to_string()} y2={(top + 23).to_string()} />
         </g>
     }
@@ -810,7 +840,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             </g>
         </svg>
         if let Some(d) = &m.detail {
-            { message_detail(d, lang, &p.on_message) }
+            { message_detail(d, m, lang, &p.on_message) }
         }
         </>
     }
@@ -831,6 +861,7 @@ mod tests {
             hw: 0,
             leader_epoch: 0,
             epochs: Vec::new(),
+            truncated: None,
         };
         ClusterModel {
             brokers: (0..brokers)
