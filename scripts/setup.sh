@@ -83,7 +83,9 @@ if [ "$(geckodriver --version 2>/dev/null | awk 'NR==1{print $2}')" != "$GECKODR
   say "installing geckodriver $GECKODRIVER_VERSION (a few minutes)"
   cargo install geckodriver --version "$GECKODRIVER_VERSION" --locked --force
 fi
-export GECKODRIVER="$(command -v geckodriver)"
+# Not exported as GECKODRIVER: wasm-bindgen-test-runner would then run the
+# wasm browser tests in Firefox instead of Chromium (their figures are
+# Chromium's); the built-page test finds geckodriver on PATH.
 
 # 6c. axe-core (npm), the accessibility audit the built-page test runs in
 #     every view.

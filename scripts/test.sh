@@ -47,7 +47,8 @@ step "benchmarks compile (criterion)"
 cargo bench -p kafka-sim --no-run
 
 step "browser tests (wasm-bindgen-test, headless Chromium)"
-cargo test -p kafka-visualiser --target wasm32-unknown-unknown
+# In Chromium (wasm-bindgen-test-runner prefers a GECKODRIVER if one is set).
+env -u GECKODRIVER -u SAFARIDRIVER cargo test -p kafka-visualiser --target wasm32-unknown-unknown
 
 step "release build of the page (trunk, offline: its crates were fetched by setup)"
 trunk build --release --offline
