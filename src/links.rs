@@ -147,11 +147,6 @@ pub fn current_hash() -> String {
         .unwrap_or_default()
 }
 
-/// A `key=value` of the page's URL fragment now.
-pub fn fragment_value(key: &str) -> Option<String> {
-    value_in(&current_hash(), key).map(str::to_string)
-}
-
 /// Goes to `fragment` as a new history entry (so Back returns here); the
 /// page follows it through `hashchange`.
 pub fn go(fragment: &str) {
