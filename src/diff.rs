@@ -303,7 +303,7 @@ mod tests {
         let mut p = player();
         let c = around(
             &mut p,
-            "wrote /brokers/topics/first/partitions/0/state (version 1)",
+            "wrote /brokers/topics/first/partitions/0/state (znode version 1)",
         );
         let what: Vec<&str> = c.iter().map(|c| c.what.as_str()).collect();
         assert!(

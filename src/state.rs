@@ -843,69 +843,7 @@ pub fn caption(
     names.apply(&text)
 }
 
-/// The scenario's names of its producers and consumers, by index: the
-/// engine's captions number clients ("Consumer 2"); the page shows the name
-/// the scenario gave ("Consumer c3"), as its tables and lessons do.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ClientNames {
-    pub producers: Vec<String>,
-    pub consumers: Vec<String>,
-}
-
-impl ClientNames {
-    pub fn from_world(w: &kafka_sim::World) -> ClientNames {
-        ClientNames {
-            producers: w.producers().iter().map(|p| p.name.clone()).collect(),
-            consumers: w.consumers().iter().map(|c| c.name.clone()).collect(),
-        }
-    }
-
-    /// `text` with "Producer N" / "consumer N" / "生产者 N" / "消费者 N"
-    /// (N a whole number naming a client) written with the client's name.
-    pub fn apply(&self, text: &str) -> String {
-        const WORDS: [(&str, bool); 6] = [
-            ("Producer ", true),
-            ("producer ", true),
-            ("生产者 ", true),
-            ("Consumer ", false),
-            ("consumer ", false),
-            ("消费者 ", false),
-        ];
-        let mut out = String::with_capacity(text.len() + 16);
-        let mut rest = text;
-        'scan: while !rest.is_empty() {
-            for (word, producer) in WORDS {
-                let Some(after) = rest.strip_prefix(word) else {
-                    continue;
-                };
-                let digits = after.bytes().take_while(|b| b.is_ascii_digit()).count();
-                let tail = &after[digits..];
-                // A whole number: not the start of a decimal ("1.5").
-                let decimal =
-                    tail.starts_with('.') && tail[1..].starts_with(|c: char| c.is_ascii_digit());
-                let list = if producer {
-                    &self.producers
-                } else {
-                    &self.consumers
-                };
-                let name = (digits > 0 && !decimal)
-                    .then(|| after[..digits].parse::<usize>().ok())
-                    .flatten()
-                    .and_then(|i| list.get(i));
-                if let Some(name) = name {
-                    out.push_str(word);
-                    out.push_str(name);
-                    rest = tail;
-                    continue 'scan;
-                }
-            }
-            let c = rest.chars().next().expect("not empty");
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-        }
-        out
-    }
-}
+pub use kafka_sim::names::ClientNames;
 
 /// A scenario's text without its lesson (free play).
 pub fn without_lesson(text: &str) -> String {
@@ -1221,25 +1159,7 @@ mod tests {
     }
 
     #[test]
-    fn clients_are_called_by_their_scenario_names() {
-        let names = ClientNames {
-            producers: vec!["plain".into(), "safe".into()],
-            consumers: vec!["c1".into(), "c2".into(), "c3".into()],
-        };
-        assert_eq!(
-            names.apply("Consumer 2's poll() returned; consumer 0 left; Producer 1's Sender; 消费者 1 加入"),
-            "Consumer c3's poll() returned; consumer c1 left; Producer safe's Sender; 消费者 c2 加入"
-        );
-        // Not a client's index: left alone.
-        for text in [
-            "Consumer 7 left",
-            "producer id 1000",
-            "Consumer 1.5",
-            "consumer 12",
-            "Consumer  1",
-        ] {
-            assert_eq!(names.apply(text), text);
-        }
+    fn clients_are_called_by_their_scenario_names_in_captions() {
         // On a real trace: the group example's consumers by name.
         let mut p = load_scenario(
             "group-rebalance.json",

@@ -142,9 +142,11 @@ fn run(a: &mut Args<'_>) -> Res {
         None => None,
     };
     let mut lesson_error = None;
+    let mut names = kafka_sim::names::ClientNames::default();
     // Streamed: each event is printed as it is recorded and then dropped,
     // so a day-long run takes the memory of one world, not of its trace.
-    let stopped = kafka_sim::timeline::stream(sc, |e| {
+    let stopped = kafka_sim::timeline::stream(sc, |e, w| {
+        names.update(w);
         if let Some(a) = answers.as_mut() {
             if let Err(why) = a.see(e) {
                 lesson_error = Some(why);
@@ -154,7 +156,7 @@ fn run(a: &mut Args<'_>) -> Res {
         let r = if json {
             match serde_json::to_value(e) {
                 Ok(mut v) => {
-                    v["caption"] = serde_json::Value::String(e.caption(lang));
+                    v["caption"] = serde_json::Value::String(names.apply(&e.caption(lang)));
                     writeln!(out, "{v}")
                 }
                 Err(_) => Ok(()),
@@ -163,7 +165,13 @@ fn run(a: &mut Args<'_>) -> Res {
             if !all && e.kind.importance() == kafka_sim::event::Importance::Routine {
                 return true;
             }
-            writeln!(out, "#{:<6} {:>7} ms  {}", e.id, e.time_ms, e.caption(lang))
+            writeln!(
+                out,
+                "#{:<6} {:>7} ms  {}",
+                e.id,
+                e.time_ms,
+                names.apply(&e.caption(lang))
+            )
         };
         // stdout closed (e.g. piped into head): stop quietly.
         r.is_ok()
@@ -184,7 +192,7 @@ fn digest(a: &mut Args<'_>) -> Res {
     let sc = load_scenario(path)?;
     let mut d = kafka_sim::timeline::Digest::new();
     let mut n = 0u64;
-    let stopped = kafka_sim::timeline::stream(sc, |e| {
+    let stopped = kafka_sim::timeline::stream(sc, |e, _| {
         d.add(e);
         n += 1;
         true

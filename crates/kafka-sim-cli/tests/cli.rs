@@ -89,6 +89,32 @@ fn chinese_captions() {
     assert!(stdout(&o).contains("成为 Controller"));
 }
 
+/// Captions call each client by its scenario name, as the page does: the
+/// group example's consumers are "a" and "b", and "c" joins by a command.
+#[test]
+fn run_calls_clients_by_their_scenario_names() {
+    for (lang, word) in [("en", "Consumer "), ("zh", "消费者 ")] {
+        let o = kafka_sim(
+            &["run", "scenarios/group-rebalance.json", "--lang", lang],
+            None,
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        for name in ["a", "b", "c"] {
+            assert!(
+                out.contains(&format!("{word}{name} ")),
+                "{lang}: {word}{name}"
+            );
+        }
+        for n in 0..3 {
+            assert!(
+                !out.contains(&format!("{word}{n} ")),
+                "{lang}: numbered {word}{n}"
+            );
+        }
+    }
+}
+
 #[test]
 fn malformed_and_impossible_scenarios_name_the_file_and_field() {
     let dir = std::env::temp_dir().join(format!("kafka-sim-cli-{}", std::process::id()));

@@ -9,6 +9,8 @@ use crate::msg::acks_name;
 use crate::storage::log::LookupStep;
 use serde::{Deserialize, Serialize};
 
+mod znode;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
@@ -27,8 +29,11 @@ fn node(n: &NodeId, l: Lang) -> String {
         (Lang::Zh, NodeId::Producer(p)) => format!("生产者 {p}"),
         (Lang::En, NodeId::Consumer(c)) => format!("consumer {c}"),
         (Lang::Zh, NodeId::Consumer(c)) => format!("消费者 {c}"),
-        (Lang::En, NodeId::User) => "you".into(),
-        (Lang::Zh, NodeId::User) => "你".into(),
+        // The scenario's own acts (and the learner's, which the page
+        // captions as theirs): an administrator's, as kafka-topics.sh or
+        // kill -9 would be on a real cluster.
+        (Lang::En, NodeId::User) => "the admin".into(),
+        (Lang::Zh, NodeId::User) => "管理员".into(),
     }
 }
 
@@ -342,15 +347,16 @@ impl EventKind {
                 by,
             } => {
                 let eph = ephemeral_owner.is_some();
+                let data = znode::summary(path, data, l);
                 if en {
                     format!(
-                        "{} created {}{path} = {data}",
+                        "{} created {}{path}: {data}",
                         cap(&node(by, l)),
                         if eph { "ephemeral " } else { "" }
                     )
                 } else {
                     format!(
-                        "{} 创建{}节点 {path} = {data}",
+                        "{} 创建{}节点 {path}：{data}",
                         node(by, l),
                         if eph { "临时" } else { "" }
                     )
@@ -362,13 +368,17 @@ impl EventKind {
                 version,
                 by,
             } => {
+                let data = znode::summary(path, data, l);
                 if en {
                     format!(
-                        "{} wrote {path} (version {version}) = {data}",
+                        "{} wrote {path} (znode version {version}): {data}",
                         cap(&node(by, l))
                     )
                 } else {
-                    format!("{} 写入 {path}（版本 {version}）= {data}", node(by, l))
+                    format!(
+                        "{} 写入 {path}（znode 版本 {version}）：{data}",
+                        node(by, l)
+                    )
                 }
             }
             ZnodeDeleted { path, by } => {
@@ -379,6 +389,7 @@ impl EventKind {
                 }
             }
             ZnodeExists { path, by, holder } => {
+                let holder = znode::summary(path, holder, l);
                 if en {
                     format!(
                         "{} found {path} already exists ({holder})",

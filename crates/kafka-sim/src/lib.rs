@@ -55,6 +55,7 @@ pub mod ids;
 pub mod invariants;
 pub mod lesson;
 pub mod msg;
+pub mod names;
 pub mod partitioner;
 pub mod placement;
 pub mod producer;

@@ -298,19 +298,20 @@ impl Digest {
 
 /// Runs `scenario` to its end without keeping its trace (memory stays that
 /// of one world, whatever the run's length): each event goes to `each` as it
-/// is recorded, and `each` may stop the run by returning false. Ends with
+/// is recorded (with the world after the step that recorded it, to read
+/// names from), and `each` may stop the run by returning false. Ends with
 /// why the run stopped short of `run_until_ms`, if it did, as
 /// [`Timeline::stopped_early`] says it.
 pub fn stream(
     scenario: Scenario,
-    mut each: impl FnMut(&Event) -> bool,
+    mut each: impl FnMut(&Event, &World) -> bool,
 ) -> Result<Option<String>, ConfigError> {
     scenario.validate()?;
     let mut w = World::new(Arc::new(scenario));
     w.set_budget(Some(MAX_EVENTS));
     while w.step() {
         for e in w.drain_events() {
-            if !each(&e) {
+            if !each(&e, &w) {
                 return Ok(None);
             }
         }

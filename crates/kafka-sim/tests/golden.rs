@@ -1,8 +1,11 @@
-//! Golden traces: scenario + seed → the narrated events, compared as text.
+//! Golden traces: scenario + seed → the narrated events, compared as text,
+//! for every shipped scenario and lesson; and each one's digest over every
+//! event (routine ones too) in `golden/digests.txt`.
 //! Regenerate on purpose with `UPDATE_GOLDEN=1 cargo test -p kafka-sim --test golden`
 //! and review the diff.
 
 use kafka_sim::event::Importance;
+use kafka_sim::names::ClientNames;
 use kafka_sim::{Lang, Scenario, Timeline};
 use std::path::PathBuf;
 
@@ -11,25 +14,58 @@ fn root() -> PathBuf {
 }
 
 fn run(name: &str) -> Timeline {
-    let text = std::fs::read_to_string(root().join(format!("scenarios/{name}.json"))).unwrap();
+    run_file(&root().join(format!("scenarios/{name}.json")))
+}
+
+fn run_file(path: &std::path::Path) -> Timeline {
+    let text = std::fs::read_to_string(path).unwrap();
     let mut t = Timeline::new(Scenario::from_json(&text).unwrap()).unwrap();
     t.run_to_end();
     t
 }
 
+/// Every scenario the project ships: the examples and the lessons, by name.
+fn shipped() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for dir in ["scenarios", "static/lessons"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            if path.extension().is_some_and(|e| e == "json") && stem != "index" {
+                out.push((stem, path));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The narrated events (routine ones left out), clients by their names.
 fn narrate(t: &Timeline, lang: Lang) -> String {
+    let names = ClientNames::from_world(t.head());
     t.events()
         .iter()
         .filter(|e| e.kind.importance() > Importance::Routine)
-        .map(|e| format!("#{} {} ms  {}\n", e.id, e.time_ms, e.caption(lang)))
+        .map(|e| {
+            format!(
+                "#{} {} ms  {}\n",
+                e.id,
+                e.time_ms,
+                names.apply(&e.caption(lang))
+            )
+        })
         .collect()
 }
 
 fn check(name: &str, lang: Lang, actual: &str) {
-    let path = root().join(format!(
-        "crates/kafka-sim/tests/golden/{name}.{}.txt",
-        if lang == Lang::En { "en" } else { "zh" }
-    ));
+    let path = root().join(if name == "digests" {
+        "crates/kafka-sim/tests/golden/digests.txt".to_string()
+    } else {
+        format!(
+            "crates/kafka-sim/tests/golden/{name}.{}.txt",
+            if lang == Lang::En { "en" } else { "zh" }
+        )
+    });
     if std::env::var("UPDATE_GOLDEN").is_ok() {
         std::fs::write(&path, actual).unwrap();
         return;
@@ -56,6 +92,28 @@ fn leader_failover_golden_trace() {
     let t = run("leader-failover");
     check("leader-failover", Lang::En, &narrate(&t, Lang::En));
     check("leader-failover", Lang::Zh, &narrate(&t, Lang::Zh));
+}
+
+/// A golden for each shipped scenario: its narration in English, and its
+/// digest over all events. A new scenario or lesson fails here until its
+/// golden is written (UPDATE_GOLDEN=1), so none ships unpinned.
+#[test]
+fn every_shipped_scenario_has_a_golden_trace() {
+    let scenarios = shipped();
+    assert!(scenarios.len() >= 16, "{} scenarios found", scenarios.len());
+    let mut digests = String::new();
+    for (name, path) in &scenarios {
+        let t = run_file(path);
+        digests.push_str(&format!(
+            "{name} {:016x} {}\n",
+            t.digest(),
+            t.events().len()
+        ));
+        if name != "leader-failover" {
+            check(name, Lang::En, &narrate(&t, Lang::En));
+        }
+    }
+    check("digests", Lang::En, &digests);
 }
 
 #[test]

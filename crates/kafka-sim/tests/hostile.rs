@@ -271,9 +271,10 @@ fn the_event_cap_holds_inside_a_step() {
     assert_eq!(w.events_emitted(), 2_999);
     // The streaming run (the CLI's) stops at MAX_EVENTS the same way and
     // keeps no trace; here it ends long before.
-    let stopped = timeline::stream(Scenario::from_json(&base("", "", "", "")).unwrap(), |_| {
-        true
-    })
+    let stopped = timeline::stream(
+        Scenario::from_json(&base("", "", "", "")).unwrap(),
+        |_, _| true,
+    )
     .unwrap();
     assert_eq!(stopped, None);
     // The CLI's cap is the engine's: a run of the documented day stops there.
