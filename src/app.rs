@@ -51,15 +51,6 @@ fn changes_panel(c: &[crate::diff::Change], id: u64, lang: Lang) -> Html {
     }
 }
 
-/// An entry of a node's menu: (element id, command type, its fields, the
-/// label's i18n key).
-type MenuItem = (
-    &'static str,
-    &'static str,
-    Vec<(&'static str, serde_json::Value)>,
-    &'static str,
-);
-
 /// What the lesson panel shows besides the lesson itself.
 struct LessonPanel<'a> {
     l: &'a LessonState,
@@ -773,45 +764,13 @@ pub fn App(props: &AppProps) -> Html {
             .map(|l| (l.slug().to_string(), l.title.get(lang).to_string()))
     });
     let menu = state.menu.clone().map(|m| {
-        use crate::components::cluster::MenuNode;
-        // (id, command, its fields, label key) for what can be done to the node.
-        let (title, items): (String, Vec<MenuItem>) =
-            match (&m.node, m.alive) {
-                (MenuNode::Broker(b), true) => (
-                    format!("Broker {b}"),
-                    vec![
-                        ("menu-kill", "kill_broker", vec![("broker", (*b).into())], "kill_hint"),
-                        ("menu-shutdown", "shutdown_broker", vec![("broker", (*b).into())], "shutdown_hint"),
-                    ],
-                ),
-                (MenuNode::Broker(b), false) => (
-                    format!("Broker {b}"),
-                    vec![("menu-restart", "restart_broker", vec![("broker", (*b).into())], "restart_hint")],
-                ),
-                (MenuNode::Producer(n), alive) => (
-                    format!("{} {n}", t(lang, "producer")),
-                    if alive {
-                        vec![
-                            ("menu-close-producer", "close_producer", vec![("producer", n.as_str().into())], "close_producer"),
-                            ("menu-force-close-producer", "close_producer",
-                                vec![("producer", n.as_str().into()), ("timeout_ms", 0.into())], "force_close_producer"),
-                        ]
-                    } else {
-                        Vec::new()
-                    },
-                ),
-                (MenuNode::Consumer(n), alive) => (
-                    format!("{} {n}", t(lang, "consumer")),
-                    if alive {
-                        vec![
-                            ("menu-crash-consumer", "crash_consumer", vec![("consumer", n.as_str().into())], "crash"),
-                            ("menu-stop-consumer", "stop_consumer", vec![("consumer", n.as_str().into())], "stop"),
-                        ]
-                    } else {
-                        Vec::new()
-                    },
-                ),
-            };
+        let w = player.world();
+        let cx = crate::menu::MenuContext {
+            brokers: w.brokers().keys().map(|b| b.0).collect(),
+            cut: w.network().cut.iter().copied().collect(),
+            names: names.clone(),
+        };
+        let (title, items) = crate::menu::entries(&m.node, m.alive, &cx, lang);
         let close = d(|| Action::CloseHelp).reform(|_: MouseEvent| ());
         html! {
             <div class="menu" id="node-menu" role="menu" aria-label={title.clone()}
@@ -820,12 +779,13 @@ pub fn App(props: &AppProps) -> Html {
                 if items.is_empty() {
                     <p class="hint">{ t(lang, "no_actions") }</p>
                 }
-                { for items.into_iter().map(|(id, kind, fields, key)| {
+                { for items.into_iter().map(|item| {
                     let c = on_command.clone();
+                    let command = item.command;
                     html! {
-                        <button role="menuitem" id={id}
-                            onclick={Callback::from(move |_: MouseEvent| c.emit(crate::branch::command(kind, &fields)))}>
-                            { t(lang, key) }</button>
+                        <button role="menuitem" id={item.id}
+                            onclick={Callback::from(move |_: MouseEvent| c.emit(command.clone()))}>
+                            { item.label }</button>
                     }
                 }) }
                 <button role="menuitem" id="menu-close" onclick={close}>{ t(lang, "dismiss") }</button>

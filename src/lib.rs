@@ -15,6 +15,7 @@ pub mod keys;
 pub mod lesson;
 pub mod lessons;
 pub mod links;
+pub mod menu;
 pub mod player;
 pub mod producer_model;
 pub mod progress;

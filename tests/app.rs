@@ -1296,6 +1296,48 @@ async fn clicking_a_message_in_flight_shows_what_it_carries() {
 }
 
 #[wasm_bindgen_test]
+async fn a_link_is_cut_from_the_menu_of_a_message_on_it_and_healed_from_its_mark() {
+    let root = mount().await;
+    step_until_caption(&root, "Producer p → broker 1: Produce", 200).await;
+    assert!(root.query_selector("#cluster .net-link").unwrap().is_none());
+    // The message's menu is its link's: producer p ↔ broker 1.
+    right_click(&q(&root, "#cluster g.msg[data-api='Produce']"));
+    yew::scheduler::flush().await;
+    let title = q(&root, "#node-menu .menu-title").text_content().unwrap();
+    assert_eq!(title, "Link: producer p ↔ broker 1");
+    assert_eq!(
+        q(&root, "#menu-cut-link").text_content().unwrap(),
+        "Cut this link"
+    );
+    click(&root, "#menu-cut-link").await;
+    let caption = step_until_caption(&root, "You: cut", 10).await;
+    assert!(caption.contains("producer p–broker 1"), "{caption}");
+    step_until_caption(&root, "is cut", 5).await;
+    // The cut link is drawn, and its mark's menu heals it.
+    let mark = q(&root, "#cluster #link-broker-1-producer-0 .handle");
+    assert!(
+        mark.get_attribute("aria-label")
+            .unwrap()
+            .contains("broker 1 ↔ producer p"),
+        "named by the clients' names"
+    );
+    right_click(&q(&root, "#cluster #link-broker-1-producer-0"));
+    yew::scheduler::flush().await;
+    click(&root, "#menu-heal-link").await;
+    step_until_caption(&root, "is healthy", 10).await;
+    assert!(root.query_selector("#cluster .net-link").unwrap().is_none());
+    // A broker's menu lists its links to the other brokers.
+    right_click(&q(&root, "#cluster #broker-0"));
+    yew::scheduler::flush().await;
+    q(&root, "#menu-cut-link-broker-1");
+    q(&root, "#menu-cut-link-broker-2");
+    assert!(root
+        .query_selector("#menu-cut-link-broker-0")
+        .unwrap()
+        .is_none());
+}
+
+#[wasm_bindgen_test]
 async fn a_message_keeps_its_drawing_between_steps_so_it_glides() {
     let root = mount().await;
     step_until_caption(&root, "→ producer p: MetadataResponse", 200).await;

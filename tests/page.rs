@@ -900,6 +900,64 @@ fn newcomer_walk(browser: Browser) {
         driver.screenshot(&shots.join(format!("newcomer-{tag}4-answered-{w}x{h}.png")));
     }
 
+    // A phone, 390 px wide: the drawing's panel is the first thing under a
+    // one-row playback bar, the drawing scaled to the width, and nothing
+    // scrolls sideways. Desktop browsers will not make a window that narrow
+    // (Chromium and Firefox stop at 500 px), so the page runs in a 390 × 844
+    // frame, whose width its media queries see. (Chromium only: Firefox's
+    // driver never returned from the framed page's script.)
+    if browser == Browser::Chromium {
+        driver.viewport(1024, 900);
+        driver.open(&format!("{url}?phone-host"));
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}
+    (async () => {{ try {{
+      document.body.innerHTML = '';
+      const f = document.createElement('iframe');
+      f.width = '390'; f.height = '844'; f.style.border = '0'; f.id = 'phone';
+      f.src = '/?phone#lesson=replication-isr-hw';
+      document.body.style.margin = '0';
+      document.body.appendChild(f);
+      for (let i = 0; i < 300 && !(f.contentDocument && f.contentDocument.querySelector('#broker-0')); i++) await sleep(50);
+      await sleep(200);
+      const d = f.contentDocument, w = f.contentWindow;
+      const rect = sel => {{ const e = d.querySelector(sel); return e ? e.getBoundingClientRect() : null; }};
+      const bar = rect('.controls'), stage = rect('.stage'), drawing = rect('#cluster'), setup = rect('#lesson-setup');
+      done({{ bar: [bar.top, bar.bottom], stage: stage.top, drawing: [drawing.top, drawing.bottom, drawing.width],
+              setup: setup ? setup.top : null, scroll: d.documentElement.scrollWidth, inner: [w.innerWidth, w.innerHeight] }});
+    }} catch (e) {{ done({{ error: String(e), html: document.querySelector('#phone').contentDocument.body.innerHTML.slice(0, 400) }}); }} }})();"#
+        ));
+        println!("{browser:?} 390×844 phone: {r}");
+        assert_eq!(r["inner"][0], 390, "{r}");
+        let num = |v: &serde_json::Value| v.as_f64().unwrap();
+        let (bar_top, bar_bottom) = (num(&r["bar"][0]), num(&r["bar"][1]));
+        assert!(
+            bar_bottom - bar_top < 60.0,
+            "the playback bar is one row: {r}"
+        );
+        assert!(
+            num(&r["stage"]) >= bar_bottom - 1.0 && num(&r["stage"]) < bar_bottom + 20.0,
+            "the drawing's panel comes right under the bar: {r}"
+        );
+        assert!(
+            num(&r["drawing"][1]) < 844.0,
+            "the drawing is on the first screen: {r}"
+        );
+        assert!(
+            r["setup"]
+                .as_f64()
+                .is_some_and(|s| s > num(&r["drawing"][1])),
+            "the lesson's setup comes after the drawing: {r}"
+        );
+        let width = num(&r["drawing"][2]);
+        assert!(
+            (390.0 * 0.85..=390.0).contains(&width),
+            "the drawing is scaled to the width: {r}"
+        );
+        assert!(num(&r["scroll"]) <= 391.0, "the page scrolls sideways: {r}");
+        driver.screenshot(&shots.join(format!("newcomer-{tag}5-phone-390x844.png")));
+    }
+
     // Links in an open tab: a pasted link goes where it points, and so do
     // Back and Forward; the page's own moves (a view) join the history.
     driver.post(

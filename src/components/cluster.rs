@@ -42,6 +42,8 @@ pub enum MenuNode {
     /// A producer or consumer, by its name in the scenario.
     Producer(String),
     Consumer(String),
+    /// The network link between two nodes (either way round).
+    Link(NodeId, NodeId),
 }
 
 /// A request for a node's action menu: the node, whether it is alive, and
@@ -715,6 +717,36 @@ fn more_clients(
     }
 }
 
+fn is_cut(cut: &[(NodeId, NodeId)], a: NodeId, b: NodeId) -> bool {
+    cut.iter()
+        .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
+}
+
+/// Each cut link, drawn as a broken line between its two nodes with a ✕
+/// whose menu heals it. (Links that are up are not drawn: a message on its
+/// way shows the link it uses, and has the menu that cuts it.)
+fn cut_links(l: &Layout, m: &ClusterModel, lang: Lang, on_menu: &Callback<NodeMenu>) -> Html {
+    html! {
+        <g class="net-links">
+            { for m.cut_links.iter().map(|&(a, b)| {
+                let (a_xy, b_xy) = (client_center(l, a), client_center(l, b));
+                let mid = ((a_xy.0 + b_xy.0) / 2, (a_xy.1 + b_xy.1) / 2);
+                let (oncontextmenu, onkeydown) = menu_handlers(on_menu, MenuNode::Link(a, b), false);
+                let label = format!("{} {} ↔ {}: {}", t(lang, "link_cut"), node_name(a, m), node_name(b, m), t(lang, "broker_menu_hint"));
+                html! {
+                    <g class="net-link cut" id={format!("link-{a}-{b}")} {oncontextmenu}>
+                        <line x1={a_xy.0.to_string()} y1={a_xy.1.to_string()} x2={b_xy.0.to_string()} y2={b_xy.1.to_string()} />
+                        <g class="handle" role="button" tabindex="0" aria-haspopup="menu" aria-label={label} {onkeydown}>
+                            <circle cx={mid.0.to_string()} cy={mid.1.to_string()} r="13" />
+                            <text x={mid.0.to_string()} y={(mid.1 + 6).to_string()}>{"✕"}</text>
+                        </g>
+                    </g>
+                }
+            }) }
+        </g>
+    }
+}
+
 #[component]
 pub fn ClusterView(p: &ClusterProps) -> Html {
     let m = &p.model;
@@ -767,6 +799,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     html!{ <line class="zk-link" x1={zk.0.to_string()} y1={zk.1.to_string()} x2={bx.to_string()} y2={by.to_string()} /> }
                 }) }
             </g>
+            { cut_links(&l, m, lang, &p.on_broker) }
             <g class="zookeeper" id="zookeeper">
                 <rect x={(l.width / 2 - 80).to_string()} y="10" width="160" height="46" rx="23" />
                 <text x={(l.width / 2).to_string()} y="31">{"ZooKeeper"}</text>
@@ -822,13 +855,18 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                         let cb = cb.clone();
                         Callback::from(move |_: MouseEvent| cb.emit(if selected { None } else { Some(id) }))
                     };
+                    // The link it travels on has a menu (cut it, or heal it).
+                    let up = !is_cut(&m.cut_links, msg.from, msg.to);
+                    let (oncontextmenu, on_menu_key) = menu_handlers(&p.on_broker, MenuNode::Link(msg.from, msg.to), up);
                     let onkeydown = Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" {
                         e.prevent_default();
                         cb.emit(Some(id));
+                    } else {
+                        on_menu_key.emit(e);
                     });
                     html!{
                         <g key={id} class={classes!("msg", msg.api, selected.then_some("selected"))} data-api={msg.api} data-id={id.to_string()}
-                            tabindex="0" role="button" aria-label={msg.summary.clone()} {onclick} {onkeydown}>
+                            tabindex="0" role="button" aria-label={msg.summary.clone()} {onclick} {onkeydown} {oncontextmenu}>
                             <title>{ format!("{} ({} → {} ms)", msg.summary, msg.sent_ms, msg.arrives_ms) }</title>
                             <circle cx={x.to_string()} cy={y.to_string()} r="7" />
                             if !crowded || selected {

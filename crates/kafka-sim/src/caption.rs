@@ -2046,16 +2046,16 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
         }
         CutLink { a, b } => {
             if en {
-                format!("cut the link {a}–{b}")
+                format!("cut the link {}–{}", node(a, l), node(b, l))
             } else {
-                format!("断开 {a}–{b} 链路")
+                format!("断开 {} 与 {} 之间的链路", node(a, l), node(b, l))
             }
         }
         HealLink { a, b } => {
             if en {
-                format!("heal the link {a}–{b}")
+                format!("heal the link {}–{}", node(a, l), node(b, l))
             } else {
-                format!("恢复 {a}–{b} 链路")
+                format!("恢复 {} 与 {} 之间的链路", node(a, l), node(b, l))
             }
         }
         SlowLink {
