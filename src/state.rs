@@ -54,6 +54,9 @@ pub struct LessonState {
     pub lesson: Rc<crate::lesson::Lesson>,
     /// Event index of each step's `at` (None: the scenario never has it).
     pub targets: Rc<Vec<Option<u64>>>,
+    /// Where each question stops playback: its `before` event if it has
+    /// one (the decision is carried out there), else its `at` event.
+    pub stops: Rc<Vec<Option<u64>>>,
     /// Step → (chosen, right?, the engine's answer).
     pub answers: Rc<SortedMap<usize, (String, bool, String)>>,
     /// The question waiting for an answer.
@@ -74,6 +77,25 @@ impl LessonState {
             .iter()
             .map(|s| player.find_nth_where(s.at.nth, |e| s.at.matches(e)))
             .collect();
+        let stops: Vec<Option<u64>> = lesson
+            .steps
+            .iter()
+            .zip(&targets)
+            .map(|(s, t)| match &s.before {
+                Some(b) => player.find_nth_where(b.nth, |e| b.matches(e)),
+                None => *t,
+            })
+            .collect();
+        for (i, (stop, t)) in stops.iter().zip(&targets).enumerate() {
+            if let (Some(stop), Some(t)) = (stop, t) {
+                if stop > t {
+                    player.seek(0);
+                    return Err(format!(
+                        "lesson.steps[{i}].before: its event comes after the step's `at` event"
+                    ));
+                }
+            }
+        }
         // Each question's answer must be a field the page can read off its event.
         for (i, (s, t)) in lesson.steps.iter().zip(&targets).enumerate() {
             if let (Some(p), Some(t)) = (&s.answer, t) {
@@ -91,6 +113,7 @@ impl LessonState {
         Ok(Some(LessonState {
             lesson: Rc::new(lesson),
             targets: Rc::new(targets),
+            stops: Rc::new(stops),
             answers: Rc::default(),
             asking: None,
             last: None,
@@ -112,10 +135,15 @@ impl LessonState {
         self.targets.get(k).copied().flatten()
     }
 
-    /// An unanswered question whose event is at index `i`.
+    /// Where question `k` stops playback (just before this event index).
+    pub fn stop(&self, k: usize) -> Option<u64> {
+        self.stops.get(k).copied().flatten()
+    }
+
+    /// An unanswered question that stops playback at index `i`.
     fn question_at(&self, i: u64) -> Option<usize> {
         self.lesson.steps.iter().enumerate().find_map(|(k, s)| {
-            (s.ask.is_some() && self.targets[k] == Some(i) && !self.answers.contains_key(&k))
+            (s.ask.is_some() && self.stops[k] == Some(i) && !self.answers.contains_key(&k))
                 .then_some(k)
         })
     }
@@ -312,7 +340,7 @@ impl AppState {
             .iter()
             .enumerate()
             .filter(|(k, s)| s.ask.is_some() && !l.answers.contains_key(k))
-            .filter_map(|(k, _)| l.target(k).map(|t| (t, k)))
+            .filter_map(|(k, _)| l.stop(k).map(|t| (t, k)))
             .min();
         let mut p = self.player.borrow_mut();
         match first {
@@ -578,8 +606,17 @@ impl Reducible for AppState {
                     let p = Rc::make_mut(&mut progress);
                     p.record_lesson(slug, questions as u32, k as u32, right);
                 }
-                // Reveal: show the event the question was about.
-                self.player.borrow_mut().seek(target + 1);
+                // A question that stops before this one's event (asked one
+                // after the other, before either decision) comes next;
+                // otherwise reveal: show the event the question was about.
+                let from = l.stop(k).unwrap_or(target);
+                match l.question_between(from, target + 1) {
+                    Some((next, stop)) => {
+                        self.player.borrow_mut().seek(stop);
+                        l.asking = Some(next);
+                    }
+                    None => self.player.borrow_mut().seek(target + 1),
+                }
                 return Rc::new(AppState {
                     rev: self.rev + 1,
                     lesson: Some(l),
@@ -935,7 +972,7 @@ mod tests {
             .steps
             .iter()
             .enumerate()
-            .find_map(|(k, st)| st.ask.as_ref().and(l.target(k)).map(|t| (k, t)))
+            .find_map(|(k, st)| st.ask.as_ref().and(l.stop(k)).map(|t| (k, t)))
             .expect("a question");
         s = s.reduce(Action::TogglePlay);
         assert!(s.playing);
@@ -948,6 +985,8 @@ mod tests {
         let asked = s.lesson.as_ref().unwrap().asking;
         assert_eq!(asked, Some(k));
         assert!(!s.playing, "a question stops playback");
+        let at = l.target(k).unwrap();
+        assert!(target <= at);
         assert_eq!(cursor(&s), target, "held just before the decision");
         // A step while asked does not pass it.
         s = s.reduce(Action::Step);
@@ -956,7 +995,7 @@ mod tests {
         let truth = {
             let p = s.player.borrow();
             crate::lesson::truth(
-                p.event(target).unwrap(),
+                p.event(at).unwrap(),
                 l.lesson.steps[k].answer.as_deref().unwrap(),
             )
             .unwrap()
@@ -965,7 +1004,7 @@ mod tests {
         let l2 = s.lesson.as_ref().unwrap();
         assert_eq!(l2.answers.get(&k), Some(&(truth.clone(), true, truth)));
         assert_eq!(l2.asking, None);
-        assert_eq!(cursor(&s), target + 1);
+        assert_eq!(cursor(&s), at + 1, "the answer's event is revealed");
     }
 
     #[test]
@@ -1117,13 +1156,38 @@ mod tests {
     fn continue_through(file: &str, text: &str) {
         let mut s = state(text);
         let l = s.lesson.clone().unwrap();
-        let stops: Vec<u64> = l.targets.iter().filter_map(|t| *t).collect();
+        let stops: Vec<u64> = l
+            .lesson
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(k, st)| {
+                if st.ask.is_some() {
+                    l.stop(k)
+                } else {
+                    l.target(k)
+                }
+            })
+            .collect();
+        let says: Vec<u64> = l
+            .lesson
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, st)| st.say.is_some())
+            .filter_map(|(k, _)| l.target(k))
+            .collect();
         let mut seen = Vec::new();
         for _ in 0..100 {
             let before = cursor(&s);
             s = s.reduce(Action::Continue);
             if let Some(k) = s.lesson.as_ref().unwrap().asking {
-                seen.push(l.target(k).unwrap());
+                assert_eq!(
+                    cursor(&s),
+                    l.stop(k).unwrap(),
+                    "{file}: asked where it stops"
+                );
+                seen.push(l.stop(k).unwrap());
                 let truth = {
                     let p = s.player.borrow();
                     crate::lesson::truth(
@@ -1132,7 +1196,24 @@ mod tests {
                     )
                     .unwrap()
                 };
+                let asked_at = cursor(&s);
                 s = s.reduce(Action::Answer(k, truth));
+                // The reveal may pass a narration: then it is the one shown
+                // (the latest whose event has happened); never two.
+                let passed: Vec<u64> = says
+                    .iter()
+                    .copied()
+                    .filter(|t| asked_at <= *t && *t < cursor(&s))
+                    .collect();
+                assert!(
+                    passed.len() <= 1,
+                    "{file}: a reveal skips narrations {passed:?}"
+                );
+                seen.extend(passed);
+                if s.lesson.as_ref().unwrap().asking.is_some() {
+                    // The next question stops at the same place.
+                    continue;
+                }
             } else if let Some(t) = stops.iter().find(|t| before <= **t && **t < cursor(&s)) {
                 seen.push(*t);
             } else {
@@ -1206,6 +1287,6 @@ mod tests {
         let s = s.reduce(Action::SeekTo(end));
         let l = s.lesson.as_ref().unwrap();
         let k = l.asking.expect("held at a question");
-        assert_eq!(Some(cursor(&s)), l.target(k));
+        assert_eq!(Some(cursor(&s)), l.stop(k));
     }
 }

@@ -573,9 +573,14 @@ async fn every_shipped_lesson_can_be_answered_right_through_the_engine() {
             let i = player
                 .find_nth_where(step.at.nth, |e| step.at.matches(e))
                 .expect("the event happens");
-            // Go to just before the event (the slider), then play one step:
-            // the question stops the simulation there.
-            seek_to(&root, i).await;
+            // Where it stops: before the decision (its `before` event).
+            let stop = match &step.before {
+                Some(b) => player.find_nth_where(b.nth, |e| b.matches(e)).unwrap(),
+                None => i,
+            };
+            // Go to just before it (the slider), then play one step: the
+            // question stops the simulation there.
+            seek_to(&root, stop).await;
             click(&root, "#btn-step").await;
             let question = q(&root, "#question").text_content().unwrap();
             assert!(

@@ -58,10 +58,17 @@ fn check_lesson(file: &str, text: &str) -> (Vec<String>, usize) {
     let mut questions = 0;
     let mut last = None;
     for (k, step) in lesson.lesson.steps.iter().enumerate() {
-        let at = lesson
+        lesson
             .target(k)
             .unwrap_or_else(|| panic!("{file}: step {k}: its event never happens"));
-        // Steps follow the story in order.
+        // Steps follow the story in order: a narration where its event is,
+        // a question where it stops.
+        let at = if step.ask.is_some() {
+            lesson.stop(k)
+        } else {
+            lesson.target(k)
+        }
+        .unwrap();
         assert!(
             last.is_none_or(|l| at >= l),
             "{file}: step {k} comes before step {}",
@@ -154,4 +161,145 @@ fn the_checklist_is_in_the_repository_with_every_id_once() {
         assert!(beyond.contains(id), "{id} is missing from docs/concepts.md");
     }
     assert!(notes.iter().all(|id| !beyond.contains(id)));
+}
+
+/// Where each question of `file` stops, and where its decision is carried
+/// out, by position in the trace (not by searching text: an answer like "0"
+/// is everywhere). The decision of a question whose answer is event `A`:
+/// - `A` and the events just before it from the same handler run (same
+///   cause, same instant): the controller writes the partition state and
+///   then reports the election; a coordinator stores the assignment and then
+///   reports it;
+/// - if `A` happened because a response arrived, that response's send and
+///   its handler run (the coordinator's `SyncGroupResponse` carries the
+///   assignment, the leader's `ProduceResponse` the offset);
+/// - up `A`'s causal chain (a few hops, back to what earlier steps showed),
+///   the handler run where Kafka made the choice `A` reports ([`DECIDING`]:
+///   the group leader's assignor run, the leader's ISR proposal).
+///
+/// The page's cursor stands at the question's stop while it asks
+/// (`state::tests::every_shipped_lesson_plays_to_its_end_with_continue_alone`
+/// checks it) and every view is derived from the world at the cursor, so a
+/// stop before the whole decision means no caption, log line, highlight or
+/// table shows it until the answer is given.
+/// Where a Kafka role makes the choice that a later event reports: (the
+/// reported event, the deciding one). The group leader runs the assignor
+/// before a member reports its partitions; the partition leader proposes an
+/// ISR before it applies it; a consumer sends its commit before the
+/// coordinator reports it committed.
+const DECIDING: [(&str, &str); 3] = [
+    ("partitions_assigned", "assignment_computed"),
+    ("isr_change_applied", "isr_change_proposed"),
+    ("offsets_committed", "offset_commit_sent"),
+];
+
+fn question_positions(file: &str, text: &str) -> Vec<String> {
+    let mut player = load_scenario(file, text).unwrap_or_else(|e| panic!("{e}"));
+    let lesson = LessonState::load(&mut player)
+        .unwrap_or_else(|e| panic!("{file}: {e}"))
+        .unwrap();
+    let end = player.known_len();
+    player.seek(end);
+    let events = player.past();
+    let index_of = |id: u64| events.iter().position(|e| e.id == id);
+    // The first event of the handler run that ends at `i`.
+    let run_start = |i: usize| {
+        let mut j = i;
+        while j > 0
+            && events[j - 1].cause == events[i].cause
+            && events[j - 1].time_ms == events[i].time_ms
+        {
+            j -= 1;
+        }
+        j
+    };
+    let mut problems = Vec::new();
+    // Earlier steps: the furthest question stop, and the furthest event a
+    // step showed (a narration's, or a question's once answered). A
+    // question may share the stop of the question before it (asked one
+    // after the other, both before either decision), never an earlier one.
+    let (mut last_stop, mut shown): (Option<usize>, Option<usize>) = (None, None);
+    for (k, step) in lesson.lesson.steps.iter().enumerate() {
+        let a = lesson.target(k).unwrap() as usize;
+        if step.ask.is_none() {
+            shown = shown.max(Some(a));
+            continue;
+        }
+        let stop = lesson.stop(k).unwrap() as usize;
+        let mut decision = vec![run_start(a)];
+        // Up the causal chain (a few hops, within what this question may
+        // hide): the response that carried the result, and the handler run
+        // where Kafka made the choice.
+        let deciding = DECIDING
+            .iter()
+            .find(|(reported, _)| events[a].kind.name_str() == *reported)
+            .map(|(_, d)| *d);
+        let mut at = a;
+        for hop in 0..4 {
+            let Some(x) = events[at].cause.and_then(index_of) else {
+                break;
+            };
+            if Some(x) <= last_stop.max(shown) {
+                break;
+            }
+            let kind = serde_json::to_value(&events[x].kind).unwrap();
+            let response = kind["type"] == "message_sent"
+                && kind["message"]["api"]
+                    .as_str()
+                    .is_some_and(|api| api.ends_with("Response"));
+            let start = run_start(x);
+            let decides =
+                deciding.is_some_and(|d| events[start..=x].iter().any(|e| e.kind.name_str() == d));
+            if (response && hop == 0) || decides {
+                decision.push(start);
+            }
+            at = x;
+        }
+        let first = *decision.iter().min().unwrap();
+        let ask = &step.ask.as_ref().unwrap().en;
+        if stop > first {
+            problems.push(format!(
+                "{file} step {k} ({ask:.60}…): stops at event {stop}, after its decision began at {first} ({})",
+                events[first].caption(kafka_sim::Lang::En)
+            ));
+        }
+        if last_stop.is_some_and(|s| stop < s) || shown.is_some_and(|s| stop <= s) {
+            problems.push(format!(
+                "{file} step {k}: stops at {stop}, before what an earlier step showed ({last_stop:?}, {shown:?})"
+            ));
+        }
+        last_stop = last_stop.max(Some(stop));
+    }
+    problems
+}
+
+#[test]
+fn every_question_stops_before_its_decision_is_carried_out() {
+    let mut problems = Vec::new();
+    let mut files: Vec<(String, PathBuf)> = index()
+        .lessons
+        .iter()
+        .map(|e| (e.file.clone(), dir().join(&e.file)))
+        .collect();
+    for file in kafka_visualiser::state::EXAMPLES {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        if text.contains("\"lesson\"") {
+            files.push((file.to_string(), path));
+        }
+    }
+    for (file, path) in files {
+        problems.extend(question_positions(
+            &file,
+            &std::fs::read_to_string(path).unwrap(),
+        ));
+    }
+    assert!(
+        problems.is_empty(),
+        "{} questions are asked after their decision is on screen:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

@@ -89,6 +89,15 @@ pub struct Step {
     /// Asked just before the event happens.
     #[serde(default)]
     pub ask: Option<Text>,
+    /// For a question: the event that carries out the decision, when it
+    /// comes before `at` (the controller writes the partition's new state
+    /// before it reports `leader_elected`; a coordinator sends the
+    /// assignment before the member reports it). Playback stops just before
+    /// this event, so nothing on the page shows the decision until the
+    /// learner answers. Counted like `at` (its `nth` match in the trace),
+    /// and it must come at or before `at`.
+    #[serde(default)]
+    pub before: Option<EventRef>,
     #[serde(default)]
     pub choices: Vec<String>,
     /// A field of the event (e.g. `/leader`): the engine's answer.
@@ -129,6 +138,14 @@ impl Lesson {
                 return Err(format!(
                     "{at}: give `say` (narration) or `ask` (a question)"
                 ));
+            }
+            if s.before.is_some() && s.ask.is_none() {
+                return Err(format!(
+                    "{at}.before: only a question stops before its decision (this step has no `ask`)"
+                ));
+            }
+            if s.before.as_ref().is_some_and(|b| b.nth == 0) {
+                return Err(format!("{at}.before.nth: occurrences count from 1"));
             }
             if s.ask.is_some() {
                 if s.choices.len() < 2 {
@@ -171,6 +188,8 @@ pub fn occurrence(events: &[Event], index: usize) -> u32 {
 pub struct AnswerCheck {
     /// (step index, its event reference, the answer's field, occurrences seen).
     pending: Vec<(usize, EventRef, String, u32)>,
+    /// (step index, its `before` reference, occurrences seen).
+    before: Vec<(usize, EventRef, u32)>,
 }
 
 impl AnswerCheck {
@@ -182,14 +201,35 @@ impl AnswerCheck {
                 .enumerate()
                 .filter_map(|(i, s)| Some((i, s.at.clone(), s.answer.clone()?, 0)))
                 .collect(),
+            before: lesson
+                .steps
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| Some((i, s.before.clone()?, 0)))
+                .collect(),
         }
     }
 
     /// Looks at the next event of the run.
     pub fn see(&mut self, e: &Event) -> Result<(), String> {
+        for (_, b, seen) in &mut self.before {
+            if *seen < b.nth && b.matches(e) {
+                *seen += 1;
+            }
+        }
         for (i, at, answer, seen) in &mut self.pending {
             if *seen < at.nth && at.matches(e) {
                 *seen += 1;
+                let early = self
+                    .before
+                    .iter()
+                    .find(|(k, b, got)| k == i && *got < b.nth && *seen == at.nth);
+                if let Some((_, b, _)) = early {
+                    return Err(format!(
+                        "lesson.steps[{i}].before: no {} event (occurrence {}) comes before the step's {} event",
+                        b.kind, b.nth, at.kind
+                    ));
+                }
                 if *seen == at.nth && truth(e, answer).is_none() {
                     return Err(format!(
                         "lesson.steps[{i}].answer: a {} event has no field {answer} the page can read",
