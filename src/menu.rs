@@ -16,6 +16,12 @@ use serde_json::{Map, Value};
 /// Tools drawer's Act section cuts any link).
 pub const MAX_LINK_ENTRIES: usize = 8;
 
+/// Whether the link between `a` and `b` (either way round) is in `cut`,
+/// the engine's set of cut links, keyed by [`kafka_sim::sim::link_key`].
+pub fn is_cut(cut: &[(NodeId, NodeId)], a: NodeId, b: NodeId) -> bool {
+    cut.contains(&kafka_sim::sim::link_key(a, b))
+}
+
 /// One entry: its element id, its label, the command it issues.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
@@ -29,18 +35,12 @@ pub struct Entry {
 pub struct MenuContext {
     /// Every broker's id.
     pub brokers: Vec<i32>,
-    /// The links cut now, either way round.
+    /// The links cut now, as the engine keys them (`sim::link_key`).
     pub cut: Vec<(NodeId, NodeId)>,
     pub names: ClientNames,
 }
 
 impl MenuContext {
-    fn is_cut(&self, a: NodeId, b: NodeId) -> bool {
-        self.cut
-            .iter()
-            .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
-    }
-
     /// A node as the learner reads it: "broker 1", "producer p", "consumer c3".
     pub fn label(&self, n: NodeId, lang: Lang) -> String {
         let name = |list: &[String], i: u32| list.get(i as usize).cloned().unwrap_or(i.to_string());
@@ -59,7 +59,7 @@ impl MenuContext {
 
     /// The entry that cuts the link between `a` and `b`, or heals it if cut.
     fn link_entry(&self, a: NodeId, b: NodeId, lang: Lang, with_other: bool) -> Entry {
-        let cut = self.is_cut(a, b);
+        let cut = is_cut(&self.cut, a, b);
         let (kind, key) = if cut {
             ("heal_link", "heal_link_to")
         } else {
@@ -236,7 +236,10 @@ mod tests {
     fn cx() -> MenuContext {
         MenuContext {
             brokers: vec![0, 1, 2],
-            cut: vec![(NodeId::broker(2), NodeId::broker(0))],
+            cut: vec![kafka_sim::sim::link_key(
+                NodeId::broker(2),
+                NodeId::broker(0),
+            )],
             names: ClientNames {
                 producers: vec!["p".into()],
                 consumers: vec!["c1".into(), "c2".into()],
@@ -261,7 +264,7 @@ mod tests {
                 "menu-heal-link-broker-2"
             ]
         );
-        // The link 0 ↔ 2 is cut (recorded as 2 ↔ 0): healing it is offered.
+        // The link 0 ↔ 2 is cut (cut as 2 ↔ 0): healing it is offered.
         let heal = &items[3];
         assert_eq!(heal.label, "Heal the link to broker 2");
         assert_eq!(heal.command["type"], "heal_link");

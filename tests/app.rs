@@ -34,6 +34,11 @@ const EXAMPLE_TEXTS: [(&str, &str); 5] = [
 const DIGEST: &str = include_str!("../scenarios/leader-failover.digest");
 
 /// The default scenario without its lesson (so stepping is never held by a question).
+/// A built-in example's text, by file name.
+fn example_text(name: &str) -> &'static str {
+    EXAMPLE_TEXTS.iter().find(|(n, _)| *n == name).unwrap().1
+}
+
 fn without_lesson(text: &str) -> String {
     let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
     v.as_object_mut().unwrap().remove("lesson");
@@ -1557,11 +1562,7 @@ fn cells(root: &Element, broker: i32) -> Vec<(String, String)> {
 async fn each_replica_log_is_drawn_as_offset_cells_coloured_by_leader_epoch() {
     // Without leader epochs (KIP-101) broker 2 keeps offsets 3 and 4 that the
     // new leader wrote differently: the drawing must show it.
-    let text = EXAMPLE_TEXTS
-        .iter()
-        .find(|(n, _)| *n == "kip101-divergence.json")
-        .unwrap()
-        .1;
+    let text = example_text("kip101-divergence.json");
     let root = mount_with(Some(without_lesson(text))).await;
     let caption = step_until_caption(&root, "logs have diverged", 2000).await;
     assert!(caption.contains("diverged"), "{caption}");
@@ -1711,11 +1712,7 @@ async fn a_lesson_opens_with_its_setup_and_continue_walks_it_to_the_recap() {
 
 #[wasm_bindgen_test]
 async fn a_truncation_leaves_the_cut_offsets_struck_out_until_written_again() {
-    let text = EXAMPLE_TEXTS
-        .iter()
-        .find(|(n, _)| *n == "hw-truncation.json")
-        .unwrap()
-        .1;
+    let text = example_text("hw-truncation.json");
     let root = mount_with(Some(without_lesson(text))).await;
     let c = step_until_caption(&root, "Broker 2 truncated first-0 from LEO 7 to 5", 2000).await;
     assert!(c.contains("cut to its high watermark 5"), "{c}");

@@ -717,11 +717,6 @@ fn more_clients(
     }
 }
 
-fn is_cut(cut: &[(NodeId, NodeId)], a: NodeId, b: NodeId) -> bool {
-    cut.iter()
-        .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
-}
-
 /// Each cut link, drawn as a broken line between its two nodes with a ✕
 /// whose menu heals it. (Links that are up are not drawn: a message on its
 /// way shows the link it uses, and has the menu that cuts it.)
@@ -856,7 +851,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                         Callback::from(move |_: MouseEvent| cb.emit(if selected { None } else { Some(id) }))
                     };
                     // The link it travels on has a menu (cut it, or heal it).
-                    let up = !is_cut(&m.cut_links, msg.from, msg.to);
+                    let up = !crate::menu::is_cut(&m.cut_links, msg.from, msg.to);
                     let (oncontextmenu, on_menu_key) = menu_handlers(&p.on_broker, MenuNode::Link(msg.from, msg.to), up);
                     let onkeydown = Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" {
                         e.prevent_default();
