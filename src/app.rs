@@ -52,6 +52,10 @@ fn changes_panel(c: &[crate::diff::Change], id: u64, lang: Lang) -> Html {
 }
 
 /// What the lesson panel shows besides the lesson itself.
+/// Non-routine events after a narration's event beyond which the page marks
+/// the narration as said earlier.
+const STALE_AFTER: usize = 40;
+
 struct LessonPanel<'a> {
     l: &'a LessonState,
     lang: Lang,
@@ -61,6 +65,8 @@ struct LessonPanel<'a> {
     title: Option<String>,
     /// The scenario's own description (the setup when the lesson has none).
     description: &'a str,
+    /// The events before the cursor (to tell how long ago a narration was).
+    past: &'a [kafka_sim::Event],
     /// The next lesson in the notes' order: (slug, title).
     next: Option<(String, String)>,
     on_open: Callback<Open>,
@@ -71,13 +77,32 @@ struct LessonPanel<'a> {
 fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) -> Html {
     let (l, lang, cursor) = (p.l, p.lang, p.cursor);
     let steps = &l.lesson.steps;
-    // The latest narration whose event has happened.
-    let say = steps
+    // The latest narration whose event has happened, and how many
+    // non-routine events have happened since: past STALE_AFTER it is marked
+    // as earlier, so it does not read as the explanation of what is on screen.
+    let said = steps
         .iter()
         .zip(l.targets.iter())
         .filter(|(s, t)| s.say.is_some() && t.is_some_and(|t| t < cursor))
         .max_by_key(|(_, t)| **t)
-        .and_then(|(s, _)| s.say.as_ref());
+        .and_then(|(s, t)| Some((s.say.as_ref()?, (*t)? as usize)));
+    let say = said.map(|(s, _)| s);
+    let stale = said.is_some_and(|(_, t)| {
+        p.past
+            .get(t + 1..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|e| e.kind.importance() > Importance::Routine)
+            .nth(STALE_AFTER)
+            .is_some()
+    });
+    // The chapters, and the one the cursor is in.
+    let chapters = l.chapters();
+    // Before the first chapter's step, the learner is in the first chapter.
+    let current_chapter = chapters
+        .iter()
+        .rposition(|(_, at)| *at <= cursor)
+        .or((!chapters.is_empty()).then_some(0));
     let asked = steps.iter().filter(|s| s.ask.is_some()).count();
     let right = l.answers.values().filter(|(_, r, _)| *r).count();
     let score = match lang {
@@ -100,7 +125,27 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
     html! {
         <aside class="lesson" id="lesson" aria-label={t(lang, "lesson")}>
             <div class="lesson-head">
-                <strong>{ p.title.clone().unwrap_or_else(|| t(lang, "lesson").to_string()) }</strong>
+                // The page's header names the lesson; without chapters, so does this.
+                if chapters.len() <= 1 {
+                    <strong>{ p.title.clone().unwrap_or_else(|| t(lang, "lesson").to_string()) }</strong>
+                }
+                if chapters.len() > 1 {
+                    <nav class="chapters" id="chapters" aria-label={t(lang, "chapters")}>
+                        <ol>
+                        { for chapters.iter().enumerate().map(|(i, (k, _))| {
+                            let k = *k;
+                            let d = dispatcher.clone();
+                            let title = steps[k].chapter.as_ref().map(|c| c.get(lang).to_string()).unwrap_or_default();
+                            let here = current_chapter == Some(i);
+                            html! {
+                                <li><button id={format!("chapter-{i}")} class={classes!("chapter", here.then_some("current"))} title={title.clone()}
+                                    aria-current={here.then_some("step")}
+                                    onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::Chapter(k)))}>{ title }</button></li>
+                            }
+                        }) }
+                        </ol>
+                    </nav>
+                }
                 <span class="score" id="score">{ score }</span>
             </div>
             if starting {
@@ -114,7 +159,9 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
 
                 </div>
             } else if let Some(s) = say {
-                <p class="say" id="say">{ s.get(lang).to_string() }</p>
+                <p class={classes!("say", stale.then_some("stale"))} id="say">
+                    if stale { <span class="earlier">{ t(lang, "said_earlier") }{" "}</span> }
+                    { s.get(lang).to_string() }</p>
             }
             if let Some(k) = l.asking {
                 <div class="question" id="question" role="group" aria-label={t(lang, "predict")}>
@@ -749,13 +796,20 @@ pub fn App(props: &AppProps) -> Html {
             </div>
         };
     }
-    let entry_title = state.lesson_slug.as_deref().and_then(|slug| {
-        state
-            .library
-            .as_ref()?
-            .find(slug)
-            .map(|e| e.title.get(lang).to_string())
-    });
+    let entry_title = state
+        .lesson_slug
+        .as_deref()
+        .and_then(|slug| {
+            state
+                .library
+                .as_ref()?
+                .find(slug)
+                .map(|e| e.title.get(lang).to_string())
+        })
+        .or_else(|| {
+            let l = state.lesson.as_ref()?;
+            l.lesson.title.as_ref().map(|t| t.get(lang).to_string())
+        });
     let next_lesson = state.lesson_slug.as_deref().and_then(|slug| {
         let lib = state.library.as_ref()?;
         let i = lib.lessons.iter().position(|l| l.slug() == slug)?;
@@ -945,7 +999,7 @@ pub fn App(props: &AppProps) -> Html {
                 if let Some(l) = &state.lesson {
                     { lesson_panel(&LessonPanel {
                         l, lang, cursor: player.cursor(), at_end: player.at_end(),
-                        title: entry_title, description: &player.scenario().description,
+                        title: entry_title, description: &player.scenario().description, past: player.past(),
                         next: next_lesson, on_open: on_open_next,
                     }, &state.dispatcher()) }
                 }

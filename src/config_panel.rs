@@ -36,6 +36,25 @@ fn text(v: &Value) -> String {
     }
 }
 
+/// A group's title in `lang` (titles are built in English:
+/// "cluster (server.properties)", "topic t", "producer p", "consumer c").
+pub fn title(lang: crate::i18n::Lang, title: &str) -> String {
+    if lang == crate::i18n::Lang::En {
+        return title.to_string();
+    }
+    for (en, zh) in [
+        ("cluster ", "集群 "),
+        ("topic ", "主题 "),
+        ("producer ", "生产者 "),
+        ("consumer ", "消费者 "),
+    ] {
+        if let Some(rest) = title.strip_prefix(en) {
+            return format!("{zh}{rest}");
+        }
+    }
+    title.to_string()
+}
+
 fn group(v: &Value, title: String, at: String, keys: &[(&'static str, String)]) -> Group {
     let obj = v.pointer(&at);
     Group {

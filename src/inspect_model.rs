@@ -533,7 +533,8 @@ fn group_view(w: &World, g: &str) -> GroupView {
                 alive: c.alive,
                 member_id: m.member_id.clone(),
                 phase: match (c.alive, m.phase) {
-                    (false, _) => "stopped (last known state)",
+                    // Keys of the page's words (`phase_…`).
+                    (false, _) => "stopped",
                     (_, MemberPhase::Unjoined) => "unjoined",
                     (_, MemberPhase::Joining) => "joining",
                     (_, MemberPhase::Syncing) => "syncing",

@@ -370,7 +370,7 @@ pub fn journey(
             } if mine => Some((
                 "ack",
                 format!("{interceptor}.onAcknowledgement"),
-                vec![format!("offset {offset}")],
+                vec![tr!(lang, "offset {offset}", "位移 {offset}")],
             )),
             _ => None,
         };

@@ -135,6 +135,25 @@ impl LessonState {
         self.targets.get(k).copied().flatten()
     }
 
+    /// The chapters: (step that opens it, the cursor position that shows
+    /// it: a question's stop, or just after a narration's event).
+    pub fn chapters(&self) -> Vec<(usize, u64)> {
+        self.lesson
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.chapter.is_some())
+            .filter_map(|(k, s)| {
+                let at = if s.ask.is_some() {
+                    self.stop(k)?
+                } else {
+                    self.target(k)? + 1
+                };
+                Some((k, at))
+            })
+            .collect()
+    }
+
     /// Where question `k` stops playback (just before this event index).
     pub fn stop(&self, k: usize) -> Option<u64> {
         self.stops.get(k).copied().flatten()
@@ -265,6 +284,9 @@ pub enum Action {
     SelectMessage(Option<u64>),
     /// Put the cursor after `n` events (the timeline slider).
     SeekTo(u64),
+    /// Jump to the lesson's chapter that step `k` opens: its question is
+    /// asked (unless answered), or its narration shown.
+    Chapter(usize),
     /// The learner picked `choice` for lesson step `k`.
     Answer(usize, String),
     /// Jump to the next event of this kind (its JSON `type`).
@@ -751,6 +773,12 @@ impl Reducible for AppState {
             Action::Seek(id) => Some(*id),
             _ => None,
         };
+        let chapter = match &action {
+            Action::Chapter(k) => lesson
+                .as_ref()
+                .and_then(|l| l.chapters().into_iter().find(|(c, _)| c == k)),
+            _ => None,
+        };
         {
             let mut p = self.player.borrow_mut();
             let step = |p: &mut Player| if hide { p.step_significant() } else { p.step() };
@@ -795,6 +823,12 @@ impl Reducible for AppState {
                     playing = false;
                     p.seek(n);
                 }
+                Action::Chapter(_) => {
+                    playing = false;
+                    if let Some((_, at)) = chapter {
+                        p.seek(at);
+                    }
+                }
                 Action::TogglePlay => playing = !playing && !p.at_end(),
                 Action::NextSpeed => speed = (speed + 1) % SPEEDS_X4.len(),
                 Action::ToggleLang => lang = if lang == Lang::En { Lang::Zh } else { Lang::En },
@@ -831,6 +865,10 @@ impl Reducible for AppState {
                 l.asking = Some(k);
                 playing = false;
             }
+        }
+        if let (Some((k, _)), Some(l)) = (chapter, lesson.as_mut()) {
+            let open = l.lesson.steps[k].ask.is_some() && !l.answers.contains_key(&k);
+            l.asking = open.then_some(k);
         }
         if self.hold_for_challenge(&mut lesson) {
             playing = false;
@@ -1150,6 +1188,44 @@ mod tests {
         for entry in &index.lessons {
             let text = std::fs::read_to_string(format!("{dir}/{}", entry.file)).unwrap();
             continue_through(&entry.file, &text);
+        }
+        // The built-in examples' lessons too.
+        for file in EXAMPLES {
+            let text =
+                std::fs::read_to_string(format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR")))
+                    .unwrap();
+            if text.contains("\"lesson\"") {
+                continue_through(file, &text);
+            }
+        }
+    }
+
+    /// A chapter button jumps there: the cursor goes to the chapter's
+    /// position, a chapter that opens with a question asks it, one that
+    /// opens with a narration shows it, and jumping back works too.
+    #[test]
+    fn a_chapter_jump_lands_on_its_first_step() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/static/lessons");
+        for file in ["leader-election.json", "storage-lookup.json"] {
+            let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
+            let mut s = state(&text);
+            let chapters = s.lesson.as_ref().unwrap().chapters();
+            assert!(chapters.len() > 2, "{file}");
+            for &(k, at) in chapters.iter().skip(1).chain(chapters.first()) {
+                s = s.reduce(Action::Chapter(k));
+                assert_eq!(cursor(&s), at, "{file}: chapter at step {k}");
+                let l = s.lesson.as_ref().unwrap();
+                if l.lesson.steps[k].ask.is_some() {
+                    assert_eq!(l.asking, Some(k), "{file}: its question is asked");
+                    s = s.reduce(Action::Answer(k, String::new()));
+                } else {
+                    assert_eq!(
+                        l.target(k).map(|t| t + 1),
+                        Some(at),
+                        "{file}: its narration shows"
+                    );
+                }
+            }
         }
     }
 

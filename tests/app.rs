@@ -8,6 +8,9 @@ use web_sys::{Element, HtmlElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "support/glossary.rs"]
+mod glossary;
+
 const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
 
 /// The Examples menu's scenarios (the page reads all but the first from
@@ -748,6 +751,34 @@ async fn practice_asks_engine_graded_questions_and_keeps_a_running_score() {
         q(&root, "#practice-question").text_content().unwrap(),
         before
     );
+    // The election is drawn as an AR/ISR/live table whose brokers answer
+    // when clicked; the dead leader is marked.
+    choose(&root, "#practice-kind", "3").await;
+    let rows = root
+        .query_selector_all("#practice-figure table tr")
+        .unwrap()
+        .length();
+    assert!(rows >= 4, "a header and at least three replicas: {rows}");
+    q(&root, "#practice-figure .died");
+    let cell = q(&root, "#practice-figure button.cell[data-choice]");
+    let value = cell.get_attribute("data-choice").unwrap();
+    click(&root, "#practice-figure button.cell[data-choice]").await;
+    let fb = q(&root, "#practice-feedback");
+    let right = fb.class_name().contains("right");
+    assert!(
+        q(&root, "#practice-score")
+            .text_content()
+            .unwrap()
+            .ends_with("of 2 answered"),
+        "the drawing's answer counts"
+    );
+    // Exactly one drawn or listed choice is marked the answer, and a wrong
+    // click is struck through on the drawing.
+    q(&root, "#practice-figure .cell.is-answer, .choice.is-answer");
+    if !right {
+        let wrong = q(&root, "#practice-figure .cell.is-wrong");
+        assert_eq!(wrong.get_attribute("data-choice").unwrap(), value);
+    }
 }
 
 #[wasm_bindgen_test]
@@ -1734,4 +1765,96 @@ async fn a_truncation_leaves_the_cut_offsets_struck_out_until_written_again() {
         .query_selector("#broker-0 .cell.truncated")
         .unwrap()
         .is_none());
+}
+
+/// Every text the page holds under `root` (text nodes outside code, and the
+/// aria-label, title and placeholder attributes), one string each.
+fn visible_strings(root: &Element) -> Vec<String> {
+    let f = js_sys::Function::new_with_args(
+        "root",
+        r#"const out = [];
+const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+let n;
+while ((n = w.nextNode())) {
+  const p = n.parentElement;
+  if (!p || p.closest('code, kbd, script, style, .mono, .zname')) continue;
+  const t = n.textContent.trim();
+  if (t) out.push(t);
+}
+for (const el of root.querySelectorAll('[aria-label], [title], [placeholder]')) {
+  if (el.closest('code, kbd, .mono')) continue;
+  for (const a of ['aria-label', 'title', 'placeholder']) {
+    const v = el.getAttribute(a);
+    if (v) out.push(v);
+  }
+}
+return JSON.stringify(out);"#,
+    );
+    let json = f.call1(&wasm_bindgen::JsValue::NULL, root).unwrap();
+    serde_json::from_str(&json.as_string().unwrap()).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn in_chinese_every_visible_string_is_chinese_or_a_kept_term() {
+    let kept = glossary::kept_terms();
+    assert!(kept.len() > 20, "docs/glossary.md lists its kept terms");
+    let mut offenders: std::collections::BTreeMap<String, String> = Default::default();
+    for scenario in [SCENARIO, example_text("group-rebalance.json")] {
+        let names = glossary::scenario_names(scenario);
+        let root = mount_with(Some(scenario.to_string())).await;
+        if kafka_visualiser::browser::saved_lang() != Some(kafka_visualiser::i18n::Lang::Zh) {
+            click(&root, "#btn-lang").await;
+        }
+        let mut look = |root: &Element, at: &str| {
+            for s in visible_strings(root) {
+                for w in glossary::english_words(&s, &kept, &names) {
+                    offenders.entry(w).or_insert_with(|| format!("{at}: {s}"));
+                }
+            }
+        };
+        look(&root, "start");
+        for n in [5u64, 60, 200, 100_000] {
+            seek_to(&root, n).await;
+            for tab in ["cluster", "producer", "storage", "groups"] {
+                click(&root, &format!("#tab-{tab}")).await;
+                look(&root, &format!("event {n}, {tab}"));
+            }
+        }
+        click(&root, "#tab-practice").await;
+        for kind in 0..9 {
+            choose(&root, "#practice-kind", &kind.to_string()).await;
+            look(&root, &format!("practice {kind}"));
+            click(&root, "#practice-choice-0").await;
+            look(&root, &format!("practice {kind}, answered"));
+        }
+        click(&root, "#btn-lang").await;
+        root.remove();
+    }
+    glossary::report(&offenders, "mode (what the page shows)");
+}
+
+#[wasm_bindgen_test]
+async fn a_lesson_lists_its_chapters_and_a_chapter_button_jumps_there() {
+    let root = mount_with(Some(SCENARIO.to_string())).await;
+    let chapters = root.query_selector_all("#chapters button.chapter").unwrap();
+    assert_eq!(chapters.length(), 2, "the default lesson has two chapters");
+    assert!(q(&root, "#chapter-0").class_name().contains("current"));
+    // "The leader dies" opens with a question: it is asked at once.
+    click(&root, "#chapter-1").await;
+    q(&root, "#question");
+    assert!(q(&root, "#chapter-1").class_name().contains("current"));
+    assert_eq!(
+        q(&root, "#chapter-1")
+            .get_attribute("aria-current")
+            .as_deref(),
+        Some("step")
+    );
+    // Back to the first chapter: its narration shows.
+    click(&root, "#chapter-0").await;
+    assert!(root.query_selector("#question").unwrap().is_none());
+    assert!(q(&root, "#say")
+        .text_content()
+        .unwrap()
+        .contains("/controller"));
+    root.remove();
 }

@@ -37,6 +37,31 @@ fn index() -> LessonIndex {
     LessonIndex::from_json(&text).unwrap()
 }
 
+/// Every shipped lesson: (file name, text), the library's in its order, then
+/// the built-in examples that carry a lesson.
+fn all_lessons() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = index()
+        .lessons
+        .iter()
+        .map(|e| {
+            (
+                e.file.clone(),
+                std::fs::read_to_string(dir().join(&e.file)).unwrap(),
+            )
+        })
+        .collect();
+    for file in kafka_visualiser::state::EXAMPLES {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        if text.contains("\"lesson\"") {
+            out.push((file.to_string(), text));
+        }
+    }
+    out
+}
+
 #[test]
 fn every_lesson_file_is_in_the_index_and_every_entry_exists() {
     let listed: SortedSet<String> = index().lessons.iter().map(|l| l.file.clone()).collect();
@@ -276,25 +301,8 @@ fn question_positions(file: &str, text: &str) -> Vec<String> {
 #[test]
 fn every_question_stops_before_its_decision_is_carried_out() {
     let mut problems = Vec::new();
-    let mut files: Vec<(String, PathBuf)> = index()
-        .lessons
-        .iter()
-        .map(|e| (e.file.clone(), dir().join(&e.file)))
-        .collect();
-    for file in kafka_visualiser::state::EXAMPLES {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("scenarios")
-            .join(file);
-        let text = std::fs::read_to_string(&path).unwrap();
-        if text.contains("\"lesson\"") {
-            files.push((file.to_string(), path));
-        }
-    }
-    for (file, path) in files {
-        problems.extend(question_positions(
-            &file,
-            &std::fs::read_to_string(path).unwrap(),
-        ));
+    for (file, text) in all_lessons() {
+        problems.extend(question_positions(&file, &text));
     }
     assert!(
         problems.is_empty(),
@@ -302,4 +310,102 @@ fn every_question_stops_before_its_decision_is_carried_out() {
         problems.len(),
         problems.join("\n")
     );
+}
+
+/// How far (in non-routine events) a step may be from a key beat and still
+/// narrate it.
+const BEAT_REACH: usize = 30;
+
+/// Every key beat of every lesson is narrated or asked about: a beat is a
+/// run of key events (elections, failures, broken guarantees, ISR changes,
+/// truncations, rebalances; the scenario's own commands aside) no more than
+/// 200 ms apart, and some step must sit within [`BEAT_REACH`] non-routine
+/// events of it, before, inside or after. Positions, not text: a narration
+/// counts where its event is, a question where it stops.
+#[test]
+fn every_key_beat_of_every_lesson_is_narrated() {
+    use kafka_sim::event::{EventKind, Importance};
+    let mut problems = Vec::new();
+    for (file, text) in all_lessons() {
+        let mut player = load_scenario(&file, &text).unwrap();
+        let lesson = LessonState::load(&mut player).unwrap().unwrap();
+        let end = player.known_len();
+        player.seek(end);
+        let events = player.past();
+        let positions: Vec<usize> = (0..lesson.lesson.steps.len())
+            .map(|k| {
+                if lesson.lesson.steps[k].ask.is_some() {
+                    lesson.stop(k)
+                } else {
+                    lesson.target(k)
+                }
+                .unwrap() as usize
+            })
+            .collect();
+        let significant = |a: usize, b: usize| {
+            events[a.min(b)..b.max(a)]
+                .iter()
+                .filter(|e| e.kind.importance() != Importance::Routine)
+                .count()
+        };
+        let mut beats: Vec<(usize, usize)> = Vec::new();
+        for (i, e) in events.iter().enumerate() {
+            if e.kind.importance() != Importance::Key
+                || matches!(e.kind, EventKind::CommandIssued { .. })
+            {
+                continue;
+            }
+            match beats.last_mut() {
+                Some((_, last)) if e.time_ms <= events[*last].time_ms + 200 => *last = i,
+                _ => beats.push((i, i)),
+            }
+        }
+        for (first, last) in beats {
+            let told = positions.iter().any(|&p| {
+                (first..=last + 1).contains(&p)
+                    || (p < first && significant(p, first) <= BEAT_REACH)
+                    || (p > last && significant(last, p) <= BEAT_REACH)
+            });
+            if !told {
+                problems.push(format!(
+                    "{file}: nothing narrates #{first} ({})",
+                    events[first].caption(kafka_sim::Lang::En)
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} key beats without a narration or question near them:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Every lesson (and example lesson) is in chapters: at least two, the first
+/// step opens one, each titled in both languages, in story order.
+#[test]
+fn every_lesson_is_in_titled_chapters() {
+    for (file, text) in all_lessons() {
+        let mut player = load_scenario(&file, &text).unwrap();
+        let lesson = LessonState::load(&mut player).unwrap().unwrap();
+        let steps = &lesson.lesson.steps;
+        assert!(
+            steps[0].chapter.is_some(),
+            "{file}: the first step opens a chapter"
+        );
+        let chapters = lesson.chapters();
+        assert!(chapters.len() >= 2, "{file}: {} chapter(s)", chapters.len());
+        for (k, _) in &chapters {
+            let c = steps[*k].chapter.as_ref().unwrap();
+            assert!(
+                !c.en.trim().is_empty() && !c.zh.trim().is_empty(),
+                "{file}: step {k}"
+            );
+        }
+        assert!(
+            chapters.windows(2).all(|w| w[0].1 < w[1].1),
+            "{file}: chapters in story order: {chapters:?}"
+        );
+    }
 }

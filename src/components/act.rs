@@ -151,7 +151,7 @@ pub fn Act(p: &ActProps) -> Html {
                 <button id="act-heal" onclick={send("heal_link", vec![("a", a.into()), ("b", bb.into())])}>{ t(lang, "heal") }</button>
             </span>
             <span class="act-group">
-                <button id="act-add-producer" title="new KafkaProducer(props)"
+                <button id="act-add-producer" title={t(lang, "new_producer_title")}
                     onclick={send("add_producer", vec![("producer", serde_json::json!({ "name": new_producer }))])}>{ t(lang, "add_producer") }</button>
             </span>
             if !p.topics.is_empty() {

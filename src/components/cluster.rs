@@ -297,19 +297,20 @@ fn start_motion(
 }
 
 /// A node as the page names it: clients by their scenario names.
-fn node_name(n: NodeId, m: &ClusterModel) -> String {
+fn node_name(n: NodeId, m: &ClusterModel, lang: Lang) -> String {
+    let (producer, consumer) = (t(lang, "producer"), t(lang, "consumer"));
     match n {
         NodeId::Broker(b) => format!("broker {}", b.0),
         NodeId::Producer(i) => match m.producers.get(i as usize) {
-            Some((name, _)) => format!("producer {name}"),
-            None => format!("producer {i}"),
+            Some((name, _)) => format!("{producer} {name}"),
+            None => format!("{producer} {i}"),
         },
         NodeId::Consumer(i) => match m.consumers.get(i as usize) {
-            Some((name, _)) => format!("consumer {name}"),
-            None => format!("consumer {i}"),
+            Some((name, _)) => format!("{consumer} {name}"),
+            None => format!("{consumer} {i}"),
         },
         NodeId::ZooKeeper => "ZooKeeper".into(),
-        NodeId::User => "you".into(),
+        NodeId::User => t(lang, "you").into(),
     }
 }
 
@@ -323,10 +324,10 @@ pub fn message_detail(
     let close = on_close.reform(|_: MouseEvent| None);
     html! {
         <div class="msg-detail" id="msg-detail" role="region" aria-label={format!("{} {}", d.api, t(lang, "message_detail"))}>
-            <strong>{ format!("{} · {} → {}", d.api, node_name(d.from, m), node_name(d.to, m)) }</strong>
+            <strong>{ format!("{} · {} → {}", d.api, node_name(d.from, m, lang), node_name(d.to, m, lang)) }</strong>
             {" "}<span class="small-note">{ format!("{} {} ms · {} {} ms", t(lang, "sent_at"), d.sent_ms, t(lang, "arrives_at"), d.arrives_ms) }</span>
             <button class="small" id="msg-detail-close" onclick={close} aria-label={t(lang, "dismiss")}>{"✕"}</button>
-            <p>{ d.summary.clone() }</p>
+            <p>{ crate::i18n::engine_text(lang, &d.summary) }</p>
             <pre class="mono">{ d.json.clone() }</pre>
         </div>
     }
@@ -507,7 +508,7 @@ fn replica_row(
                 html! {
                     <g class={classes!("cell", committed.then_some("committed"))} data-offset={o.to_string()}
                         data-epoch={epoch.map(|e| e.to_string()).unwrap_or_default()}>
-                        <title>{ format!("offset {o} · leader epoch {}", epoch.map(|e| e.to_string()).unwrap_or("?".into())) }</title>
+                        <title>{ format!("{} {o} · leader epoch {}", t(lang, "offset"), epoch.map(|e| e.to_string()).unwrap_or("?".into())) }</title>
                         <rect x={(cx + 1).to_string()} y={top.to_string()} width={(cw - 2).to_string()} height="20" rx="2" fill={fill} />
                         <text class="offset" x={(cx + cw / 2).to_string()} y={(top + 15).to_string()}>{ o }</text>
                     </g>
@@ -535,7 +536,7 @@ fn replica_row(
                     let cx = bar_x + o as i32 * cw;
                     html! {
                         <g class="cell truncated" data-offset={o.to_string()}>
-                            <title>{ format!("offset {o}: {}", t(lang, "truncated_cell")) }</title>
+                            <title>{ format!("{} {o}: {}", t(lang, "offset"), t(lang, "truncated_cell")) }</title>
                             <rect x={(cx + 1).to_string()} y={top.to_string()} width={(cw - 2).to_string()} height="20" rx="2" />
                             <text class="offset" x={(cx + cw / 2).to_string()} y={(top + 15).to_string()}>{ o }</text>
                             <line x1={(cx + 2).to_string()} y1={(top + 18).to_string()} x2={(cx + cw - 2).to_string()} y2={(top + 2).to_string()} />
@@ -555,7 +556,7 @@ fn replica_row(
     };
     html! {
         <g class={classes!("replica", changed.then_some("changed"))} data-tp={r.tp.clone()} data-role={label}>
-            <title>{ format!("{} — {role} ({isr}), log start {}, LEO {}, HW {}, leader epoch {}", r.tp, r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
+            <title>{ format!("{} — {role} ({isr}), {} {}, LEO {}, HW {}, leader epoch {}", r.tp, t(lang, "log_start"), r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
             <g class={class}>
                 <rect x={(x + 6).to_string()} y={(y + 2).to_string()} width="22" height="22" rx="4" />
                 <text x={(x + 17).to_string()} y={(y + 18).to_string()}>{ label }</text>
@@ -727,7 +728,7 @@ fn cut_links(l: &Layout, m: &ClusterModel, lang: Lang, on_menu: &Callback<NodeMe
                 let (a_xy, b_xy) = (client_center(l, a), client_center(l, b));
                 let mid = ((a_xy.0 + b_xy.0) / 2, (a_xy.1 + b_xy.1) / 2);
                 let (oncontextmenu, onkeydown) = menu_handlers(on_menu, MenuNode::Link(a, b), false);
-                let label = format!("{} {} ↔ {}: {}", t(lang, "link_cut"), node_name(a, m), node_name(b, m), t(lang, "broker_menu_hint"));
+                let label = format!("{} {} ↔ {}: {}", t(lang, "link_cut"), node_name(a, m, lang), node_name(b, m, lang), t(lang, "broker_menu_hint"));
                 html! {
                     <g class="net-link cut" id={format!("link-{a}-{b}")} {oncontextmenu}>
                         <line x1={a_xy.0.to_string()} y1={a_xy.1.to_string()} x2={b_xy.0.to_string()} y2={b_xy.1.to_string()} />
@@ -749,12 +750,13 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
     let lang = p.lang;
     let controller = m.brokers.iter().find(|b| b.controller).map(|b| b.id);
     let label = format!(
-        "{}: {} brokers, controller {}",
+        "{}: {} broker, {} {}",
         t(lang, "cluster"),
         m.brokers.len(),
+        t(lang, "controller"),
         controller
             .map(|c| c.to_string())
-            .unwrap_or_else(|| "none".into())
+            .unwrap_or_else(|| t(lang, "fig_none").into())
     );
     let zk = anchor(&l, NodeId::ZooKeeper);
     // Crowded (a burst of hundreds): dots only. Each route's dashed curve
@@ -861,8 +863,8 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     });
                     html!{
                         <g key={id} class={classes!("msg", msg.api, selected.then_some("selected"))} data-api={msg.api} data-id={id.to_string()}
-                            tabindex="0" role="button" aria-label={msg.summary.clone()} {onclick} {onkeydown} {oncontextmenu}>
-                            <title>{ format!("{} ({} → {} ms)", msg.summary, msg.sent_ms, msg.arrives_ms) }</title>
+                            tabindex="0" role="button" aria-label={crate::i18n::engine_text(lang, &msg.summary)} {onclick} {onkeydown} {oncontextmenu}>
+                            <title>{ format!("{} ({} → {} ms)", crate::i18n::engine_text(lang, &msg.summary), msg.sent_ms, msg.arrives_ms) }</title>
                             <circle cx={x.to_string()} cy={y.to_string()} r="7" />
                             if !crowded || selected {
                                 <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ msg.api }</text>

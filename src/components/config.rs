@@ -33,7 +33,7 @@ pub fn ConfigPanel(p: &ConfigProps) -> Html {
             <div class="config-groups">
                 { for p.groups.iter().map(|g| html! {
                     <fieldset>
-                        <legend>{ g.title.clone() }</legend>
+                        <legend>{ crate::config_panel::title(lang, &g.title) }</legend>
                         { for g.settings.iter().map(|s| {
                             let id = format!("cfg{}-{}", s.at.replace('/', "-"), s.key.replace('.', "-"));
                             let edited = edits.iter().find(|(a, k, _)| *a == s.at && k == s.key).map(|e| e.2.clone());

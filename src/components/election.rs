@@ -90,14 +90,14 @@ pub fn ElectionView(p: &ElectionProps) -> Html {
             <table class="grid">
                 <thead><tr>
                     <th>{ t(lang, "ar_order") }</th><th>{"broker"}</th><th>{ t(lang, "alive") }</th>
-                    <th>{"in ISR"}</th><th>{ t(lang, "verdict") }</th>
+                    <th>{ t(lang, "in_isr") }</th><th>{ t(lang, "verdict") }</th>
                 </tr></thead>
                 <tbody>
                 { for m.candidates.iter().enumerate().map(|(i, &(broker, alive, in_isr, shutting, chosen))| html! {
                     <tr class={classes!(chosen.then_some("chosen"))}>
                         <td class="num">{ i + 1 }</td>
                         <td>{ format!("broker {broker}") }</td>
-                        <td>{ yes(alive && !shutting) }{ if shutting { " (shutting down)" } else { "" } }</td>
+                        <td>{ yes(alive && !shutting) }{ if shutting { t(lang, "shutting_down") } else { "" } }</td>
                         <td>{ yes(in_isr) }</td>
                         <td>{ if chosen { t(lang, "winner") } else if !alive || shutting { t(lang, "passed_dead") } else if !in_isr { t(lang, "passed_isr") } else { "–" } }</td>
                     </tr>
@@ -107,7 +107,7 @@ pub fn ElectionView(p: &ElectionProps) -> Html {
             <p class="facts">
                 { format!("{}: {} → {} · leader epoch {} · ISR {}",
                     t(lang, "result"),
-                    if m.old_leader < 0 { "none".to_string() } else { m.old_leader.to_string() },
+                    if m.old_leader < 0 { t(lang, "fig_none").to_string() } else { m.old_leader.to_string() },
                     m.leader, m.leader_epoch, m.isr) }
             </p>
         </section>

@@ -27,7 +27,7 @@ fn group(g: &GroupView, lang: Lang) -> Html {
         None => format!("– (__consumer_offsets-{})", g.offsets_partition),
     };
     html! {
-        <section class="group" id={format!("group-{}", g.group_id)} aria-label={format!("group {}", g.group_id)}>
+        <section class="group" id={format!("group-{}", g.group_id)} aria-label={format!("{} {}", t(lang, "fig_group"), g.group_id)}>
             <h3>{ format!("group.id = {}", g.group_id) }</h3>
             <p class="facts">
                 { format!("{}: {coord} · {}: {} · {}: {} · {}: {}",
@@ -45,7 +45,7 @@ fn group(g: &GroupView, lang: Lang) -> Html {
                     <tr class={classes!((!m.alive).then_some("dead"))}>
                         <td>{ m.consumer.clone() }{ if m.leader { " ★" } else { "" } }{ if !m.alive { " ✗" } else { "" } }</td>
                         <td class="mono">{ if m.member_id.is_empty() { "–".to_string() } else { m.member_id.clone() } }</td>
-                        <td>{ m.phase.clone() }</td>
+                        <td>{ t(lang, &format!("phase_{}", m.phase)) }</td>
                         <td class="num">{ m.generation }</td>
                         <td class="mono">{ list(&m.assignment) }</td>
                         <td class="mono">{ list(&m.lag.iter().map(|(tp, l)| format!("{tp}:{l}")).collect::<Vec<_>>()) }</td>

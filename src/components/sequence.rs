@@ -21,6 +21,12 @@ const TOP: i32 = 40;
 #[component]
 pub fn SequenceView(p: &SequenceProps) -> Html {
     let m = &p.model;
+    let lang = p.lang;
+    // Lifelines are named "consumer c" / "broker 0".
+    let lifeline = |name: &str| match name.strip_prefix("consumer ") {
+        Some(rest) => format!("{} {rest}", t(lang, "consumer")),
+        None => name.to_string(),
+    };
     if m.messages.is_empty() {
         return html! { <p class="facts" id="sequence-empty">{ t(p.lang, "no_group_messages") }</p> };
     }
@@ -37,7 +43,7 @@ pub fn SequenceView(p: &SequenceProps) -> Html {
             </defs>
             { for m.lifelines.iter().enumerate().map(|(i, name)| html! {
                 <g class="lifeline">
-                    <text x={x(i).to_string()} y="18">{ name.clone() }</text>
+                    <text x={x(i).to_string()} y="18">{ lifeline(name) }</text>
                     <line x1={x(i).to_string()} y1="26" x2={x(i).to_string()} y2={height.to_string()} />
                 </g>
             }) }
@@ -47,9 +53,9 @@ pub fn SequenceView(p: &SequenceProps) -> Html {
                 let mid = (x1 + x2) / 2;
                 html! {
                     <g class={classes!("seq-msg", msg.error.then_some("error"))}>
-                        <title>{ format!("#{} at {} ms, arrives {} ms: {}", msg.event, msg.time_ms, msg.deliver_ms, msg.label) }</title>
+                        <title>{ format!("#{} · {} {} ms · {} {} ms: {}", msg.event, t(lang, "sent_at"), msg.time_ms, t(lang, "arrives_at"), msg.deliver_ms, crate::i18n::engine_text(lang, &msg.label)) }</title>
                         <line x1={x1.to_string()} y1={y.to_string()} x2={x2.to_string()} y2={(y + 8).to_string()} marker-end="url(#arrow)" />
-                        <text x={mid.to_string()} y={(y - 3).to_string()}>{ msg.label.chars().take(60).collect::<String>() }</text>
+                        <text x={mid.to_string()} y={(y - 3).to_string()}>{ crate::i18n::engine_text(lang, &msg.label).chars().take(60).collect::<String>() }</text>
                         <text class="t" x="4" y={(y + 4).to_string()}>{ format!("{} ms", msg.time_ms) }</text>
                     </g>
                 }

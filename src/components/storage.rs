@@ -70,9 +70,9 @@ fn hex_block(h: &crate::inspect_model::HexView, lang: Lang) -> Html {
     let rows = h.bytes.len().div_ceil(16);
     html! {
         <div class="hex" id="storage-hex">
-            <h3>{ format!("{} · segment {} · position {} · {} {}", t(lang, "hex_view"), h.segment, h.position, h.size, t(lang, "bytes")) }</h3>
+            <h3>{ format!("{} · {} {} · {} {} · {} {}", t(lang, "hex_view"), t(lang, "segment"), h.segment, t(lang, "position"), h.position, h.size, t(lang, "bytes")) }</h3>
             <div class="hex-wrap">
-                <pre class="hex-bytes" aria-label={t(lang, "hex_view")}>
+                <pre class="hex-bytes mono" aria-label={t(lang, "hex_view")}>
                     { for (0..rows).map(|r| html! {
                         <div class="hex-row">
                             <span class="hex-off">{ format!("{:06x} ", h.position as usize + r * 16) }</span>
@@ -139,8 +139,8 @@ pub fn StorageView(p: &StorageProps) -> Html {
             </label>
             if let Some(s) = &m.selected {
                 <p class="facts">
-                    { format!("{}: {} · log start {} · LEO {} · HW {} · cleanup.policy={}",
-                        t(lang, "dir"), s.dir, s.log_start, s.log_end,
+                    { format!("{}: {} · {} {} · LEO {} · HW {} · cleanup.policy={}",
+                        t(lang, "dir"), s.dir, t(lang, "log_start"), s.log_start, s.log_end,
                         s.high_watermark.map(|h| h.to_string()).unwrap_or_else(|| "–".into()), s.cleanup) }
                 </p>
                 { lookup_block(p, s) }
@@ -169,8 +169,8 @@ pub fn StorageView(p: &StorageProps) -> Html {
                 <h3>{ format!("{} ({})", t(lang, "batches"), s.batches_total) }</h3>
                 <table class="grid" id="storage-batches">
                     <thead><tr>
-                        <th>{"segment"}</th><th>{"position"}</th><th>{"baseOffset"}</th><th>{"lastOffset"}</th>
-                        <th>{"count"}</th><th>{"size"}</th><th>{"leaderEpoch"}</th><th>{"producerId"}</th><th>{"CRC"}</th><th>{ t(lang, "records") }</th>
+                        <th>{ t(lang, "segment") }</th><th>{ t(lang, "position") }</th><th><code>{"baseOffset"}</code></th><th><code>{"lastOffset"}</code></th>
+                        <th>{ t(lang, "count") }</th><th>{ t(lang, "size") }</th><th><code>{"leaderEpoch"}</code></th><th><code>{"producerId"}</code></th><th>{"CRC"}</th><th>{ t(lang, "records") }</th>
                     </tr></thead>
                     <tbody>
                     { for s.batches.iter().map(|b| {
@@ -185,7 +185,7 @@ pub fn StorageView(p: &StorageProps) -> Html {
                             <td class="num">{ b.base_offset }</td><td class="num">{ b.last_offset }</td>
                             <td class="num">{ b.records }</td><td class="num">{ b.size }</td>
                             <td class="num">{ b.leader_epoch }</td><td class="num">{ b.producer_id }</td>
-                            <td>{ if b.crc_ok { "✓ valid" } else { "✗ INVALID" } }</td>
+                            <td>{ t(lang, if b.crc_ok { "crc_valid" } else { "crc_invalid" }) }</td>
                             <td class="mono preview">{ b.preview.clone() }</td>
                         </tr>
                     } }) }
@@ -193,7 +193,7 @@ pub fn StorageView(p: &StorageProps) -> Html {
                 </table>
                 <h3>{ t(lang, "index_entries") }</h3>
                 <table class="grid" id="storage-index">
-                    <thead><tr><th>{"segment"}</th><th>{ t(lang, "file") }</th><th>{"slot"}</th><th>{ t(lang, "entry") }</th></tr></thead>
+                    <thead><tr><th>{ t(lang, "segment") }</th><th>{ t(lang, "file") }</th><th>{ t(lang, "slot") }</th><th>{ t(lang, "entry") }</th></tr></thead>
                     <tbody>
                     { for s.index.iter().map(|e| html! {
                         <tr class={classes!((mark.index == Some((e.segment, e.time, e.slot))).then_some("probed"))}>
@@ -201,9 +201,9 @@ pub fn StorageView(p: &StorageProps) -> Html {
                             <td>{ if e.time { ".timeindex" } else { ".index" } }</td>
                             <td class="num">{ e.slot }</td>
                             <td class="mono">{ if e.time {
-                                format!("timestamp {} → offset {}", e.key, e.value)
+                                format!("{} {} → {} {}", t(lang, "timestamp"), e.key, t(lang, "offset"), e.value)
                             } else {
-                                format!("offset {} → position {}", e.key, e.value)
+                                format!("{} {} → {} {}", t(lang, "offset"), e.key, t(lang, "position"), e.value)
                             } }</td>
                         </tr>
                     }) }
@@ -250,8 +250,8 @@ fn lookup_block(p: &StorageProps, s: &crate::inspect_model::PartitionFiles) -> H
             <form class="lookup-form" id="lookup-form" onsubmit={submit}>
                 <label>{ t(lang, "lookup_by") }{" "}
                     <select name="lookup-by" id="lookup-by">
-                        <option value="offset" selected=true>{"offset"}</option>
-                        <option value="timestamp">{"timestamp"}</option>
+                        <option value="offset" selected=true>{ t(lang, "offset") }</option>
+                        <option value="timestamp">{ t(lang, "timestamp") }</option>
                     </select>
                 </label>
                 <input name="lookup-value" id="lookup-value" type="text" inputmode="numeric" size="14" value={s.log_start.to_string()} aria-label={t(lang, "lookup_value")} />

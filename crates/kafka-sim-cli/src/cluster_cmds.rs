@@ -385,7 +385,8 @@ pub fn exercise(a: &mut Args<'_>) -> Res {
             );
             println!("  {}", e.question_zh);
             println!("  choices: {}", e.choices.join(" | "));
-            println!("  answer: {} — {}", e.answer, e.explanation);
+            println!("  answer: {} — {}", e.answer, e.explanation_en);
+            println!("  {}", e.explanation_zh);
         }
     }
     Ok(())

@@ -136,7 +136,7 @@ fn run(a: &mut Args<'_>) -> Res {
     // A lesson's questions must have answers the page can read off their
     // events (the page checks the same when it opens the lesson).
     let mut answers = match &sc.lesson {
-        Some(l) => Some(kafka_sim::lesson::AnswerCheck::new(
+        Some(l) => Some(kafka_sim::lesson_check::AnswerCheck::new(
             &kafka_sim::lesson::Lesson::from_value(l).map_err(|e| format!("{path}: {e}"))?,
         )),
         None => None,

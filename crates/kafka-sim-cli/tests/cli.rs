@@ -86,7 +86,7 @@ fn chinese_captions() {
         None,
     );
     assert!(o.status.success());
-    assert!(stdout(&o).contains("成为 Controller"));
+    assert!(stdout(&o).contains("成为控制器"));
 }
 
 /// Captions call each client by its scenario name, as the page does: the

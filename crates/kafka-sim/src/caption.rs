@@ -9,6 +9,7 @@ use crate::msg::acks_name;
 use crate::storage::log::LookupStep;
 use serde::{Deserialize, Serialize};
 
+pub mod zh;
 mod znode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -105,7 +106,7 @@ pub fn lookup_step(s: &LookupStep, l: Lang) -> String {
             },
             Lang::Zh,
         ) => format!(
-            "二分查找 segment：第 {mid} 个 segment 起始 offset 为 {base_offset}（{}）",
+            "二分查找日志段：第 {mid} 个日志段的起始位移 为 {base_offset}（{}）",
             match cmp {
                 1 => "太大，往左",
                 -1 => "不大于目标，往右",
@@ -135,7 +136,7 @@ pub fn lookup_step(s: &LookupStep, l: Lang) -> String {
             },
             Lang::Zh,
         ) => format!(
-            "segment {base_offset}：最大时间戳 {largest_timestamp}{}",
+            "日志段 {base_offset}：最大时间戳 {largest_timestamp}{}",
             if *matches {
                 "，已达到目标，在此查找"
             } else {
@@ -161,7 +162,7 @@ pub fn lookup_step(s: &LookupStep, l: Lang) -> String {
             },
             Lang::Zh,
         ) => format!(
-            "选定 segment {:020}（索引有 {index_entries} 项）",
+            "选定 日志段 {:020}（索引有 {index_entries} 项）",
             base_offset
         ),
         (LookupStep::IndexProbe { kind, probe }, Lang::En) => format!(
@@ -249,7 +250,7 @@ pub fn lookup_step(s: &LookupStep, l: Lang) -> String {
             },
             Lang::Zh,
         ) => format!(
-            "扫描位置 {position} 的批次：offset {base_offset}–{last_offset}{}",
+            "扫描位置 {position} 的批次：位移 {base_offset}–{last_offset}{}",
             if *hit { "，找到了" } else { "" }
         ),
         (
@@ -263,7 +264,7 @@ pub fn lookup_step(s: &LookupStep, l: Lang) -> String {
                 offset, position, ..
             },
             Lang::Zh,
-        ) => format!("在位置 {position} 的批次中找到 offset {offset}"),
+        ) => format!("在位置 {position} 的批次中找到位移 {offset}"),
         (LookupStep::NotFound { reason }, Lang::En) => format!("not found: {reason}"),
         (LookupStep::NotFound { reason }, Lang::Zh) => format!("未找到：{reason}"),
     }
@@ -277,7 +278,16 @@ impl Event {
 }
 
 impl EventKind {
+    /// The event's caption in `l`; in 中文, with the English phrases it
+    /// carries (reasons, request summaries) translated ([`zh::translate`]).
     pub fn caption(&self, l: Lang) -> String {
+        match l {
+            Lang::En => self.caption_words(l),
+            Lang::Zh => zh::translate(&self.caption_words(l)),
+        }
+    }
+
+    fn caption_words(&self, l: Lang) -> String {
         use EventKind::*;
         let en = l == Lang::En;
         match self {
@@ -411,7 +421,7 @@ impl EventKind {
                     )
                 } else {
                     format!(
-                        "Broker {watcher} 的 ZooKeeper watch 触发：{path} {}",
+                        "Broker {watcher} 的 ZooKeeper 监听触发：{path} {}",
                         change_zh(*change)
                     )
                 }
@@ -420,7 +430,7 @@ impl EventKind {
                 if en {
                     format!("Broker {broker} won /controller and became the controller (controller epoch {epoch})")
                 } else {
-                    format!("Broker {broker} 抢到 /controller，成为 Controller（controller epoch {epoch}）")
+                    format!("Broker {broker} 抢到 /controller，成为控制器（控制器纪元 {epoch}）")
                 }
             }
             ControllerLoaded {
@@ -432,7 +442,7 @@ impl EventKind {
                 if en {
                     format!("Controller {broker} loaded the cluster from ZooKeeper: live brokers {}, {partitions} partitions", ids_list(live_brokers))
                 } else {
-                    format!("Controller {broker} 从 ZooKeeper 读取集群状态：存活 broker {}，共 {partitions} 个分区", ids_list(live_brokers))
+                    format!("控制器 {broker} 从 ZooKeeper 读取集群状态：存活 broker {}，共 {partitions} 个分区", ids_list(live_brokers))
                 }
             }
             ControllerMoved {
@@ -442,7 +452,7 @@ impl EventKind {
                 if en {
                     format!("Broker {broker} is no longer the controller (now: {new_controller})")
                 } else {
-                    format!("Broker {broker} 不再是 Controller（当前：{new_controller}）")
+                    format!("Broker {broker} 不再是控制器（当前：{new_controller}）")
                 }
             }
             StaleControllerIgnored {
@@ -453,7 +463,7 @@ impl EventKind {
                 if en {
                     format!("Broker {broker} ignored a request from an old controller (epoch {request_epoch} < {known_epoch}): fencing")
                 } else {
-                    format!("Broker {broker} 忽略了旧 Controller 的请求（epoch {request_epoch} < {known_epoch}）：隔离过期 Controller")
+                    format!("Broker {broker} 忽略了旧控制器的请求（epoch {request_epoch} < {known_epoch}）：隔离过期控制器")
                 }
             }
             BrokerChangeNoticed {
@@ -483,7 +493,7 @@ impl EventKind {
                     )
                 } else {
                     format!(
-                        "Controller {controller} 发现 /brokers/ids 变化：加入 {}，离开 {}{b_zh}",
+                        "控制器 {controller} 发现 /brokers/ids 变化：加入 {}，离开 {}{b_zh}",
                         ids_list(added),
                         ids_list(removed)
                     )
@@ -595,8 +605,10 @@ impl EventKind {
                 };
                 let was = if *old_leader >= 0 {
                     format!("{old_leader}")
-                } else {
+                } else if en {
                     "none".into()
+                } else {
+                    "无".into()
                 };
                 if en {
                     format!("{tp}: leader {was} → {leader} (leader epoch {leader_epoch}, ISR {}); rule: {rule_en}, AR {ar}", ids_list(isr))
@@ -634,7 +646,11 @@ impl EventKind {
                         ids_list(new_isr)
                     )
                 } else {
-                    format!("Controller 将 {tp} 的 ISR {} → {}（leader epoch {leader_epoch}）：{reason}", ids_list(old_isr), ids_list(new_isr))
+                    format!(
+                        "控制器将 {tp} 的 ISR {} → {}（leader epoch {leader_epoch}）：{reason}",
+                        ids_list(old_isr),
+                        ids_list(new_isr)
+                    )
                 }
             }
             ReassignmentStarted {
@@ -647,7 +663,13 @@ impl EventKind {
                 if en {
                     format!("Controller started reassigning {tp}: {} → {} (adding {}, removing {}); the new replicas catch up first", ids_list(original), ids_list(target), ids_list(adding), ids_list(removing))
                 } else {
-                    format!("Controller 开始重新分配 {tp}：{} → {}（新增 {}，移除 {}）；新副本先追上数据", ids_list(original), ids_list(target), ids_list(adding), ids_list(removing))
+                    format!(
+                        "控制器开始重新分配 {tp}：{} → {}（新增 {}，移除 {}）；新副本先追上数据",
+                        ids_list(original),
+                        ids_list(target),
+                        ids_list(adding),
+                        ids_list(removing)
+                    )
                 }
             }
             ReassignmentCompleted {
@@ -829,7 +851,7 @@ impl EventKind {
                 if en {
                     format!("Broker {broker} created the log directory {dir}/ with segment 00000000000000000000")
                 } else {
-                    format!("Broker {broker} 创建日志目录 {dir}/ 及 segment 00000000000000000000")
+                    format!("Broker {broker} 创建日志目录 {dir}/ 及日志段 00000000000000000000")
                 }
             }
             LogTruncated {
@@ -857,7 +879,7 @@ impl EventKind {
                         format!("截断到自己的 HW {high_watermark}（KIP-101 之前的规则）")
                     }
                     TruncateReason::LeaderEpoch { epoch, end_offset } => {
-                        format!("leader 告知 epoch {epoch} 结束于 offset {end_offset}（KIP-101）")
+                        format!("leader 告知 epoch {epoch} 结束于位移 {end_offset}（KIP-101）")
                     }
                     TruncateReason::BelowLogStart { log_start_offset } => {
                         format!("leader 的日志现在从 {log_start_offset} 开始")
@@ -905,7 +927,7 @@ impl EventKind {
                     )
                 } else {
                     format!(
-                        "Broker {broker}（{role}）把 offset {}–{} 追加到 {tp} 的 segment {} 位置 {}（{} 字节）；LEO {}{idx_zh}",
+                        "Broker {broker}（{role}）把位移 {}–{} 追加到 {tp} 的 日志段 {} 位置 {}（{} 字节）；LEO {}{idx_zh}",
                         appended.first_offset, appended.last_offset, appended.segment_base_offset, appended.position, appended.size, appended.log_end_offset
                     )
                 }
@@ -947,10 +969,10 @@ impl EventKind {
                     (crate::storage::log::RollReason::OffsetIndexFull, false) => ".index 已满",
                     (crate::storage::log::RollReason::TimeIndexFull, false) => ".timeindex 已满",
                     (crate::storage::log::RollReason::RelativeOffsetOverflow, false) => {
-                        "相对 offset 将溢出 4 字节"
+                        "相对位移 将溢出 4 字节"
                     }
                     (crate::storage::log::RollReason::Retention, false) => {
-                        "清理策略要删除全部 segment"
+                        "清理策略要删除全部日志段"
                     }
                 };
                 if en {
@@ -960,7 +982,7 @@ impl EventKind {
                     )
                 } else {
                     format!(
-                        "Broker {broker} 滚动 {tp}：新 segment {:020}，因为{why}",
+                        "Broker {broker} 滚动 {tp}：新 日志段 {:020}，因为{why}",
                         roll.new_base_offset
                     )
                 }
@@ -976,7 +998,7 @@ impl EventKind {
                 if en {
                     format!("Leader {broker} learned follower {follower}'s LEO for {tp} from its fetch offset: {follower_leo} (leader LEO {leader_leo})")
                 } else {
-                    format!("Leader {broker} 从 follower {follower} 的 fetch offset 得知其 {tp} LEO = {follower_leo}（leader LEO {leader_leo}）")
+                    format!("Leader {broker} 从 follower {follower} 的 拉取位移 得知其 {tp} LEO = {follower_leo}（leader LEO {leader_leo}）")
                 }
             }
             HighWatermarkUpdated {
@@ -1018,7 +1040,7 @@ impl EventKind {
                     format!("Leader {broker} asks the controller to change {tp}'s ISR {} → {}: {reason}", ids_list(old_isr), ids_list(new_isr))
                 } else {
                     format!(
-                        "Leader {broker} 请求 Controller 将 {tp} 的 ISR {} → {}：{reason}",
+                        "Leader {broker} 请求控制器将 {tp} 的 ISR {} → {}：{reason}",
                         ids_list(old_isr),
                         ids_list(new_isr)
                     )
@@ -1033,14 +1055,17 @@ impl EventKind {
                 if en {
                     format!("Leader {broker} now has ISR {} for {tp} (partition epoch {partition_epoch})", ids_list(isr))
                 } else {
-                    format!("Leader {broker} 的 {tp} ISR 更新为 {}（partition epoch {partition_epoch}）", ids_list(isr))
+                    format!(
+                        "Leader {broker} 的 {tp} ISR 更新为 {}（分区纪元 {partition_epoch}）",
+                        ids_list(isr)
+                    )
                 }
             }
             IsrChangeRejected { broker, tp, error } => {
                 if en {
                     format!("The controller refused leader {broker}'s ISR change for {tp}: {error}")
                 } else {
-                    format!("Controller 拒绝了 leader {broker} 对 {tp} 的 ISR 变更：{error}")
+                    format!("控制器拒绝了 leader {broker} 对 {tp} 的 ISR 变更：{error}")
                 }
             }
             LogFlushed { broker, partitions } => {
@@ -1069,7 +1094,7 @@ impl EventKind {
                 if en {
                     format!("Leader {broker}: follower {follower}'s log of {tp} diverges; its epoch {epoch} ends here at offset {end_offset}")
                 } else {
-                    format!("Leader {broker}：follower {follower} 的 {tp} 日志出现分叉；epoch {epoch} 在这里结束于 offset {end_offset}")
+                    format!("Leader {broker}：follower {follower} 的 {tp} 日志出现分歧；epoch {epoch} 在这里结束于位移 {end_offset}")
                 }
             }
             DuplicateAcknowledged {
@@ -1080,7 +1105,7 @@ impl EventKind {
                 if en {
                     format!("Broker {broker}: a retry of the batch already at {tp} offset {base_offset} (same producer id and sequence number): not appended again; answered with offset {base_offset}, no error")
                 } else {
-                    format!("Broker {broker}：这是已写在 {tp} 位移 {base_offset} 的批次的重试（相同的 producer id 和序列号）：不再追加；直接以位移 {base_offset} 回复，没有错误")
+                    format!("Broker {broker}：这是已写在 {tp} 位移 {base_offset} 的批次的重试（相同的 生产者 id 和序列号）：不再追加；直接以位移 {base_offset} 回复，没有错误")
                 }
             }
             ProduceRejected {
@@ -1109,7 +1134,7 @@ impl EventKind {
                         format!("Broker {broker} acknowledges {tp}@{base_offset} as soon as it is in its own log (acks={})", acks_name(*acks))
                     }
                 } else if *waited_for_isr {
-                    format!("Broker {broker}：所有 ISR 副本都已拥有 {tp} offset {base_offset} 的批次，满足 acks={}", acks_name(*acks))
+                    format!("Broker {broker}：所有 ISR 副本都已拥有 {tp} 位移 {base_offset} 的批次，满足 acks={}", acks_name(*acks))
                 } else {
                     format!(
                         "Broker {broker} 写入本地日志后即确认 {tp}@{base_offset}（acks={}）",
@@ -1184,7 +1209,7 @@ impl EventKind {
                     format!("Broker {broker} deleted segment(s) {} of {tp} ({}); log start offset is now {}", bases.join(", "), applied.detail, applied.log_start_offset)
                 } else {
                     format!(
-                        "Broker {broker} 删除了 {tp} 的 segment {}（{}）；log start offset 变为 {}",
+                        "Broker {broker} 删除了 {tp} 的 日志段 {}（{}）；日志起始位移变为 {}",
                         bases.join(", "),
                         applied.detail,
                         applied.log_start_offset
@@ -1210,7 +1235,7 @@ impl EventKind {
                 if en {
                     format!("Broker {broker}'s log cleaner compacted {tp}: {before} records → {after} (latest value per key kept), dirty ratio {}%", result.cleanable.dirty_ratio.0 / 10_000)
                 } else {
-                    format!("Broker {broker} 的 log cleaner 压缩了 {tp}：{before} 条 → {after} 条（每个 key 保留最新值），脏数据比例 {}%", result.cleanable.dirty_ratio.0 / 10_000)
+                    format!("Broker {broker} 的 日志清理器 压缩了 {tp}：{before} 条 → {after} 条（每个 key 保留最新值），脏数据比例 {}%", result.cleanable.dirty_ratio.0 / 10_000)
                 }
             }
             CleanerSkipped {
@@ -1267,7 +1292,7 @@ impl EventKind {
                 if en {
                     format!("Producer {producer} got producer id {producer_id}, epoch {producer_epoch} (InitProducerId)")
                 } else {
-                    format!("生产者 {producer} 获得 producer id {producer_id}，epoch {producer_epoch}（InitProducerId）")
+                    format!("生产者 {producer} 获得 生产者 id {producer_id}，epoch {producer_epoch}（InitProducerId）")
                 }
             }
             RecordIntercepted {
@@ -1393,8 +1418,10 @@ impl EventKind {
                 let b: Vec<String> = batches
                     .iter()
                     .map(|x| {
-                        let seq = if x.base_sequence >= 0 {
+                        let seq = if x.base_sequence >= 0 && en {
                             format!(", seq {}", x.base_sequence)
+                        } else if x.base_sequence >= 0 {
+                            format!("，序列号 {}", x.base_sequence)
                         } else {
                             String::new()
                         };
@@ -1432,7 +1459,7 @@ impl EventKind {
                         format!("Producer {producer}: record #{record} acknowledged at {tp}@{offset} (acks={})", acks_name(*acks))
                     }
                 } else if *offset < 0 {
-                    format!("生产者 {producer}：第 {record} 条已发往 {tp}（acks=0：不等待应答，offset 未知）")
+                    format!("生产者 {producer}：第 {record} 条已发往 {tp}（acks=0：不等待应答，位移未知）")
                 } else {
                     format!(
                         "生产者 {producer}：第 {record} 条已确认，位于 {tp}@{offset}（acks={}）",
@@ -1475,7 +1502,7 @@ impl EventKind {
                 if en {
                     format!("Producer {producer}: interceptor {interceptor}.onAcknowledgement for record #{record} (offset {offset})")
                 } else {
-                    format!("生产者 {producer}：拦截器 {interceptor}.onAcknowledgement 处理第 {record} 条（offset {offset}）")
+                    format!("生产者 {producer}：拦截器 {interceptor}.onAcknowledgement 处理第 {record} 条（位移 {offset}）")
                 }
             }
             ProducerClosing {
@@ -1541,7 +1568,7 @@ impl EventKind {
                 if en {
                     format!("Consumer {consumer}'s poll() returned {} record(s) from {tp}, offsets {first}–{last} (high watermark {high_watermark})", records.len())
                 } else {
-                    format!("消费者 {consumer} 的 poll() 返回 {tp} 的 {} 条消息，offset {first}–{last}（HW {high_watermark}）", records.len())
+                    format!("消费者 {consumer} 的 poll() 返回 {tp} 的 {} 条消息，位移 {first}–{last}（HW {high_watermark}）", records.len())
                 }
             }
             RecordsProcessed { consumer, ranges } => {
@@ -1601,7 +1628,7 @@ impl EventKind {
                 if en {
                     format!("Coordinator {broker} gave the new member of {group} the id {member_id} and answered MEMBER_ID_REQUIRED: join again with it (KIP-394)")
                 } else {
-                    format!("协调者 {broker} 为 {group} 的新成员分配 member id {member_id}，回复 MEMBER_ID_REQUIRED：请带着它重新加入（KIP-394）")
+                    format!("协调者 {broker} 为 {group} 的新成员分配成员 id {member_id}，回复 MEMBER_ID_REQUIRED：请带着它重新加入（KIP-394）")
                 }
             }
             MemberJoining {
@@ -1637,7 +1664,7 @@ impl EventKind {
                 if en {
                     format!("Coordinator {broker}: static member {group_instance_id} of {group} came back; member id {old_member_id} → {new_member_id}, its partitions kept, no rebalance")
                 } else {
-                    format!("协调者 {broker}：{group} 的静态成员 {group_instance_id} 回来了；member id {old_member_id} → {new_member_id}，保留分区，不触发重平衡")
+                    format!("协调者 {broker}：{group} 的静态成员 {group_instance_id} 回来了；成员 id {old_member_id} → {new_member_id}，保留分区，不触发重平衡")
                 }
             }
             RebalanceStarted {
@@ -1995,7 +2022,13 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
         } => {
             let n = count.unwrap_or(1);
             let p = partition
-                .map(|p| format!(", partition {p}"))
+                .map(|p| {
+                    if en {
+                        format!(", partition {p}")
+                    } else {
+                        format!("，分区 {p}")
+                    }
+                })
                 .unwrap_or_default();
             if en {
                 format!(
@@ -2112,7 +2145,7 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
                 format!("look up offset {o} in {topic}-{partition} on broker {broker}")
             }
             (Some(o), _, false) => {
-                format!("在 broker {broker} 的 {topic}-{partition} 中查找 offset {o}")
+                format!("在 broker {broker} 的 {topic}-{partition} 中查找位移 {o}")
             }
             (_, Some(t), true) => {
                 format!("look up timestamp {t} in {topic}-{partition} on broker {broker}")

@@ -11,6 +11,15 @@ use crate::config::ConfigError;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// `acks` as a producer configures it: `0`, `1` or `all`.
+pub fn acks_name(acks: i16) -> &'static str {
+    match acks {
+        0 => "0",
+        1 => "1",
+        _ => "all",
+    }
+}
+
 /// `acks`: 0, 1 or all (-1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Acks(pub i16);
@@ -21,13 +30,13 @@ impl Acks {
 
 impl fmt::Display for Acks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(crate::msg::acks_name(self.0))
+        f.write_str(acks_name(self.0))
     }
 }
 
 impl Serialize for Acks {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(crate::msg::acks_name(self.0))
+        s.serialize_str(acks_name(self.0))
     }
 }
 

@@ -476,7 +476,7 @@ pub enum EventKind {
         producer: u32,
         record: u64,
         tp: TopicPartition,
-        choice: crate::producer::PartitionChoice,
+        choice: crate::partitioner::PartitionChoice,
     },
     /// `send()` blocked: no buffer memory (or no metadata) yet.
     ProducerBlocked {
@@ -502,7 +502,7 @@ pub enum EventKind {
     BatchesDrained {
         producer: u32,
         broker: BrokerId,
-        batches: Vec<crate::producer::DrainedBatch>,
+        batches: Vec<DrainedBatch>,
         in_flight: u32,
         max_in_flight: u32,
     },
@@ -745,10 +745,20 @@ pub struct ConsumedRecord {
     pub timestamp: i64,
 }
 
-/// `[0, 1, 2]`
-pub fn ids_list(ids: &[BrokerId]) -> String {
-    let v: Vec<String> = ids.iter().map(|b| b.0.to_string()).collect();
-    format!("[{}]", v.join(","))
+pub use crate::ids::ids_list;
+
+/// A batch as the Sender put it in a request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrainedBatch {
+    pub batch: u64,
+    pub tp: TopicPartition,
+    pub records: u32,
+    pub bytes: u64,
+    pub base_sequence: i32,
+    pub attempt: u32,
+    /// Why it went now: `full`, `linger.ms`, `retry`, or `with others` (drained
+    /// along with a ready batch for the same broker).
+    pub reason: String,
 }
 
 impl EventKind {
@@ -957,7 +967,10 @@ impl EventKind {
             (ProduceRejected { error, .. }, "error") => s(error.name_str()),
             (DuplicateAcknowledged { base_offset, .. }, "base_offset") => s(base_offset),
             (DuplicateAcknowledged { tp, .. }, "tp") => s(tp),
-            (RecordsConsumed { consumer, .. }, "consumer") => s(consumer),
+            (RecordsConsumed { consumer, .. }, "consumer")
+            | (RecordsProcessed { consumer, .. }, "consumer")
+            | (ConsumerPositionReset { consumer, .. }, "consumer") => s(consumer),
+            (ConsumerPositionReset { tp, .. }, "tp") => s(tp),
             (RecordsConsumed { records, .. }, "offsets") => {
                 list(&records.iter().map(|r| r.offset).collect::<Vec<_>>())
             }

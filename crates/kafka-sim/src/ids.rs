@@ -187,6 +187,12 @@ impl<'de> Deserialize<'de> for NodeId {
     }
 }
 
+/// `[0, 1, 2]`: broker ids as Kafka prints an ISR or a replica list.
+pub fn ids_list(ids: &[BrokerId]) -> String {
+    let v: Vec<String> = ids.iter().map(|b| b.0.to_string()).collect();
+    format!("[{}]", v.join(","))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,7 +30,6 @@
 //! field the page can read off its event).
 
 use crate::collections::SortedMap;
-use crate::event::Event;
 use crate::Lang;
 use serde::Deserialize;
 
@@ -68,20 +67,13 @@ pub struct EventRef {
     pub with: SortedMap<String, String>,
 }
 
-impl EventRef {
-    /// Whether `e` is an event this reference counts.
-    pub fn matches(&self, e: &Event) -> bool {
-        e.kind.name_str() == self.kind
-            && self
-                .with
-                .iter()
-                .all(|(k, v)| e.kind.field(k).as_deref() == Some(v.as_str()))
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
+    /// This step opens a chapter of the lesson, with this title: the page
+    /// lists the chapters and jumps to one.
+    #[serde(default)]
+    pub chapter: Option<Text>,
     pub at: EventRef,
     /// Shown once the event has happened.
     #[serde(default)]
@@ -113,6 +105,10 @@ pub struct Lesson {
     /// Concept IDs of `docs/concepts.md` this lesson covers.
     #[serde(default)]
     pub concepts: Vec<String>,
+    /// The lesson's title in both languages (the page's header shows it in
+    /// the learner's language; without it, the scenario's `name`).
+    #[serde(default)]
+    pub title: Option<Text>,
     /// The setup, in plain words: shown when the lesson opens.
     #[serde(default)]
     pub setup: Option<Text>,
@@ -164,80 +160,5 @@ impl Lesson {
             }
         }
         Ok(l)
-    }
-}
-
-/// The engine's answer: the field `/name` of the event, as text (the page
-/// reads the fields questions ask about, see `EventKind::field`).
-pub fn truth(event: &Event, pointer: &str) -> Option<String> {
-    event.kind.field(pointer.strip_prefix('/')?)
-}
-
-/// Whether `e` is the `nth` event of its kind in `events` up to and including it.
-pub fn occurrence(events: &[Event], index: usize) -> u32 {
-    let name = events[index].kind.name_str();
-    events[..=index]
-        .iter()
-        .filter(|e| e.kind.name_str() == name)
-        .count() as u32
-}
-
-/// Checks, event by event as a run records them, that every question's
-/// answer is a field of its event the page can read (what the page checks
-/// when it opens a lesson).
-pub struct AnswerCheck {
-    /// (step index, its event reference, the answer's field, occurrences seen).
-    pending: Vec<(usize, EventRef, String, u32)>,
-    /// (step index, its `before` reference, occurrences seen).
-    before: Vec<(usize, EventRef, u32)>,
-}
-
-impl AnswerCheck {
-    pub fn new(lesson: &Lesson) -> AnswerCheck {
-        AnswerCheck {
-            pending: lesson
-                .steps
-                .iter()
-                .enumerate()
-                .filter_map(|(i, s)| Some((i, s.at.clone(), s.answer.clone()?, 0)))
-                .collect(),
-            before: lesson
-                .steps
-                .iter()
-                .enumerate()
-                .filter_map(|(i, s)| Some((i, s.before.clone()?, 0)))
-                .collect(),
-        }
-    }
-
-    /// Looks at the next event of the run.
-    pub fn see(&mut self, e: &Event) -> Result<(), String> {
-        for (_, b, seen) in &mut self.before {
-            if *seen < b.nth && b.matches(e) {
-                *seen += 1;
-            }
-        }
-        for (i, at, answer, seen) in &mut self.pending {
-            if *seen < at.nth && at.matches(e) {
-                *seen += 1;
-                let early = self
-                    .before
-                    .iter()
-                    .find(|(k, b, got)| k == i && *got < b.nth && *seen == at.nth);
-                if let Some((_, b, _)) = early {
-                    return Err(format!(
-                        "lesson.steps[{i}].before: no {} event (occurrence {}) comes before the step's {} event",
-                        b.kind, b.nth, at.kind
-                    ));
-                }
-                if *seen == at.nth && truth(e, answer).is_none() {
-                    return Err(format!(
-                        "lesson.steps[{i}].answer: a {} event has no field {answer} the page can read",
-                        at.kind
-                    ));
-                }
-            }
-        }
-        Ok(())
     }
 }

@@ -54,6 +54,7 @@ pub mod group_records;
 pub mod ids;
 pub mod invariants;
 pub mod lesson;
+pub mod lesson_check;
 pub mod msg;
 pub mod names;
 pub mod partitioner;

@@ -542,14 +542,14 @@ impl Message {
             Message::AlterPartition { tp, new_isr, .. } => {
                 format!(
                     "AlterPartition {tp} ISR → {}",
-                    crate::event::ids_list(new_isr)
+                    crate::ids::ids_list(new_isr)
                 )
             }
             Message::AlterPartitionResponse { tp, error, isr, .. } => match error {
                 Some(e) => format!("AlterPartitionResponse {tp}: {e}"),
                 None => format!(
                     "AlterPartitionResponse {tp}: ISR {}",
-                    crate::event::ids_list(isr)
+                    crate::ids::ids_list(isr)
                 ),
             },
             Message::Produce {
@@ -668,14 +668,7 @@ impl Message {
     }
 }
 
-/// `acks` as a producer configures it.
-pub fn acks_name(acks: i16) -> &'static str {
-    match acks {
-        0 => "0",
-        1 => "1",
-        _ => "all",
-    }
-}
+pub use crate::client_config::acks_name;
 
 #[cfg(test)]
 mod name_tests {

@@ -11,6 +11,43 @@
 //!
 //! `RoundRobinPartitioner` instead cycles through the partitions record by record.
 
+use serde::{Deserialize, Serialize};
+
+/// How the partitioner decided.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum PartitionChoice {
+    /// The record named its partition.
+    Explicit { partition: i32 },
+    /// `toPositive(murmur2(key)) % numPartitions`.
+    Key {
+        murmur2: i32,
+        positive: i32,
+        num_partitions: i32,
+        partition: i32,
+    },
+    /// No key: the sticky partition, switched after `batch.size` bytes.
+    Sticky {
+        partition: i32,
+        produced_bytes: u64,
+        batch_size: u64,
+        switched_from: Option<i32>,
+    },
+    /// `RoundRobinPartitioner`.
+    RoundRobin { partition: i32, counter: u32 },
+}
+
+impl PartitionChoice {
+    pub fn partition(&self) -> i32 {
+        match self {
+            PartitionChoice::Explicit { partition }
+            | PartitionChoice::Key { partition, .. }
+            | PartitionChoice::Sticky { partition, .. }
+            | PartitionChoice::RoundRobin { partition, .. } => *partition,
+        }
+    }
+}
+
 /// Kafka's `Utils.murmur2`: the signed 32-bit result Java returns.
 pub fn murmur2(data: &[u8]) -> i32 {
     let length = data.len() as i32;

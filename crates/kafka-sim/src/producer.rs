@@ -45,54 +45,11 @@ use std::collections::VecDeque;
 /// Interceptors a lesson can install by name in `interceptor.classes`.
 pub const KNOWN_INTERCEPTORS: [&str; 2] = ["uppercase-value", "audit"];
 
-/// How the partitioner decided.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "rule", rename_all = "snake_case")]
-pub enum PartitionChoice {
-    /// The record named its partition.
-    Explicit { partition: i32 },
-    /// `toPositive(murmur2(key)) % numPartitions`.
-    Key {
-        murmur2: i32,
-        positive: i32,
-        num_partitions: i32,
-        partition: i32,
-    },
-    /// No key: the sticky partition, switched after `batch.size` bytes.
-    Sticky {
-        partition: i32,
-        produced_bytes: u64,
-        batch_size: u64,
-        switched_from: Option<i32>,
-    },
-    /// `RoundRobinPartitioner`.
-    RoundRobin { partition: i32, counter: u32 },
-}
-
-impl PartitionChoice {
-    pub fn partition(&self) -> i32 {
-        match self {
-            PartitionChoice::Explicit { partition }
-            | PartitionChoice::Key { partition, .. }
-            | PartitionChoice::Sticky { partition, .. }
-            | PartitionChoice::RoundRobin { partition, .. } => *partition,
-        }
-    }
-}
-
-/// A batch as the Sender put it in a request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DrainedBatch {
-    pub batch: u64,
-    pub tp: TopicPartition,
-    pub records: u32,
-    pub bytes: u64,
-    pub base_sequence: i32,
-    pub attempt: u32,
-    /// Why it went now: `full`, `linger.ms`, `retry`, or `with others` (drained
-    /// along with a ready batch for the same broker).
-    pub reason: String,
-}
+// The partitioner's decision and the Sender's batches are reported in
+// events; they live beside the partitioner and the events (low modules), so
+// `event` does not import the producer.
+pub use crate::event::DrainedBatch;
+pub use crate::partitioner::PartitionChoice;
 
 /// A record between `send()` and the accumulator (blocked on metadata or memory).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -51,7 +51,7 @@ pub(super) fn summary(path: &str, data: &str, l: Lang) -> String {
             )
         } else {
             format!(
-                "producer id {}–{} 分给 broker {}",
+                "生产者 id {}–{} 分给 broker {}",
                 field("block_start"),
                 field("block_end"),
                 field("broker")

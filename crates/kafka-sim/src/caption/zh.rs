@@ -1,0 +1,215 @@
+//! 中文 for the English phrases that events carry as text: a reason the
+//! engine gives in Kafka's words ("waiting for metadata of topic t"), a
+//! guarantee's detail, a request's one-line summary ("Produce t-0 (acks=1,
+//! 76 bytes)"). The Chinese captions insert them, so without this a 中文
+//! caption would end in English. Each rule is an English template with `{}`
+//! holes and its Chinese with `{0}`, `{1}`… (the holes may change order);
+//! [`translate`] rewrites every occurrence in a caption. Words follow
+//! docs/glossary.md; `tests/zh.rs` (root package) checks every caption of
+//! every shipped scenario.
+
+/// (English template, Chinese template).
+const RULES: &[(&str, &str)] = &[
+    // Producer
+    ("waiting for metadata of topic {}", "等待主题 {0} 的元数据"),
+    ("earlier records are still waiting", "前面的消息仍在等待"),
+    ("linger.ms={} passed", "linger.ms={0} 已到"),
+    ("full (batch.size)", "批次已满（batch.size）"),
+    ("，retry）", "，重试）"),
+    (
+        "TimeoutException: Expiring {} record(s) for {}: {} ms has passed since batch creation",
+        "TimeoutException：{1} 的 {0} 条消息过期：批次创建后已过 {2} ms",
+    ),
+    // Consumer and group
+    (
+        "no committed offset: auto.offset.reset={} starts at the log start offset",
+        "没有已提交位移：auto.offset.reset={0}，从日志起始位移开始",
+    ),
+    (
+        "no committed offset: auto.offset.reset={} starts at the high watermark",
+        "没有已提交位移：auto.offset.reset={0}，从高水位开始",
+    ),
+    ("the committed offset of group {}", "消费者组 {0} 的已提交位移"),
+    (
+        "the heartbeat answered REBALANCE_IN_PROGRESS",
+        "心跳返回了 REBALANCE_IN_PROGRESS",
+    ),
+    ("before revoking (onJoinPrepare)", "撤销分区之前（onJoinPrepare）"),
+    (
+        "member {} rejoined (its subscription or role changed)",
+        "成员 {0} 重新加入（订阅或角色变了）",
+    ),
+    ("member {} left", "成员 {0} 离开"),
+    ("member {} joined", "成员 {0} 加入"),
+    (
+        "no heartbeat within session.timeout.ms={}",
+        "session.timeout.ms={0} 内没有心跳",
+    ),
+    (" — first {} gives up {}", " —— 先由 {0} 交出 {1}"),
+    (", {} gives up {}", "，{0} 交出 {1}"),
+    // Controller and replication
+    (
+        "died (its ZooKeeper session ended)",
+        "宕机（它的 ZooKeeper 会话已结束）",
+    ),
+    (
+        "its broker is not registered in ZooKeeper",
+        "它所在的 broker 未在 ZooKeeper 中注册",
+    ),
+    (
+        "follower {} caught up: its LEO {} reached the high watermark {}",
+        "follower {0} 已追上：它的 LEO {1} 达到高水位 {2}",
+    ),
+    (
+        "followers {} not caught up for more than replica.lag.time.max.ms={}",
+        "follower {0} 超过 replica.lag.time.max.ms={1} 未追上",
+    ),
+    (
+        "follower {} not caught up for more than replica.lag.time.max.ms={}",
+        "follower {0} 超过 replica.lag.time.max.ms={1} 未追上",
+    ),
+    (
+        "the ISR {} is smaller than min.insync.replicas={}",
+        "ISR {0} 小于 min.insync.replicas={1}",
+    ),
+    (
+        "unclean leader election: broker {} was not in the ISR {}, so records it never copied are gone",
+        "unclean leader 选举：broker {0} 不在 ISR {1} 中，它没有复制到的消息都丢了",
+    ),
+    (
+        "acknowledged records at offsets {} (acks={}) missing on the new leader, broker {} (log end offset {})",
+        "位移 {0} 的已确认消息（acks={1}）在新 leader broker {2} 上不存在（LEO {3}）",
+    ),
+    (
+        "acknowledged record at offset {} (acks={}) missing on the new leader, broker {} (log end offset {})",
+        "位移 {0} 的已确认消息（acks={1}）在新 leader broker {2} 上不存在（LEO {3}）",
+    ),
+    (
+        "follower {} keeps records at offsets {} below its high watermark {} that leader {} does not have: the logs have diverged",
+        "follower {0} 在高水位 {2} 以下保留了 leader {3} 没有的位移 {1}：日志已分歧",
+    ),
+    (
+        "follower {} keeps records at offset {} below its high watermark {} that leader {} does not have: the logs have diverged",
+        "follower {0} 在高水位 {2} 以下保留了 leader {3} 没有的位移 {1}：日志已分歧",
+    ),
+    // Storage
+    (
+        "largest timestamp {} is more than retention.ms={} before now ({})",
+        "最大时间戳 {0} 早于当前时间（{2}）超过 retention.ms={1}",
+    ),
+    ("查找 offset {}", "查找位移 {0}"),
+    ("查找 timestamp {}", "查找时间戳 {0}"),
+    // Requests' one-line summaries
+    ("Produce {} (acks={}, {} bytes)", "Produce {0}（acks={1}，{2} 字节）"),
+    (": base offset {}", "：基准位移 {0}"),
+    ("JoinGroup {} as (new member)", "JoinGroup {0}（新成员）"),
+    ("JoinGroup {} as {}", "JoinGroup {0}，成员 {1}"),
+    ("JoinGroupResponse generation {}", "JoinGroupResponse 第 {0} 代"),
+    // A space after the request's name: the drawing shows "Fetch" on the
+    // message, and its accessible name must contain that word.
+    ("Fetch (consumer) ", "Fetch (消费者) "),
+    (" from {}", " 从位移 {0} 起"),
+    (" (+{} more)", "（另有 {0} 个）"),
+    ("UpdateMetadata ({} partitions)", "UpdateMetadata ({0} 个分区)"),
+    (": {} bytes, HW {}", "：{0} 字节，HW {1}"),
+    ("watch: {} Created", "监听：{0} 已创建"),
+    ("watch: {} Deleted", "监听：{0} 已删除"),
+    ("watch: {} ChildrenChanged", "监听：{0} 子节点变化"),
+    ("watch: {} DataChanged", "监听：{0} 数据变化"),
+];
+
+/// A hole at the end of a template takes one token: up to a space or a
+/// closing bracket or Chinese punctuation.
+fn token_end(s: &str) -> usize {
+    s.find(|c: char| c.is_whitespace() || "）)，；。：".contains(c))
+        .unwrap_or(s.len())
+}
+
+/// Matches `template` at the start of `text`: the holes' contents and the
+/// length matched. A hole takes as little as it can before the next literal.
+fn match_at<'a>(template: &str, text: &'a str) -> Option<(Vec<&'a str>, usize)> {
+    let mut parts = template.split("{}");
+    let first = parts.next().unwrap_or("");
+    let mut at = text.strip_prefix(first).map(|_| first.len())?;
+    let mut holes = Vec::new();
+    let rest: Vec<&str> = parts.collect();
+    for (i, lit) in rest.iter().enumerate() {
+        let tail = &text[at..];
+        let len = if lit.is_empty() && i + 1 == rest.len() {
+            token_end(tail)
+        } else if lit.is_empty() {
+            return None; // two holes in a row: not used
+        } else {
+            tail.find(lit)?
+        };
+        if len == 0 {
+            return None;
+        }
+        holes.push(&tail[..len]);
+        at += len + lit.len();
+    }
+    Some((holes, at))
+}
+
+fn fill(template: &str, holes: &[&str]) -> String {
+    let mut out = template.to_string();
+    for (i, h) in holes.iter().enumerate() {
+        out = out.replace(&format!("{{{i}}}"), h);
+    }
+    out
+}
+
+/// `text` with every English phrase of [`RULES`] in 中文.
+pub fn translate(text: &str) -> String {
+    let mut out = text.to_string();
+    for (en, zh) in RULES {
+        let head = en.split("{}").next().unwrap_or(en);
+        let mut from = 0;
+        while let Some(i) = out[from..].find(head).map(|i| i + from) {
+            match match_at(en, &out[i..]) {
+                Some((holes, len)) => {
+                    let z = fill(zh, &holes);
+                    out.replace_range(i..i + len, &z);
+                    from = i + z.len();
+                }
+                None => from = i + head.len().max(1),
+            }
+            while !out.is_char_boundary(from) {
+                from += 1;
+            }
+            if from >= out.len() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phrases_are_translated_with_their_values_in_place() {
+        assert_eq!(
+            translate("生产者 p：第 1 条的 send() 阻塞（waiting for metadata of topic first），最多 max.block.ms=60000"),
+            "生产者 p：第 1 条的 send() 阻塞（等待主题 first 的元数据），最多 max.block.ms=60000"
+        );
+        assert_eq!(
+            translate("删除了 logs-0 的日志段 0（largest timestamp 120 is more than retention.ms=3000 before now (4000)）"),
+            "删除了 logs-0 的日志段 0（最大时间戳 120 早于当前时间（4000）超过 retention.ms=3000）"
+        );
+        assert_eq!(
+            translate("broker 1 → broker 0：Fetch (follower) t-0 from 0"),
+            "broker 1 → broker 0：Fetch (follower) t-0 从位移 0 起"
+        );
+        assert_eq!(
+            translate("Produce t-0, t-1 (acks=all, 74 bytes)"),
+            "Produce t-0, t-1（acks=all，74 字节）"
+        );
+        // Nothing to translate: unchanged.
+        assert_eq!(translate("broker 0 成为 leader"), "broker 0 成为 leader");
+        // A template that does not match where its head appears is skipped.
+        assert_eq!(translate("member of group g"), "member of group g");
+    }
+}
