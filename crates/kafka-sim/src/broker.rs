@@ -244,10 +244,10 @@ impl World {
             .and_then(|n| serde_json::from_str::<TopicConfigZnode>(&n.data).ok())
             .map(|z| z.config)
             .unwrap_or_default();
-        let mut lc = self.sc.cluster.config.log_config(&overrides);
+        let mut lc = self.k.sc.cluster.config.log_config(&overrides);
         if topic == crate::group::OFFSETS_TOPIC {
             lc.cleanup_policy = crate::config::CleanupPolicy::COMPACT;
-            lc.segment_bytes = self.sc.cluster.config.offsets_topic_segment_bytes;
+            lc.segment_bytes = self.k.sc.cluster.config.offsets_topic_segment_bytes;
         }
         lc
     }
@@ -256,46 +256,46 @@ impl World {
         if !self.br(b).alive && timer != Timer::BrokerStart {
             return Ok(());
         }
-        let cfg = self.sc.cluster.config.clone();
+        let cfg = self.k.sc.cluster.config.clone();
         match timer {
             Timer::BrokerStart => self.broker_start(b),
             Timer::IsrExpiration => {
                 self.broker_maybe_shrink_isr(b)?;
-                self.set_timer(
+                self.k.set_timer(
                     bnode(b),
-                    self.now + cfg.replica_lag_time_max_ms / 2,
+                    self.k.now + cfg.replica_lag_time_max_ms / 2,
                     Timer::IsrExpiration,
                 )
             }
             Timer::HwCheckpoint => {
                 self.broker_checkpoint_hw(b)?;
-                self.set_timer(
+                self.k.set_timer(
                     bnode(b),
-                    self.now + cfg.replica_high_watermark_checkpoint_interval_ms,
+                    self.k.now + cfg.replica_high_watermark_checkpoint_interval_ms,
                     Timer::HwCheckpoint,
                 )
             }
             Timer::OsFlush => {
                 self.broker_os_flush(b)?;
-                self.set_timer(
+                self.k.set_timer(
                     bnode(b),
-                    self.now + self.sc.cluster.os_flush_interval_ms,
+                    self.k.now + self.k.sc.cluster.os_flush_interval_ms,
                     Timer::OsFlush,
                 )
             }
             Timer::RetentionCheck => {
                 self.broker_retention(b)?;
-                self.set_timer(
+                self.k.set_timer(
                     bnode(b),
-                    self.now + cfg.log_retention_check_interval_ms,
+                    self.k.now + cfg.log_retention_check_interval_ms,
                     Timer::RetentionCheck,
                 )
             }
             Timer::CleanerCheck => {
                 self.broker_clean(b)?;
-                self.set_timer(
+                self.k.set_timer(
                     bnode(b),
-                    self.now + cfg.log_cleaner_backoff_ms,
+                    self.k.now + cfg.log_cleaner_backoff_ms,
                     Timer::CleanerCheck,
                 )
             }
@@ -313,13 +313,13 @@ impl World {
                     p.is_leader && p.pending_isr.is_some() && p.partition_epoch == partition_epoch
                 });
                 if stale {
-                    self.gate()?;
+                    self.k.gate()?;
                     self.brm(b)
                         .partitions
                         .get_mut(&tp)
                         .expect("checked")
                         .pending_isr = None;
-                    self.emit(
+                    self.k.emit(
                         vec![bnode(b)],
                         EventKind::IsrChangeRejected {
                             broker: b,
@@ -347,7 +347,7 @@ impl World {
                     .find(|(_, f)| f.in_flight == Some(correlation_id))
                     .map(|(l, _)| *l);
                 if let Some(l) = leader {
-                    self.gate()?;
+                    self.k.gate()?;
                     if let Some(f) = self.brm(b).fetchers.get_mut(&l) {
                         f.in_flight = None;
                     }
@@ -369,18 +369,18 @@ impl World {
     /// Startup: recover logs from disk, open a ZooKeeper session, register
     /// `/brokers/ids/<id>`, run for controller, start periodic tasks.
     fn broker_start(&mut self, b: BrokerId) -> Step {
-        self.gate()?;
-        let cfg = self.sc.cluster.config.clone();
+        self.k.gate()?;
+        let cfg = self.k.sc.cluster.config.clone();
+        let inc = self.k.restart(bnode(b));
         let recovered = {
             let br = self.brm(b);
             br.alive = true;
-            br.incarnation += 1;
+            br.incarnation = inc;
             br.registered = false;
             br.shutting_down = false;
             br.logs.len() as u32
         };
-        let inc = self.br(b).incarnation;
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::BrokerStarted {
                 broker: b,
@@ -390,30 +390,30 @@ impl World {
         );
         self.zk_open_session(b)?;
         self.broker_register(b)?;
-        let now = self.now;
-        self.set_timer(
+        let now = self.k.now;
+        self.k.set_timer(
             bnode(b),
             now + cfg.replica_lag_time_max_ms / 2,
             Timer::IsrExpiration,
         )?;
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
             now + cfg.replica_high_watermark_checkpoint_interval_ms,
             Timer::HwCheckpoint,
         )?;
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
             now + cfg.log_retention_check_interval_ms,
             Timer::RetentionCheck,
         )?;
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
             now + cfg.log_cleaner_backoff_ms,
             Timer::CleanerCheck,
         )?;
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
-            now + self.sc.cluster.os_flush_interval_ms,
+            now + self.k.sc.cluster.os_flush_interval_ms,
             Timer::OsFlush,
         )?;
         Ok(())
@@ -429,7 +429,7 @@ impl World {
             self.wall_ms()
         );
         if self.zk_create(bnode(b), &path, data, Some(b))? {
-            self.gate()?;
+            self.k.gate()?;
             self.brm(b).registered = true;
             self.controller_try_elect(b)
         } else {
@@ -449,11 +449,11 @@ impl World {
         if n == 0 {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         for l in self.brm(b).logs.values_mut() {
             l.flushed_offset = l.log_end_offset;
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::LogFlushed {
                 broker: b,
@@ -508,8 +508,9 @@ impl World {
             }
         }
         for node in peers {
-            let at = self.now + self.net.latency(node, bnode(b));
-            self.set_timer(node, at, Timer::ConnectionClosed { peer: b })?;
+            let at = self.k.now + self.k.net.latency(node, bnode(b));
+            self.k
+                .set_timer(node, at, Timer::ConnectionClosed { peer: b })?;
         }
         Ok(())
     }
@@ -536,7 +537,7 @@ impl World {
         if !fetch && pending.is_empty() {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         if let Some(f) = self.brm(b).fetchers.get_mut(&peer) {
             f.in_flight = None;
         }
@@ -545,7 +546,7 @@ impl World {
                 p.pending_isr = None;
             }
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::ConnectionClosed {
                 node: bnode(b),
@@ -554,14 +555,15 @@ impl World {
             },
         );
         if fetch {
-            let at = self.now + self.sc.cluster.config.replica_fetch_backoff_ms;
-            self.set_timer(bnode(b), at, Timer::ReplicaFetchBackoff { leader: peer })?;
+            let at = self.k.now + self.k.sc.cluster.config.replica_fetch_backoff_ms;
+            self.k
+                .set_timer(bnode(b), at, Timer::ReplicaFetchBackoff { leader: peer })?;
         }
         Ok(())
     }
 
     pub(crate) fn broker_kill(&mut self, b: BrokerId, controlled: bool) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         {
             let br = self.brm(b);
             br.alive = false;
@@ -577,7 +579,7 @@ impl World {
             br.groups = Default::default();
             br.registered = false;
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::BrokerStopped {
                 broker: b,
@@ -594,7 +596,7 @@ impl World {
     pub(crate) fn broker_on_message(&mut self, b: BrokerId, from: NodeId, msg: Message) -> Step {
         match msg {
             Message::WatchNotification { path, change } => {
-                self.record(
+                self.k.record(
                     vec![NodeId::ZooKeeper, bnode(b)],
                     EventKind::WatchFired {
                         watcher: b,
@@ -620,6 +622,7 @@ impl World {
             } => {
                 if controller_epoch < self.br(b).known_controller_epoch {
                     return self
+                        .k
                         .record(
                             vec![bnode(b)],
                             EventKind::StaleControllerIgnored {
@@ -630,7 +633,7 @@ impl World {
                         )
                         .map(|_| ());
                 }
-                self.gate()?;
+                self.k.gate()?;
                 let br = self.brm(b);
                 br.known_controller_epoch = controller_epoch;
                 br.metadata.controller_id = controller_id.0;
@@ -672,19 +675,20 @@ impl World {
                         partition_epoch,
                     )
                 } else {
-                    self.send(
-                        bnode(b),
-                        from,
-                        Message::AlterPartitionResponse {
-                            tp,
-                            error: Some(ErrorCode::NotController),
-                            leader: -1,
-                            leader_epoch: -1,
-                            isr: vec![],
-                            partition_epoch: -1,
-                        },
-                    )
-                    .map(|_| ())
+                    self.k
+                        .send(
+                            bnode(b),
+                            from,
+                            Message::AlterPartitionResponse {
+                                tp,
+                                error: Some(ErrorCode::NotController),
+                                leader: -1,
+                                leader_epoch: -1,
+                                isr: vec![],
+                                partition_epoch: -1,
+                            },
+                        )
+                        .map(|_| ())
                 }
             }
             Message::AlterPartitionResponse {
@@ -706,15 +710,16 @@ impl World {
                 if self.is_controller(b) {
                     self.controller_on_controlled_shutdown(b, broker)
                 } else {
-                    self.send(
-                        bnode(b),
-                        from,
-                        Message::ControlledShutdownResponse {
-                            error: Some(ErrorCode::NotController),
-                            partitions_remaining: vec![],
-                        },
-                    )
-                    .map(|_| ())
+                    self.k
+                        .send(
+                            bnode(b),
+                            from,
+                            Message::ControlledShutdownResponse {
+                                error: Some(ErrorCode::NotController),
+                                partitions_remaining: vec![],
+                            },
+                        )
+                        .map(|_| ())
                 }
             }
             Message::ControlledShutdownResponse { .. } => {
@@ -788,13 +793,13 @@ impl World {
                     p.pending_isr.is_some() && p.partition_epoch == *partition_epoch
                 });
             if pending {
-                self.gate()?;
+                self.k.gate()?;
                 self.brm(b)
                     .partitions
                     .get_mut(tp)
                     .expect("checked")
                     .pending_isr = None;
-                self.emit(
+                self.k.emit(
                     vec![bnode(b)],
                     EventKind::IsrChangeRejected {
                         broker: b,
@@ -807,12 +812,13 @@ impl World {
         }
         if let (Message::Fetch { correlation_id, .. }, NodeId::Broker(leader)) = (msg, to) {
             if self.br(b).fetchers.get(&leader).and_then(|f| f.in_flight) == Some(*correlation_id) {
-                self.gate()?;
+                self.k.gate()?;
                 if let Some(f) = self.brm(b).fetchers.get_mut(&leader) {
                     f.in_flight = None;
                 }
-                let at = self.now + self.sc.cluster.config.replica_fetch_backoff_ms;
-                self.set_timer(bnode(b), at, Timer::ReplicaFetchBackoff { leader })?;
+                let at = self.k.now + self.k.sc.cluster.config.replica_fetch_backoff_ms;
+                self.k
+                    .set_timer(bnode(b), at, Timer::ReplicaFetchBackoff { leader })?;
             }
         }
         Ok(())
@@ -823,14 +829,14 @@ impl World {
             return Ok(());
         }
         let cfg = Arc::new(self.topic_log_config(&tp.topic));
-        self.gate()?;
+        self.k.gate()?;
         let wall = self.wall_ms();
         let br = self.brm(b);
         let log = Log::create(&mut br.disk, tp.clone(), cfg, wall)
             .expect("a new log directory can be created");
         let dir = log.dir.clone();
         br.logs.insert(tp.clone(), log);
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::LogCreated {
                 broker: b,
@@ -851,7 +857,7 @@ impl World {
     ) -> Step {
         let known = self.br(b).known_controller_epoch;
         if controller_epoch < known {
-            self.record(
+            self.k.record(
                 vec![bnode(b)],
                 EventKind::StaleControllerIgnored {
                     broker: b,
@@ -860,6 +866,7 @@ impl World {
                 },
             )?;
             return self
+                .k
                 .send(
                     bnode(b),
                     bnode(controller_id),
@@ -871,7 +878,7 @@ impl World {
                 )
                 .map(|_| ());
         }
-        self.gate()?;
+        self.k.gate()?;
         self.brm(b).known_controller_epoch = controller_epoch;
         self.broker_leader_and_isr_next(LeaderAndIsrWork {
             b,
@@ -905,10 +912,10 @@ impl World {
             }
             k.results.push((ps.tp.clone(), None));
             if !k.parts.is_empty() {
-                return self.continue_with(Continuation::LeaderAndIsr(k));
+                return self.k.continue_with(Continuation::LeaderAndIsr(k));
             }
         }
-        self.send(
+        self.k.send(
             bnode(b),
             bnode(k.controller_id),
             Message::LeaderAndIsrResponse {
@@ -934,8 +941,8 @@ impl World {
 
     fn make_leader(&mut self, b: BrokerId, ps: &PartitionState) -> Step {
         let hw = self.starting_hw(b, &ps.tp);
-        self.gate()?;
-        let now = self.now;
+        self.k.gate()?;
+        let now = self.k.now;
         let br = self.brm(b);
         for f in br.fetchers.values_mut() {
             f.partitions.remove(&ps.tp);
@@ -975,7 +982,7 @@ impl World {
                 leader_epoch_start_offset: leo,
             },
         );
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::BecameLeader {
                 broker: b,
@@ -1000,7 +1007,7 @@ impl World {
             .partitions
             .get(&ps.tp)
             .is_some_and(|p| p.is_leader);
-        self.gate()?;
+        self.k.gate()?;
         let leo = self.br(b).logs[&ps.tp].log_end_offset;
         {
             let br = self.brm(b);
@@ -1024,7 +1031,7 @@ impl World {
                 },
             );
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::BecameFollower {
                 broker: b,
@@ -1039,7 +1046,7 @@ impl World {
             self.fail_delayed_produces(b, &ps.tp, Some(ErrorCode::NotLeaderOrFollower))?;
         }
         self.coordinator_on_resign(b, &ps.tp)?;
-        if !self.sc.cluster.config.uses_leader_epochs() && leo > hw {
+        if !self.k.sc.cluster.config.uses_leader_epochs() && leo > hw {
             // The source notes' rule: cut everything at or above the high watermark.
             self.truncate(
                 b,
@@ -1050,7 +1057,7 @@ impl World {
         }
         if ps.leader >= 0 {
             let leader = BrokerId(ps.leader);
-            self.gate()?;
+            self.k.gate()?;
             self.brm(b)
                 .fetchers
                 .entry(leader)
@@ -1071,7 +1078,7 @@ impl World {
 
     /// StopReplica: stop following (and with `delete`, remove the log and its files).
     fn broker_stop_replica(&mut self, b: BrokerId, tp: &TopicPartition, delete: bool) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         let br = self.brm(b);
         br.partitions.remove(tp);
         for f in br.fetchers.values_mut() {
@@ -1086,7 +1093,7 @@ impl World {
             br.hw_checkpoint.remove(tp);
             br.producer_states.remove(tp);
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::ReplicaStopped {
                 broker: b,
@@ -1105,7 +1112,7 @@ impl World {
         to: i64,
         reason: TruncateReason,
     ) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         let br = self.brm(b);
         let Some(log) = br.logs.get_mut(tp) else {
             return Ok(());
@@ -1121,7 +1128,7 @@ impl World {
             if let Some(s) = br.producer_states.get_mut(tp) {
                 s.truncate(leo);
             }
-            self.emit(
+            self.k.emit(
                 vec![bnode(b)],
                 EventKind::LogTruncated {
                     broker: b,
@@ -1136,15 +1143,15 @@ impl World {
 
     /// Sends the next Fetch to `leader` if nothing is in flight.
     pub(crate) fn fetcher_maybe_send(&mut self, b: BrokerId, leader: BrokerId) -> Step {
-        let now = self.now;
+        let now = self.k.now;
         let Some(f) = self.br(b).fetchers.get(&leader) else {
             return Ok(());
         };
         if f.in_flight.is_some() || !self.br(b).alive {
             return Ok(());
         }
-        let epochs = self.sc.cluster.config.uses_leader_epochs();
-        let cfg = &self.sc.cluster.config;
+        let epochs = self.k.sc.cluster.config.uses_leader_epochs();
+        let cfg = &self.k.sc.cluster.config;
         let (wait, min_bytes, max_bytes) = (
             cfg.replica_fetch_wait_max_ms,
             cfg.replica_fetch_min_bytes,
@@ -1173,16 +1180,17 @@ impl World {
         }
         if parts.is_empty() {
             if let Some(w) = next_wake {
-                self.set_timer(bnode(b), w, Timer::ReplicaFetchBackoff { leader })?;
+                self.k
+                    .set_timer(bnode(b), w, Timer::ReplicaFetchBackoff { leader })?;
             }
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         let br = self.brm(b);
         br.next_correlation += 1;
         let cid = br.next_correlation;
         br.fetchers.get_mut(&leader).expect("exists").in_flight = Some(cid);
-        self.send(
+        self.k.send(
             bnode(b),
             bnode(leader),
             Message::Fetch {
@@ -1194,8 +1202,8 @@ impl World {
                 partitions: parts,
             },
         )?;
-        let timeout = self.now + self.sc.cluster.config.request_timeout_ms;
-        self.set_timer(
+        let timeout = self.k.now + self.k.sc.cluster.config.request_timeout_ms;
+        self.k.set_timer(
             bnode(b),
             timeout,
             Timer::RequestTimeout {
@@ -1235,12 +1243,12 @@ impl World {
         if urgent || bytes >= min_bytes || max_wait_ms == 0 {
             return self.send_fetch_response(b, &d, responses);
         }
-        self.gate()?;
+        self.k.gate()?;
         let br = self.brm(b);
         br.next_delayed += 1;
         let id = br.next_delayed;
         br.delayed_fetches.insert(id, d);
-        self.emit(
+        self.k.emit(
             vec![bnode(b), from],
             EventKind::FetchParked {
                 broker: b,
@@ -1249,9 +1257,9 @@ impl World {
                 min_bytes,
             },
         );
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
-            self.now + max_wait_ms,
+            self.k.now + max_wait_ms,
             Timer::DelayedFetchExpiry { id },
         )
     }
@@ -1342,7 +1350,7 @@ impl World {
     ) -> Step {
         for r in &partitions {
             if let Some(e) = r.error {
-                self.record(
+                self.k.record(
                     vec![bnode(b), d.from],
                     EventKind::FetchRejected {
                         broker: b,
@@ -1354,7 +1362,7 @@ impl World {
             }
             if let Some(div) = r.diverging_epoch {
                 if let NodeId::Broker(f) = d.from {
-                    self.record(
+                    self.k.record(
                         vec![bnode(b), d.from],
                         EventKind::DivergenceDetected {
                             broker: b,
@@ -1367,16 +1375,17 @@ impl World {
                 }
             }
         }
-        self.send(
-            bnode(b),
-            d.from,
-            Message::FetchResponse {
-                correlation_id: d.correlation_id,
-                error: None,
-                partitions,
-            },
-        )
-        .map(|_| ())
+        self.k
+            .send(
+                bnode(b),
+                d.from,
+                Message::FetchResponse {
+                    correlation_id: d.correlation_id,
+                    error: None,
+                    partitions,
+                },
+            )
+            .map(|_| ())
     }
 
     fn broker_answer_fetch(&mut self, b: BrokerId, d: DelayedFetch) -> Step {
@@ -1398,7 +1407,7 @@ impl World {
             let d = self.br(b).delayed_fetches[&id].clone();
             let (responses, bytes, urgent) = self.read_fetch(b, &d);
             if urgent || bytes >= d.min_bytes {
-                self.gate()?;
+                self.k.gate()?;
                 self.brm(b).delayed_fetches.remove(&id);
                 self.send_fetch_response(b, &d, responses)?;
             }
@@ -1413,8 +1422,8 @@ impl World {
         f: BrokerId,
         fp: &FetchPartition,
     ) -> Step {
-        let now = self.now;
-        let lag = self.sc.cluster.config.replica_lag_time_max_ms;
+        let now = self.k.now;
+        let lag = self.k.sc.cluster.config.replica_lag_time_max_ms;
         let Some(p) = self.br(b).partitions.get(&fp.tp).filter(|p| p.is_leader) else {
             return Ok(());
         };
@@ -1431,7 +1440,7 @@ impl World {
         if fp.fetch_offset > leader_leo {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         let r = self
             .brm(b)
             .partitions
@@ -1454,7 +1463,7 @@ impl World {
         r.last_fetch_leader_leo = r.last_fetch_leader_leo.max(leader_leo);
         r.last_fetch_ms = now;
         if changed {
-            self.emit(
+            self.k.emit(
                 vec![bnode(b), bnode(f)],
                 EventKind::FollowerFetchRecorded {
                     broker: b,
@@ -1472,8 +1481,8 @@ impl World {
 
     /// `maybeIncrementLeaderHW`.
     pub(crate) fn maybe_increment_hw(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
-        let now = self.now;
-        let lag = self.sc.cluster.config.replica_lag_time_max_ms;
+        let now = self.k.now;
+        let lag = self.k.sc.cluster.config.replica_lag_time_max_ms;
         let br = self.br(b);
         let Some(p) = br.partitions.get(tp).filter(|p| p.is_leader) else {
             return Ok(());
@@ -1499,6 +1508,7 @@ impl World {
         if (p.isr.len() as i32) < min_isr {
             // Kafka ≥ 3.7: the high watermark waits until the ISR is big enough again.
             return self
+                .k
                 .record(
                     vec![bnode(b)],
                     EventKind::HighWatermarkHeld {
@@ -1517,13 +1527,13 @@ impl World {
             }
         }
         let old = p.high_watermark;
-        self.gate()?;
+        self.k.gate()?;
         self.brm(b)
             .partitions
             .get_mut(tp)
             .expect("checked")
             .high_watermark = new_hw;
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::HighWatermarkUpdated {
                 broker: b,
@@ -1567,8 +1577,8 @@ impl World {
 
     /// `maybeShrinkIsr`, run every `replica.lag.time.max.ms / 2`.
     fn broker_maybe_shrink_isr(&mut self, b: BrokerId) -> Step {
-        let now = self.now;
-        let lag = self.sc.cluster.config.replica_lag_time_max_ms;
+        let now = self.k.now;
+        let lag = self.k.sc.cluster.config.replica_lag_time_max_ms;
         let mut todo = Vec::new();
         for (tp, p) in &self.br(b).partitions {
             if !p.is_leader || p.pending_isr.is_some() {
@@ -1614,13 +1624,13 @@ impl World {
         if controller < 0 {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         let (old, epoch, pe) = {
             let p = self.brm(b).partitions.get_mut(tp).expect("leader");
             p.pending_isr = Some(new_isr.clone());
             (p.isr.clone(), p.leader_epoch, p.partition_epoch)
         };
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::IsrChangeProposed {
                 broker: b,
@@ -1630,7 +1640,7 @@ impl World {
                 reason,
             },
         );
-        self.send(
+        self.k.send(
             bnode(b),
             bnode(BrokerId(controller)),
             Message::AlterPartition {
@@ -1641,8 +1651,8 @@ impl World {
                 partition_epoch: pe,
             },
         )?;
-        let at = self.now + self.sc.cluster.config.request_timeout_ms;
-        self.set_timer(
+        let at = self.k.now + self.k.sc.cluster.config.request_timeout_ms;
+        self.k.set_timer(
             bnode(b),
             at,
             Timer::AlterPartitionTimeout {
@@ -1667,11 +1677,11 @@ impl World {
         if !p.is_leader || p.pending_isr.is_none() {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         let p = self.brm(b).partitions.get_mut(&tp).expect("checked");
         p.pending_isr = None;
         if let Some(e) = error {
-            self.emit(
+            self.k.emit(
                 vec![bnode(b)],
                 EventKind::IsrChangeRejected {
                     broker: b,
@@ -1686,7 +1696,7 @@ impl World {
         }
         p.isr = isr.clone();
         p.partition_epoch = partition_epoch;
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::IsrChangeApplied {
                 broker: b,
@@ -1709,13 +1719,13 @@ impl World {
         if self.br(b).fetchers.get(&leader).and_then(|f| f.in_flight) != Some(cid) {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         self.brm(b)
             .fetchers
             .get_mut(&leader)
             .expect("checked")
             .in_flight = None;
-        let backoff = self.sc.cluster.config.replica_fetch_backoff_ms;
+        let backoff = self.k.sc.cluster.config.replica_fetch_backoff_ms;
         for r in parts {
             let following = self
                 .br(b)
@@ -1738,14 +1748,14 @@ impl World {
                             },
                         )?;
                     } else if r.log_start_offset > my_leo {
-                        self.gate()?;
+                        self.k.gate()?;
                         let wall = self.wall_ms();
                         let br = self.brm(b);
                         let log = br.logs.get_mut(&r.tp).expect("exists");
                         let old = log.log_end_offset;
                         log.truncate_fully_and_start_at(&mut br.disk, r.log_start_offset, wall)
                             .expect("log exists");
-                        self.emit(
+                        self.k.emit(
                             vec![bnode(b)],
                             EventKind::LogTruncated {
                                 broker: b,
@@ -1764,8 +1774,8 @@ impl World {
                     }
                     continue;
                 }
-                self.gate()?;
-                let until = self.now + backoff;
+                self.k.gate()?;
+                let until = self.k.now + backoff;
                 if let Some(st) = self
                     .brm(b)
                     .fetchers
@@ -1819,7 +1829,7 @@ impl World {
                 .and_then(|f| f.partitions.get(&r.tp))
                 .is_none_or(|s| s.verified);
             if !verified {
-                self.gate()?;
+                self.k.gate()?;
                 if let Some(st) = self
                     .brm(b)
                     .fetchers
@@ -1842,11 +1852,11 @@ impl World {
                 .map(|p| p.high_watermark)
                 .unwrap_or(0);
             if new_hw != old {
-                self.gate()?;
+                self.k.gate()?;
                 if let Some(p) = self.brm(b).partitions.get_mut(&r.tp) {
                     p.high_watermark = new_hw;
                 }
-                self.emit(
+                self.k.emit(
                     vec![bnode(b)],
                     EventKind::HighWatermarkUpdated {
                         broker: b,
@@ -1867,6 +1877,7 @@ impl World {
             Ok(p) => p,
             Err(e) => {
                 return self
+                    .k
                     .record(
                         vec![bnode(b)],
                         EventKind::AppendRejected {
@@ -1892,13 +1903,13 @@ impl World {
     ) -> Step {
         let wall = self.wall_ms();
         if let Some(reason) = self.br(b).logs[tp].roll_reason(&p, wall) {
-            self.gate()?;
+            self.k.gate()?;
             let br = self.brm(b);
             let log = br.logs.get_mut(tp).expect("exists");
             let roll = log
                 .roll(&mut br.disk, reason, Some(p.first_offset), wall)
                 .expect("roll");
-            self.emit(
+            self.k.emit(
                 vec![bnode(b)],
                 EventKind::SegmentRolled {
                     broker: b,
@@ -1907,7 +1918,7 @@ impl World {
                 },
             );
         }
-        self.gate()?;
+        self.k.gate()?;
         let br = self.brm(b);
         let log = br.logs.get_mut(tp).expect("exists");
         let appended = log.append(&mut br.disk, &p).expect("append");
@@ -1915,7 +1926,7 @@ impl World {
         for batch in &appended.batches {
             states.record(batch);
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::BatchAppended {
                 broker: b,
@@ -1945,7 +1956,7 @@ impl World {
                           detail: String,
                           done: &mut Vec<ProducePartitionResponse>|
              -> Step {
-                w.record(
+                w.k.record(
                     vec![bnode(b), from],
                     EventKind::ProduceRejected {
                         broker: b,
@@ -2021,7 +2032,7 @@ impl World {
                     // Acknowledged again with the original offsets, not appended
                     // twice; with acks=all it still waits until those are
                     // committed (Kafka puts it in purgatory like any append).
-                    self.record(
+                    self.k.record(
                         vec![bnode(b), from],
                         EventKind::DuplicateAcknowledged {
                             broker: b,
@@ -2069,7 +2080,7 @@ impl World {
         }
         if acks == 1 {
             for w in waiting {
-                self.record(
+                self.k.record(
                     vec![bnode(b), from],
                     EventKind::ProduceCompleted {
                         broker: b,
@@ -2087,6 +2098,7 @@ impl World {
                 });
             }
             return self
+                .k
                 .send(
                     bnode(b),
                     from,
@@ -2103,14 +2115,14 @@ impl World {
             parts: waiting,
             done,
         };
-        self.gate()?;
+        self.k.gate()?;
         let br = self.brm(b);
         br.next_delayed += 1;
         let id = br.next_delayed;
         br.delayed_produces.insert(id, d);
         for p in self.br(b).delayed_produces[&id].parts.clone() {
             let isr = self.br(b).partitions[&p.tp].maximal_isr();
-            self.record(
+            self.k.record(
                 vec![bnode(b)],
                 EventKind::ProduceParked {
                     broker: b,
@@ -2120,9 +2132,9 @@ impl World {
                 },
             )?;
         }
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
-            self.now + timeout_ms,
+            self.k.now + timeout_ms,
             Timer::DelayedProduceExpiry { id },
         )?;
         self.try_complete_produce(b, id)
@@ -2151,18 +2163,18 @@ impl World {
         }
         if d2.parts.iter().any(|p| p.result.is_none()) {
             if d2 != d {
-                self.gate()?;
+                self.k.gate()?;
                 self.brm(b).delayed_produces.insert(id, d2);
             }
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         self.brm(b).delayed_produces.remove(&id);
         let mut responses = d2.done.clone();
         for p in &d2.parts {
             let err = p.result.expect("all done");
             if err.is_none() {
-                self.record(
+                self.k.record(
                     vec![bnode(b), d2.from],
                     EventKind::ProduceCompleted {
                         broker: b,
@@ -2197,15 +2209,16 @@ impl World {
             let err = responses.iter().find_map(|r| r.error);
             return self.coordinator_write_finished(b, id, err);
         }
-        self.send(
-            bnode(b),
-            d.from,
-            Message::ProduceResponse {
-                correlation_id: d.correlation_id,
-                responses,
-            },
-        )
-        .map(|_| ())
+        self.k
+            .send(
+                bnode(b),
+                d.from,
+                Message::ProduceResponse {
+                    correlation_id: d.correlation_id,
+                    responses,
+                },
+            )
+            .map(|_| ())
     }
 
     /// Parks an append the broker made itself (the group coordinator's
@@ -2217,7 +2230,7 @@ impl World {
         required_offset: i64,
         timeout_ms: u64,
     ) -> Step<u64> {
-        self.gate()?;
+        self.k.gate()?;
         let br = self.brm(b);
         br.next_delayed += 1;
         let id = br.next_delayed;
@@ -2235,9 +2248,9 @@ impl World {
                 done: Vec::new(),
             },
         );
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
-            self.now + timeout_ms,
+            self.k.now + timeout_ms,
             Timer::DelayedProduceExpiry { id },
         )?;
         Ok(id)
@@ -2271,13 +2284,13 @@ impl World {
         let Some(d) = self.br(b).delayed_produces.get(&id).cloned() else {
             return Ok(());
         };
-        self.gate()?;
+        self.k.gate()?;
         self.brm(b).delayed_produces.remove(&id);
         let mut responses = d.done.clone();
         for p in &d.parts {
             let err = p.result.unwrap_or(Some(ErrorCode::RequestTimedOut));
             if p.result.is_none() {
-                self.record(
+                self.k.record(
                     vec![bnode(b)],
                     EventKind::ProduceTimedOut {
                         broker: b,
@@ -2310,10 +2323,10 @@ impl World {
         {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         let n = hws.len() as u32;
         self.brm(b).hw_checkpoint.extend(hws);
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::HighWatermarkCheckpointed {
                 broker: b,
@@ -2346,14 +2359,14 @@ impl World {
                 let Some(plan) = self.br(b).logs[&tp].plan_retention(pass, wall, hw) else {
                     continue;
                 };
-                self.gate()?;
-                let now = self.now;
+                self.k.gate()?;
+                let now = self.k.now;
                 let br = self.brm(b);
                 let log = br.logs.get_mut(&tp).expect("exists");
                 let applied = log
                     .apply_retention(&mut br.disk, &plan, wall, now)
                     .expect("retention");
-                self.emit(
+                self.k.emit(
                     vec![bnode(b)],
                     EventKind::SegmentsDeleted {
                         broker: b,
@@ -2365,14 +2378,15 @@ impl World {
             let due = self.br(b).logs[&tp]
                 .pending_deletes
                 .iter()
-                .any(|p| p.delete_at_ms <= self.now);
+                .any(|p| p.delete_at_ms <= self.k.now);
             if due {
-                self.gate()?;
-                let now = self.now;
+                self.k.gate()?;
+                let now = self.k.now;
                 let br = self.brm(b);
                 let log = br.logs.get_mut(&tp).expect("exists");
                 let files = log.delete_expired_files(&mut br.disk, now);
-                self.emit(vec![bnode(b)], EventKind::FilesDeleted { broker: b, files });
+                self.k
+                    .emit(vec![bnode(b)], EventKind::FilesDeleted { broker: b, files });
             }
         }
         Ok(())
@@ -2400,12 +2414,12 @@ impl World {
         let Some((_, tp, plan)) = best else {
             return Ok(());
         };
-        self.gate()?;
+        self.k.gate()?;
         let br = self.brm(b);
         let log = br.logs.get_mut(&tp).expect("exists");
         let result =
             crate::storage::cleaner::clean(log, &mut br.disk, plan, wall).expect("cleaning");
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::LogCleaned {
                 broker: b,
@@ -2457,18 +2471,19 @@ impl World {
         }
         let brokers = md.live_brokers.clone();
         let controller_id = md.controller_id;
-        self.send(
-            bnode(b),
-            from,
-            Message::MetadataResponse {
-                correlation_id,
-                brokers,
-                controller_id,
-                partitions,
-                unknown_topics: unknown,
-            },
-        )
-        .map(|_| ())
+        self.k
+            .send(
+                bnode(b),
+                from,
+                Message::MetadataResponse {
+                    correlation_id,
+                    brokers,
+                    controller_id,
+                    partitions,
+                    unknown_topics: unknown,
+                },
+            )
+            .map(|_| ())
     }
 
     fn broker_on_list_offsets(
@@ -2498,15 +2513,16 @@ impl World {
                 }
             }
         }
-        self.send(
-            bnode(b),
-            from,
-            Message::ListOffsetsResponse {
-                correlation_id,
-                partitions: out,
-            },
-        )
-        .map(|_| ())
+        self.k
+            .send(
+                bnode(b),
+                from,
+                Message::ListOffsetsResponse {
+                    correlation_id,
+                    partitions: out,
+                },
+            )
+            .map(|_| ())
     }
 
     /// InitProducerId: hand out the next id of this broker's block, claiming a
@@ -2537,10 +2553,10 @@ impl World {
                 b.0
             );
             self.zk_set(bnode(b), path, data)?;
-            self.gate()?;
+            self.k.gate()?;
             self.brm(b).producer_id_block = Some((start, end));
         }
-        self.gate()?;
+        self.k.gate()?;
         let block = self
             .brm(b)
             .producer_id_block
@@ -2548,17 +2564,18 @@ impl World {
             .expect("claimed above");
         let pid = block.0;
         block.0 += 1;
-        self.send(
-            bnode(b),
-            from,
-            Message::InitProducerIdResponse {
-                correlation_id,
-                error: None,
-                producer_id: pid,
-                producer_epoch: 0,
-            },
-        )
-        .map(|_| ())
+        self.k
+            .send(
+                bnode(b),
+                from,
+                Message::InitProducerIdResponse {
+                    correlation_id,
+                    error: None,
+                    producer_id: pid,
+                    producer_epoch: 0,
+                },
+            )
+            .map(|_| ())
     }
 
     /// Carries out a traced lookup on broker `b`'s copy of `tp`.
@@ -2572,6 +2589,7 @@ impl World {
         let br = self.br(b);
         let Some(log) = br.logs.get(tp) else {
             return self
+                .k
                 .record(
                     vec![bnode(b)],
                     EventKind::CommandRejected {
@@ -2587,7 +2605,7 @@ impl World {
             _ => return Ok(()),
         };
         for step in lookup.steps {
-            self.record(
+            self.k.record(
                 vec![bnode(b)],
                 EventKind::LookupStepped {
                     broker: b,

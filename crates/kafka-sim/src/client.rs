@@ -125,7 +125,7 @@ impl World {
 
     /// Whether the client may send to `b` now (not waiting to reconnect).
     pub(crate) fn client_ready(&self, c: &ClientRef, b: BrokerId) -> bool {
-        let now = self.now;
+        let now = self.k.now;
         self.client_md_ref(c)
             .backoff
             .get(&b)
@@ -135,7 +135,7 @@ impl World {
     /// The connection to `b` failed or was reset: wait before the next try.
     pub(crate) fn client_connection_failed(&mut self, c: &ClientRef, b: BrokerId) -> Step {
         let (initial, max, _, _) = self.client_backoffs(c);
-        let now = self.now;
+        let now = self.k.now;
         let node = Self::client_node(c);
         let prev = self
             .client_md(c)
@@ -147,7 +147,7 @@ impl World {
             return Ok(()); // already waiting: several requests failed at once
         }
         let wait = exponential_backoff(initial, prev.failures, max);
-        self.gate()?;
+        self.k.gate()?;
         self.client_md(c).backoff.insert(
             b,
             NodeBackoff {
@@ -155,7 +155,7 @@ impl World {
                 until_ms: now + wait,
             },
         );
-        self.emit(
+        self.k.emit(
             vec![node, NodeId::Broker(b)],
             EventKind::ReconnectBackoff {
                 node,
@@ -170,7 +170,7 @@ impl World {
     /// An answer came from `b`: the connection works.
     pub(crate) fn client_connection_ok(&mut self, c: &ClientRef, b: BrokerId) -> Step {
         if self.client_md(c).backoff.contains_key(&b) {
-            self.gate()?;
+            self.k.gate()?;
             self.client_md(c).backoff.remove(&b);
         }
         Ok(())
@@ -186,7 +186,8 @@ impl World {
     /// The brokers a client knows from metadata, else its bootstrap list.
     pub(crate) fn client_known_brokers(&self, md: &ClientMetadata) -> Vec<BrokerId> {
         if md.brokers.is_empty() {
-            self.sc
+            self.k
+                .sc
                 .cluster
                 .brokers
                 .iter()
@@ -203,7 +204,7 @@ impl World {
     pub(crate) fn client_least_loaded(&self, md: &ClientMetadata) -> Option<BrokerId> {
         let candidates = self.client_known_brokers(md);
         let n = candidates.len();
-        let now = self.now;
+        let now = self.k.now;
         (0..n)
             .map(|i| candidates[(md.next_broker + i) % n])
             .find(|b| md.backoff.get(b).is_none_or(|x| now >= x.until_ms))
@@ -216,7 +217,7 @@ impl World {
         correlation_id: i32,
     ) -> Step<bool> {
         let node = Self::client_node(&c);
-        let now = self.now;
+        let now = self.k.now;
         let md = self.client_md(&c).clone();
         if md.in_flight.is_some() || now < md.next_metadata_ms {
             return Ok(false);
@@ -224,13 +225,13 @@ impl World {
         let Some(to) = self.client_least_loaded(&md) else {
             return Ok(false);
         };
-        self.gate()?;
+        self.k.gate()?;
         {
             let m = self.client_md(&c);
             m.in_flight = Some(correlation_id);
             m.next_broker += 1;
         }
-        self.send(
+        self.k.send(
             node,
             NodeId::Broker(to),
             Message::Metadata {
@@ -238,8 +239,9 @@ impl World {
                 topics: None,
             },
         )?;
-        let timeout = self.now + 5000;
-        self.set_timer(node, timeout, Timer::RequestTimeout { correlation_id })?;
+        let timeout = self.k.now + 5000;
+        self.k
+            .set_timer(node, timeout, Timer::RequestTimeout { correlation_id })?;
         Ok(true)
     }
 
@@ -255,8 +257,8 @@ impl World {
             return Ok(false);
         }
         let node = Self::client_node(&c);
-        self.gate()?;
-        let now = self.now;
+        self.k.gate()?;
+        let now = self.k.now;
         let empty = brokers.is_empty();
         let leaders: SortedMap<TopicPartition, i32> =
             SortedMap::from_iter(partitions.iter().map(|p| (p.tp.clone(), p.leader)));
@@ -276,7 +278,7 @@ impl World {
         }
         let (_, _, retry, _) = self.client_backoffs(&c);
         self.client_md(&c).next_metadata_ms = now + retry;
-        self.emit(
+        self.k.emit(
             vec![node],
             EventKind::MetadataUpdated {
                 client: node,
@@ -296,9 +298,9 @@ impl World {
         if self.client_md(&c).in_flight != Some(correlation_id) {
             return Ok(false);
         }
-        self.gate()?;
+        self.k.gate()?;
         let (_, _, retry, retry_max) = self.client_backoffs(&c);
-        let now = self.now;
+        let now = self.k.now;
         let m = self.client_md(&c);
         m.in_flight = None;
         m.stale = true;

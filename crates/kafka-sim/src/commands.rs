@@ -8,16 +8,17 @@ use crate::sim::{Step, Timer, World};
 
 impl World {
     fn reject(&mut self, index: u32, reason: String) -> Step {
-        self.record(
-            vec![NodeId::User],
-            EventKind::CommandRejected { index, reason },
-        )
-        .map(|_| ())
+        self.k
+            .record(
+                vec![NodeId::User],
+                EventKind::CommandRejected { index, reason },
+            )
+            .map(|_| ())
     }
 
     pub(crate) fn run_command(&mut self, index: u32) -> Step {
-        let cmd = self.sc.commands[index as usize].command.clone();
-        self.record(
+        let cmd = self.k.sc.commands[index as usize].command.clone();
+        self.k.record(
             vec![NodeId::User],
             EventKind::CommandIssued {
                 index,
@@ -77,13 +78,13 @@ impl World {
                     return self.reject(index, format!("broker {broker} is already down"));
                 }
                 let controller = self.brokers[&b].metadata.controller_id;
-                if !self.sc.cluster.config.controlled_shutdown_enable || controller < 0 {
+                if !self.k.sc.cluster.config.controlled_shutdown_enable || controller < 0 {
                     return self.broker_kill(b, true);
                 }
-                self.gate()?;
+                self.k.gate()?;
                 std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).shutting_down =
                     true;
-                self.send(
+                self.k.send(
                     NodeId::Broker(b),
                     NodeId::Broker(BrokerId(controller)),
                     Message::ControlledShutdown { broker: b },
@@ -99,8 +100,8 @@ impl World {
                         format!("broker {broker} is running; kill or shut it down first"),
                     );
                 }
-                let now = self.now;
-                self.gate()?;
+                let now = self.k.now;
+                self.k.gate()?;
                 self.schedule_broker_start(b, now);
                 Ok(())
             }
@@ -175,12 +176,13 @@ impl World {
                     return self
                         .reject(index, format!("producer {} already exists", producer.name));
                 }
-                self.gate()?;
+                self.k.gate()?;
                 let i = self.producers.len() as u32;
                 self.producers
                     .push(crate::producer::Producer::new(i, &producer));
-                let now = self.now;
-                self.schedule_work_timer(NodeId::Producer(i), 0, Timer::ClientStart, now);
+                let now = self.k.now;
+                self.k
+                    .schedule_work_timer(NodeId::Producer(i), 0, Timer::ClientStart, now);
                 Ok(())
             }
             Command::CloseProducer {
@@ -209,7 +211,8 @@ impl World {
 
     pub(crate) fn schedule_broker_start(&mut self, b: BrokerId, at: u64) {
         let inc = self.brokers[&b].incarnation;
-        self.schedule_work_timer(NodeId::Broker(b), inc, Timer::BrokerStart, at);
+        self.k
+            .schedule_work_timer(NodeId::Broker(b), inc, Timer::BrokerStart, at);
     }
 
     fn consumer_command(&mut self, index: u32, cmd: &Command) -> Step {
@@ -225,12 +228,13 @@ impl World {
         let found = self.consumers.iter().position(|c| c.name == name);
         match (cmd, found) {
             (Command::AddConsumer { consumer }, None) => {
-                self.gate()?;
+                self.k.gate()?;
                 let i = self.consumers.len() as u32;
                 self.consumers
                     .push(crate::consumer::Consumer::new(i, consumer));
-                let now = self.now;
-                self.schedule_work_timer(NodeId::Consumer(i), 0, Timer::ClientStart, now);
+                let now = self.k.now;
+                self.k
+                    .schedule_work_timer(NodeId::Consumer(i), 0, Timer::ClientStart, now);
                 Ok(())
             }
             (Command::AddConsumer { .. }, Some(_)) => {
@@ -238,8 +242,8 @@ impl World {
             }
             (_, None) => self.reject(index, format!("no consumer named {name}")),
             (Command::PauseConsumer { duration_ms, .. }, Some(i)) => {
-                self.gate()?;
-                let until = self.now + duration_ms;
+                self.k.gate()?;
+                let until = self.k.now + duration_ms;
                 self.consumers[i].paused_until = until;
                 Ok(())
             }
@@ -247,12 +251,12 @@ impl World {
                 if self.consumers[i].alive {
                     self.group_close(i as u32)?;
                 }
-                self.gate()?;
+                self.k.gate()?;
                 self.consumers[i].alive = false;
                 Ok(())
             }
             (Command::CrashConsumer { .. }, Some(i)) => {
-                self.gate()?;
+                self.k.gate()?;
                 self.consumers[i].alive = false;
                 Ok(())
             }

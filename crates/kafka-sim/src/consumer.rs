@@ -132,18 +132,19 @@ impl World {
         }
         match timer {
             Timer::ClientStart => {
-                self.gate()?;
+                self.k.gate()?;
                 self.csm(c).started = true;
                 let cid = self.consumer_correlation(c);
                 self.client_request_metadata(ClientRef::Consumer(c), cid)?;
                 self.group_client_start(c)?;
-                let at = self.now + self.cs(c).config.poll_interval_ms;
-                self.set_timer(cnode(c), at, Timer::ConsumerPoll)
+                let at = self.k.now + self.cs(c).config.poll_interval_ms;
+                self.k.set_timer(cnode(c), at, Timer::ConsumerPoll)
             }
             Timer::ConsumerPoll => {
                 self.consumer_poll(c)?;
-                let at = self.now.max(self.cs(c).paused_until) + self.cs(c).config.poll_interval_ms;
-                self.set_timer(cnode(c), at, Timer::ConsumerPoll)
+                let at =
+                    self.k.now.max(self.cs(c).paused_until) + self.cs(c).config.poll_interval_ms;
+                self.k.set_timer(cnode(c), at, Timer::ConsumerPoll)
             }
             Timer::RequestTimeout { correlation_id } => {
                 if self.client_metadata_failed(ClientRef::Consumer(c), correlation_id)? {
@@ -156,7 +157,7 @@ impl World {
                     .find(|(_, cid)| **cid == correlation_id)
                     .map(|(b, _)| *b);
                 if let Some(b) = leader {
-                    self.gate()?;
+                    self.k.gate()?;
                     self.csm(c).fetches_in_flight.remove(&b);
                     self.csm(c).metadata.stale = true;
                 }
@@ -165,7 +166,7 @@ impl World {
                     .list_offsets_in_flight
                     .contains_key(&correlation_id)
                 {
-                    self.gate()?;
+                    self.k.gate()?;
                     self.csm(c).list_offsets_in_flight.remove(&correlation_id);
                 }
                 self.group_request_timeout(c, correlation_id)
@@ -175,10 +176,10 @@ impl World {
                 if !self.cs(c).fetches_in_flight.contains_key(&peer) {
                     return Ok(());
                 }
-                self.gate()?;
+                self.k.gate()?;
                 self.csm(c).fetches_in_flight.remove(&peer);
                 self.csm(c).metadata.stale = true;
-                self.emit(
+                self.k.emit(
                     vec![cnode(c)],
                     EventKind::ConnectionClosed {
                         node: cnode(c),
@@ -202,14 +203,15 @@ impl World {
         timeout_ms: u64,
         msg: Message,
     ) -> Step {
-        let at = self.now + timeout_ms;
-        self.send(cnode(c), NodeId::Broker(to), msg)?;
-        self.set_timer(cnode(c), at, Timer::RequestTimeout { correlation_id })
+        let at = self.k.now + timeout_ms;
+        self.k.send(cnode(c), NodeId::Broker(to), msg)?;
+        self.k
+            .set_timer(cnode(c), at, Timer::RequestTimeout { correlation_id })
     }
 
     /// One `poll()`: hand out buffered records, then keep fetches going.
     fn consumer_poll(&mut self, c: u32) -> Step {
-        if self.now < self.cs(c).paused_until {
+        if self.k.now < self.cs(c).paused_until {
             return Ok(());
         }
         if self.group_blocks_poll(c) {
@@ -218,7 +220,7 @@ impl World {
         }
         self.group_on_poll(c)?;
         let md = &self.cs(c).metadata;
-        let expired = self.now >= md.last_update_ms + self.cs(c).config.metadata_max_age_ms;
+        let expired = self.k.now >= md.last_update_ms + self.cs(c).config.metadata_max_age_ms;
         if md.stale || md.partitions.is_empty() || expired {
             let cid = self.consumer_correlation(c);
             self.client_request_metadata(ClientRef::Consumer(c), cid)?;
@@ -246,14 +248,14 @@ impl World {
         if mode == CommitMode::SyncBeforeProcessing {
             self.group_commit_command(c, true)?;
         }
-        self.gate()?;
-        let until = self.now + ms;
+        self.k.gate()?;
+        let until = self.k.now + ms;
         {
             let x = self.csm(c);
             x.processing = batch;
             x.paused_until = x.paused_until.max(until);
         }
-        self.set_timer(cnode(c), until, Timer::ConsumerResume)
+        self.k.set_timer(cnode(c), until, Timer::ConsumerResume)
     }
 
     /// Processing finished: record it, and commit if the application commits after.
@@ -262,9 +264,9 @@ impl World {
         if done.is_empty() {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         self.csm(c).processing.clear();
-        self.emit(
+        self.k.emit(
             vec![cnode(c)],
             EventKind::RecordsProcessed {
                 consumer: c,
@@ -297,7 +299,7 @@ impl World {
             if n == 0 {
                 continue;
             }
-            self.gate()?;
+            self.k.gate()?;
             let hw = self.cs(c).high_watermarks.get(&tp).copied().unwrap_or(-1);
             let recs: Vec<ConsumedRecord> = {
                 let x = self.csm(c);
@@ -314,7 +316,7 @@ impl World {
                 recs.first().map(|r| r.offset).unwrap_or(-1),
                 recs.last().map(|r| r.offset).unwrap_or(-1),
             ));
-            self.emit(
+            self.k.emit(
                 vec![cnode(c)],
                 EventKind::RecordsConsumed {
                     consumer: c,
@@ -356,9 +358,9 @@ impl World {
                 if self.cs(c).reset_failed.contains(&tp) {
                     continue;
                 }
-                self.gate()?;
+                self.k.gate()?;
                 self.csm(c).reset_failed.insert(tp.clone());
-                self.record(vec![cnode(c)], EventKind::ConsumerPositionReset {
+                self.k.record(vec![cnode(c)], EventKind::ConsumerPositionReset {
                     consumer: c,
                     tp: tp.clone(),
                     position: -1,
@@ -378,7 +380,7 @@ impl World {
             -1
         };
         for (leader, tps) in by_leader {
-            self.gate()?;
+            self.k.gate()?;
             let cid = self.consumer_correlation(c);
             self.csm(c).list_offsets_in_flight.insert(cid, tps.clone());
             self.consumer_request(
@@ -422,7 +424,7 @@ impl World {
             });
         }
         for (leader, parts) in by_leader {
-            self.gate()?;
+            self.k.gate()?;
             let cid = self.consumer_correlation(c);
             self.csm(c).fetches_in_flight.insert(leader, cid);
             self.consumer_request(
@@ -453,7 +455,7 @@ impl World {
         if self.cs(c).fetches_in_flight.get(&leader) != Some(&cid) {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         self.csm(c).fetches_in_flight.remove(&leader);
         for r in parts {
             if !self.cs(c).assignment.contains(&r.tp) {
@@ -469,9 +471,9 @@ impl World {
                         AutoOffsetReset::Latest => "latest",
                         AutoOffsetReset::None => "none",
                     };
-                    self.gate()?;
+                    self.k.gate()?;
                     self.csm(c).positions.remove(&r.tp);
-                    self.emit(vec![cnode(c)], EventKind::ConsumerPositionReset {
+                    self.k.emit(vec![cnode(c)], EventKind::ConsumerPositionReset {
                         consumer: c,
                         tp: r.tp.clone(),
                         position: -1,
@@ -480,13 +482,13 @@ impl World {
                     continue;
                 }
                 Some(_) => {
-                    self.gate()?;
+                    self.k.gate()?;
                     self.csm(c).metadata.stale = true;
                     continue;
                 }
                 None => {}
             }
-            self.gate()?;
+            self.k.gate()?;
             self.csm(c)
                 .high_watermarks
                 .insert(r.tp.clone(), r.high_watermark);
@@ -572,18 +574,18 @@ impl World {
                 {
                     return Ok(());
                 }
-                self.gate()?;
+                self.k.gate()?;
                 self.csm(c).list_offsets_in_flight.remove(&correlation_id);
                 let policy = self.cs(c).config.auto_offset_reset;
                 for (tp, err, off) in partitions {
                     if err.is_some() || off < 0 {
-                        self.gate()?;
+                        self.k.gate()?;
                         self.csm(c).metadata.stale = true;
                         continue;
                     }
-                    self.gate()?;
+                    self.k.gate()?;
                     self.csm(c).positions.insert(tp.clone(), off);
-                    self.emit(
+                    self.k.emit(
                         vec![cnode(c)],
                         EventKind::ConsumerPositionReset {
                             consumer: c,
@@ -619,7 +621,7 @@ impl World {
             (Message::Fetch { correlation_id, .. }, NodeId::Broker(b))
                 if self.cs(c).fetches_in_flight.get(&b) == Some(correlation_id) =>
             {
-                self.gate()?;
+                self.k.gate()?;
                 self.csm(c).fetches_in_flight.remove(&b);
                 self.csm(c).metadata.stale = true;
                 Ok(())
@@ -629,7 +631,7 @@ impl World {
                 Ok(())
             }
             (Message::ListOffsets { correlation_id, .. }, _) => {
-                self.gate()?;
+                self.k.gate()?;
                 self.csm(c).list_offsets_in_flight.remove(correlation_id);
                 self.csm(c).metadata.stale = true;
                 Ok(())

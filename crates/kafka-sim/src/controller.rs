@@ -180,13 +180,13 @@ impl World {
         }
         let epoch = self.zk.controller_epoch() + 1;
         self.zk_set(NodeId::Broker(b), "/controller_epoch", epoch.to_string())?;
-        self.gate()?;
+        self.k.gate()?;
         std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).controller =
             Some(ControllerContext {
                 epoch,
                 ..Default::default()
             });
-        self.emit(
+        self.k.emit(
             vec![NodeId::Broker(b)],
             EventKind::ControllerElected { broker: b, epoch },
         );
@@ -220,7 +220,7 @@ impl World {
             }
         }
         let epoch = ctl(self, c).epoch;
-        self.gate()?;
+        self.k.gate()?;
         let n = assignments.len() as u32;
         {
             let ctx = ctl_mut(self, c);
@@ -230,7 +230,7 @@ impl World {
             ctx.states = states;
             ctx.topics = topics;
         }
-        self.emit(
+        self.k.emit(
             vec![NodeId::Broker(c)],
             EventKind::ControllerLoaded {
                 broker: c,
@@ -284,15 +284,17 @@ impl World {
             )?;
         }
         self.controller_flush(c, batch)?;
-        if self.sc.cluster.config.auto_leader_rebalance_enable {
-            let at = self.now
+        if self.k.sc.cluster.config.auto_leader_rebalance_enable {
+            let at = self.k.now
                 + self
+                    .k
                     .sc
                     .cluster
                     .config
                     .leader_imbalance_check_interval_seconds
                     * 1000;
-            self.set_timer(NodeId::Broker(c), at, Timer::AutoLeaderRebalance)?;
+            self.k
+                .set_timer(NodeId::Broker(c), at, Timer::AutoLeaderRebalance)?;
         }
         Ok(())
     }
@@ -387,7 +389,7 @@ impl World {
             &path,
             partition_state_json(leader, leader_epoch, &isr, epoch),
         )?;
-        self.gate()?;
+        self.k.gate()?;
         ctl_mut(self, c).states.insert(
             tp.clone(),
             LeaderIsr {
@@ -424,7 +426,7 @@ impl World {
                     chosen: false,
                 })
                 .collect();
-            self.record(
+            self.k.record(
                 vec![NodeId::Broker(c)],
                 EventKind::NoLeaderElected {
                     tp: tp.clone(),
@@ -446,7 +448,7 @@ impl World {
                 chosen: *b == leader,
             })
             .collect();
-        self.record(
+        self.k.record(
             vec![NodeId::Broker(c), NodeId::Broker(leader)],
             EventKind::LeaderElected {
                 tp: tp.clone(),
@@ -502,7 +504,7 @@ impl World {
         };
         let out = elect(&input);
         let Some(leader) = out.leader else {
-            self.record(
+            self.k.record(
                 vec![NodeId::Broker(c)],
                 EventKind::NoLeaderElected {
                     tp: tp.clone(),
@@ -515,7 +517,7 @@ impl World {
         };
         let new_epoch = st.leader_epoch + 1;
         self.controller_write_state(c, tp, leader.0, new_epoch, out.isr.clone())?;
-        self.record(
+        self.k.record(
             vec![NodeId::Broker(c), NodeId::Broker(leader)],
             EventKind::LeaderElected {
                 tp: tp.clone(),
@@ -529,7 +531,7 @@ impl World {
             },
         )?;
         if out.unclean {
-            self.record(vec![NodeId::Broker(c)], EventKind::GuaranteeBroken {
+            self.k.record(vec![NodeId::Broker(c)], EventKind::GuaranteeBroken {
                 guarantee: crate::event::Guarantee::AcknowledgedRecordsSurvive,
                 tp: Some(tp.clone()),
                 detail: format!(
@@ -632,7 +634,7 @@ impl World {
     ) -> Step {
         let epoch = st.leader_epoch + 1;
         let pe = self.controller_write_state(c, tp, new_leader, epoch, new_isr.clone())?;
-        self.record(
+        self.k.record(
             vec![NodeId::Broker(c)],
             EventKind::IsrUpdatedByController {
                 tp: tp.clone(),
@@ -658,7 +660,7 @@ impl World {
         }
         let epoch = ctl(self, c).epoch;
         for (to, partitions) in batch.leader_and_isr {
-            self.send(
+            self.k.send(
                 NodeId::Broker(c),
                 NodeId::Broker(to),
                 Message::LeaderAndIsr {
@@ -686,7 +688,7 @@ impl World {
             .map(|tp| self.partition_state_msg(c, tp, false))
             .collect();
         for to in &live {
-            self.send(
+            self.k.send(
                 NodeId::Broker(c),
                 NodeId::Broker(*to),
                 Message::UpdateMetadata {
@@ -706,10 +708,10 @@ impl World {
             if self.zk.get("/controller").is_none() {
                 if self.brokers[&b].controller.is_some() {
                     // We lost our own znode (session trouble): resign.
-                    self.gate()?;
+                    self.k.gate()?;
                     std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists"))
                         .controller = None;
-                    self.emit(
+                    self.k.emit(
                         vec![NodeId::Broker(b)],
                         EventKind::ControllerMoved {
                             broker: b,
@@ -720,11 +722,11 @@ impl World {
                 return self.controller_try_elect(b);
             }
             if self.brokers[&b].controller.is_some() && self.zk.controller_id() != Some(b) {
-                self.gate()?;
+                self.k.gate()?;
                 std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).controller =
                     None;
                 let now = self.zk.controller_id().map(|x| x.0).unwrap_or(-1);
-                self.emit(
+                self.k.emit(
                     vec![NodeId::Broker(b)],
                     EventKind::ControllerMoved {
                         broker: b,
@@ -774,7 +776,7 @@ impl World {
         if added.is_empty() && removed.is_empty() && bounced.is_empty() {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         {
             let ctx = ctl_mut(self, c);
             ctx.live = now_live.clone();
@@ -783,7 +785,7 @@ impl World {
                 ctx.shutting_down.remove(r);
             }
         }
-        self.emit(
+        self.k.emit(
             vec![NodeId::Broker(c)],
             EventKind::BrokerChangeNoticed {
                 controller: c,
@@ -821,7 +823,7 @@ impl World {
                 ControllerOp::StartTopic { topic, watch } => {
                     if watch {
                         self.zk_watch(c, &format!("/brokers/topics/{topic}"))?;
-                        self.gate()?;
+                        self.k.gate()?;
                         ctl_mut(self, c).topics.insert(topic.clone());
                     }
                     let parts = self.zk_topic_assignment(&topic);
@@ -834,7 +836,7 @@ impl World {
                 }
                 ControllerOp::NewPartition { tp, replicas } => {
                     if !ctl(self, c).assignments.contains_key(&tp) {
-                        self.gate()?;
+                        self.k.gate()?;
                         ctl_mut(self, c).assignments.insert(tp.clone(), replicas);
                         self.controller_init_partition(c, &tp, &mut k.batch)?;
                     }
@@ -897,7 +899,7 @@ impl World {
                 }
             }
             if self.events_emitted() > before && !k.ops.is_empty() {
-                return self.continue_with(Continuation::Controller(k));
+                return self.k.continue_with(Continuation::Controller(k));
             }
         }
         self.controller_flush(c, k.batch)?;
@@ -910,7 +912,7 @@ impl World {
             .filter(|(_, st)| st.leader == s.0)
             .map(|(tp, _)| tp.clone())
             .collect();
-        self.send(
+        self.k.send(
             NodeId::Broker(c),
             NodeId::Broker(s),
             Message::ControlledShutdownResponse {
@@ -959,7 +961,7 @@ impl World {
             (ctx.states.get(&tp).cloned(), ctx.live.clone())
         };
         let reply = |w: &mut World, error: Option<ErrorCode>, st: &LeaderIsr| {
-            w.send(
+            w.k.send(
                 NodeId::Broker(c),
                 NodeId::Broker(from),
                 Message::AlterPartitionResponse {
@@ -994,7 +996,7 @@ impl World {
         }
         let pe =
             self.controller_write_state(c, &tp, st.leader, st.leader_epoch, new_isr.clone())?;
-        self.record(
+        self.k.record(
             vec![NodeId::Broker(c)],
             EventKind::IsrUpdatedByController {
                 tp: tp.clone(),
@@ -1078,14 +1080,14 @@ impl World {
             .copied()
             .filter(|r| !target.contains(r))
             .collect();
-        self.gate()?;
+        self.k.gate()?;
         {
             let ctx = ctl_mut(self, c);
             ctx.reassigning
                 .insert(tp.clone(), (original.clone(), target.clone()));
             ctx.assignments.insert(tp.clone(), full.clone());
         }
-        self.record(
+        self.k.record(
             vec![NodeId::Broker(c)],
             EventKind::ReassignmentStarted {
                 tp: tp.clone(),
@@ -1133,7 +1135,7 @@ impl World {
             .copied()
             .filter(|r| !target.contains(r))
             .collect();
-        self.gate()?;
+        self.k.gate()?;
         ctl_mut(self, c)
             .assignments
             .insert(tp.clone(), target.clone());
@@ -1166,7 +1168,7 @@ impl World {
         }
         let epoch = ctl(self, c).epoch;
         for r in removing.iter().filter(|r| live.contains(r)) {
-            self.send(
+            self.k.send(
                 NodeId::Broker(c),
                 NodeId::Broker(*r),
                 Message::StopReplica {
@@ -1176,10 +1178,10 @@ impl World {
                 },
             )?;
         }
-        self.gate()?;
+        self.k.gate()?;
         ctl_mut(self, c).reassigning.remove(tp);
         self.controller_write_topic_znode(c, &tp.topic)?;
-        self.record(
+        self.k.record(
             vec![NodeId::Broker(c)],
             EventKind::ReassignmentCompleted {
                 tp: tp.clone(),
@@ -1315,6 +1317,7 @@ impl World {
     /// partitions it should lead (it is their first replica) but does not.
     pub(crate) fn controller_auto_rebalance(&mut self, c: BrokerId) -> Step {
         let pct = self
+            .k
             .sc
             .cluster
             .config
@@ -1345,7 +1348,7 @@ impl World {
         for (b, (imbalanced, total, candidates)) in per_broker {
             // imbalance ratio = imbalanced / total, compared with the percentage.
             if total > 0 && imbalanced * 100 > pct * total {
-                self.record(
+                self.k.record(
                     vec![NodeId::Broker(c)],
                     EventKind::PreferredLeaderImbalance {
                         controller: c,
@@ -1361,19 +1364,21 @@ impl World {
         if !todo.is_empty() {
             self.controller_elect_preferred(c, Some(todo))?;
         }
-        let at = self.now
+        let at = self.k.now
             + self
+                .k
                 .sc
                 .cluster
                 .config
                 .leader_imbalance_check_interval_seconds
                 * 1000;
-        self.set_timer(NodeId::Broker(c), at, Timer::AutoLeaderRebalance)
+        self.k
+            .set_timer(NodeId::Broker(c), at, Timer::AutoLeaderRebalance)
     }
 
     /// ControlledShutdown from broker `s`: move its leaderships, drop it from ISRs.
     pub(crate) fn controller_on_controlled_shutdown(&mut self, c: BrokerId, s: BrokerId) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         ctl_mut(self, c).shutting_down.insert(s);
         let (led, followed): (Vec<TopicPartition>, Vec<TopicPartition>) = {
             let ctx = ctl(self, c);
@@ -1442,7 +1447,7 @@ impl World {
         actor: NodeId,
         spec: &crate::scenario::TopicSpec,
     ) -> Step {
-        let cfg = &self.sc.cluster.config;
+        let cfg = &self.k.sc.cluster.config;
         let partitions = spec.partitions.unwrap_or(cfg.num_partitions);
         let rf = spec
             .replication_factor
@@ -1452,7 +1457,7 @@ impl World {
             .get(&format!("/brokers/topics/{}", spec.name))
             .is_some()
         {
-            self.record(
+            self.k.record(
                 vec![actor],
                 EventKind::TopicCreationFailed {
                     topic: spec.name.clone(),
@@ -1477,7 +1482,8 @@ impl World {
             // Kafka places on the brokers registered now.
             let live = self.zk.live_brokers();
             let brokers = if live.is_empty() {
-                self.sc
+                self.k
+                    .sc
                     .cluster
                     .brokers
                     .iter()
@@ -1486,18 +1492,18 @@ impl World {
             } else {
                 live
             };
-            self.gate()?;
+            self.k.gate()?;
             match crate::placement::assign_replicas_to_brokers(
                 &brokers,
                 partitions,
                 rf,
                 spec.fixed_start_index.unwrap_or(-1),
                 -1,
-                &mut self.rng,
+                &mut self.k.rng,
             ) {
                 Ok((a, ch)) => (a, Some(ch)),
                 Err(e) => {
-                    self.record(
+                    self.k.record(
                         vec![actor],
                         EventKind::TopicCreationFailed {
                             topic: spec.name.clone(),
@@ -1511,7 +1517,7 @@ impl World {
         let overrides = serde_json::to_value(&spec.config).unwrap_or_default();
         let cfg_json = format!("{{\"version\":1,\"config\":{overrides}}}");
         self.zk_set(actor, &format!("/config/topics/{}", spec.name), cfg_json)?;
-        self.record(
+        self.k.record(
             vec![actor],
             EventKind::TopicCreated {
                 topic: spec.name.clone(),
@@ -1530,7 +1536,7 @@ impl World {
 
     /// A topic id (Kafka's `Uuid`, URL-safe base64 of 16 bytes) derived from the name.
     fn topic_id(&self, name: &str) -> String {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ self.sc.seed;
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ self.k.sc.seed;
         let mut bytes = Vec::new();
         for round in 0..2u64 {
             for b in name.bytes().chain(round.to_le_bytes()) {
@@ -1547,7 +1553,7 @@ impl World {
         let current = self.zk_topic_assignment(topic);
         let have = current.len() as i32;
         if total <= have {
-            self.record(vec![NodeId::User], EventKind::CommandRejected {
+            self.k.record(vec![NodeId::User], EventKind::CommandRejected {
                 index: 0,
                 reason: format!("INVALID_PARTITIONS: Topic currently has {have} partitions, which is higher than the requested {total}."),
             })?;
@@ -1555,7 +1561,7 @@ impl World {
         }
         let live = self.zk.live_brokers();
         let rf = current.values().next().map(|v| v.len() as i32).unwrap_or(1);
-        self.gate()?;
+        self.k.gate()?;
         let start_index = current
             .get(&0)
             .and_then(|r| r.first())
@@ -1568,11 +1574,11 @@ impl World {
             rf,
             start_index,
             have,
-            &mut self.rng,
+            &mut self.k.rng,
         ) {
             Ok((a, _)) => a,
             Err(e) => {
-                self.record(
+                self.k.record(
                     vec![NodeId::User],
                     EventKind::CommandRejected {
                         index: 0,
@@ -1584,7 +1590,7 @@ impl World {
         };
         let mut all = current;
         all.extend(added.clone());
-        self.record(
+        self.k.record(
             vec![NodeId::User],
             EventKind::PartitionsAdded {
                 topic: topic.to_string(),

@@ -310,7 +310,7 @@ impl World {
     pub fn group_partition(&self, group: &str) -> i32 {
         crate::partitioner::coordinator_partition(
             group,
-            self.sc.cluster.config.offsets_topic_num_partitions,
+            self.k.sc.cluster.config.offsets_topic_num_partitions,
         )
     }
 
@@ -379,15 +379,16 @@ impl World {
                 ..
             } => {
                 let error = self.coordinator_heartbeat(b, &group_id, generation_id, &member_id)?;
-                self.send(
-                    bnode(b),
-                    from,
-                    Message::HeartbeatResponse {
-                        correlation_id,
-                        error,
-                    },
-                )
-                .map(|_| ())
+                self.k
+                    .send(
+                        bnode(b),
+                        from,
+                        Message::HeartbeatResponse {
+                            correlation_id,
+                            error,
+                        },
+                    )
+                    .map(|_| ())
             }
             Message::LeaveGroup {
                 correlation_id,
@@ -395,15 +396,16 @@ impl World {
                 member_id,
             } => {
                 let error = self.coordinator_leave(b, &group_id, &member_id)?;
-                self.send(
-                    bnode(b),
-                    from,
-                    Message::LeaveGroupResponse {
-                        correlation_id,
-                        error,
-                    },
-                )
-                .map(|_| ())
+                self.k
+                    .send(
+                        bnode(b),
+                        from,
+                        Message::LeaveGroupResponse {
+                            correlation_id,
+                            error,
+                        },
+                    )
+                    .map(|_| ())
             }
             Message::OffsetCommit {
                 correlation_id,
@@ -446,7 +448,7 @@ impl World {
                             .collect(),
                     }
                 };
-                self.send(bnode(b), from, reply).map(|_| ())
+                self.k.send(bnode(b), from, reply).map(|_| ())
             }
             _ => Ok(()),
         }
@@ -484,17 +486,17 @@ impl World {
                 partition: p,
             },
         };
-        self.send(bnode(b), from, reply).map(|_| ())
+        self.k.send(bnode(b), from, reply).map(|_| ())
     }
 
     /// The broker creates `__consumer_offsets` as `AutoTopicCreationManager`
     /// does: `offsets.topic.num.partitions` partitions, replication factor
     /// `offsets.topic.replication.factor`, refused while fewer brokers are alive.
     fn create_offsets_topic(&mut self, b: BrokerId) -> Step {
-        let cfg = self.sc.cluster.config.clone();
+        let cfg = self.k.sc.cluster.config.clone();
         let alive = self.zk.live_brokers().len() as i32;
         if alive < cfg.offsets_topic_replication_factor {
-            return self.record(
+            return self.k.record(
                 vec![bnode(b)],
                 EventKind::TopicCreationFailed {
                     topic: OFFSETS_TOPIC.into(),
@@ -580,7 +582,7 @@ impl World {
                 }
             }
         }
-        let now = self.now;
+        let now = self.k.now;
         let mut groups: SortedMap<String, Group> = SortedMap::new();
         for ((g, tp), o) in &offsets {
             groups
@@ -626,7 +628,7 @@ impl World {
         }
         let loaded: Vec<String> = groups.keys().cloned().collect();
         let n_offsets = offsets.len() as u32;
-        self.gate()?;
+        self.k.gate()?;
         {
             let gs = self.groups_mut(b);
             gs.loaded.insert(p);
@@ -635,7 +637,7 @@ impl World {
                 gs.groups.insert(k, g);
             }
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::GroupsLoaded {
                 broker: b,
@@ -655,7 +657,7 @@ impl World {
                 })
                 .unwrap_or_default();
             for (m, at) in members {
-                self.set_timer(
+                self.k.set_timer(
                     bnode(b),
                     at,
                     Timer::GroupMemberExpiry {
@@ -700,13 +702,13 @@ impl World {
                 }
             }
         }
-        self.gate()?;
+        self.k.gate()?;
         {
             let gs = self.groups_mut(b);
             gs.loaded.remove(&p);
             gs.groups.retain(|_, g| g.partition != p);
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::GroupsUnloaded {
                 broker: b,
@@ -715,7 +717,7 @@ impl World {
             },
         );
         for (to, m) in replies {
-            self.send(bnode(b), to, m)?;
+            self.k.send(bnode(b), to, m)?;
         }
         Ok(())
     }
@@ -735,12 +737,12 @@ impl World {
     ) -> Step {
         let p = self.group_partition(group_id);
         let reply_err = |w: &mut World, e: ErrorCode, m: &str| -> Step {
-            w.send(bnode(b), from, join_error(cid, e, m)).map(|_| ())
+            w.k.send(bnode(b), from, join_error(cid, e, m)).map(|_| ())
         };
         if !self.is_coordinator_for(b, p) {
             return reply_err(self, ErrorCode::NotCoordinator, &member_id);
         }
-        let cfg = &self.sc.cluster.config;
+        let cfg = &self.k.sc.cluster.config;
         if session_timeout_ms < cfg.group_min_session_timeout_ms
             || session_timeout_ms > cfg.group_max_session_timeout_ms
         {
@@ -751,7 +753,7 @@ impl World {
             _ => 0,
         };
         if self.group(b, group_id).is_none() {
-            self.gate()?;
+            self.k.gate()?;
             self.groups_mut(b)
                 .groups
                 .insert(group_id.to_string(), Group::new(group_id, p));
@@ -784,8 +786,8 @@ impl World {
             {
                 if member_id.is_empty() || member_id != old.member_id {
                     let new_id = self.new_member_id(b, group_id, &client_id);
-                    self.gate()?;
-                    let now = self.now;
+                    self.k.gate()?;
+                    let now = self.k.now;
                     {
                         let grp = self.group_mut(b, group_id);
                         let m = grp.member_mut(&old.member_id).expect("found");
@@ -797,7 +799,7 @@ impl World {
                             grp.leader_id = Some(new_id.clone());
                         }
                     }
-                    self.emit(
+                    self.k.emit(
                         vec![bnode(b), from],
                         EventKind::StaticMemberReplaced {
                             broker: b,
@@ -807,7 +809,7 @@ impl World {
                             new_member_id: new_id.clone(),
                         },
                     );
-                    self.set_timer(
+                    self.k.set_timer(
                         bnode(b),
                         now + session_timeout_ms,
                         Timer::GroupMemberExpiry {
@@ -820,6 +822,7 @@ impl World {
                         // Answer with the current generation; the member syncs
                         // and gets its old assignment back.
                         return self
+                            .k
                             .send(bnode(b), from, current_generation(&g, cid, &new_id))
                             .map(|_| ());
                     }
@@ -858,11 +861,11 @@ impl World {
                 );
             }
             // KIP-394: hand out an id and ask the member to come back with it.
-            self.gate()?;
+            self.k.gate()?;
             self.group_mut(b, group_id)
                 .pending_members
                 .insert(new_id.clone());
-            self.emit(
+            self.k.emit(
                 vec![bnode(b), from],
                 EventKind::MemberIdAssigned {
                     broker: b,
@@ -870,8 +873,8 @@ impl World {
                     member_id: new_id.clone(),
                 },
             );
-            let at = self.now + session_timeout_ms;
-            self.set_timer(
+            let at = self.k.now + session_timeout_ms;
+            self.k.set_timer(
                 bnode(b),
                 at,
                 Timer::GroupMemberExpiry {
@@ -924,7 +927,7 @@ impl World {
         rebalance_timeout_ms: u64,
         protocols: Vec<(String, Subscription)>,
     ) -> Step {
-        let now = self.now;
+        let now = self.k.now;
         let g = self.group(b, group_id).expect("exists").clone();
         let existing = g.member(member_id).cloned();
         match (&existing, g.state) {
@@ -934,18 +937,19 @@ impl World {
                     && g.state == GroupState::Stable =>
             {
                 // Nothing changed: answer with the current generation.
-                self.gate()?;
+                self.k.gate()?;
                 self.group_mut(b, group_id)
                     .member_mut(member_id)
                     .expect("exists")
                     .session_deadline = now + session_timeout_ms;
                 return self
+                    .k
                     .send(bnode(b), from, current_generation(&g, cid, member_id))
                     .map(|_| ());
             }
             _ => {}
         }
-        self.gate()?;
+        self.k.gate()?;
         {
             let grp = self.group_mut(b, group_id);
             grp.pending_members.remove(member_id);
@@ -978,7 +982,7 @@ impl World {
                 }
             }
         }
-        self.emit(
+        self.k.emit(
             vec![from, bnode(b)],
             EventKind::MemberJoining {
                 broker: b,
@@ -988,7 +992,7 @@ impl World {
                 known: existing.is_some(),
             },
         );
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
             now + session_timeout_ms,
             Timer::GroupMemberExpiry {
@@ -1022,12 +1026,12 @@ impl World {
         if g.state == GroupState::CompletingRebalance {
             for m in &g.members {
                 if let Some((to, cid)) = m.awaiting_sync {
-                    self.gate()?;
+                    self.k.gate()?;
                     self.group_mut(b, group_id)
                         .member_mut(&m.member_id)
                         .expect("exists")
                         .awaiting_sync = None;
-                    self.send(
+                    self.k.send(
                         bnode(b),
                         to,
                         Message::SyncGroupResponse {
@@ -1040,10 +1044,10 @@ impl World {
             }
         }
         let was_empty = g.state == GroupState::Empty;
-        let delay = self.sc.cluster.config.group_initial_rebalance_delay_ms;
-        let now = self.now;
+        let delay = self.k.sc.cluster.config.group_initial_rebalance_delay_ms;
+        let now = self.k.now;
         let timeout = self.group(b, group_id).expect("exists").rebalance_timeout();
-        self.gate()?;
+        self.k.gate()?;
         {
             let grp = self.group_mut(b, group_id);
             grp.state = GroupState::PreparingRebalance;
@@ -1056,7 +1060,7 @@ impl World {
                 0
             };
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::RebalanceStarted {
                 broker: b,
@@ -1072,7 +1076,7 @@ impl World {
             },
         );
         if was_empty && delay > 0 {
-            self.set_timer(
+            self.k.set_timer(
                 bnode(b),
                 now + delay.min(timeout),
                 Timer::GroupInitialDelay {
@@ -1080,7 +1084,7 @@ impl World {
                 },
             )
         } else {
-            self.set_timer(
+            self.k.set_timer(
                 bnode(b),
                 now + timeout,
                 Timer::GroupJoinDeadline {
@@ -1100,13 +1104,15 @@ impl World {
         if grp.state != GroupState::PreparingRebalance {
             return Ok(());
         }
-        let delay = self.sc.cluster.config.group_initial_rebalance_delay_ms;
-        let remaining = grp.initial_delay_until.saturating_sub(self.now);
+        let delay = self.k.sc.cluster.config.group_initial_rebalance_delay_ms;
+        let remaining = grp.initial_delay_until.saturating_sub(self.k.now);
         if grp.new_member_added && remaining > 0 {
-            self.gate()?;
+            self.k.gate()?;
             self.group_mut(b, g).new_member_added = false;
-            let at = self.now + delay.min(remaining);
-            return self.set_timer(bnode(b), at, Timer::GroupInitialDelay { group: g.into() });
+            let at = self.k.now + delay.min(remaining);
+            return self
+                .k
+                .set_timer(bnode(b), at, Timer::GroupInitialDelay { group: g.into() });
         }
         self.coordinator_complete_join(b, g)
     }
@@ -1115,7 +1121,7 @@ impl World {
         let grp = self.group(b, g).expect("exists");
         if grp.state == GroupState::PreparingRebalance
             && grp.all_joined()
-            && grp.initial_delay_until <= self.now
+            && grp.initial_delay_until <= self.k.now
         {
             self.coordinator_complete_join(b, g)
         } else {
@@ -1154,8 +1160,8 @@ impl World {
             .clone()
             .filter(|l| grp.member(l).is_some())
             .or_else(|| grp.members.first().map(|m| m.member_id.clone()));
-        self.gate()?;
-        let now = self.now;
+        self.k.gate()?;
+        let now = self.k.now;
         {
             let x = self.group_mut(b, g);
             x.generation_id = next_gen;
@@ -1173,7 +1179,7 @@ impl World {
                 m.session_deadline = now + m.session_timeout_ms;
             }
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::GenerationStarted {
                 broker: b,
@@ -1188,7 +1194,7 @@ impl World {
             return self.coordinator_store_group(b, g, GroupWrite::Store);
         }
         for m in &grp.members {
-            self.set_timer(
+            self.k.set_timer(
                 bnode(b),
                 now + m.session_timeout_ms,
                 Timer::GroupMemberExpiry {
@@ -1221,7 +1227,7 @@ impl World {
                 continue;
             };
             let is_leader = leader.as_deref() == Some(m.member_id.as_str());
-            self.send(
+            self.k.send(
                 bnode(b),
                 to,
                 Message::JoinGroupResponse {
@@ -1248,7 +1254,7 @@ impl World {
         let Some(m) = self.group(b, g).and_then(|x| x.member(member)).cloned() else {
             return Ok(());
         };
-        self.gate()?;
+        self.k.gate()?;
         {
             let x = self.group_mut(b, g);
             x.members.retain(|y| y.member_id != member);
@@ -1256,7 +1262,7 @@ impl World {
                 x.leader_id = x.members.first().map(|y| y.member_id.clone());
             }
         }
-        self.emit(
+        self.k.emit(
             vec![bnode(b)],
             EventKind::MemberRemoved {
                 broker: b,
@@ -1266,7 +1272,7 @@ impl World {
             },
         );
         if let Some((to, cid)) = m.awaiting_join {
-            self.send(
+            self.k.send(
                 bnode(b),
                 to,
                 join_error(cid, ErrorCode::UnknownMemberId, member),
@@ -1280,7 +1286,7 @@ impl World {
             return Ok(());
         };
         if grp.pending_members.contains(m) {
-            self.gate()?;
+            self.k.gate()?;
             self.group_mut(b, g).pending_members.remove(m);
             return self.coordinator_maybe_complete_join(b, g);
         }
@@ -1290,7 +1296,7 @@ impl World {
         // A member waiting in JoinGroup or SyncGroup has done its part: Kafka
         // counts it as alive (`MemberMetadata.hasSatisfiedHeartbeat`), and its
         // deadline starts again when the join completes.
-        if member.session_deadline > self.now
+        if member.session_deadline > self.k.now
             || member.awaiting_join.is_some()
             || member.awaiting_sync.is_some()
         {
@@ -1338,13 +1344,13 @@ impl World {
         if gen != grp.generation_id {
             return Ok(Some(ErrorCode::IllegalGeneration));
         }
-        self.gate()?;
-        let at = self.now + timeout;
+        self.k.gate()?;
+        let at = self.k.now + timeout;
         self.group_mut(b, g)
             .member_mut(member)
             .expect("exists")
             .session_deadline = at;
-        self.set_timer(
+        self.k.set_timer(
             bnode(b),
             at,
             Timer::GroupMemberExpiry {
@@ -1391,46 +1397,53 @@ impl World {
         };
         if !self.is_coordinator_for(b, p) {
             return self
+                .k
                 .send(bnode(b), from, err(ErrorCode::NotCoordinator))
                 .map(|_| ());
         }
         let Some(grp) = self.group(b, g).cloned() else {
             return self
+                .k
                 .send(bnode(b), from, err(ErrorCode::UnknownMemberId))
                 .map(|_| ());
         };
         let Some(m) = grp.member(member) else {
             return self
+                .k
                 .send(bnode(b), from, err(ErrorCode::UnknownMemberId))
                 .map(|_| ());
         };
         if gen != grp.generation_id {
             return self
+                .k
                 .send(bnode(b), from, err(ErrorCode::IllegalGeneration))
                 .map(|_| ());
         }
         match grp.state {
             GroupState::Empty => self
+                .k
                 .send(bnode(b), from, err(ErrorCode::UnknownMemberId))
                 .map(|_| ()),
             GroupState::PreparingRebalance => self
+                .k
                 .send(bnode(b), from, err(ErrorCode::RebalanceInProgress))
                 .map(|_| ()),
             GroupState::Stable => {
                 let a = m.assignment.clone();
-                self.send(
-                    bnode(b),
-                    from,
-                    Message::SyncGroupResponse {
-                        correlation_id: cid,
-                        error: None,
-                        assignment: a,
-                    },
-                )
-                .map(|_| ())
+                self.k
+                    .send(
+                        bnode(b),
+                        from,
+                        Message::SyncGroupResponse {
+                            correlation_id: cid,
+                            error: None,
+                            assignment: a,
+                        },
+                    )
+                    .map(|_| ())
             }
             GroupState::CompletingRebalance => {
-                self.gate()?;
+                self.k.gate()?;
                 self.group_mut(b, g)
                     .member_mut(member)
                     .expect("exists")
@@ -1555,7 +1568,7 @@ impl World {
         self.complete_delayed_fetches(b, &tp)?;
         let timeout = 5000; // offsets.commit.timeout.ms
         let id = self.park_internal_produce(b, &tp, required, timeout)?;
-        self.gate()?;
+        self.k.gate()?;
         self.groups_mut(b).writes.insert(id, write);
         self.maybe_increment_hw(b, &tp)?;
         self.try_complete_produce(b, id)
@@ -1571,7 +1584,7 @@ impl World {
         let Some(write) = self.groups(b).writes.get(&id).cloned() else {
             return Ok(());
         };
-        self.gate()?;
+        self.k.gate()?;
         self.groups_mut(b).writes.remove(&id);
         self.coordinator_write_done(b, write, error.map(coordinator_error))
     }
@@ -1595,14 +1608,14 @@ impl World {
                     if self.group(b, &group).is_none() {
                         return Ok(());
                     }
-                    self.gate()?;
+                    self.k.gate()?;
                     {
                         let g = self.group_mut(b, &group);
                         for (tp, o) in &offsets {
                             g.offsets.insert(tp.clone(), *o);
                         }
                     }
-                    self.emit(
+                    self.k.emit(
                         vec![bnode(b), from],
                         EventKind::OffsetsCommitted {
                             broker: b,
@@ -1612,15 +1625,16 @@ impl World {
                         },
                     );
                 }
-                self.send(
-                    bnode(b),
-                    from,
-                    Message::OffsetCommitResponse {
-                        correlation_id,
-                        partitions: offsets.into_iter().map(|(tp, _)| (tp, error)).collect(),
-                    },
-                )
-                .map(|_| ())
+                self.k
+                    .send(
+                        bnode(b),
+                        from,
+                        Message::OffsetCommitResponse {
+                            correlation_id,
+                            partitions: offsets.into_iter().map(|(tp, _)| (tp, error)).collect(),
+                        },
+                    )
+                    .map(|_| ())
             }
             GroupWrite::Sync {
                 group,
@@ -1637,7 +1651,7 @@ impl World {
                     // Kafka resets the assignment and tells the waiting members.
                     for m in &grp.members {
                         if let Some((to, cid)) = m.awaiting_sync {
-                            self.send(
+                            self.k.send(
                                 bnode(b),
                                 to,
                                 Message::SyncGroupResponse {
@@ -1648,7 +1662,7 @@ impl World {
                             )?;
                         }
                     }
-                    self.gate()?;
+                    self.k.gate()?;
                     for m in &mut self.group_mut(b, &group).members {
                         m.awaiting_sync = None;
                     }
@@ -1658,7 +1672,7 @@ impl World {
                         format!("storing the assignment failed: {e:?}"),
                     );
                 }
-                self.gate()?;
+                self.k.gate()?;
                 {
                     let g = self.group_mut(b, &group);
                     g.state = GroupState::Stable;
@@ -1670,7 +1684,7 @@ impl World {
                             .unwrap_or_default();
                     }
                 }
-                self.emit(
+                self.k.emit(
                     vec![bnode(b)],
                     EventKind::GroupStable {
                         broker: b,
@@ -1682,12 +1696,12 @@ impl World {
                 let grp = self.group(b, &group).expect("exists").clone();
                 for m in &grp.members {
                     if let Some((to, cid)) = m.awaiting_sync {
-                        self.gate()?;
+                        self.k.gate()?;
                         self.group_mut(b, &group)
                             .member_mut(&m.member_id)
                             .expect("exists")
                             .awaiting_sync = None;
-                        self.send(
+                        self.k.send(
                             bnode(b),
                             to,
                             Message::SyncGroupResponse {
@@ -1716,7 +1730,7 @@ impl World {
     ) -> Step {
         let p = self.group_partition(g);
         let fail = |w: &mut World, e: ErrorCode, detail: &str| -> Step {
-            w.record(
+            w.k.record(
                 vec![bnode(b), from],
                 EventKind::OffsetCommitRejected {
                     broker: b,
@@ -1726,7 +1740,7 @@ impl World {
                     detail: detail.to_string(),
                 },
             )?;
-            w.send(
+            w.k.send(
                 bnode(b),
                 from,
                 Message::OffsetCommitResponse {
@@ -1788,7 +1802,7 @@ impl World {
             );
         }
         if grp.is_none() {
-            self.gate()?;
+            self.k.gate()?;
             self.groups_mut(b)
                 .groups
                 .insert(g.to_string(), Group::new(g, p));
@@ -1875,8 +1889,8 @@ impl World {
         if !self.is_member(c) {
             return Ok(());
         }
-        self.gate()?;
-        let now = self.now;
+        self.k.gate()?;
+        let now = self.k.now;
         let interval = self.cs(c).config.auto_commit_interval_ms;
         {
             let m = self.msm(c);
@@ -1884,20 +1898,20 @@ impl World {
             m.next_auto_commit_ms = now + interval;
         }
         let hb = now + self.cs(c).config.heartbeat_interval_ms;
-        self.set_timer(cnode(c), hb, Timer::ConsumerHeartbeat)?;
+        self.k.set_timer(cnode(c), hb, Timer::ConsumerHeartbeat)?;
         self.group_find_coordinator(c)
     }
 
     fn group_find_coordinator(&mut self, c: u32) -> Step {
         let m = self.ms(c);
-        if m.find_in_flight.is_some() || m.coordinator.is_some() || self.now < m.retry_at_ms {
+        if m.find_in_flight.is_some() || m.coordinator.is_some() || self.k.now < m.retry_at_ms {
             return Ok(());
         }
         let Some(to) = self.client_least_loaded(&self.cs(c).metadata) else {
             return Ok(());
         };
         let cid = self.consumer_correlation(c);
-        self.gate()?;
+        self.k.gate()?;
         {
             let x = self.csm(c);
             x.metadata.next_broker += 1;
@@ -1921,8 +1935,8 @@ impl World {
         let Some(b) = self.ms(c).coordinator else {
             return Ok(());
         };
-        self.gate()?;
-        let retry = self.now + self.cs(c).config.retry_backoff_ms;
+        self.k.gate()?;
+        let retry = self.k.now + self.cs(c).config.retry_backoff_ms;
         {
             let m = self.msm(c);
             m.coordinator = None;
@@ -1936,7 +1950,7 @@ impl World {
                 m.rejoin_needed = true;
             }
         }
-        self.emit(
+        self.k.emit(
             vec![cnode(c)],
             EventKind::CoordinatorLost {
                 consumer: c,
@@ -1979,9 +1993,10 @@ impl World {
         let subs = self.group_resolve_subscription(c);
         let m = self.ms(c).clone();
         if m.phase == MemberPhase::Stable && subs != m.subscription {
-            self.gate()?;
+            self.k.gate()?;
             self.msm(c).rejoin_needed = true;
             return self
+                .k
                 .record(
                     vec![cnode(c)],
                     EventKind::RejoinRequested {
@@ -2003,9 +2018,10 @@ impl World {
                         .map(|n| (t.clone(), n))
                 }));
             if now != m.assigned_snapshot && !m.rejoin_needed {
-                self.gate()?;
+                self.k.gate()?;
                 self.msm(c).rejoin_needed = true;
                 return self
+                    .k
                     .record(
                         vec![cnode(c)],
                         EventKind::RejoinRequested {
@@ -2027,8 +2043,8 @@ impl World {
         if !self.is_member(c) {
             return Ok(());
         }
-        self.gate()?;
-        let now = self.now;
+        self.k.gate()?;
+        let now = self.k.now;
         self.msm(c).last_poll_ms = now;
         if self.ms(c).coordinator.is_none() {
             return self.group_find_coordinator(c);
@@ -2036,7 +2052,7 @@ impl World {
         if self.ms(c).rejoin_needed
             && self.ms(c).join_in_flight.is_none()
             && self.ms(c).sync_in_flight.is_none()
-            && self.now >= self.ms(c).retry_at_ms
+            && self.k.now >= self.ms(c).retry_at_ms
             && !self.cs(c).metadata.partitions.is_empty()
         {
             return self.group_join(c);
@@ -2046,7 +2062,7 @@ impl World {
             let cfg = &self.cs(c).config;
             if cfg.enable_auto_commit && now >= self.ms(c).next_auto_commit_ms {
                 let next = now + cfg.auto_commit_interval_ms;
-                self.gate()?;
+                self.k.gate()?;
                 self.msm(c).next_auto_commit_ms = next;
                 self.group_commit(c, false, "auto-commit (enable.auto.commit=true)")?;
             }
@@ -2088,7 +2104,7 @@ impl World {
             .collect();
         let cid = self.consumer_correlation(c);
         let coord = m.coordinator.expect("checked");
-        self.gate()?;
+        self.k.gate()?;
         {
             let x = self.msm(c);
             x.join_in_flight = Some(cid);
@@ -2122,7 +2138,7 @@ impl World {
             return Ok(());
         }
         let gen = self.ms(c).generation;
-        self.gate()?;
+        self.k.gate()?;
         {
             let x = self.csm(c);
             x.assignment.retain(|t| !tps.contains(t));
@@ -2135,7 +2151,7 @@ impl World {
                 }
             }
         }
-        self.emit(
+        self.k.emit(
             vec![cnode(c)],
             EventKind::PartitionsRevoked {
                 consumer: c,
@@ -2152,7 +2168,7 @@ impl World {
         let m = self.ms(c).clone();
         let Some(coord) = m.coordinator else {
             // commitSync/commitAsync first wait for the coordinator (ensureCoordinatorReady).
-            self.gate()?;
+            self.k.gate()?;
             self.msm(c).pending_commit = Some((sync, why.to_string()));
             return self.group_find_coordinator(c);
         };
@@ -2166,7 +2182,7 @@ impl World {
             return Ok(());
         }
         let cid = self.consumer_correlation(c);
-        self.gate()?;
+        self.k.gate()?;
         {
             let x = self.msm(c);
             x.commits_in_flight.insert(cid, (offsets.clone(), sync));
@@ -2174,7 +2190,7 @@ impl World {
                 x.sync_commit_pending = true;
             }
         }
-        self.emit(
+        self.k.emit(
             vec![cnode(c)],
             EventKind::OffsetCommitSent {
                 consumer: c,
@@ -2221,7 +2237,7 @@ impl World {
             return Ok(());
         }
         let cid = self.consumer_correlation(c);
-        self.gate()?;
+        self.k.gate()?;
         self.msm(c).offset_fetch_in_flight = Some((cid, need.clone()));
         self.consumer_request(
             c,
@@ -2242,8 +2258,8 @@ impl World {
         }
         let m = self.ms(c).clone();
         if m.find_in_flight == Some(cid) {
-            self.gate()?;
-            let retry = self.now + self.cs(c).config.retry_backoff_ms;
+            self.k.gate()?;
+            let retry = self.k.now + self.cs(c).config.retry_backoff_ms;
             let x = self.msm(c);
             x.find_in_flight = None;
             x.retry_at_ms = retry;
@@ -2294,7 +2310,7 @@ impl World {
         let Some((offsets, sync)) = self.ms(c).commits_in_flight.get(&cid).cloned() else {
             return Ok(());
         };
-        self.gate()?;
+        self.k.gate()?;
         {
             let x = self.msm(c);
             x.commits_in_flight.remove(&cid);
@@ -2308,7 +2324,7 @@ impl World {
             }
             _ => format!("the commit failed with {e:?}; a later commit will cover these offsets"),
         };
-        self.emit(
+        self.k.emit(
             vec![cnode(c)],
             EventKind::OffsetCommitFailed {
                 consumer: c,
@@ -2337,12 +2353,12 @@ impl World {
                 if self.ms(c).find_in_flight != Some(correlation_id) {
                     return Ok(());
                 }
-                self.gate()?;
-                let retry = self.now + self.cs(c).config.retry_backoff_ms;
+                self.k.gate()?;
+                let retry = self.k.now + self.cs(c).config.retry_backoff_ms;
                 match error {
                     None if node_id >= 0 => {
                         {
-                            let now = self.now;
+                            let now = self.k.now;
                             let x = self.msm(c);
                             x.find_in_flight = None;
                             x.coordinator = Some(BrokerId(node_id));
@@ -2350,7 +2366,7 @@ impl World {
                             x.last_heartbeat_ok_ms = now;
                         }
                         let group = self.ms(c).group_id.clone();
-                        self.emit(
+                        self.k.emit(
                             vec![cnode(c), from],
                             EventKind::CoordinatorFound {
                                 consumer: c,
@@ -2360,7 +2376,7 @@ impl World {
                             },
                         );
                         if let Some((sync, why)) = self.ms(c).pending_commit.clone() {
-                            self.gate()?;
+                            self.k.gate()?;
                             self.msm(c).pending_commit = None;
                             self.group_commit(c, sync, &why)?;
                         }
@@ -2386,7 +2402,7 @@ impl World {
                 if self.ms(c).join_in_flight != Some(correlation_id) {
                     return Ok(());
                 }
-                self.gate()?;
+                self.k.gate()?;
                 self.msm(c).join_in_flight = None;
                 match error {
                     Some(ErrorCode::MemberIdRequired) => {
@@ -2412,7 +2428,7 @@ impl World {
                         self.group_coordinator_unknown(c, "JoinGroup: NOT_COORDINATOR")
                     }
                     Some(e) => {
-                        let retry = self.now + self.cs(c).config.retry_backoff_ms;
+                        let retry = self.k.now + self.cs(c).config.retry_backoff_ms;
                         let x = self.msm(c);
                         x.phase = MemberPhase::Unjoined;
                         x.rejoin_needed = true;
@@ -2422,7 +2438,7 @@ impl World {
                     }
                     None => {
                         let is_leader = leader == member_id;
-                        let now = self.now;
+                        let now = self.k.now;
                         {
                             let x = self.msm(c);
                             x.member_id = member_id.clone();
@@ -2434,7 +2450,7 @@ impl World {
                             x.last_heartbeat_ok_ms = now;
                         }
                         let group = self.ms(c).group_id.clone();
-                        self.emit(
+                        self.k.emit(
                             vec![cnode(c), from],
                             EventKind::JoinedGroup {
                                 consumer: c,
@@ -2451,7 +2467,7 @@ impl World {
                             Vec::new()
                         };
                         let cid = self.consumer_correlation(c);
-                        self.gate()?;
+                        self.k.gate()?;
                         self.msm(c).sync_in_flight = Some(cid);
                         let m = self.ms(c).clone();
                         self.consumer_request(
@@ -2479,7 +2495,7 @@ impl World {
                 if self.ms(c).sync_in_flight != Some(correlation_id) {
                     return Ok(());
                 }
-                self.gate()?;
+                self.k.gate()?;
                 self.msm(c).sync_in_flight = None;
                 match error {
                     None => self.group_on_assignment(c, assignment),
@@ -2507,8 +2523,8 @@ impl World {
                 if self.ms(c).heartbeat_in_flight != Some(correlation_id) {
                     return Ok(());
                 }
-                self.gate()?;
-                let now = self.now;
+                self.k.gate()?;
+                let now = self.k.now;
                 self.msm(c).heartbeat_in_flight = None;
                 self.msm(c).last_heartbeat_ok_ms = now;
                 match error {
@@ -2518,20 +2534,21 @@ impl World {
                             return Ok(());
                         }
                         self.msm(c).rejoin_needed = true;
-                        self.record(
-                            vec![cnode(c)],
-                            EventKind::RejoinRequested {
-                                consumer: c,
-                                reason: "the heartbeat answered REBALANCE_IN_PROGRESS".into(),
-                            },
-                        )
-                        .map(|_| ())
+                        self.k
+                            .record(
+                                vec![cnode(c)],
+                                EventKind::RejoinRequested {
+                                    consumer: c,
+                                    reason: "the heartbeat answered REBALANCE_IN_PROGRESS".into(),
+                                },
+                            )
+                            .map(|_| ())
                     }
                     Some(ErrorCode::UnknownMemberId) | Some(ErrorCode::IllegalGeneration) => {
                         // The group moved on without us: the partitions are lost.
                         let all = self.cs(c).assignment.clone();
                         self.group_revoke(c, &all, true)?;
-                        self.gate()?;
+                        self.k.gate()?;
                         let static_member = self.cs(c).config.group_instance_id.is_some();
                         let x = self.msm(c);
                         if !static_member {
@@ -2559,7 +2576,7 @@ impl World {
                 if cid != correlation_id {
                     return Ok(());
                 }
-                self.gate()?;
+                self.k.gate()?;
                 self.msm(c).offset_fetch_in_flight = None;
                 if error.is_some() {
                     return self.group_coordinator_unknown(c, "OffsetFetch: NOT_COORDINATOR");
@@ -2570,9 +2587,9 @@ impl World {
                     if off < 0 || !self.cs(c).assignment.contains(&tp) {
                         continue;
                     }
-                    self.gate()?;
+                    self.k.gate()?;
                     self.csm(c).positions.insert(tp.clone(), off);
-                    self.emit(
+                    self.k.emit(
                         vec![cnode(c)],
                         EventKind::ConsumerPositionReset {
                             consumer: c,
@@ -2602,14 +2619,14 @@ impl World {
                             if self.ms(c).rejoin_needed {
                                 return Ok(());
                             }
-                            self.gate()?;
+                            self.k.gate()?;
                             self.msm(c).rejoin_needed = true;
                             Ok(())
                         }
                         ErrorCode::IllegalGeneration | ErrorCode::UnknownMemberId => {
                             // resetGenerationOnResponseError: rejoin as a new member.
                             let static_member = self.cs(c).config.group_instance_id.is_some();
-                            self.gate()?;
+                            self.k.gate()?;
                             let x = self.msm(c);
                             x.generation = -1;
                             if !static_member {
@@ -2622,7 +2639,7 @@ impl World {
                         _ => Ok(()),
                     };
                 }
-                self.gate()?;
+                self.k.gate()?;
                 let x = self.msm(c);
                 x.commits_in_flight.remove(&correlation_id);
                 if sync {
@@ -2704,9 +2721,9 @@ impl World {
             .collect();
         let group = self.ms(c).group_id.clone();
         let gen = self.ms(c).generation;
-        self.gate()?;
+        self.k.gate()?;
         self.msm(c).assigned_snapshot = topics.clone();
-        self.emit(
+        self.k.emit(
             vec![cnode(c)],
             EventKind::AssignmentComputed {
                 consumer: c,
@@ -2748,7 +2765,7 @@ impl World {
             self.group_revoke(c, &revoked, false)?;
         }
         let gen = self.ms(c).generation;
-        self.gate()?;
+        self.k.gate()?;
         {
             let x = self.csm(c);
             x.assignment = assignment.clone();
@@ -2759,7 +2776,7 @@ impl World {
                 m.rejoin_needed = true;
             }
         }
-        self.emit(
+        self.k.emit(
             vec![cnode(c)],
             EventKind::PartitionsAssigned {
                 consumer: c,
@@ -2794,6 +2811,7 @@ impl World {
                 );
                 let tp = tp.clone();
                 return self
+                    .k
                     .record(
                         vec![cnode(c)],
                         EventKind::GuaranteeBroken {
@@ -2828,39 +2846,39 @@ impl World {
         }
         let cfg = self.cs(c).config.clone();
         let m = self.ms(c).clone();
-        let next = self.now + cfg.heartbeat_interval_ms;
+        let next = self.k.now + cfg.heartbeat_interval_ms;
         // The heartbeat thread notices a stalled poll loop (max.poll.interval.ms).
         if m.phase == MemberPhase::Stable
-            && self.now.saturating_sub(m.last_poll_ms) > cfg.max_poll_interval_ms
+            && self.k.now.saturating_sub(m.last_poll_ms) > cfg.max_poll_interval_ms
         {
             self.group_leave(
                 c,
                 &format!(
                     "consumer poll timeout has expired: no poll() for {} ms > max.poll.interval.ms={}",
-                    self.now - m.last_poll_ms,
+                    self.k.now - m.last_poll_ms,
                     cfg.max_poll_interval_ms
                 ),
             )?;
-            return self.set_timer(cnode(c), next, Timer::ConsumerHeartbeat);
+            return self.k.set_timer(cnode(c), next, Timer::ConsumerHeartbeat);
         }
         // The heartbeat thread's own session check (AbstractCoordinator):
         // no heartbeat answer for session.timeout.ms → find the coordinator again.
         if m.coordinator.is_some()
             && matches!(m.phase, MemberPhase::Stable | MemberPhase::Syncing)
-            && self.now.saturating_sub(m.last_heartbeat_ok_ms) > cfg.session_timeout_ms
+            && self.k.now.saturating_sub(m.last_heartbeat_ok_ms) > cfg.session_timeout_ms
         {
             self.group_coordinator_unknown(
                 c,
                 "session timed out without receiving a heartbeat response",
             )?;
-            return self.set_timer(cnode(c), next, Timer::ConsumerHeartbeat);
+            return self.k.set_timer(cnode(c), next, Timer::ConsumerHeartbeat);
         }
         if let (Some(coord), MemberPhase::Stable | MemberPhase::Syncing, None) =
             (m.coordinator, m.phase, m.heartbeat_in_flight)
         {
             if m.generation >= 0 {
                 let cid = self.consumer_correlation(c);
-                self.gate()?;
+                self.k.gate()?;
                 self.msm(c).heartbeat_in_flight = Some(cid);
                 self.consumer_request(
                     c,
@@ -2879,7 +2897,7 @@ impl World {
         } else if m.coordinator.is_none() {
             self.group_find_coordinator(c)?;
         }
-        self.set_timer(cnode(c), next, Timer::ConsumerHeartbeat)
+        self.k.set_timer(cnode(c), next, Timer::ConsumerHeartbeat)
     }
 
     /// `maybeLeaveGroup`: a dynamic member sends LeaveGroup; a static one
@@ -2890,7 +2908,7 @@ impl World {
         if !m.member_id.is_empty() && m.generation >= 0 && !static_member {
             if let Some(coord) = m.coordinator {
                 let cid = self.consumer_correlation(c);
-                self.send(
+                self.k.send(
                     cnode(c),
                     NodeId::Broker(coord),
                     Message::LeaveGroup {
@@ -2903,7 +2921,7 @@ impl World {
         }
         let all = self.cs(c).assignment.clone();
         self.group_revoke(c, &all, false)?;
-        self.gate()?;
+        self.k.gate()?;
         {
             let x = self.msm(c);
             if !static_member {
@@ -2915,7 +2933,7 @@ impl World {
             x.join_in_flight = None;
             x.sync_in_flight = None;
         }
-        self.emit(
+        self.k.emit(
             vec![cnode(c)],
             EventKind::LeftGroup {
                 consumer: c,

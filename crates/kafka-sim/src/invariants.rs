@@ -124,7 +124,7 @@ impl World {
         if acks == 0 || offset < 0 {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         self.ledger.acked.entry(tp.clone()).or_default().insert(
             offset,
             AckedRecord {
@@ -197,7 +197,7 @@ impl World {
         if lost.is_empty() {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         for (o, _, _) in &lost {
             self.ledger.lost.insert((tp.clone(), *o));
         }
@@ -215,7 +215,7 @@ impl World {
             if replaced { "replaced by other records" } else { "missing" },
             leader.0,
         );
-        self.emit(
+        self.k.emit(
             vec![NodeId::Broker(leader)],
             EventKind::GuaranteeBroken {
                 guarantee: Guarantee::AcknowledgedRecordsSurvive,
@@ -305,9 +305,9 @@ impl World {
         if self.ledger.reported.contains(&(g, tp.clone())) {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         self.ledger.reported.insert((g, tp.clone()));
-        self.emit(
+        self.k.emit(
             vec![node],
             EventKind::GuaranteeBroken {
                 guarantee: g,
@@ -348,7 +348,7 @@ impl World {
                 )?;
             }
         }
-        self.gate()?;
+        self.k.gate()?;
         self.ledger.leader_hw.insert(key, (epoch, hw));
         Ok(())
     }

@@ -53,6 +53,7 @@ pub mod group;
 pub mod group_records;
 pub mod ids;
 pub mod invariants;
+mod kernel;
 pub mod lesson;
 pub mod lesson_check;
 pub mod msg;

@@ -249,7 +249,7 @@ impl World {
         }
         match timer {
             Timer::ClientStart => {
-                self.gate()?;
+                self.k.gate()?;
                 self.prm(p).started = true;
                 let cid = self.producer_correlation(p);
                 self.client_request_metadata(ClientRef::Producer(p), cid)?;
@@ -257,13 +257,15 @@ impl World {
                     self.producer_init_pid(p)?;
                 }
                 let age = self.pr(p).config.metadata_max_age_ms;
-                self.set_timer(pnode(p), self.now + age, Timer::MetadataRefresh)
+                self.k
+                    .set_timer(pnode(p), self.k.now + age, Timer::MetadataRefresh)
             }
             Timer::MetadataRefresh => {
                 let cid = self.producer_correlation(p);
                 self.client_request_metadata(ClientRef::Producer(p), cid)?;
                 let age = self.pr(p).config.metadata_max_age_ms;
-                self.set_timer(pnode(p), self.now + age, Timer::MetadataRefresh)
+                self.k
+                    .set_timer(pnode(p), self.k.now + age, Timer::MetadataRefresh)
             }
             Timer::ProducerWake => self.producer_progress(p),
             Timer::ProducerCloseTimeout { timeout_ms } => self.producer_force_close(p, timeout_ms),
@@ -277,7 +279,7 @@ impl World {
                 if cids.is_empty() {
                     return Ok(());
                 }
-                self.record(
+                self.k.record(
                     vec![pnode(p)],
                     EventKind::ConnectionClosed {
                         node: pnode(p),
@@ -296,7 +298,7 @@ impl World {
                     return self.producer_progress(p);
                 }
                 if self.pr(p).init_pid_in_flight == Some(correlation_id) {
-                    self.gate()?;
+                    self.k.gate()?;
                     self.prm(p).init_pid_in_flight = None;
                     return self.producer_init_pid(p);
                 }
@@ -320,19 +322,19 @@ impl World {
             return Ok(());
         }
         let brokers = self.client_known_brokers(&self.pr(p).metadata);
-        self.gate()?;
+        self.k.gate()?;
         let cid = self.producer_correlation(p);
         let to = brokers[(cid as usize) % brokers.len()];
         self.prm(p).init_pid_in_flight = Some(cid);
-        self.send(
+        self.k.send(
             pnode(p),
             NodeId::Broker(to),
             Message::InitProducerId {
                 correlation_id: cid,
             },
         )?;
-        let timeout = self.now + self.pr(p).config.request_timeout_ms;
-        self.set_timer(
+        let timeout = self.k.now + self.pr(p).config.request_timeout_ms;
+        self.k.set_timer(
             pnode(p),
             timeout,
             Timer::RequestTimeout {
@@ -350,7 +352,7 @@ impl World {
         key: Option<String>,
         value: Option<String>,
     ) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         let id = {
             let pr = self.prm(p);
             pr.next_record += 1;
@@ -362,7 +364,7 @@ impl World {
             if ic == "uppercase-value" {
                 value = value.map(|v| v.to_uppercase());
             }
-            self.record(
+            self.k.record(
                 vec![pnode(p)],
                 EventKind::RecordIntercepted {
                     producer: p,
@@ -373,7 +375,7 @@ impl World {
                 },
             )?;
         }
-        self.record(
+        self.k.record(
             vec![pnode(p)],
             EventKind::RecordSerialized {
                 producer: p,
@@ -389,7 +391,7 @@ impl World {
             partition,
             key,
             value,
-            send_ms: self.now,
+            send_ms: self.k.now,
         };
         if !self.pr(p).blocked.is_empty() {
             // Others are already waiting: keep send() order.
@@ -402,7 +404,7 @@ impl World {
     }
 
     fn producer_block(&mut self, p: u32, rec: PendingRecord, reason: String) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         let id = rec.id;
         self.prm(p).blocked.push_back(rec);
         let max_block = self.pr(p).config.max_block_ms;
@@ -411,7 +413,7 @@ impl World {
             return self.producer_schedule_wake(p);
         }
         self.prm(p).blocked_reported = key;
-        self.emit(
+        self.k.emit(
             vec![pnode(p)],
             EventKind::ProducerBlocked {
                 producer: p,
@@ -426,7 +428,7 @@ impl World {
     /// Partition and append one record; `Ok(false)` if it had to block.
     fn producer_try_accumulate(&mut self, p: u32, rec: &PendingRecord) -> Step<bool> {
         let Some(n) = self.pr(p).metadata.partition_count(&rec.topic) else {
-            self.gate()?;
+            self.k.gate()?;
             self.prm(p).metadata.stale = true;
             self.producer_block(
                 p,
@@ -439,7 +441,7 @@ impl World {
         };
         if let Some(part) = rec.partition {
             if part >= n {
-                self.record(vec![pnode(p)], EventKind::RecordFailed {
+                self.k.record(vec![pnode(p)], EventKind::RecordFailed {
                     producer: p,
                     record: rec.id,
                     tp: None,
@@ -477,7 +479,7 @@ impl World {
             )?;
             return Ok(false);
         }
-        self.record(
+        self.k.record(
             vec![pnode(p)],
             EventKind::RecordPartitioned {
                 producer: p,
@@ -486,8 +488,8 @@ impl World {
                 choice: choice.clone(),
             },
         )?;
-        self.gate()?;
-        let now = self.now;
+        self.k.gate()?;
+        let now = self.k.now;
         let (batch_id, new_batch, nrec, bytes, used) = {
             let pr = self.prm(p);
             let dq = pr.accumulator.entry(tp.clone()).or_default();
@@ -538,7 +540,7 @@ impl World {
                 }
             }
         }
-        self.emit(
+        self.k.emit(
             vec![pnode(p)],
             EventKind::RecordAccumulated {
                 producer: p,
@@ -581,7 +583,7 @@ impl World {
             return Ok(PartitionChoice::Explicit { partition: part });
         }
         if cfg.partitioner_class == PartitionerClass::RoundRobin {
-            self.gate()?;
+            self.k.gate()?;
             let c = self
                 .prm(p)
                 .round_robin
@@ -604,7 +606,7 @@ impl World {
                 partition: pos % n,
             });
         }
-        self.gate()?;
+        self.k.gate()?;
         let current = self
             .pr(p)
             .sticky
@@ -615,7 +617,7 @@ impl World {
             Some(c) => (c, None),
             None => {
                 let previous = self.pr(p).sticky.get(&rec.topic).and_then(|s| s.previous);
-                let pick = self.rng.below(n as u64) as i32;
+                let pick = self.k.rng.below(n as u64) as i32;
                 let st = self.prm(p).sticky.entry(rec.topic.clone()).or_default();
                 st.partition = pick;
                 (pick, previous.filter(|x| *x >= 0))
@@ -641,13 +643,13 @@ impl World {
             return Ok(()); // a closed producer's Sender thread has ended
         }
         // Blocked sends whose max.block.ms ran out fail with a TimeoutException.
-        let now = self.now;
+        let now = self.k.now;
         let max_block = self.pr(p).config.max_block_ms;
         while let Some(front) = self.pr(p).blocked.front().cloned() {
             if now >= front.send_ms + max_block {
-                self.gate()?;
+                self.k.gate()?;
                 self.prm(p).blocked.pop_front();
-                self.emit(vec![pnode(p)], EventKind::RecordFailed {
+                self.k.emit(vec![pnode(p)], EventKind::RecordFailed {
                     producer: p,
                     record: front.id,
                     tp: None,
@@ -658,14 +660,14 @@ impl World {
                 continue;
             }
             // Try it again: if it blocks again, stop (keep send() order).
-            self.gate()?;
+            self.k.gate()?;
             self.prm(p).blocked.pop_front();
             let blocked_again = {
                 let before = self.pr(p).blocked.len();
                 let ok = self.producer_try_accumulate(p, &front)?;
                 if !ok && self.pr(p).blocked.len() > before {
                     // It went to the back: move it to the front again.
-                    self.gate()?;
+                    self.k.gate()?;
                     let r = self.prm(p).blocked.pop_back().expect("just pushed");
                     self.prm(p).blocked.push_front(r);
                     true
@@ -682,7 +684,7 @@ impl World {
 
     /// One pass of the Sender thread (`Sender.sendProducerData`).
     fn producer_sender(&mut self, p: u32) -> Step {
-        let now = self.now;
+        let now = self.k.now;
         let cfg = self.pr(p).config.clone();
         self.producer_expire(p)?;
         if self.pr(p).metadata.stale
@@ -753,7 +755,7 @@ impl World {
             // close() is already waiting: only a timeout can cut it short.
             return self.producer_close_deadline(p, timeout_ms);
         }
-        self.gate()?;
+        self.k.gate()?;
         let pr = self.prm(p);
         pr.closing = true;
         let batches = pr.batches_waiting() as u32;
@@ -764,7 +766,7 @@ impl World {
                 .map(|b| b.records.len() as u32)
                 .sum::<u32>();
         let in_flight = pr.requests_in_flight() as u32;
-        self.emit(
+        self.k.emit(
             vec![pnode(p)],
             EventKind::ProducerClosing {
                 producer: p,
@@ -784,8 +786,9 @@ impl World {
             None => Ok(()),
             Some(0) => self.producer_force_close(p, 0),
             Some(t) => {
-                let at = self.now + t;
-                self.set_timer(pnode(p), at, Timer::ProducerCloseTimeout { timeout_ms: t })
+                let at = self.k.now + t;
+                self.k
+                    .set_timer(pnode(p), at, Timer::ProducerCloseTimeout { timeout_ms: t })
             }
         }
     }
@@ -800,7 +803,7 @@ impl World {
         if pr.closed {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         let pr = self.prm(p);
         pr.closing = true;
         pr.force_closed = true;
@@ -820,7 +823,7 @@ impl World {
             .chain(&flying)
             .map(|b| b.records.len() as u32)
             .sum();
-        self.emit(
+        self.k.emit(
             vec![pnode(p)],
             EventKind::ProducerForceClosed {
                 producer: p,
@@ -846,7 +849,7 @@ impl World {
             } else {
                 "KafkaException: Producer closed while allocating memory"
             };
-            self.record(
+            self.k.record(
                 vec![pnode(p)],
                 EventKind::RecordFailed {
                     producer: p,
@@ -872,12 +875,12 @@ impl World {
         {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         let pr = self.prm(p);
         pr.closed = true;
         let records_sent = pr.next_record;
         let forced = pr.force_closed;
-        self.emit(
+        self.k.emit(
             vec![pnode(p)],
             EventKind::ProducerClosed {
                 producer: p,
@@ -895,7 +898,7 @@ impl World {
         leader: BrokerId,
         ready_tps: &[TopicPartition],
     ) -> Step<bool> {
-        let now = self.now;
+        let now = self.k.now;
         let cfg = self.pr(p).config.clone();
         let tps: Vec<TopicPartition> = self
             .pr(p)
@@ -933,7 +936,7 @@ impl World {
         if drained.is_empty() {
             return Ok(false);
         }
-        self.gate()?;
+        self.k.gate()?;
         let cid = self.producer_correlation(p);
         let mut topic_data = Vec::new();
         let mut shown = Vec::new();
@@ -989,7 +992,7 @@ impl World {
             batches.push(b);
         }
         let in_flight_now = self.pr(p).in_flight_count(leader) as u32 + 1;
-        self.emit(
+        self.k.emit(
             vec![pnode(p)],
             EventKind::BatchesDrained {
                 producer: p,
@@ -1014,7 +1017,7 @@ impl World {
             );
             Vec::new()
         };
-        self.send(
+        self.k.send(
             pnode(p),
             NodeId::Broker(leader),
             Message::Produce {
@@ -1031,8 +1034,8 @@ impl World {
             }
             return Ok(true);
         }
-        self.gate()?;
-        self.set_timer(
+        self.k.gate()?;
+        self.k.set_timer(
             pnode(p),
             now + cfg.request_timeout_ms,
             Timer::RequestTimeout {
@@ -1043,7 +1046,7 @@ impl World {
     }
 
     fn producer_schedule_wake(&mut self, p: u32) -> Step {
-        let now = self.now;
+        let now = self.k.now;
         let cfg = self.pr(p).config.clone();
         let mut next: Option<u64> = None;
         let mut consider = |t: u64| {
@@ -1078,14 +1081,14 @@ impl World {
                 consider(t);
             }
         }
-        self.gate()?;
+        self.k.gate()?;
         // Wakes are never cancelled (a stale one finds nothing to do); only
         // schedule one that is not already pending.
         let pr = self.prm(p);
         pr.wakes.retain(|w| *w > now);
         if let Some(t) = next {
             if pr.wakes.insert(t) {
-                self.set_timer(pnode(p), t, Timer::ProducerWake)?;
+                self.k.set_timer(pnode(p), t, Timer::ProducerWake)?;
             }
         }
         Ok(())
@@ -1093,7 +1096,7 @@ impl World {
 
     /// Fails batches older than `delivery.timeout.ms` that are not in flight.
     fn producer_expire(&mut self, p: u32) -> Step {
-        let now = self.now;
+        let now = self.k.now;
         let dt = self.pr(p).config.delivery_timeout_ms;
         let expired: Vec<TopicPartition> = self
             .pr(p)
@@ -1111,7 +1114,7 @@ impl World {
                 .filter(|b| now >= b.created_ms + dt)
                 .cloned()
             {
-                self.gate()?;
+                self.k.gate()?;
                 self.producer_pop_batch(p, &tp);
                 let msg = format!(
                     "TimeoutException: Expiring {} record(s) for {tp}: {} ms has passed since batch creation",
@@ -1146,7 +1149,7 @@ impl World {
     }
 
     fn producer_complete_batch(&mut self, p: u32, b: ProducerBatch, base_offset: i64) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         self.producer_release(p, &b);
         let acks = self.pr(p).config.acks.0;
         let interceptors = self.pr(p).config.interceptor_classes.clone();
@@ -1156,7 +1159,7 @@ impl World {
             } else {
                 -1
             };
-            self.record(
+            self.k.record(
                 vec![pnode(p)],
                 EventKind::RecordAcknowledged {
                     producer: p,
@@ -1169,7 +1172,7 @@ impl World {
                 },
             )?;
             for ic in &interceptors {
-                self.record(
+                self.k.record(
                     vec![pnode(p)],
                     EventKind::InterceptorAcknowledged {
                         producer: p,
@@ -1196,10 +1199,10 @@ impl World {
     }
 
     fn producer_fail_batch(&mut self, p: u32, b: ProducerBatch, error: String) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         self.producer_release(p, &b);
         for r in &b.records {
-            self.record(
+            self.k.record(
                 vec![pnode(p)],
                 EventKind::RecordFailed {
                     producer: p,
@@ -1221,8 +1224,8 @@ impl World {
         let exp = b.attempts.saturating_sub(1).min(20);
         let backoff = (cfg.retry_backoff_ms.saturating_mul(1u64 << exp))
             .min(cfg.retry_backoff_max_ms.max(cfg.retry_backoff_ms));
-        self.gate()?;
-        b.retry_at = self.now + backoff;
+        self.k.gate()?;
+        b.retry_at = self.k.now + backoff;
         let (tp, id, attempt) = (b.tp.clone(), b.id, b.attempts);
         let pr = self.prm(p);
         let dq = pr.accumulator.entry(tp.clone()).or_default();
@@ -1236,7 +1239,7 @@ impl World {
         } else {
             dq.push_front(b);
         }
-        self.emit(
+        self.k.emit(
             vec![pnode(p)],
             EventKind::ProduceRetried {
                 producer: p,
@@ -1254,7 +1257,7 @@ impl World {
         let cfg = self.pr(p).config.clone();
         let retriable = error.is_retriable()
             || (cfg.enable_idempotence && error == ErrorCode::OutOfOrderSequenceNumber);
-        let within = self.now < b.created_ms + cfg.delivery_timeout_ms;
+        let within = self.k.now < b.created_ms + cfg.delivery_timeout_ms;
         if matches!(
             error,
             ErrorCode::NotLeaderOrFollower
@@ -1263,7 +1266,7 @@ impl World {
                 | ErrorCode::NetworkException
                 | ErrorCode::RequestTimedOut
         ) {
-            self.gate()?;
+            self.k.gate()?;
             self.prm(p).metadata.stale = true;
         }
         if retriable && b.attempts <= cfg.retries && within {
@@ -1274,7 +1277,7 @@ impl World {
     }
 
     fn producer_request_failed(&mut self, p: u32, b: BrokerId, cid: i32, error: ErrorCode) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         let Some(f) = self
             .prm(p)
             .in_flight
@@ -1307,7 +1310,7 @@ impl World {
             (Message::InitProducerId { correlation_id }, _)
                 if self.pr(p).init_pid_in_flight == Some(*correlation_id) =>
             {
-                self.gate()?;
+                self.k.gate()?;
                 self.prm(p).init_pid_in_flight = None;
                 self.producer_init_pid(p)
             }
@@ -1348,7 +1351,7 @@ impl World {
                 if self.pr(p).init_pid_in_flight != Some(correlation_id) {
                     return Ok(());
                 }
-                self.gate()?;
+                self.k.gate()?;
                 self.prm(p).init_pid_in_flight = None;
                 if error.is_some() {
                     return self.producer_init_pid(p);
@@ -1358,7 +1361,7 @@ impl World {
                     pr.producer_id = producer_id;
                     pr.producer_epoch = producer_epoch;
                 }
-                self.emit(
+                self.k.emit(
                     vec![pnode(p)],
                     EventKind::ProducerIdAssigned {
                         producer: p,
@@ -1375,7 +1378,7 @@ impl World {
                 let NodeId::Broker(b) = from else {
                     return Ok(());
                 };
-                self.gate()?;
+                self.k.gate()?;
                 let Some(f) = self
                     .prm(p)
                     .in_flight

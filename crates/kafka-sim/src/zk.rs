@@ -186,7 +186,7 @@ impl World {
             } else {
                 change
             };
-            self.send(
+            self.k.send(
                 NodeId::ZooKeeper,
                 NodeId::Broker(w),
                 Message::WatchNotification {
@@ -199,7 +199,7 @@ impl World {
     }
 
     pub(crate) fn zk_open_session(&mut self, broker: BrokerId) -> Step<u64> {
-        self.gate()?;
+        self.k.gate()?;
         self.zk.next_session += 1;
         let id = 0x1000_0000 + self.zk.next_session;
         self.zk.sessions.insert(
@@ -210,7 +210,7 @@ impl World {
                 open: true,
             },
         );
-        self.emit(
+        self.k.emit(
             vec![NodeId::Broker(broker), NodeId::ZooKeeper],
             EventKind::ZkSessionOpened {
                 broker,
@@ -228,10 +228,10 @@ impl World {
         data: String,
         ephemeral: Option<BrokerId>,
     ) -> Step<bool> {
-        self.gate()?;
+        self.k.gate()?;
         if let Some(existing) = self.zk.nodes.get(path) {
             let holder = existing.data.clone();
-            self.emit(
+            self.k.emit(
                 vec![by, NodeId::ZooKeeper],
                 EventKind::ZnodeExists {
                     path: path.to_string(),
@@ -254,7 +254,7 @@ impl World {
                 mzxid: z,
             },
         );
-        self.emit(
+        self.k.emit(
             vec![by, NodeId::ZooKeeper],
             EventKind::ZnodeCreated {
                 path: path.to_string(),
@@ -273,14 +273,14 @@ impl World {
             self.zk_create(by, path, data, None)?;
             return Ok(0);
         }
-        self.gate()?;
+        self.k.gate()?;
         let z = self.next_zxid();
         let n = self.zk.nodes.get_mut(path).expect("checked");
         n.data = data.clone();
         n.version += 1;
         n.mzxid = z;
         let version = n.version;
-        self.emit(
+        self.k.emit(
             vec![by, NodeId::ZooKeeper],
             EventKind::ZnodeUpdated {
                 path: path.to_string(),
@@ -297,9 +297,9 @@ impl World {
         if !self.zk.nodes.contains_key(path) {
             return Ok(());
         }
-        self.gate()?;
+        self.k.gate()?;
         self.zk.nodes.remove(path);
-        self.emit(
+        self.k.emit(
             vec![by, NodeId::ZooKeeper],
             EventKind::ZnodeDeleted {
                 path: path.to_string(),
@@ -311,7 +311,7 @@ impl World {
 
     /// Registers `broker`'s watch on `path` (no event: watches are bookkeeping).
     pub(crate) fn zk_watch(&mut self, broker: BrokerId, path: &str) -> Step {
-        self.gate()?;
+        self.k.gate()?;
         self.zk
             .watches
             .entry(path.to_string())
@@ -323,8 +323,8 @@ impl World {
     /// A broker's process stopped: its session will expire unless it closed it.
     pub(crate) fn zk_broker_died(&mut self, broker: BrokerId) -> Step {
         if let Some(id) = self.zk.current_session(broker) {
-            let at = self.now + self.sc.cluster.config.zookeeper_session_timeout_ms;
-            self.set_timer(
+            let at = self.k.now + self.k.sc.cluster.config.zookeeper_session_timeout_ms;
+            self.k.set_timer(
                 NodeId::ZooKeeper,
                 at,
                 Timer::ZkSessionExpiry { session_id: id },
@@ -347,17 +347,17 @@ impl World {
             return Ok(());
         };
         let broker = s.broker;
-        self.gate()?;
+        self.k.gate()?;
         if let Some(x) = self.zk.sessions.get_mut(&id) {
             x.open = false;
         }
         if expired {
-            self.emit(
+            self.k.emit(
                 vec![NodeId::Broker(broker), NodeId::ZooKeeper],
                 EventKind::ZkSessionExpired {
                     broker,
                     session_id: id,
-                    timeout_ms: self.sc.cluster.config.zookeeper_session_timeout_ms,
+                    timeout_ms: self.k.sc.cluster.config.zookeeper_session_timeout_ms,
                 },
             );
         }

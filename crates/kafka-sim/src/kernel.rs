@@ -1,0 +1,357 @@
+//! The kernel of the simulation: the clock, the queue of pending work, the
+//! seeded RNG, the event budget and the network, and the only operations
+//! that change them: [`Kernel::gate`] before a change, [`Kernel::emit`] after
+//! it, [`Kernel::send`] a message, [`Kernel::set_timer`], and
+//! [`Kernel::continue_with`] to leave the rest of a handler for the next
+//! step.
+//!
+//! It knows nothing of brokers, ZooKeeper or clients: those nodes live in the
+//! [`World`](crate::sim::World), which owns one kernel and runs each work
+//! item by handing the kernel to the node it is for. A node's code reaches
+//! other nodes only through [`Kernel::send`] (a message) — the kernel holds
+//! no node state, only which incarnation of each process a message was
+//! addressed to, so a restarted broker does not receive its previous life's
+//! mail.
+//!
+//! The same split as turmoil's `Sim` (the host and the network) versus its
+//! hosts, or raft-rs's `RawNode` (the caller drives, the node only reacts).
+
+use crate::collections::{SortedMap, SortedSet};
+use crate::event::{DropReason, Event, EventId, EventKind};
+use crate::ids::{BrokerId, Millis, NodeId};
+use crate::msg::Message;
+use crate::rng::Rng;
+use crate::scenario::Scenario;
+use std::sync::Arc;
+
+/// Returned by an apply operation when the event budget is spent: the handler
+/// stops where it is (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frozen;
+
+/// The result of a handler step: `Err(Frozen)` aborts it.
+pub type Step<T = ()> = Result<T, Frozen>;
+
+/// A timer a node set for itself.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Timer {
+    BrokerStart,
+    ZkSessionExpiry {
+        session_id: u64,
+    },
+    IsrExpiration,
+    /// An AlterPartition got no answer: give up on it and let the ISR check retry.
+    AlterPartitionTimeout {
+        tp: crate::ids::TopicPartition,
+        partition_epoch: i32,
+    },
+    HwCheckpoint,
+    /// The OS writes dirty pages back to disk.
+    OsFlush,
+    RetentionCheck,
+    CleanerCheck,
+    AutoLeaderRebalance,
+    DelayedFetchExpiry {
+        id: u64,
+    },
+    DelayedProduceExpiry {
+        id: u64,
+    },
+    ReplicaFetchBackoff {
+        leader: BrokerId,
+    },
+    /// A request got no answer in time (clients and followers).
+    RequestTimeout {
+        correlation_id: i32,
+    },
+    /// The peer's process died or closed: our TCP connection to it was reset.
+    ConnectionClosed {
+        peer: BrokerId,
+    },
+    ClientStart,
+    ProducerWake,
+    /// `close(timeout)` ran out of time: force close what is left.
+    ProducerCloseTimeout {
+        timeout_ms: u64,
+    },
+    MetadataRefresh,
+    ConsumerPoll,
+    ConsumerHeartbeat,
+    ConsumerAutoCommit,
+    ConsumerResume,
+    GroupJoinDeadline {
+        group: String,
+        generation: i32,
+    },
+    GroupMemberExpiry {
+        group: String,
+        member: String,
+    },
+    GroupInitialDelay {
+        group: String,
+    },
+}
+
+/// One item of pending work.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Work {
+    Deliver {
+        id: u64,
+        from: NodeId,
+        to: NodeId,
+        to_incarnation: u32,
+        msg: Message,
+        sent: EventId,
+    },
+    Timer {
+        node: NodeId,
+        incarnation: u32,
+        timer: Timer,
+        cause: Option<EventId>,
+    },
+    /// The scenario's `commands[index]`.
+    Command { index: u32 },
+    /// Create the scenario's `topics[index]` (at time 0).
+    InitialTopic { index: u32 },
+}
+
+/// The rest of a handler that goes on partition by partition (see the
+/// module docs). Runs at the same simulated time, before any queued work.
+#[derive(Clone)]
+pub(crate) enum Continuation {
+    /// `becomeLeaderOrFollower`, partition by partition, then the response
+    /// (`broker.rs`).
+    LeaderAndIsr(crate::broker::LeaderAndIsrWork),
+    /// The controller's work list: a topic change partition by partition
+    /// (`onNewPartitionCreation`), a broker change or controlled shutdown
+    /// election by election, then the batch of requests (`controller.rs`).
+    Controller(crate::controller::ControllerWork),
+}
+
+/// Links between nodes: latency, cuts and slow links (turmoil-style faults).
+#[derive(Clone, Debug, Default)]
+pub struct Network {
+    pub latency_ms: u64,
+    pub zookeeper_latency_ms: u64,
+    /// Cut links, as ordered pairs (smaller node first).
+    pub cut: SortedSet<(NodeId, NodeId)>,
+    /// Extra latency per link (ordered pair).
+    pub extra: SortedMap<(NodeId, NodeId), u64>,
+    /// Last delivery time per direction, so a link stays FIFO like TCP.
+    pub last_delivery: SortedMap<(NodeId, NodeId), Millis>,
+}
+
+pub fn link_key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+impl Network {
+    pub fn is_cut(&self, a: NodeId, b: NodeId) -> bool {
+        self.cut.contains(&link_key(a, b))
+    }
+
+    pub fn latency(&self, a: NodeId, b: NodeId) -> u64 {
+        let base = if a == NodeId::ZooKeeper || b == NodeId::ZooKeeper {
+            self.zookeeper_latency_ms
+        } else {
+            self.latency_ms
+        };
+        base + self.extra.get(&link_key(a, b)).copied().unwrap_or(0)
+    }
+}
+
+/// The clock, queue, RNG, budget and network (see the module docs).
+#[derive(Clone)]
+pub(crate) struct Kernel {
+    pub(crate) sc: Arc<Scenario>,
+    pub(crate) now: Millis,
+    pub(crate) rng: Rng,
+    pub(crate) queue: std::collections::BTreeMap<(Millis, u64), Work>,
+    /// The rest of the handler being run, with the cause it ran under.
+    pub(crate) continuation: Option<(Continuation, Option<EventId>)>,
+    seq: u64,
+    pub(crate) next_message_id: u64,
+    pub(crate) emitted: u64,
+    pub(crate) budget: Option<u64>,
+    pub(crate) out: Vec<Event>,
+    /// The event the running handler reacts to (the cause of what it records).
+    pub(crate) cause: Option<EventId>,
+    pub(crate) net: Network,
+    /// Which life of each process is running (a broker restart begins a new
+    /// one); a message or timer for an earlier life is dropped.
+    incarnations: SortedMap<NodeId, u32>,
+}
+
+impl Kernel {
+    pub(crate) fn new(sc: Arc<Scenario>) -> Kernel {
+        Kernel {
+            rng: Rng::new(sc.seed),
+            now: 0,
+            queue: std::collections::BTreeMap::new(),
+            continuation: None,
+            seq: 0,
+            next_message_id: 0,
+            emitted: 0,
+            budget: None,
+            out: Vec::new(),
+            cause: None,
+            net: Network {
+                latency_ms: sc.cluster.network.latency_ms,
+                zookeeper_latency_ms: sc.cluster.network.zookeeper_latency_ms,
+                ..Network::default()
+            },
+            incarnations: SortedMap::new(),
+            sc,
+        }
+    }
+
+    pub(crate) fn schedule(&mut self, at: Millis, work: Work) {
+        self.queue.insert((at, self.seq), work);
+        self.seq += 1;
+    }
+
+    /// Schedules a timer outside the gate (used for scheduling-only work that a
+    /// gated operation already accounted for).
+    pub(crate) fn schedule_work_timer(
+        &mut self,
+        node: NodeId,
+        incarnation: u32,
+        timer: Timer,
+        at: Millis,
+    ) {
+        let cause = self.cause;
+        self.schedule(
+            at,
+            Work::Timer {
+                node,
+                incarnation,
+                timer,
+                cause,
+            },
+        );
+    }
+
+    /// Leaves the rest of the current handler for the next step (gated: it
+    /// records no event, like scheduling a timer).
+    pub(crate) fn continue_with(&mut self, k: Continuation) -> Step {
+        self.gate()?;
+        debug_assert!(self.continuation.is_none(), "one handler at a time");
+        self.continuation = Some((k, self.cause));
+        Ok(())
+    }
+
+    /// Passes if one more event may be recorded. Every apply operation calls
+    /// this *before* it changes anything.
+    pub(crate) fn gate(&self) -> Step {
+        match self.budget {
+            Some(b) if self.emitted >= b => Err(Frozen),
+            _ => Ok(()),
+        }
+    }
+
+    /// Records an event (after the gate has passed and the change is made).
+    pub(crate) fn emit(&mut self, nodes: Vec<NodeId>, kind: EventKind) -> EventId {
+        let id = self.emitted;
+        self.emitted += 1;
+        self.out.push(Event {
+            id,
+            time_ms: self.now,
+            nodes,
+            cause: self.cause,
+            kind,
+        });
+        id
+    }
+
+    /// Gate + emit, for events that change nothing else (decisions, notices).
+    pub(crate) fn record(&mut self, nodes: Vec<NodeId>, kind: EventKind) -> Step<EventId> {
+        self.gate()?;
+        Ok(self.emit(nodes, kind))
+    }
+
+    /// The running life of a process (0 before its first start).
+    pub(crate) fn incarnation(&self, node: NodeId) -> u32 {
+        self.incarnations.get(&node).copied().unwrap_or(0)
+    }
+
+    /// A process starts again: its next life begins (returned).
+    pub(crate) fn restart(&mut self, node: NodeId) -> u32 {
+        let next = self.incarnation(node) + 1;
+        self.incarnations.insert(node, next);
+        next
+    }
+
+    /// Sends a message along the link `from → to` (one event: `MessageSent`,
+    /// or `MessageDropped` when the link is cut).
+    pub(crate) fn send(&mut self, from: NodeId, to: NodeId, msg: Message) -> Step<EventId> {
+        self.gate()?;
+        let id = self.next_message_id;
+        self.next_message_id += 1;
+        if self.net.is_cut(from, to) {
+            let api = msg.api().to_string();
+            return Ok(self.emit(
+                vec![from, to],
+                EventKind::MessageDropped {
+                    id,
+                    from,
+                    to,
+                    api,
+                    reason: DropReason::LinkCut,
+                },
+            ));
+        }
+        let mut at = self.now + self.net.latency(from, to);
+        if let Some(last) = self.net.last_delivery.get(&(from, to)) {
+            at = at.max(*last);
+        }
+        self.net.last_delivery.insert((from, to), at);
+        let ev_id = self.emitted;
+        self.schedule(
+            at,
+            Work::Deliver {
+                id,
+                from,
+                to,
+                to_incarnation: self.incarnation(to),
+                msg: msg.clone(),
+                sent: ev_id,
+            },
+        );
+        Ok(self.emit(
+            vec![from, to],
+            EventKind::MessageSent {
+                id,
+                from,
+                to,
+                deliver_at: at,
+                message: msg,
+            },
+        ))
+    }
+
+    /// Sets a timer for `node` at `at` (scheduling only: no event).
+    pub(crate) fn set_timer(&mut self, node: NodeId, at: Millis, timer: Timer) -> Step {
+        self.gate()?;
+        let incarnation = self.incarnation(node);
+        let cause = self.cause;
+        self.schedule(
+            at,
+            Work::Timer {
+                node,
+                incarnation,
+                timer,
+                cause,
+            },
+        );
+        Ok(())
+    }
+
+    /// Wall-clock milliseconds (record timestamps, retention).
+    pub(crate) fn wall_ms(&self) -> i64 {
+        self.sc.clock_start_ms + self.now as i64
+    }
+}
