@@ -4,9 +4,12 @@
 
 use crate::collections::SortedMap;
 use crate::event::EventKind;
+use crate::ids::Millis;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kernel::Kernel;
 use crate::msg::{Message, PartitionMetadata};
-use crate::sim::{Step, Timer, World};
+use crate::scenario::Scenario;
+use crate::sim::{Step, Timer};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientMetadata {
@@ -78,77 +81,69 @@ impl ClientMetadata {
     }
 }
 
-/// The client side of a metadata exchange, for producers and consumers alike.
-pub(crate) enum ClientRef {
-    Producer(u32),
-    Consumer(u32),
+/// A client's four backoff settings: `reconnect.backoff.ms`,
+/// `reconnect.backoff.max.ms`, `retry.backoff.ms`, `retry.backoff.max.ms`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Backoffs {
+    pub reconnect_ms: u64,
+    pub reconnect_max_ms: u64,
+    pub retry_ms: u64,
+    pub retry_max_ms: u64,
 }
 
-impl World {
-    fn client_md(&mut self, c: &ClientRef) -> &mut ClientMetadata {
-        match c {
-            ClientRef::Producer(p) => &mut self.producers[*p as usize].metadata,
-            ClientRef::Consumer(x) => &mut self.consumers[*x as usize].metadata,
-        }
-    }
-
-    /// (reconnect.backoff.ms, reconnect.backoff.max.ms, retry.backoff.ms, retry.backoff.max.ms)
-    fn client_backoffs(&self, c: &ClientRef) -> (u64, u64, u64, u64) {
-        match c {
-            ClientRef::Producer(p) => {
-                let k = &self.producers[*p as usize].config;
-                (
-                    k.reconnect_backoff_ms,
-                    k.reconnect_backoff_max_ms,
-                    k.retry_backoff_ms,
-                    k.retry_backoff_max_ms,
-                )
-            }
-            ClientRef::Consumer(x) => {
-                let k = &self.consumers[*x as usize].config;
-                (
-                    k.reconnect_backoff_ms,
-                    k.reconnect_backoff_max_ms,
-                    k.retry_backoff_ms,
-                    k.retry_backoff_max_ms,
-                )
-            }
-        }
-    }
-
-    fn client_md_ref(&self, c: &ClientRef) -> &ClientMetadata {
-        match c {
-            ClientRef::Producer(p) => &self.producers[*p as usize].metadata,
-            ClientRef::Consumer(x) => &self.consumers[*x as usize].metadata,
-        }
-    }
-
+impl ClientMetadata {
     /// Whether the client may send to `b` now (not waiting to reconnect).
-    pub(crate) fn client_ready(&self, c: &ClientRef, b: BrokerId) -> bool {
-        let now = self.k.now;
-        self.client_md_ref(c)
-            .backoff
-            .get(&b)
-            .is_none_or(|x| now >= x.until_ms)
+    pub(crate) fn ready(&self, now: Millis, b: BrokerId) -> bool {
+        self.backoff.get(&b).is_none_or(|x| now >= x.until_ms)
     }
 
+    /// The brokers a client knows from metadata, else its bootstrap list.
+    pub(crate) fn known_brokers(&self, sc: &Scenario) -> Vec<BrokerId> {
+        if self.brokers.is_empty() {
+            sc.cluster.brokers.iter().map(|b| BrokerId(*b)).collect()
+        } else {
+            self.brokers.clone()
+        }
+    }
+
+    /// A broker to send a request that any broker can answer: one we know to
+    /// be alive, else the bootstrap list, skipping brokers the client waits to
+    /// reconnect to (like `leastLoadedNode`), in turn.
+    pub(crate) fn least_loaded(&self, sc: &Scenario, now: Millis) -> Option<BrokerId> {
+        let candidates = self.known_brokers(sc);
+        let n = candidates.len();
+        (0..n)
+            .map(|i| candidates[(self.next_broker + i) % n])
+            .find(|b| self.ready(now, *b))
+    }
+}
+
+/// One client's connections and metadata while it handles one work item
+/// (the Java client's `NetworkClient` with its `Metadata`): the kernel, the
+/// client's node, its metadata and its backoff settings, nothing else.
+pub(crate) struct NetworkClient<'a> {
+    pub(crate) k: &'a mut Kernel,
+    pub(crate) node: NodeId,
+    pub(crate) md: &'a mut ClientMetadata,
+    pub(crate) backoffs: Backoffs,
+}
+
+impl NetworkClient<'_> {
     /// The connection to `b` failed or was reset: wait before the next try.
-    pub(crate) fn client_connection_failed(&mut self, c: &ClientRef, b: BrokerId) -> Step {
-        let (initial, max, _, _) = self.client_backoffs(c);
+    pub(crate) fn connection_failed(&mut self, b: BrokerId) -> Step {
         let now = self.k.now;
-        let node = Self::client_node(c);
-        let prev = self
-            .client_md(c)
-            .backoff
-            .get(&b)
-            .copied()
-            .unwrap_or_default();
+        let node = self.node;
+        let prev = self.md.backoff.get(&b).copied().unwrap_or_default();
         if prev.until_ms > now {
             return Ok(()); // already waiting: several requests failed at once
         }
-        let wait = exponential_backoff(initial, prev.failures, max);
+        let wait = exponential_backoff(
+            self.backoffs.reconnect_ms,
+            prev.failures,
+            self.backoffs.reconnect_max_ms,
+        );
         self.k.gate()?;
-        self.client_md(c).backoff.insert(
+        self.md.backoff.insert(
             b,
             NodeBackoff {
                 failures: prev.failures + 1,
@@ -168,69 +163,27 @@ impl World {
     }
 
     /// An answer came from `b`: the connection works.
-    pub(crate) fn client_connection_ok(&mut self, c: &ClientRef, b: BrokerId) -> Step {
-        if self.client_md(c).backoff.contains_key(&b) {
+    pub(crate) fn connection_ok(&mut self, b: BrokerId) -> Step {
+        if self.md.backoff.contains_key(&b) {
             self.k.gate()?;
-            self.client_md(c).backoff.remove(&b);
+            self.md.backoff.remove(&b);
         }
         Ok(())
     }
 
-    fn client_node(c: &ClientRef) -> NodeId {
-        match c {
-            ClientRef::Producer(p) => NodeId::Producer(*p),
-            ClientRef::Consumer(x) => NodeId::Consumer(*x),
-        }
-    }
-
-    /// The brokers a client knows from metadata, else its bootstrap list.
-    pub(crate) fn client_known_brokers(&self, md: &ClientMetadata) -> Vec<BrokerId> {
-        if md.brokers.is_empty() {
-            self.k
-                .sc
-                .cluster
-                .brokers
-                .iter()
-                .map(|b| BrokerId(*b))
-                .collect()
-        } else {
-            md.brokers.clone()
-        }
-    }
-
-    /// A broker to send a request that any broker can answer: one we know to
-    /// be alive, else the bootstrap list, skipping brokers the client waits to
-    /// reconnect to (like `leastLoadedNode`), in turn.
-    pub(crate) fn client_least_loaded(&self, md: &ClientMetadata) -> Option<BrokerId> {
-        let candidates = self.client_known_brokers(md);
-        let n = candidates.len();
-        let now = self.k.now;
-        (0..n)
-            .map(|i| candidates[(md.next_broker + i) % n])
-            .find(|b| md.backoff.get(b).is_none_or(|x| now >= x.until_ms))
-    }
-
     /// Sends a Metadata request (all topics) unless one is in flight.
-    pub(crate) fn client_request_metadata(
-        &mut self,
-        c: ClientRef,
-        correlation_id: i32,
-    ) -> Step<bool> {
-        let node = Self::client_node(&c);
+    pub(crate) fn request_metadata(&mut self, correlation_id: i32) -> Step<bool> {
+        let node = self.node;
         let now = self.k.now;
-        let md = self.client_md(&c).clone();
-        if md.in_flight.is_some() || now < md.next_metadata_ms {
+        if self.md.in_flight.is_some() || now < self.md.next_metadata_ms {
             return Ok(false);
         }
-        let Some(to) = self.client_least_loaded(&md) else {
+        let Some(to) = self.md.least_loaded(&self.k.sc, now) else {
             return Ok(false);
         };
         self.k.gate()?;
-        {
-            let m = self.client_md(&c);
-            m.in_flight = Some(correlation_id);
-            m.next_broker += 1;
-        }
+        self.md.in_flight = Some(correlation_id);
+        self.md.next_broker += 1;
         self.k.send(
             node,
             NodeId::Broker(to),
@@ -246,38 +199,34 @@ impl World {
     }
 
     /// Applies a MetadataResponse; returns false if it was not the one awaited.
-    pub(crate) fn client_on_metadata(
+    pub(crate) fn on_metadata(
         &mut self,
-        c: ClientRef,
         correlation_id: i32,
         brokers: Vec<BrokerId>,
         partitions: Vec<PartitionMetadata>,
     ) -> Step<bool> {
-        if self.client_md(&c).in_flight != Some(correlation_id) {
+        if self.md.in_flight != Some(correlation_id) {
             return Ok(false);
         }
-        let node = Self::client_node(&c);
+        let node = self.node;
         self.k.gate()?;
         let now = self.k.now;
         let empty = brokers.is_empty();
         let leaders: SortedMap<TopicPartition, i32> =
             SortedMap::from_iter(partitions.iter().map(|p| (p.tp.clone(), p.leader)));
         let n = partitions.len() as u32;
-        {
-            let m = self.client_md(&c);
-            m.in_flight = None;
-            if !empty {
-                m.brokers = brokers;
-            }
-            for p in partitions {
-                m.partitions.insert(p.tp.clone(), p);
-            }
-            m.stale = empty || leaders.values().any(|l| *l < 0);
-            m.last_update_ms = now;
-            m.metadata_failures = 0;
+        let m = &mut *self.md;
+        m.in_flight = None;
+        if !empty {
+            m.brokers = brokers;
         }
-        let (_, _, retry, _) = self.client_backoffs(&c);
-        self.client_md(&c).next_metadata_ms = now + retry;
+        for p in partitions {
+            m.partitions.insert(p.tp.clone(), p);
+        }
+        m.stale = empty || leaders.values().any(|l| *l < 0);
+        m.last_update_ms = now;
+        m.metadata_failures = 0;
+        m.next_metadata_ms = now + self.backoffs.retry_ms;
         self.k.emit(
             vec![node],
             EventKind::MetadataUpdated {
@@ -290,21 +239,21 @@ impl World {
     }
 
     /// The awaited metadata request failed (timeout or dead broker).
-    pub(crate) fn client_metadata_failed(
-        &mut self,
-        c: ClientRef,
-        correlation_id: i32,
-    ) -> Step<bool> {
-        if self.client_md(&c).in_flight != Some(correlation_id) {
+    pub(crate) fn metadata_failed(&mut self, correlation_id: i32) -> Step<bool> {
+        if self.md.in_flight != Some(correlation_id) {
             return Ok(false);
         }
         self.k.gate()?;
-        let (_, _, retry, retry_max) = self.client_backoffs(&c);
         let now = self.k.now;
-        let m = self.client_md(&c);
+        let m = &mut *self.md;
         m.in_flight = None;
         m.stale = true;
-        m.next_metadata_ms = now + exponential_backoff(retry, m.metadata_failures, retry_max);
+        m.next_metadata_ms = now
+            + exponential_backoff(
+                self.backoffs.retry_ms,
+                m.metadata_failures,
+                self.backoffs.retry_max_ms,
+            );
         m.metadata_failures += 1;
         Ok(true)
     }

@@ -52,7 +52,8 @@ impl World {
                         (Some(v), _) => Some(format!("{v}-{}", i + 1)),
                         (None, _) => None,
                     };
-                    self.producer_send(p, &topic, partition, key.clone(), v)?;
+                    self.producer_cx(p)
+                        .send(&topic, partition, key.clone(), v)?;
                 }
                 Ok(())
             }
@@ -179,7 +180,9 @@ impl World {
                 self.k.gate()?;
                 let i = self.producers.len() as u32;
                 self.producers
-                    .push(crate::producer::Producer::new(i, &producer));
+                    .push(std::sync::Arc::new(crate::producer::Producer::new(
+                        i, &producer,
+                    )));
                 let now = self.k.now;
                 self.k
                     .schedule_work_timer(NodeId::Producer(i), 0, Timer::ClientStart, now);
@@ -198,7 +201,7 @@ impl World {
                 if pr.closed || (pr.closing && timeout_ms.is_none()) {
                     return self.reject(index, format!("producer {producer} is already closed"));
                 }
-                self.producer_close(p as u32, timeout_ms)
+                self.producer_cx(p as u32).close(timeout_ms)
             }
             Command::AddConsumer { .. }
             | Command::StopConsumer { .. }

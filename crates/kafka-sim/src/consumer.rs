@@ -10,7 +10,7 @@
 //! start) or, in a group, at the committed offset. Only records below the
 //! high watermark are ever returned.
 
-use crate::client::{ClientMetadata, ClientRef};
+use crate::client::ClientMetadata;
 use crate::client_config::{AutoOffsetReset, ConsumerConfig};
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::{ConsumedRecord, EventKind};
@@ -120,6 +120,17 @@ impl World {
         &mut self.consumers[c as usize]
     }
 
+    /// The consumer's network client (connections and metadata).
+    pub(crate) fn consumer_net(&mut self, c: u32) -> crate::client::NetworkClient<'_> {
+        let me = &mut self.consumers[c as usize];
+        crate::client::NetworkClient {
+            k: &mut self.k,
+            node: cnode(c),
+            backoffs: me.config.backoffs(),
+            md: &mut me.metadata,
+        }
+    }
+
     pub(crate) fn consumer_correlation(&mut self, c: u32) -> i32 {
         let x = self.csm(c);
         x.next_correlation += 1;
@@ -135,7 +146,7 @@ impl World {
                 self.k.gate()?;
                 self.csm(c).started = true;
                 let cid = self.consumer_correlation(c);
-                self.client_request_metadata(ClientRef::Consumer(c), cid)?;
+                self.consumer_net(c).request_metadata(cid)?;
                 self.group_client_start(c)?;
                 let at = self.k.now + self.cs(c).config.poll_interval_ms;
                 self.k.set_timer(cnode(c), at, Timer::ConsumerPoll)
@@ -147,7 +158,7 @@ impl World {
                 self.k.set_timer(cnode(c), at, Timer::ConsumerPoll)
             }
             Timer::RequestTimeout { correlation_id } => {
-                if self.client_metadata_failed(ClientRef::Consumer(c), correlation_id)? {
+                if self.consumer_net(c).metadata_failed(correlation_id)? {
                     return Ok(());
                 }
                 let leader = self
@@ -187,7 +198,7 @@ impl World {
                         requests_failed: 1,
                     },
                 );
-                self.client_connection_failed(&ClientRef::Consumer(c), peer)
+                self.consumer_net(c).connection_failed(peer)
             }
             other => self.group_timer(c, other),
         }
@@ -223,7 +234,7 @@ impl World {
         let expired = self.k.now >= md.last_update_ms + self.cs(c).config.metadata_max_age_ms;
         if md.stale || md.partitions.is_empty() || expired {
             let cid = self.consumer_correlation(c);
-            self.client_request_metadata(ClientRef::Consumer(c), cid)?;
+            self.consumer_net(c).request_metadata(cid)?;
         }
         let returned = self.consumer_return_records(c)?;
         if !returned.is_empty() {
@@ -369,7 +380,7 @@ impl World {
                 continue;
             }
             if let Some(l) = self.cs(c).metadata.leader(&tp) {
-                if self.client_ready(&ClientRef::Consumer(c), l) {
+                if self.cs(c).metadata.ready(self.k.now, l) {
                     by_leader.entry(l).or_default().push(tp);
                 }
             }
@@ -411,7 +422,7 @@ impl World {
                 continue;
             };
             if self.cs(c).fetches_in_flight.contains_key(&l)
-                || !self.client_ready(&ClientRef::Consumer(c), l)
+                || !self.cs(c).metadata.ready(self.k.now, l)
             {
                 continue;
             }
@@ -534,7 +545,7 @@ impl World {
             return Ok(());
         }
         if let NodeId::Broker(b) = from {
-            self.client_connection_ok(&ClientRef::Consumer(c), b)?;
+            self.consumer_net(c).connection_ok(b)?;
         }
         match msg {
             Message::MetadataResponse {
@@ -543,12 +554,10 @@ impl World {
                 partitions,
                 ..
             } => {
-                if self.client_on_metadata(
-                    ClientRef::Consumer(c),
-                    correlation_id,
-                    brokers,
-                    partitions,
-                )? {
+                if self
+                    .consumer_net(c)
+                    .on_metadata(correlation_id, brokers, partitions)?
+                {
                     self.group_on_metadata(c)?;
                 }
                 Ok(())
@@ -615,7 +624,7 @@ impl World {
 
     pub(crate) fn consumer_disconnected(&mut self, c: u32, to: NodeId, msg: &Message) -> Step {
         if let NodeId::Broker(b) = to {
-            self.client_connection_failed(&ClientRef::Consumer(c), b)?;
+            self.consumer_net(c).connection_failed(b)?;
         }
         match (msg, to) {
             (Message::Fetch { correlation_id, .. }, NodeId::Broker(b))
@@ -627,7 +636,7 @@ impl World {
                 Ok(())
             }
             (Message::Metadata { correlation_id, .. }, _) => {
-                self.client_metadata_failed(ClientRef::Consumer(c), *correlation_id)?;
+                self.consumer_net(c).metadata_failed(*correlation_id)?;
                 Ok(())
             }
             (Message::ListOffsets { correlation_id, .. }, _) => {

@@ -37,7 +37,6 @@
 //! `group.max.size`, and the new-member join timeout.
 
 use crate::assignor::{assign, MemberSubscription, PartitionName};
-use crate::client::ClientRef;
 use crate::client_config::AssignorName;
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::{EventKind, Guarantee};
@@ -1907,7 +1906,7 @@ impl World {
         if m.find_in_flight.is_some() || m.coordinator.is_some() || self.k.now < m.retry_at_ms {
             return Ok(());
         }
-        let Some(to) = self.client_least_loaded(&self.cs(c).metadata) else {
+        let Some(to) = self.cs(c).metadata.least_loaded(&self.k.sc, self.k.now) else {
             return Ok(());
         };
         let cid = self.consumer_correlation(c);
@@ -2979,9 +2978,4 @@ impl World {
             .as_ref()
             .is_some_and(|m| m.sync_commit_pending)
     }
-}
-
-#[allow(dead_code)]
-fn _client_ref(c: u32) -> ClientRef {
-    ClientRef::Consumer(c)
 }

@@ -18,14 +18,17 @@
 //! [`check_world`] checks the always-true ones on a whole world (used by the
 //! property tests after every step).
 
+use crate::broker::Broker;
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::{EventKind, Guarantee};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kernel::Kernel;
 use crate::sim::{Step, World};
 use crate::storage::log::Log;
 use crate::storage::paged::MemStorage;
 use crate::storage::record;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// A record a producer saw acknowledged.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,51 +98,58 @@ pub fn records_between(log: &Log, disk: &MemStorage, lo: i64, hi: i64) -> Sorted
     out
 }
 
-impl World {
-    /// The broker currently leading `tp` (alive, with the highest leader epoch).
-    pub fn current_leader(&self, tp: &TopicPartition) -> Option<BrokerId> {
-        self.brokers
-            .values()
-            .filter(|b| b.alive)
-            .filter_map(|b| {
-                b.partitions
-                    .get(tp)
-                    .filter(|p| p.is_leader)
-                    .map(|p| (p.leader_epoch, b.id))
-            })
-            .max()
-            .map(|(_, b)| b)
-    }
+/// The broker currently leading `tp` (alive, with the highest leader epoch).
+fn current_leader(
+    brokers: &SortedMap<BrokerId, Arc<Broker>>,
+    tp: &TopicPartition,
+) -> Option<BrokerId> {
+    brokers
+        .values()
+        .filter(|b| b.alive)
+        .filter_map(|b| {
+            b.partitions
+                .get(tp)
+                .filter(|p| p.is_leader)
+                .map(|p| (p.leader_epoch, b.id))
+        })
+        .max()
+        .map(|(_, b)| b)
+}
 
-    /// A producer saw `tp`@`offset` acknowledged: remember it and check it.
-    pub(crate) fn ledger_ack(
+/// The ledger lent to a client while it handles one work item: the client
+/// reports what it was told (an acknowledged record) and the check runs at
+/// that moment against the brokers' logs. The client itself cannot read the
+/// brokers through it; only the check does.
+pub(crate) struct Audit<'a> {
+    pub(crate) ledger: &'a mut Ledger,
+    pub(crate) brokers: &'a SortedMap<BrokerId, Arc<Broker>>,
+}
+
+impl Audit<'_> {
+    /// A producer saw `tp`@`offset` acknowledged: remember it.
+    pub(crate) fn ack(
         &mut self,
-        producer: u32,
+        k: &mut Kernel,
         tp: &TopicPartition,
         offset: i64,
-        key: Option<Vec<u8>>,
-        value: Option<Vec<u8>>,
-        acks: i16,
+        record: AckedRecord,
     ) -> Step {
-        if acks == 0 || offset < 0 {
+        if record.acks == 0 || offset < 0 {
             return Ok(());
         }
-        self.k.gate()?;
-        self.ledger.acked.entry(tp.clone()).or_default().insert(
-            offset,
-            AckedRecord {
-                producer,
-                key,
-                value,
-                acks,
-            },
-        );
+        k.gate()?;
+        self.ledger
+            .acked
+            .entry(tp.clone())
+            .or_default()
+            .insert(offset, record);
         Ok(())
     }
 
     /// Checks the records of one acknowledged batch, `[first, last]`.
-    pub(crate) fn ledger_check_batch(
+    pub(crate) fn check_batch(
         &mut self,
+        k: &mut Kernel,
         tp: &TopicPartition,
         first: i64,
         last: i64,
@@ -147,19 +157,19 @@ impl World {
         if first < 0 {
             return Ok(());
         }
-        self.check_acked_range(tp, first..last + 1)
+        self.check_acked_range(k, tp, first..last + 1)
     }
 
-    /// `acknowledged_records_survive` for one partition.
-    pub(crate) fn check_acked_records(&mut self, tp: &TopicPartition) -> Step {
-        self.check_acked_range(tp, i64::MIN..i64::MAX)
-    }
-
-    fn check_acked_range(&mut self, tp: &TopicPartition, range: std::ops::Range<i64>) -> Step {
+    fn check_acked_range(
+        &mut self,
+        k: &mut Kernel,
+        tp: &TopicPartition,
+        range: std::ops::Range<i64>,
+    ) -> Step {
         let Some(acked) = self.ledger.acked.get(tp) else {
             return Ok(());
         };
-        let Some(leader) = self.current_leader(tp) else {
+        let Some(leader) = current_leader(self.brokers, tp) else {
             return Ok(());
         };
         let b = &self.brokers[&leader];
@@ -197,7 +207,7 @@ impl World {
         if lost.is_empty() {
             return Ok(());
         }
-        self.k.gate()?;
+        k.gate()?;
         for (o, _, _) in &lost {
             self.ledger.lost.insert((tp.clone(), *o));
         }
@@ -215,7 +225,7 @@ impl World {
             if replaced { "replaced by other records" } else { "missing" },
             leader.0,
         );
-        self.k.emit(
+        k.emit(
             vec![NodeId::Broker(leader)],
             EventKind::GuaranteeBroken {
                 guarantee: Guarantee::AcknowledgedRecordsSurvive,
@@ -224,6 +234,22 @@ impl World {
             },
         );
         Ok(())
+    }
+}
+
+impl World {
+    /// The broker currently leading `tp` (alive, with the highest leader epoch).
+    pub fn current_leader(&self, tp: &TopicPartition) -> Option<BrokerId> {
+        current_leader(&self.brokers, tp)
+    }
+
+    /// `acknowledged_records_survive` for one partition.
+    pub(crate) fn check_acked_records(&mut self, tp: &TopicPartition) -> Step {
+        Audit {
+            ledger: &mut self.ledger,
+            brokers: &self.brokers,
+        }
+        .check_acked_range(&mut self.k, tp, i64::MIN..i64::MAX)
     }
 
     /// `replicas_consistent`: a follower that has just settled with a new

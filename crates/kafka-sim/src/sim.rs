@@ -56,7 +56,7 @@ pub struct World {
     /// when a later step changes it (`Arc::make_mut`).
     pub(crate) brokers: SortedMap<BrokerId, Arc<crate::broker::Broker>>,
     pub(crate) zk: crate::zk::ZooKeeper,
-    pub(crate) producers: Vec<crate::producer::Producer>,
+    pub(crate) producers: Vec<Arc<crate::producer::Producer>>,
     pub(crate) consumers: Vec<crate::consumer::Consumer>,
     pub(crate) ledger: crate::invariants::Ledger,
 }
@@ -96,7 +96,7 @@ impl World {
         }
         for (i, p) in sc.producers.iter().enumerate() {
             w.producers
-                .push(crate::producer::Producer::new(i as u32, p));
+                .push(Arc::new(crate::producer::Producer::new(i as u32, p)));
             w.k.schedule(
                 0,
                 Work::Timer {
@@ -186,6 +186,20 @@ impl World {
     /// Takes the events recorded since the last call.
     pub fn drain_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.k.out)
+    }
+
+    /// A producer's handle: the kernel, the ledger's check and that producer
+    /// alone (see [`crate::producer::ProducerCx`]).
+    pub(crate) fn producer_cx(&mut self, p: u32) -> crate::producer::ProducerCx<'_> {
+        crate::producer::ProducerCx {
+            k: &mut self.k,
+            audit: crate::invariants::Audit {
+                ledger: &mut self.ledger,
+                brokers: &self.brokers,
+            },
+            id: p,
+            me: &mut self.producers[p as usize],
+        }
     }
 
     pub(crate) fn node_alive(&self, node: NodeId) -> bool {
@@ -349,7 +363,7 @@ impl World {
     fn on_timer(&mut self, node: NodeId, timer: Timer) -> Step {
         match node {
             NodeId::Broker(b) => self.broker_timer(b, timer),
-            NodeId::Producer(p) => self.producer_timer(p, timer),
+            NodeId::Producer(p) => self.producer_cx(p).timer(timer),
             NodeId::Consumer(c) => self.consumer_timer(c, timer),
             NodeId::ZooKeeper => self.zk_timer(timer),
             NodeId::User => Ok(()),
@@ -359,7 +373,7 @@ impl World {
     fn on_message(&mut self, from: NodeId, to: NodeId, msg: Message) -> Step {
         match to {
             NodeId::Broker(b) => self.broker_on_message(b, from, msg),
-            NodeId::Producer(p) => self.producer_on_message(p, from, msg),
+            NodeId::Producer(p) => self.producer_cx(p).on_message(from, msg),
             NodeId::Consumer(c) => self.consumer_on_message(c, from, msg),
             _ => Ok(()),
         }
@@ -373,7 +387,7 @@ impl World {
             return Ok(());
         }
         match from {
-            NodeId::Producer(p) => self.producer_disconnected(p, to, msg),
+            NodeId::Producer(p) => self.producer_cx(p).disconnected(to, msg),
             NodeId::Consumer(c) => self.consumer_disconnected(c, to, msg),
             NodeId::Broker(b) => self.broker_disconnected(b, to, msg),
             _ => Ok(()),
@@ -423,7 +437,7 @@ impl World {
         &self.k.net
     }
 
-    pub fn producers(&self) -> &[crate::producer::Producer] {
+    pub fn producers(&self) -> &[Arc<crate::producer::Producer>] {
         &self.producers
     }
 
