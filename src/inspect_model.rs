@@ -597,6 +597,7 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
         .consumers()
         .iter()
         .filter(|c| c.alive && c.group.as_ref().is_some_and(|m| m.group_id == g))
+        .map(|c| &**c)
         .collect();
     if running.len() < 2 {
         return (Vec::new(), None);

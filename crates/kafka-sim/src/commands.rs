@@ -5,6 +5,7 @@ use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::Message;
 use crate::scenario::Command;
 use crate::sim::{Step, Timer, World};
+use std::sync::Arc;
 
 impl World {
     fn reject(&mut self, index: u32, reason: String) -> Step {
@@ -234,7 +235,7 @@ impl World {
                 self.k.gate()?;
                 let i = self.consumers.len() as u32;
                 self.consumers
-                    .push(crate::consumer::Consumer::new(i, consumer));
+                    .push(Arc::new(crate::consumer::Consumer::new(i, consumer)));
                 let now = self.k.now;
                 self.k
                     .schedule_work_timer(NodeId::Consumer(i), 0, Timer::ClientStart, now);
@@ -247,20 +248,20 @@ impl World {
             (Command::PauseConsumer { duration_ms, .. }, Some(i)) => {
                 self.k.gate()?;
                 let until = self.k.now + duration_ms;
-                self.consumers[i].paused_until = until;
+                Arc::make_mut(&mut self.consumers[i]).paused_until = until;
                 Ok(())
             }
             (Command::StopConsumer { .. }, Some(i)) => {
                 if self.consumers[i].alive {
-                    self.group_close(i as u32)?;
+                    self.consumer_cx(i as u32).group_close()?;
                 }
                 self.k.gate()?;
-                self.consumers[i].alive = false;
+                Arc::make_mut(&mut self.consumers[i]).alive = false;
                 Ok(())
             }
             (Command::CrashConsumer { .. }, Some(i)) => {
                 self.k.gate()?;
-                self.consumers[i].alive = false;
+                Arc::make_mut(&mut self.consumers[i]).alive = false;
                 Ok(())
             }
             (Command::CommitSync { .. } | Command::CommitAsync { .. }, Some(i)) => {
@@ -274,7 +275,7 @@ impl World {
                     return self.reject(index, format!("consumer {name} is not running"));
                 }
                 let sync = matches!(cmd, Command::CommitSync { .. });
-                self.group_commit_command(i as u32, sync)
+                self.consumer_cx(i as u32).group_commit_command(sync)
             }
             (_, Some(_)) => Ok(()),
         }

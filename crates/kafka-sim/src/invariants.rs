@@ -20,7 +20,9 @@
 
 use crate::broker::Broker;
 use crate::collections::{SortedMap, SortedSet};
+use crate::consumer::Consumer;
 use crate::event::{EventKind, Guarantee};
+use crate::group::{MemberPhase, MemberState};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::kernel::Kernel;
 use crate::sim::{Step, World};
@@ -121,11 +123,18 @@ fn current_leader(
 /// that moment against the brokers' logs. The client itself cannot read the
 /// brokers through it; only the check does.
 pub(crate) struct Audit<'a> {
-    pub(crate) ledger: &'a mut Ledger,
-    pub(crate) brokers: &'a SortedMap<BrokerId, Arc<Broker>>,
+    ledger: &'a mut Ledger,
+    brokers: &'a SortedMap<BrokerId, Arc<Broker>>,
 }
 
-impl Audit<'_> {
+impl<'a> Audit<'a> {
+    pub(crate) fn new(
+        ledger: &'a mut Ledger,
+        brokers: &'a SortedMap<BrokerId, Arc<Broker>>,
+    ) -> Audit<'a> {
+        Audit { ledger, brokers }
+    }
+
     /// A producer saw `tp`@`offset` acknowledged: remember it.
     pub(crate) fn ack(
         &mut self,
@@ -237,6 +246,72 @@ impl Audit<'_> {
     }
 }
 
+/// The other consumers, lent read-only to one consumer's handle for the
+/// single-owner check: the consumers before it and after it in the world's
+/// list (the handle holds the one in between). Only the check reads them.
+pub(crate) struct ConsumerAudit<'a> {
+    before: &'a [Arc<Consumer>],
+    after: &'a [Arc<Consumer>],
+}
+
+impl<'a> ConsumerAudit<'a> {
+    /// Splits the consumers into the audit (the others) and consumer `c`.
+    pub(crate) fn split(
+        consumers: &'a mut [Arc<Consumer>],
+        c: usize,
+    ) -> (ConsumerAudit<'a>, &'a mut Arc<Consumer>) {
+        let (before, rest) = consumers.split_at_mut(c);
+        let (me, after) = rest.split_first_mut().expect("consumer exists");
+        (ConsumerAudit { before, after }, me)
+    }
+
+    /// `single_owner_per_partition`: no other live member of the same
+    /// generation, in the Stable phase, owns a partition of `mine`.
+    pub(crate) fn check_single_owner(
+        &self,
+        k: &mut Kernel,
+        c: u32,
+        m: &MemberState,
+        mine: &[TopicPartition],
+    ) -> Step {
+        let others = self.before.iter().enumerate().chain(
+            self.after
+                .iter()
+                .enumerate()
+                .map(|(i, o)| (i + self.before.len() + 1, o)),
+        );
+        for (i, o) in others {
+            if !o.alive {
+                continue;
+            }
+            let Some(og) = &o.group else { continue };
+            if og.group_id != m.group_id
+                || og.generation != m.generation
+                || og.phase != MemberPhase::Stable
+            {
+                continue;
+            }
+            if let Some(tp) = o.assignment.iter().find(|t| mine.contains(t)) {
+                let detail = format!(
+                    "consumers {c} and {i} both own {tp} in generation {} of group {}",
+                    m.generation, m.group_id
+                );
+                return k
+                    .record(
+                        vec![NodeId::Consumer(c)],
+                        EventKind::GuaranteeBroken {
+                            guarantee: Guarantee::SingleOwnerPerPartition,
+                            tp: Some(tp.clone()),
+                            detail,
+                        },
+                    )
+                    .map(|_| ());
+            }
+        }
+        Ok(())
+    }
+}
+
 impl World {
     /// The broker currently leading `tp` (alive, with the highest leader epoch).
     pub fn current_leader(&self, tp: &TopicPartition) -> Option<BrokerId> {
@@ -245,11 +320,11 @@ impl World {
 
     /// `acknowledged_records_survive` for one partition.
     pub(crate) fn check_acked_records(&mut self, tp: &TopicPartition) -> Step {
-        Audit {
-            ledger: &mut self.ledger,
-            brokers: &self.brokers,
-        }
-        .check_acked_range(&mut self.k, tp, i64::MIN..i64::MAX)
+        Audit::new(&mut self.ledger, &self.brokers).check_acked_range(
+            &mut self.k,
+            tp,
+            i64::MIN..i64::MAX,
+        )
     }
 
     /// `replicas_consistent`: a follower that has just settled with a new

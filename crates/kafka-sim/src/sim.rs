@@ -57,7 +57,7 @@ pub struct World {
     pub(crate) brokers: SortedMap<BrokerId, Arc<crate::broker::Broker>>,
     pub(crate) zk: crate::zk::ZooKeeper,
     pub(crate) producers: Vec<Arc<crate::producer::Producer>>,
-    pub(crate) consumers: Vec<crate::consumer::Consumer>,
+    pub(crate) consumers: Vec<Arc<crate::consumer::Consumer>>,
     pub(crate) ledger: crate::invariants::Ledger,
 }
 
@@ -109,7 +109,7 @@ impl World {
         }
         for (i, c) in sc.consumers.iter().enumerate() {
             w.consumers
-                .push(crate::consumer::Consumer::new(i as u32, c));
+                .push(Arc::new(crate::consumer::Consumer::new(i as u32, c)));
             w.k.schedule(
                 c.start_at_ms,
                 Work::Timer {
@@ -193,12 +193,22 @@ impl World {
     pub(crate) fn producer_cx(&mut self, p: u32) -> crate::producer::ProducerCx<'_> {
         crate::producer::ProducerCx {
             k: &mut self.k,
-            audit: crate::invariants::Audit {
-                ledger: &mut self.ledger,
-                brokers: &self.brokers,
-            },
+            audit: crate::invariants::Audit::new(&mut self.ledger, &self.brokers),
             id: p,
             me: &mut self.producers[p as usize],
+        }
+    }
+
+    /// A consumer's handle: the kernel, the other consumers lent to the
+    /// single-owner check, and that consumer alone (see
+    /// [`crate::consumer::ConsumerCx`]).
+    pub(crate) fn consumer_cx(&mut self, c: u32) -> crate::consumer::ConsumerCx<'_> {
+        let (audit, me) = crate::invariants::ConsumerAudit::split(&mut self.consumers, c as usize);
+        crate::consumer::ConsumerCx {
+            k: &mut self.k,
+            audit,
+            id: c,
+            me,
         }
     }
 
@@ -364,7 +374,7 @@ impl World {
         match node {
             NodeId::Broker(b) => self.broker_timer(b, timer),
             NodeId::Producer(p) => self.producer_cx(p).timer(timer),
-            NodeId::Consumer(c) => self.consumer_timer(c, timer),
+            NodeId::Consumer(c) => self.consumer_cx(c).timer(timer),
             NodeId::ZooKeeper => self.zk_timer(timer),
             NodeId::User => Ok(()),
         }
@@ -374,7 +384,7 @@ impl World {
         match to {
             NodeId::Broker(b) => self.broker_on_message(b, from, msg),
             NodeId::Producer(p) => self.producer_cx(p).on_message(from, msg),
-            NodeId::Consumer(c) => self.consumer_on_message(c, from, msg),
+            NodeId::Consumer(c) => self.consumer_cx(c).on_message(from, msg),
             _ => Ok(()),
         }
     }
@@ -388,7 +398,7 @@ impl World {
         }
         match from {
             NodeId::Producer(p) => self.producer_cx(p).disconnected(to, msg),
-            NodeId::Consumer(c) => self.consumer_disconnected(c, to, msg),
+            NodeId::Consumer(c) => self.consumer_cx(c).disconnected(to, msg),
             NodeId::Broker(b) => self.broker_disconnected(b, to, msg),
             _ => Ok(()),
         }
@@ -441,7 +451,7 @@ impl World {
         &self.producers
     }
 
-    pub fn consumers(&self) -> &[crate::consumer::Consumer] {
+    pub fn consumers(&self) -> &[Arc<crate::consumer::Consumer>] {
         &self.consumers
     }
 

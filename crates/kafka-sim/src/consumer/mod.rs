@@ -15,11 +15,16 @@ use crate::client_config::{AutoOffsetReset, ConsumerConfig};
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::{ConsumedRecord, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::invariants::ConsumerAudit;
+use crate::kernel::Kernel;
 use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
 use crate::scenario::{CommitMode, ConsumerSpec};
-use crate::sim::{Step, Timer, World};
+use crate::sim::{Step, Timer};
 use crate::storage::record;
 use std::collections::VecDeque;
+use std::sync::Arc;
+
+mod coordinator;
 
 /// A consumer client.
 #[derive(Clone, Debug)]
@@ -111,85 +116,98 @@ fn cnode(c: u32) -> NodeId {
     NodeId::Consumer(c)
 }
 
-impl World {
-    pub(crate) fn cs(&self, c: u32) -> &Consumer {
-        &self.consumers[c as usize]
+/// One consumer while it handles one work item: the kernel, the ledger's
+/// check lent for the single-owner rule, and this consumer only. It reaches
+/// a broker (its group coordinator, a partition leader) only by message.
+pub(crate) struct ConsumerCx<'a> {
+    pub(crate) k: &'a mut Kernel,
+    pub(crate) audit: ConsumerAudit<'a>,
+    pub(crate) id: u32,
+    pub(crate) me: &'a mut Arc<Consumer>,
+}
+
+impl ConsumerCx<'_> {
+    /// This consumer, read-only.
+    pub(crate) fn me(&self) -> &Consumer {
+        self.me
     }
 
-    pub(crate) fn csm(&mut self, c: u32) -> &mut Consumer {
-        &mut self.consumers[c as usize]
+    /// This consumer, to change: copied first if a checkpoint still shares it.
+    pub(crate) fn me_mut(&mut self) -> &mut Consumer {
+        Arc::make_mut(self.me)
     }
 
     /// The consumer's network client (connections and metadata).
-    pub(crate) fn consumer_net(&mut self, c: u32) -> crate::client::NetworkClient<'_> {
-        let me = &mut self.consumers[c as usize];
+    pub(crate) fn net(&mut self) -> crate::client::NetworkClient<'_> {
+        let node = cnode(self.id);
+        let me = Arc::make_mut(self.me);
         crate::client::NetworkClient {
-            k: &mut self.k,
-            node: cnode(c),
+            k: self.k,
+            node,
             backoffs: me.config.backoffs(),
             md: &mut me.metadata,
         }
     }
 
-    pub(crate) fn consumer_correlation(&mut self, c: u32) -> i32 {
-        let x = self.csm(c);
+    pub(crate) fn correlation(&mut self) -> i32 {
+        let x = self.me_mut();
         x.next_correlation += 1;
         x.next_correlation
     }
 
-    pub(crate) fn consumer_timer(&mut self, c: u32, timer: Timer) -> Step {
-        if !self.cs(c).alive {
+    pub(crate) fn timer(&mut self, timer: Timer) -> Step {
+        let c = self.id;
+        if !self.me().alive {
             return Ok(());
         }
         match timer {
             Timer::ClientStart => {
                 self.k.gate()?;
-                self.csm(c).started = true;
-                let cid = self.consumer_correlation(c);
-                self.consumer_net(c).request_metadata(cid)?;
-                self.group_client_start(c)?;
-                let at = self.k.now + self.cs(c).config.poll_interval_ms;
+                self.me_mut().started = true;
+                let cid = self.correlation();
+                self.net().request_metadata(cid)?;
+                self.group_client_start()?;
+                let at = self.k.now + self.me().config.poll_interval_ms;
                 self.k.set_timer(cnode(c), at, Timer::ConsumerPoll)
             }
             Timer::ConsumerPoll => {
-                self.consumer_poll(c)?;
-                let at =
-                    self.k.now.max(self.cs(c).paused_until) + self.cs(c).config.poll_interval_ms;
+                self.poll()?;
+                let at = self.k.now.max(self.me().paused_until) + self.me().config.poll_interval_ms;
                 self.k.set_timer(cnode(c), at, Timer::ConsumerPoll)
             }
             Timer::RequestTimeout { correlation_id } => {
-                if self.consumer_net(c).metadata_failed(correlation_id)? {
+                if self.net().metadata_failed(correlation_id)? {
                     return Ok(());
                 }
                 let leader = self
-                    .cs(c)
+                    .me()
                     .fetches_in_flight
                     .iter()
                     .find(|(_, cid)| **cid == correlation_id)
                     .map(|(b, _)| *b);
                 if let Some(b) = leader {
                     self.k.gate()?;
-                    self.csm(c).fetches_in_flight.remove(&b);
-                    self.csm(c).metadata.stale = true;
+                    self.me_mut().fetches_in_flight.remove(&b);
+                    self.me_mut().metadata.stale = true;
                 }
                 if self
-                    .cs(c)
+                    .me()
                     .list_offsets_in_flight
                     .contains_key(&correlation_id)
                 {
                     self.k.gate()?;
-                    self.csm(c).list_offsets_in_flight.remove(&correlation_id);
+                    self.me_mut().list_offsets_in_flight.remove(&correlation_id);
                 }
-                self.group_request_timeout(c, correlation_id)
+                self.group_request_timeout(correlation_id)
             }
-            Timer::ConsumerResume => self.consumer_processed(c),
+            Timer::ConsumerResume => self.processed(),
             Timer::ConnectionClosed { peer } => {
-                if !self.cs(c).fetches_in_flight.contains_key(&peer) {
+                if !self.me().fetches_in_flight.contains_key(&peer) {
                     return Ok(());
                 }
                 self.k.gate()?;
-                self.csm(c).fetches_in_flight.remove(&peer);
-                self.csm(c).metadata.stale = true;
+                self.me_mut().fetches_in_flight.remove(&peer);
+                self.me_mut().metadata.stale = true;
                 self.k.emit(
                     vec![cnode(c)],
                     EventKind::ConnectionClosed {
@@ -198,22 +216,22 @@ impl World {
                         requests_failed: 1,
                     },
                 );
-                self.consumer_net(c).connection_failed(peer)
+                self.net().connection_failed(peer)
             }
-            other => self.group_timer(c, other),
+            other => self.group_timer(other),
         }
     }
 
     /// Sends a request to a broker and arms its `request.timeout`-style timer
     /// (`Timer::RequestTimeout` with the same correlation id).
-    pub(crate) fn consumer_request(
+    pub(crate) fn request(
         &mut self,
-        c: u32,
         to: BrokerId,
         correlation_id: i32,
         timeout_ms: u64,
         msg: Message,
     ) -> Step {
+        let c = self.id;
         let at = self.k.now + timeout_ms;
         self.k.send(cnode(c), NodeId::Broker(to), msg)?;
         self.k
@@ -221,48 +239,45 @@ impl World {
     }
 
     /// One `poll()`: hand out buffered records, then keep fetches going.
-    fn consumer_poll(&mut self, c: u32) -> Step {
-        if self.k.now < self.cs(c).paused_until {
+    fn poll(&mut self) -> Step {
+        if self.k.now < self.me().paused_until {
             return Ok(());
         }
-        if self.group_blocks_poll(c) {
+        if self.group_blocks_poll() {
             // The application is blocked in commitSync().
             return Ok(());
         }
-        self.group_on_poll(c)?;
-        let md = &self.cs(c).metadata;
-        let expired = self.k.now >= md.last_update_ms + self.cs(c).config.metadata_max_age_ms;
+        self.group_on_poll()?;
+        let md = &self.me().metadata;
+        let expired = self.k.now >= md.last_update_ms + self.me().config.metadata_max_age_ms;
         if md.stale || md.partitions.is_empty() || expired {
-            let cid = self.consumer_correlation(c);
-            self.consumer_net(c).request_metadata(cid)?;
+            let cid = self.correlation();
+            self.net().request_metadata(cid)?;
         }
-        let returned = self.consumer_return_records(c)?;
+        let returned = self.return_records()?;
         if !returned.is_empty() {
-            self.consumer_start_processing(c, returned)?;
+            self.start_processing(returned)?;
         }
-        self.consumer_reset_positions(c)?;
-        self.consumer_send_fetches(c)
+        self.reset_positions()?;
+        self.send_fetches()
     }
 
     /// The application got records from poll(): commit first if it commits
     /// before processing, then spend `processing_ms` on them.
-    fn consumer_start_processing(
-        &mut self,
-        c: u32,
-        batch: Vec<(TopicPartition, i64, i64)>,
-    ) -> Step {
-        let mode = self.cs(c).spec.commit;
-        let ms = self.cs(c).config.processing_ms;
+    fn start_processing(&mut self, batch: Vec<(TopicPartition, i64, i64)>) -> Step {
+        let c = self.id;
+        let mode = self.me().spec.commit;
+        let ms = self.me().config.processing_ms;
         if mode == CommitMode::Auto && ms == 0 {
             return Ok(());
         }
         if mode == CommitMode::SyncBeforeProcessing {
-            self.group_commit_command(c, true)?;
+            self.group_commit_command(true)?;
         }
         self.k.gate()?;
         let until = self.k.now + ms;
         {
-            let x = self.csm(c);
+            let x = self.me_mut();
             x.processing = batch;
             x.paused_until = x.paused_until.max(until);
         }
@@ -270,13 +285,14 @@ impl World {
     }
 
     /// Processing finished: record it, and commit if the application commits after.
-    fn consumer_processed(&mut self, c: u32) -> Step {
-        let done = self.cs(c).processing.clone();
+    fn processed(&mut self) -> Step {
+        let c = self.id;
+        let done = self.me().processing.clone();
         if done.is_empty() {
             return Ok(());
         }
         self.k.gate()?;
-        self.csm(c).processing.clear();
+        self.me_mut().processing.clear();
         self.k.emit(
             vec![cnode(c)],
             EventKind::RecordsProcessed {
@@ -284,24 +300,25 @@ impl World {
                 ranges: done,
             },
         );
-        if self.cs(c).spec.commit == CommitMode::SyncAfterProcessing {
-            self.group_commit_command(c, true)?;
+        if self.me().spec.commit == CommitMode::SyncAfterProcessing {
+            self.group_commit_command(true)?;
         }
         Ok(())
     }
 
     /// Hands buffered records to the application; returns what it handed
     /// out, per partition (first and last offset).
-    fn consumer_return_records(&mut self, c: u32) -> Step<Vec<(TopicPartition, i64, i64)>> {
+    fn return_records(&mut self) -> Step<Vec<(TopicPartition, i64, i64)>> {
+        let c = self.id;
         let mut out = Vec::new();
-        let mut budget = self.cs(c).config.max_poll_records as usize;
-        let tps: Vec<TopicPartition> = self.cs(c).assignment.clone();
+        let mut budget = self.me().config.max_poll_records as usize;
+        let tps: Vec<TopicPartition> = self.me().assignment.clone();
         for tp in tps {
             if budget == 0 {
                 break;
             }
             let n = self
-                .cs(c)
+                .me()
                 .buffered
                 .get(&tp)
                 .map(|b| b.len())
@@ -311,9 +328,9 @@ impl World {
                 continue;
             }
             self.k.gate()?;
-            let hw = self.cs(c).high_watermarks.get(&tp).copied().unwrap_or(-1);
+            let hw = self.me().high_watermarks.get(&tp).copied().unwrap_or(-1);
             let recs: Vec<ConsumedRecord> = {
-                let x = self.csm(c);
+                let x = self.me_mut();
                 let q = x.buffered.get_mut(&tp).expect("n > 0");
                 let recs: Vec<ConsumedRecord> = q.drain(..n).collect();
                 let last = recs.last().expect("n > 0").offset;
@@ -336,41 +353,42 @@ impl World {
                     high_watermark: hw,
                 },
             );
-            self.group_after_records_returned(c, &tp)?;
+            self.group_after_records_returned(&tp)?;
         }
         Ok(out)
     }
 
     /// Partitions without a position ask their leader for one (`ListOffsets`),
     /// as `auto.offset.reset` says.
-    fn consumer_reset_positions(&mut self, c: u32) -> Step {
+    fn reset_positions(&mut self) -> Step {
+        let c = self.id;
         let pending: Vec<TopicPartition> = self
-            .cs(c)
+            .me()
             .list_offsets_in_flight
             .values()
             .flatten()
             .cloned()
             .collect();
         let need: Vec<TopicPartition> = self
-            .cs(c)
+            .me()
             .assignment
             .iter()
-            .filter(|tp| !self.cs(c).positions.contains_key(*tp) && !pending.contains(tp))
-            .filter(|tp| self.group_position_ready(c, tp))
+            .filter(|tp| !self.me().positions.contains_key(*tp) && !pending.contains(tp))
+            .filter(|tp| self.group_position_ready(tp))
             .cloned()
             .collect();
         if need.is_empty() {
             return Ok(());
         }
-        let policy = self.cs(c).config.auto_offset_reset;
+        let policy = self.me().config.auto_offset_reset;
         let mut by_leader: SortedMap<BrokerId, Vec<TopicPartition>> = SortedMap::new();
         for tp in need {
             if policy == AutoOffsetReset::None {
-                if self.cs(c).reset_failed.contains(&tp) {
+                if self.me().reset_failed.contains(&tp) {
                     continue;
                 }
                 self.k.gate()?;
-                self.csm(c).reset_failed.insert(tp.clone());
+                self.me_mut().reset_failed.insert(tp.clone());
                 self.k.record(vec![cnode(c)], EventKind::ConsumerPositionReset {
                     consumer: c,
                     tp: tp.clone(),
@@ -379,8 +397,8 @@ impl World {
                 })?;
                 continue;
             }
-            if let Some(l) = self.cs(c).metadata.leader(&tp) {
-                if self.cs(c).metadata.ready(self.k.now, l) {
+            if let Some(l) = self.me().metadata.leader(&tp) {
+                if self.me().metadata.ready(self.k.now, l) {
                     by_leader.entry(l).or_default().push(tp);
                 }
             }
@@ -392,13 +410,14 @@ impl World {
         };
         for (leader, tps) in by_leader {
             self.k.gate()?;
-            let cid = self.consumer_correlation(c);
-            self.csm(c).list_offsets_in_flight.insert(cid, tps.clone());
-            self.consumer_request(
-                c,
+            let cid = self.correlation();
+            self.me_mut()
+                .list_offsets_in_flight
+                .insert(cid, tps.clone());
+            self.request(
                 leader,
                 cid,
-                self.cs(c).config.request_timeout_ms,
+                self.me().config.request_timeout_ms,
                 Message::ListOffsets {
                     correlation_id: cid,
                     partitions: tps.into_iter().map(|tp| (tp, ts)).collect(),
@@ -408,38 +427,37 @@ impl World {
         Ok(())
     }
 
-    fn consumer_send_fetches(&mut self, c: u32) -> Step {
-        let cfg = self.cs(c).config.clone();
+    fn send_fetches(&mut self) -> Step {
+        let cfg = self.me().config.clone();
         let mut by_leader: SortedMap<BrokerId, Vec<FetchPartition>> = SortedMap::new();
-        for tp in &self.cs(c).assignment {
-            let Some(pos) = self.cs(c).positions.get(tp) else {
+        for tp in &self.me().assignment {
+            let Some(pos) = self.me().positions.get(tp) else {
                 continue;
             };
-            if self.cs(c).buffered.get(tp).is_some_and(|b| !b.is_empty()) {
+            if self.me().buffered.get(tp).is_some_and(|b| !b.is_empty()) {
                 continue;
             }
-            let Some(l) = self.cs(c).metadata.leader(tp) else {
+            let Some(l) = self.me().metadata.leader(tp) else {
                 continue;
             };
-            if self.cs(c).fetches_in_flight.contains_key(&l)
-                || !self.cs(c).metadata.ready(self.k.now, l)
+            if self.me().fetches_in_flight.contains_key(&l)
+                || !self.me().metadata.ready(self.k.now, l)
             {
                 continue;
             }
             by_leader.entry(l).or_default().push(FetchPartition {
                 tp: tp.clone(),
                 fetch_offset: *pos,
-                current_leader_epoch: self.cs(c).metadata.leader_epoch(tp),
+                current_leader_epoch: self.me().metadata.leader_epoch(tp),
                 last_fetched_epoch: -1,
                 partition_max_bytes: cfg.max_partition_fetch_bytes,
             });
         }
         for (leader, parts) in by_leader {
             self.k.gate()?;
-            let cid = self.consumer_correlation(c);
-            self.csm(c).fetches_in_flight.insert(leader, cid);
-            self.consumer_request(
-                c,
+            let cid = self.correlation();
+            self.me_mut().fetches_in_flight.insert(leader, cid);
+            self.request(
                 leader,
                 cid,
                 cfg.request_timeout_ms,
@@ -456,34 +474,34 @@ impl World {
         Ok(())
     }
 
-    fn consumer_on_fetch_response(
+    fn on_fetch_response(
         &mut self,
-        c: u32,
         leader: BrokerId,
         cid: i32,
         parts: Vec<FetchPartitionResponse>,
     ) -> Step {
-        if self.cs(c).fetches_in_flight.get(&leader) != Some(&cid) {
+        let c = self.id;
+        if self.me().fetches_in_flight.get(&leader) != Some(&cid) {
             return Ok(());
         }
         self.k.gate()?;
-        self.csm(c).fetches_in_flight.remove(&leader);
+        self.me_mut().fetches_in_flight.remove(&leader);
         for r in parts {
-            if !self.cs(c).assignment.contains(&r.tp) {
+            if !self.me().assignment.contains(&r.tp) {
                 continue;
             }
-            let Some(pos) = self.cs(c).positions.get(&r.tp).copied() else {
+            let Some(pos) = self.me().positions.get(&r.tp).copied() else {
                 continue;
             };
             match r.error {
                 Some(ErrorCode::OffsetOutOfRange) => {
-                    let reset = match self.cs(c).config.auto_offset_reset {
+                    let reset = match self.me().config.auto_offset_reset {
                         AutoOffsetReset::Earliest => "earliest",
                         AutoOffsetReset::Latest => "latest",
                         AutoOffsetReset::None => "none",
                     };
                     self.k.gate()?;
-                    self.csm(c).positions.remove(&r.tp);
+                    self.me_mut().positions.remove(&r.tp);
                     self.k.emit(vec![cnode(c)], EventKind::ConsumerPositionReset {
                         consumer: c,
                         tp: r.tp.clone(),
@@ -494,13 +512,13 @@ impl World {
                 }
                 Some(_) => {
                     self.k.gate()?;
-                    self.csm(c).metadata.stale = true;
+                    self.me_mut().metadata.stale = true;
                     continue;
                 }
                 None => {}
             }
             self.k.gate()?;
-            self.csm(c)
+            self.me_mut()
                 .high_watermarks
                 .insert(r.tp.clone(), r.high_watermark);
             let mut recs = Vec::new();
@@ -530,7 +548,7 @@ impl World {
                 }
             }
             if !recs.is_empty() {
-                self.csm(c)
+                self.me_mut()
                     .buffered
                     .entry(r.tp.clone())
                     .or_default()
@@ -540,12 +558,13 @@ impl World {
         Ok(())
     }
 
-    pub(crate) fn consumer_on_message(&mut self, c: u32, from: NodeId, msg: Message) -> Step {
-        if !self.cs(c).alive {
+    pub(crate) fn on_message(&mut self, from: NodeId, msg: Message) -> Step {
+        let c = self.id;
+        if !self.me().alive {
             return Ok(());
         }
         if let NodeId::Broker(b) = from {
-            self.consumer_net(c).connection_ok(b)?;
+            self.net().connection_ok(b)?;
         }
         match msg {
             Message::MetadataResponse {
@@ -555,10 +574,10 @@ impl World {
                 ..
             } => {
                 if self
-                    .consumer_net(c)
+                    .net()
                     .on_metadata(correlation_id, brokers, partitions)?
                 {
-                    self.group_on_metadata(c)?;
+                    self.group_on_metadata()?;
                 }
                 Ok(())
             }
@@ -570,30 +589,30 @@ impl World {
                 let NodeId::Broker(b) = from else {
                     return Ok(());
                 };
-                self.consumer_on_fetch_response(c, b, correlation_id, partitions)
+                self.on_fetch_response(b, correlation_id, partitions)
             }
             Message::ListOffsetsResponse {
                 correlation_id,
                 partitions,
             } => {
                 if !self
-                    .cs(c)
+                    .me()
                     .list_offsets_in_flight
                     .contains_key(&correlation_id)
                 {
                     return Ok(());
                 }
                 self.k.gate()?;
-                self.csm(c).list_offsets_in_flight.remove(&correlation_id);
-                let policy = self.cs(c).config.auto_offset_reset;
+                self.me_mut().list_offsets_in_flight.remove(&correlation_id);
+                let policy = self.me().config.auto_offset_reset;
                 for (tp, err, off) in partitions {
                     if err.is_some() || off < 0 {
                         self.k.gate()?;
-                        self.csm(c).metadata.stale = true;
+                        self.me_mut().metadata.stale = true;
                         continue;
                     }
                     self.k.gate()?;
-                    self.csm(c).positions.insert(tp.clone(), off);
+                    self.me_mut().positions.insert(tp.clone(), off);
                     self.k.emit(
                         vec![cnode(c)],
                         EventKind::ConsumerPositionReset {
@@ -618,34 +637,34 @@ impl World {
                 }
                 Ok(())
             }
-            other => self.group_client_on_message(c, from, other),
+            other => self.group_client_on_message(from, other),
         }
     }
 
-    pub(crate) fn consumer_disconnected(&mut self, c: u32, to: NodeId, msg: &Message) -> Step {
+    pub(crate) fn disconnected(&mut self, to: NodeId, msg: &Message) -> Step {
         if let NodeId::Broker(b) = to {
-            self.consumer_net(c).connection_failed(b)?;
+            self.net().connection_failed(b)?;
         }
         match (msg, to) {
             (Message::Fetch { correlation_id, .. }, NodeId::Broker(b))
-                if self.cs(c).fetches_in_flight.get(&b) == Some(correlation_id) =>
+                if self.me().fetches_in_flight.get(&b) == Some(correlation_id) =>
             {
                 self.k.gate()?;
-                self.csm(c).fetches_in_flight.remove(&b);
-                self.csm(c).metadata.stale = true;
+                self.me_mut().fetches_in_flight.remove(&b);
+                self.me_mut().metadata.stale = true;
                 Ok(())
             }
             (Message::Metadata { correlation_id, .. }, _) => {
-                self.consumer_net(c).metadata_failed(*correlation_id)?;
+                self.net().metadata_failed(*correlation_id)?;
                 Ok(())
             }
             (Message::ListOffsets { correlation_id, .. }, _) => {
                 self.k.gate()?;
-                self.csm(c).list_offsets_in_flight.remove(correlation_id);
-                self.csm(c).metadata.stale = true;
+                self.me_mut().list_offsets_in_flight.remove(correlation_id);
+                self.me_mut().metadata.stale = true;
                 Ok(())
             }
-            _ => self.group_disconnected(c, msg),
+            _ => self.group_disconnected(msg),
         }
     }
 }
