@@ -1,0 +1,385 @@
+//! The broker's request handler (`kafka.server.KafkaApis`, Kafka 3.9):
+//! every request that reaches a broker is dispatched here to the part that
+//! serves it, and the small requests are answered here: `Metadata`
+//! (`handleTopicMetadataRequest`), `ListOffsets` (`handleListOffsetRequest`),
+//! `InitProducerId` (`handleInitProducerIdRequest`, the idempotent
+//! producer's id from the broker's id block) and the storage lookup a learner
+//! asks for.
+
+use super::*;
+
+impl World {
+    pub(crate) fn broker_on_message(&mut self, b: BrokerId, from: NodeId, msg: Message) -> Step {
+        match msg {
+            Message::WatchNotification { path, change } => {
+                self.k.record(
+                    vec![NodeId::ZooKeeper, bnode(b)],
+                    EventKind::WatchFired {
+                        watcher: b,
+                        path: path.clone(),
+                        change,
+                    },
+                )?;
+                if path == format!("/brokers/ids/{}", b.0) && !self.br(b).registered {
+                    return self.broker_register(b);
+                }
+                self.controller_on_watch(b, &path)
+            }
+            Message::LeaderAndIsr {
+                controller_id,
+                controller_epoch,
+                partitions,
+            } => self.broker_on_leader_and_isr(b, controller_id, controller_epoch, partitions),
+            Message::UpdateMetadata {
+                controller_id,
+                controller_epoch,
+                live_brokers,
+                partitions,
+            } => {
+                if controller_epoch < self.br(b).known_controller_epoch {
+                    return self
+                        .k
+                        .record(
+                            vec![bnode(b)],
+                            EventKind::StaleControllerIgnored {
+                                broker: b,
+                                request_epoch: controller_epoch,
+                                known_epoch: self.br(b).known_controller_epoch,
+                            },
+                        )
+                        .map(|_| ());
+                }
+                self.k.gate()?;
+                let br = self.brm(b);
+                br.known_controller_epoch = controller_epoch;
+                br.metadata.controller_id = controller_id.0;
+                br.metadata.live_brokers = live_brokers;
+                for p in partitions {
+                    br.metadata.partitions.insert(p.tp.clone(), p);
+                }
+                // Metadata updates are frequent and change no replica: routine, no event.
+                Ok(())
+            }
+            Message::LeaderAndIsrResponse { .. } => Ok(()),
+            Message::StopReplica {
+                controller_epoch,
+                partitions,
+                delete,
+            } => {
+                if controller_epoch < self.br(b).known_controller_epoch {
+                    return Ok(());
+                }
+                for tp in partitions {
+                    self.broker_stop_replica(b, &tp, delete)?;
+                }
+                Ok(())
+            }
+            Message::AlterPartition {
+                broker,
+                tp,
+                leader_epoch,
+                new_isr,
+                partition_epoch,
+            } => {
+                if self.is_controller(b) {
+                    self.controller_on_alter_partition(
+                        b,
+                        broker,
+                        tp,
+                        leader_epoch,
+                        new_isr,
+                        partition_epoch,
+                    )
+                } else {
+                    self.k
+                        .send(
+                            bnode(b),
+                            from,
+                            Message::AlterPartitionResponse {
+                                tp,
+                                error: Some(ErrorCode::NotController),
+                                leader: -1,
+                                leader_epoch: -1,
+                                isr: vec![],
+                                partition_epoch: -1,
+                            },
+                        )
+                        .map(|_| ())
+                }
+            }
+            Message::AlterPartitionResponse {
+                tp,
+                error,
+                leader_epoch,
+                isr,
+                partition_epoch,
+                ..
+            } => self.broker_on_alter_partition_response(
+                b,
+                tp,
+                error,
+                leader_epoch,
+                isr,
+                partition_epoch,
+            ),
+            Message::ControlledShutdown { broker } => {
+                if self.is_controller(b) {
+                    self.controller_on_controlled_shutdown(b, broker)
+                } else {
+                    self.k
+                        .send(
+                            bnode(b),
+                            from,
+                            Message::ControlledShutdownResponse {
+                                error: Some(ErrorCode::NotController),
+                                partitions_remaining: vec![],
+                            },
+                        )
+                        .map(|_| ())
+                }
+            }
+            Message::ControlledShutdownResponse { .. } => {
+                if self.br(b).shutting_down {
+                    self.broker_kill(b, true)?;
+                    self.broker_connections_reset(b)
+                } else {
+                    Ok(())
+                }
+            }
+            Message::Produce {
+                correlation_id,
+                acks,
+                timeout_ms,
+                topic_data,
+            } => self.broker_on_produce(b, from, correlation_id, acks, timeout_ms, topic_data),
+            Message::Fetch {
+                correlation_id,
+                replica_id,
+                max_wait_ms,
+                min_bytes,
+                max_bytes,
+                partitions,
+            } => self.broker_on_fetch(
+                b,
+                from,
+                correlation_id,
+                replica_id,
+                max_wait_ms,
+                min_bytes,
+                max_bytes,
+                partitions,
+            ),
+            Message::FetchResponse {
+                correlation_id,
+                partitions,
+                ..
+            } => {
+                if let NodeId::Broker(leader) = from {
+                    self.follower_on_fetch_response(b, leader, correlation_id, partitions)
+                } else {
+                    Ok(())
+                }
+            }
+            Message::Metadata {
+                correlation_id,
+                topics,
+            } => self.broker_on_metadata(b, from, correlation_id, topics),
+            Message::ListOffsets {
+                correlation_id,
+                partitions,
+            } => self.broker_on_list_offsets(b, from, correlation_id, partitions),
+            Message::InitProducerId { correlation_id } => {
+                self.broker_on_init_producer_id(b, from, correlation_id)
+            }
+            other => self.coordinator_on_message(b, from, other),
+        }
+    }
+
+    pub(super) fn broker_on_metadata(
+        &mut self,
+        b: BrokerId,
+        from: NodeId,
+        correlation_id: i32,
+        topics: Option<Vec<String>>,
+    ) -> Step {
+        let md = &self.br(b).metadata;
+        let mut partitions = Vec::new();
+        let mut unknown = Vec::new();
+        let wanted: Option<SortedSet<&String>> = topics.as_ref().map(|t| t.iter().collect());
+        for (tp, s) in &md.partitions {
+            if wanted
+                .as_ref()
+                .is_some_and(|w| !w.contains(&tp.topic.to_string()))
+            {
+                continue;
+            }
+            let leader_alive = md.live_brokers.contains(&BrokerId(s.leader));
+            partitions.push(PartitionMetadata {
+                tp: tp.clone(),
+                error: if leader_alive {
+                    None
+                } else {
+                    Some(ErrorCode::LeaderNotAvailable)
+                },
+                leader: if leader_alive { s.leader } else { -1 },
+                leader_epoch: s.leader_epoch,
+                replicas: s.replicas.clone(),
+                isr: s.isr.clone(),
+            });
+        }
+        if let Some(ts) = &topics {
+            for t in ts {
+                if !partitions.iter().any(|p| &*p.tp.topic == t) {
+                    unknown.push(t.clone());
+                }
+            }
+        }
+        let brokers = md.live_brokers.clone();
+        let controller_id = md.controller_id;
+        self.k
+            .send(
+                bnode(b),
+                from,
+                Message::MetadataResponse {
+                    correlation_id,
+                    brokers,
+                    controller_id,
+                    partitions,
+                    unknown_topics: unknown,
+                },
+            )
+            .map(|_| ())
+    }
+
+    pub(super) fn broker_on_list_offsets(
+        &mut self,
+        b: BrokerId,
+        from: NodeId,
+        correlation_id: i32,
+        parts: Vec<(TopicPartition, i64)>,
+    ) -> Step {
+        let br = self.br(b);
+        let mut out = Vec::new();
+        for (tp, ts) in parts {
+            match br.partitions.get(&tp).filter(|p| p.is_leader) {
+                None => out.push((tp, Some(ErrorCode::NotLeaderOrFollower), -1)),
+                Some(p) => {
+                    let log = &br.logs[&tp];
+                    let off = match ts {
+                        -2 => log.log_start_offset,
+                        -1 => p.high_watermark,
+                        t => log
+                            .lookup_timestamp(&br.disk, t)
+                            .result
+                            .map(|r| r.0)
+                            .unwrap_or(p.high_watermark),
+                    };
+                    out.push((tp, None, off));
+                }
+            }
+        }
+        self.k
+            .send(
+                bnode(b),
+                from,
+                Message::ListOffsetsResponse {
+                    correlation_id,
+                    partitions: out,
+                },
+            )
+            .map(|_| ())
+    }
+
+    /// InitProducerId: hand out the next id of this broker's block, claiming a
+    /// new block of 1000 from `/latest_producer_id_block` when needed.
+    pub(super) fn broker_on_init_producer_id(
+        &mut self,
+        b: BrokerId,
+        from: NodeId,
+        correlation_id: i32,
+    ) -> Step {
+        let needs_block = self
+            .br(b)
+            .producer_id_block
+            .is_none_or(|(next, end)| next > end);
+        if needs_block {
+            let path = "/latest_producer_id_block";
+            let last_end = self
+                .zk
+                .data_json(path)
+                .and_then(|v| {
+                    v.get("block_end")
+                        .and_then(|x| x.as_str().and_then(|s| s.parse::<i64>().ok()))
+                })
+                .unwrap_or(-1);
+            let (start, end) = (last_end + 1, last_end + 1000);
+            let data = format!(
+                "{{\"version\":1,\"broker\":{},\"block_start\":\"{start}\",\"block_end\":\"{end}\"}}",
+                b.0
+            );
+            self.zk_set(bnode(b), path, data)?;
+            self.k.gate()?;
+            self.brm(b).producer_id_block = Some((start, end));
+        }
+        self.k.gate()?;
+        let block = self
+            .brm(b)
+            .producer_id_block
+            .as_mut()
+            .expect("claimed above");
+        let pid = block.0;
+        block.0 += 1;
+        self.k
+            .send(
+                bnode(b),
+                from,
+                Message::InitProducerIdResponse {
+                    correlation_id,
+                    error: None,
+                    producer_id: pid,
+                    producer_epoch: 0,
+                },
+            )
+            .map(|_| ())
+    }
+
+    /// Carries out a traced lookup on broker `b`'s copy of `tp`.
+    pub(crate) fn broker_lookup(
+        &mut self,
+        b: BrokerId,
+        tp: &TopicPartition,
+        offset: Option<i64>,
+        timestamp: Option<i64>,
+    ) -> Step {
+        let br = self.br(b);
+        let Some(log) = br.logs.get(tp) else {
+            return self
+                .k
+                .record(
+                    vec![bnode(b)],
+                    EventKind::CommandRejected {
+                        index: 0,
+                        reason: format!("broker {} has no replica of {tp}", b.0),
+                    },
+                )
+                .map(|_| ());
+        };
+        let (lookup, target) = match (offset, timestamp) {
+            (Some(o), _) => (log.lookup_offset(&br.disk, o), format!("offset {o}")),
+            (_, Some(t)) => (log.lookup_timestamp(&br.disk, t), format!("timestamp {t}")),
+            _ => return Ok(()),
+        };
+        for step in lookup.steps {
+            self.k.record(
+                vec![bnode(b)],
+                EventKind::LookupStepped {
+                    broker: b,
+                    tp: tp.clone(),
+                    target: target.clone(),
+                    step,
+                },
+            )?;
+        }
+        Ok(())
+    }
+}

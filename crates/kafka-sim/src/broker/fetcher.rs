@@ -1,0 +1,271 @@
+//! The follower side of replication (`kafka.server.ReplicaFetcherThread`
+//! over `AbstractFetcherThread`, Kafka 3.9): one fetcher per leader broker
+//! sends `Fetch` in a loop, truncates when the leader answers with a
+//! diverging epoch (KIP-101/KIP-279) or, before 0.11, to its high watermark,
+//! appends what comes back (`processPartitionData`) and takes the leader's
+//! high watermark.
+
+use super::*;
+
+impl World {
+    /// Sends the next Fetch to `leader` if nothing is in flight.
+    pub(crate) fn fetcher_maybe_send(&mut self, b: BrokerId, leader: BrokerId) -> Step {
+        let now = self.k.now;
+        let Some(f) = self.br(b).fetchers.get(&leader) else {
+            return Ok(());
+        };
+        if f.in_flight.is_some() || !self.br(b).alive {
+            return Ok(());
+        }
+        let epochs = self.k.sc.cluster.config.uses_leader_epochs();
+        let cfg = &self.k.sc.cluster.config;
+        let (wait, min_bytes, max_bytes) = (
+            cfg.replica_fetch_wait_max_ms,
+            cfg.replica_fetch_min_bytes,
+            cfg.replica_fetch_max_bytes,
+        );
+        let mut parts = Vec::new();
+        let mut next_wake: Option<u64> = None;
+        for (tp, st) in &f.partitions {
+            if st.delayed_until > now {
+                next_wake =
+                    Some(next_wake.map_or(st.delayed_until, |w: u64| w.min(st.delayed_until)));
+                continue;
+            }
+            let log = &self.br(b).logs[tp];
+            parts.push(FetchPartition {
+                tp: tp.clone(),
+                fetch_offset: log.log_end_offset,
+                current_leader_epoch: st.leader_epoch,
+                last_fetched_epoch: if epochs {
+                    log.latest_epoch().unwrap_or(-1)
+                } else {
+                    -1
+                },
+                partition_max_bytes: max_bytes,
+            });
+        }
+        if parts.is_empty() {
+            if let Some(w) = next_wake {
+                self.k
+                    .set_timer(bnode(b), w, Timer::ReplicaFetchBackoff { leader })?;
+            }
+            return Ok(());
+        }
+        self.k.gate()?;
+        let br = self.brm(b);
+        br.next_correlation += 1;
+        let cid = br.next_correlation;
+        br.fetchers.get_mut(&leader).expect("exists").in_flight = Some(cid);
+        self.k.send(
+            bnode(b),
+            bnode(leader),
+            Message::Fetch {
+                correlation_id: cid,
+                replica_id: b.0,
+                max_wait_ms: wait,
+                min_bytes,
+                max_bytes: 10 * 1024 * 1024,
+                partitions: parts,
+            },
+        )?;
+        let timeout = self.k.now + self.k.sc.cluster.config.request_timeout_ms;
+        self.k.set_timer(
+            bnode(b),
+            timeout,
+            Timer::RequestTimeout {
+                correlation_id: cid,
+            },
+        )
+    }
+
+    /// The follower's side: append, take the leader's high watermark, fetch again.
+    pub(super) fn follower_on_fetch_response(
+        &mut self,
+        b: BrokerId,
+        leader: BrokerId,
+        cid: i32,
+        parts: Vec<FetchPartitionResponse>,
+    ) -> Step {
+        if self.br(b).fetchers.get(&leader).and_then(|f| f.in_flight) != Some(cid) {
+            return Ok(());
+        }
+        self.k.gate()?;
+        self.brm(b)
+            .fetchers
+            .get_mut(&leader)
+            .expect("checked")
+            .in_flight = None;
+        let backoff = self.k.sc.cluster.config.replica_fetch_backoff_ms;
+        for r in parts {
+            let following = self
+                .br(b)
+                .fetchers
+                .get(&leader)
+                .is_some_and(|f| f.partitions.contains_key(&r.tp));
+            if !following {
+                continue;
+            }
+            if let Some(e) = r.error {
+                if e == ErrorCode::OffsetOutOfRange {
+                    let my_leo = self.br(b).logs[&r.tp].log_end_offset;
+                    if my_leo > r.log_end_offset && r.log_end_offset >= 0 {
+                        self.truncate(
+                            b,
+                            &r.tp,
+                            r.log_end_offset,
+                            TruncateReason::HighWatermark {
+                                high_watermark: r.log_end_offset,
+                            },
+                        )?;
+                    } else if r.log_start_offset > my_leo {
+                        self.k.gate()?;
+                        let wall = self.wall_ms();
+                        let br = self.brm(b);
+                        let log = br.logs.get_mut(&r.tp).expect("exists");
+                        let old = log.log_end_offset;
+                        log.truncate_fully_and_start_at(&mut br.disk, r.log_start_offset, wall)
+                            .expect("log exists");
+                        self.k.emit(
+                            vec![bnode(b)],
+                            EventKind::LogTruncated {
+                                broker: b,
+                                tp: r.tp.clone(),
+                                truncated: crate::storage::log::Truncated {
+                                    to_offset: r.log_start_offset,
+                                    old_log_end_offset: old,
+                                    bytes_removed: 0,
+                                    segments_removed: vec![],
+                                },
+                                reason: TruncateReason::BelowLogStart {
+                                    log_start_offset: r.log_start_offset,
+                                },
+                            },
+                        );
+                    }
+                    continue;
+                }
+                self.k.gate()?;
+                let until = self.k.now + backoff;
+                if let Some(st) = self
+                    .brm(b)
+                    .fetchers
+                    .get_mut(&leader)
+                    .and_then(|f| f.partitions.get_mut(&r.tp))
+                {
+                    st.delayed_until = until;
+                }
+                continue;
+            }
+            if let Some(div) = r.diverging_epoch {
+                // KIP-101: cut to where our last epoch ends on the leader (or
+                // where it ends for us, if that is earlier).
+                let log = &self.br(b).logs[&r.tp];
+                let hw = self
+                    .br(b)
+                    .partitions
+                    .get(&r.tp)
+                    .map(|p| p.high_watermark)
+                    .unwrap_or(0);
+                let to = if div.end_offset < 0 {
+                    // The leader knows nothing of our epoch: fall back to the high watermark.
+                    hw
+                } else {
+                    let (my_epoch, my_end) = log.end_offset_for_epoch(div.epoch);
+                    if my_epoch == div.epoch {
+                        div.end_offset.min(my_end)
+                    } else {
+                        div.end_offset.min(log.log_end_offset)
+                    }
+                };
+                let to = to.max(0);
+                self.truncate(
+                    b,
+                    &r.tp,
+                    to,
+                    TruncateReason::LeaderEpoch {
+                        epoch: div.epoch,
+                        end_offset: div.end_offset,
+                    },
+                )?;
+                continue;
+            }
+            if !r.records.is_empty() {
+                self.follower_append(b, &r.tp, r.records.0.to_vec())?;
+            }
+            let verified = self
+                .br(b)
+                .fetchers
+                .get(&leader)
+                .and_then(|f| f.partitions.get(&r.tp))
+                .is_none_or(|s| s.verified);
+            if !verified {
+                self.k.gate()?;
+                if let Some(st) = self
+                    .brm(b)
+                    .fetchers
+                    .get_mut(&leader)
+                    .and_then(|f| f.partitions.get_mut(&r.tp))
+                {
+                    st.verified = true;
+                }
+                self.check_replicas_consistent(b, leader, &r.tp)?;
+            }
+            let log = &self.br(b).logs[&r.tp];
+            let new_hw = r
+                .high_watermark
+                .min(log.log_end_offset)
+                .max(log.log_start_offset);
+            let old = self
+                .br(b)
+                .partitions
+                .get(&r.tp)
+                .map(|p| p.high_watermark)
+                .unwrap_or(0);
+            if new_hw != old {
+                self.k.gate()?;
+                if let Some(p) = self.brm(b).partitions.get_mut(&r.tp) {
+                    p.high_watermark = new_hw;
+                }
+                self.k.emit(
+                    vec![bnode(b)],
+                    EventKind::HighWatermarkUpdated {
+                        broker: b,
+                        tp: r.tp.clone(),
+                        old,
+                        new: new_hw,
+                        leader: false,
+                        isr_leos: vec![],
+                    },
+                );
+            }
+        }
+        self.fetcher_maybe_send(b, leader)
+    }
+
+    pub(super) fn follower_append(
+        &mut self,
+        b: BrokerId,
+        tp: &TopicPartition,
+        bytes: Vec<u8>,
+    ) -> Step {
+        let prepared = match self.br(b).logs[tp].prepare_follower_append(bytes) {
+            Ok(p) => p,
+            Err(e) => {
+                return self
+                    .k
+                    .record(
+                        vec![bnode(b)],
+                        EventKind::AppendRejected {
+                            broker: b,
+                            tp: tp.clone(),
+                            error: ErrorCode::CorruptMessage,
+                            detail: e.to_string(),
+                        },
+                    )
+                    .map(|_| ())
+            }
+        };
+        self.append_prepared(b, tp, prepared, false)
+    }
+}

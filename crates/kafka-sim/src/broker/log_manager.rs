@@ -1,0 +1,153 @@
+//! `kafka.log.LogManager` (Kafka 3.9): the broker's logs on its disk,
+//! created on first use (`getOrCreateLog`), the high-watermark checkpoint
+//! file (`replication-offset-checkpoint`, every
+//! `replica.high.watermark.checkpoint.interval.ms`), retention by time and
+//! size (`cleanupLogs`) and the log cleaner's compaction pass.
+
+use super::*;
+
+impl World {
+    pub(super) fn broker_ensure_log(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+        if self.br(b).logs.contains_key(tp) {
+            return Ok(());
+        }
+        let cfg = Arc::new(self.topic_log_config(&tp.topic));
+        self.k.gate()?;
+        let wall = self.wall_ms();
+        let br = self.brm(b);
+        let log = Log::create(&mut br.disk, tp.clone(), cfg, wall)
+            .expect("a new log directory can be created");
+        let dir = log.dir.clone();
+        br.logs.insert(tp.clone(), log);
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::LogCreated {
+                broker: b,
+                tp: tp.clone(),
+                dir,
+            },
+        );
+        Ok(())
+    }
+
+    pub(super) fn broker_checkpoint_hw(&mut self, b: BrokerId) -> Step {
+        let hws: SortedMap<TopicPartition, i64> = SortedMap::from_iter(
+            self.br(b)
+                .partitions
+                .iter()
+                .map(|(tp, p)| (tp.clone(), p.high_watermark)),
+        );
+        if hws.is_empty()
+            || hws
+                .iter()
+                .all(|(tp, hw)| self.br(b).hw_checkpoint.get(tp) == Some(hw))
+        {
+            return Ok(());
+        }
+        self.k.gate()?;
+        let n = hws.len() as u32;
+        self.brm(b).hw_checkpoint.extend(hws);
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::HighWatermarkCheckpointed {
+                broker: b,
+                partitions: n,
+            },
+        );
+        Ok(())
+    }
+
+    /// The log retention task (`LogManager.cleanupLogs`): three passes per log.
+    pub(super) fn broker_retention(&mut self, b: BrokerId) -> Step {
+        let tps: Vec<TopicPartition> = self.br(b).logs.keys().cloned().collect();
+        let wall = self.wall_ms();
+        for tp in tps {
+            let hw = self
+                .br(b)
+                .partitions
+                .get(&tp)
+                .map(|p| p.high_watermark)
+                .unwrap_or_else(|| self.br(b).hw_checkpoint.get(&tp).copied().unwrap_or(0));
+            let delete = self.br(b).logs[&tp].config.cleanup_policy.delete;
+            for pass in [
+                crate::storage::log::RetentionPass::LogStartOffset,
+                crate::storage::log::RetentionPass::RetentionBytes,
+                crate::storage::log::RetentionPass::RetentionMs,
+            ] {
+                if !delete && pass != crate::storage::log::RetentionPass::LogStartOffset {
+                    continue;
+                }
+                let Some(plan) = self.br(b).logs[&tp].plan_retention(pass, wall, hw) else {
+                    continue;
+                };
+                self.k.gate()?;
+                let now = self.k.now;
+                let br = self.brm(b);
+                let log = br.logs.get_mut(&tp).expect("exists");
+                let applied = log
+                    .apply_retention(&mut br.disk, &plan, wall, now)
+                    .expect("retention");
+                self.k.emit(
+                    vec![bnode(b)],
+                    EventKind::SegmentsDeleted {
+                        broker: b,
+                        tp: tp.clone(),
+                        applied,
+                    },
+                );
+            }
+            let due = self.br(b).logs[&tp]
+                .pending_deletes
+                .iter()
+                .any(|p| p.delete_at_ms <= self.k.now);
+            if due {
+                self.k.gate()?;
+                let now = self.k.now;
+                let br = self.brm(b);
+                let log = br.logs.get_mut(&tp).expect("exists");
+                let files = log.delete_expired_files(&mut br.disk, now);
+                self.k
+                    .emit(vec![bnode(b)], EventKind::FilesDeleted { broker: b, files });
+            }
+        }
+        Ok(())
+    }
+
+    /// The log cleaner thread: compact the dirtiest eligible log.
+    pub(super) fn broker_clean(&mut self, b: BrokerId) -> Step {
+        let wall = self.wall_ms();
+        let mut best: Option<(u32, TopicPartition, crate::storage::cleaner::Cleanable)> = None;
+        for (tp, log) in &self.br(b).logs {
+            if !log.config.cleanup_policy.compact {
+                continue;
+            }
+            let hw = self
+                .br(b)
+                .partitions
+                .get(tp)
+                .map(|p| p.high_watermark)
+                .unwrap_or(0);
+            let c = crate::storage::cleaner::cleanable(log, hw, wall);
+            if c.eligible && best.as_ref().is_none_or(|(r, _, _)| c.dirty_ratio.0 > *r) {
+                best = Some((c.dirty_ratio.0, tp.clone(), c));
+            }
+        }
+        let Some((_, tp, plan)) = best else {
+            return Ok(());
+        };
+        self.k.gate()?;
+        let br = self.brm(b);
+        let log = br.logs.get_mut(&tp).expect("exists");
+        let result =
+            crate::storage::cleaner::clean(log, &mut br.disk, plan, wall).expect("cleaning");
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::LogCleaned {
+                broker: b,
+                tp,
+                result,
+            },
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,661 @@
+//! A broker: its disk, its replicas, and the replication protocol (R1–R7).
+//!
+//! * **Leader side** (`Partition` + `ReplicaManager`): appends produce
+//!   requests; answers fetches (followers up to the log end offset, consumers
+//!   up to the high watermark), holding an empty fetch up to `max.wait.ms`
+//!   (long polling); records each follower's fetch offset as its LEO and moves
+//!   the high watermark to the smallest LEO of the (maximal) ISR — but not
+//!   while the ISR is smaller than `min.insync.replicas` (Kafka ≥ 3.7,
+//!   KAFKA-15583); shrinks the ISR of followers that have not caught up for
+//!   `replica.lag.time.max.ms` and expands it when a follower reaches the high
+//!   watermark, both through the controller (`AlterPartition`).
+//! * **Follower side** (`ReplicaFetcherThread`): one fetcher per leader broker
+//!   sends `Fetch` in a loop, appends what comes back and takes the leader's
+//!   high watermark (so it learns the new HW one fetch later).
+//! * **Truncation** after a leader change or a restart follows
+//!   `inter.broker.protocol.version`: below 0.11 the follower cuts its log to
+//!   its high watermark (the source notes' rule); from 0.11 on it uses leader
+//!   epochs (KIP-101; since 2.7 the follower sends its last fetched epoch in
+//!   each `Fetch` and the leader answers with the diverging epoch's end).
+//! * **acks**: `acks=all` waits (in "purgatory") until the high watermark
+//!   passes the batch; `NOT_ENOUGH_REPLICAS` when the ISR is below
+//!   `min.insync.replicas` before appending.
+//!
+//! The log (segments, indexes) is on the broker's paged disk and survives a
+//! restart, as does `replication-offset-checkpoint` (the HW, written every
+//! `replica.high.watermark.checkpoint.interval.ms`). Everything else is memory.
+//!
+//! Layout, after Kafka's classes: this file is the broker process
+//! (`KafkaServer`: start, registration, crash, connections) and its state;
+//! `apis.rs` is `KafkaApis` (dispatch and the small requests);
+//! `replica_manager.rs` is `ReplicaManager` (LeaderAndIsr, StopReplica,
+//! appends); `purgatory.rs` holds `DelayedFetch`/`DelayedProduce` and the
+//! fetch path; `isr.rs` is `Partition`'s HW and ISR work; `fetcher.rs` is
+//! the `ReplicaFetcherThread`; `log_manager.rs` is `LogManager`.
+
+use crate::collections::{SortedMap, SortedSet};
+use crate::config::LogConfig;
+use crate::controller::ControllerContext;
+use crate::event::{EventKind, TruncateReason};
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::msg::{
+    Bytes, DivergingEpoch, ErrorCode, FetchPartition, FetchPartitionResponse, Message,
+    PartitionMetadata, PartitionState, ProducePartitionResponse,
+};
+use crate::sim::{Continuation, Step, Timer, World};
+use crate::storage::log::{AppendError, Log};
+use crate::storage::paged::MemStorage;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+mod apis;
+mod fetcher;
+mod isr;
+mod log_manager;
+mod purgatory;
+mod replica_manager;
+
+/// What the leader knows of one follower (`Replica` / `ReplicaState`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteReplica {
+    /// The follower's log end offset, as its last fetch offset told us (-1 unknown).
+    pub leo: i64,
+    pub last_caught_up_ms: u64,
+    pub last_fetch_ms: u64,
+    pub last_fetch_leader_leo: i64,
+}
+
+/// One replica's in-memory state on this broker (`kafka.cluster.Partition`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Partition {
+    pub tp: TopicPartition,
+    /// Assigned replicas (AR), preferred leader first.
+    pub replicas: Vec<BrokerId>,
+    pub isr: Vec<BrokerId>,
+    pub leader: i32,
+    pub leader_epoch: i32,
+    pub partition_epoch: i32,
+    pub high_watermark: i64,
+    pub is_leader: bool,
+    /// Leader only: the followers as the leader sees them.
+    pub remote: SortedMap<BrokerId, RemoteReplica>,
+    /// An ISR change sent to the controller and not yet answered.
+    pub pending_isr: Option<Vec<BrokerId>>,
+    /// Leader only: the log end offset when this leader epoch began.
+    pub leader_epoch_start_offset: i64,
+}
+
+impl Partition {
+    /// KIP-497's "maximal" ISR: the committed ISR plus a pending change's members.
+    pub fn maximal_isr(&self) -> Vec<BrokerId> {
+        let mut m: SortedSet<BrokerId> = SortedSet::from_iter(self.isr.iter().copied());
+        if let Some(p) = &self.pending_isr {
+            m.extend(p.iter().copied());
+        }
+        m.into_iter().collect()
+    }
+}
+
+/// One partition a follower fetches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchState {
+    pub leader_epoch: i32,
+    /// Checked against the leader once in this leader epoch (replicas_consistent).
+    pub verified: bool,
+    /// Waiting out `replica.fetch.backoff.ms` after an error, until this time.
+    pub delayed_until: u64,
+}
+
+/// A follower's fetcher for one leader broker (`ReplicaFetcherThread`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fetcher {
+    pub partitions: SortedMap<TopicPartition, FetchState>,
+    pub in_flight: Option<i32>,
+}
+
+/// A fetch held until data arrives or `max.wait.ms` passes (`DelayedFetch`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DelayedFetch {
+    pub from: NodeId,
+    pub correlation_id: i32,
+    pub replica_id: i32,
+    pub partitions: Vec<FetchPartition>,
+    pub min_bytes: u64,
+    pub max_bytes: u64,
+}
+
+/// One partition of an `acks=all` produce waiting for the ISR (`DelayedProduce`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DelayedProducePart {
+    pub tp: TopicPartition,
+    pub base_offset: i64,
+    pub required_offset: i64,
+    pub result: Option<Option<ErrorCode>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DelayedProduce {
+    pub from: NodeId,
+    pub correlation_id: i32,
+    pub parts: Vec<DelayedProducePart>,
+    /// Partitions answered at once (errors), sent with the rest.
+    pub done: Vec<ProducePartitionResponse>,
+}
+
+/// What a broker serves to clients (`MetadataCache`), from UpdateMetadata.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetadataCache {
+    pub controller_id: i32,
+    pub live_brokers: Vec<BrokerId>,
+    pub partitions: SortedMap<TopicPartition, PartitionState>,
+}
+
+/// A broker.
+#[derive(Clone)]
+pub struct Broker {
+    pub id: BrokerId,
+    pub alive: bool,
+    /// Bumped on every start; stale timers and connections are dropped.
+    pub incarnation: u32,
+    pub registered: bool,
+    pub shutting_down: bool,
+    /// The broker's disk (survives restarts).
+    pub disk: MemStorage,
+    /// Partition logs on disk (survive restarts).
+    pub logs: SortedMap<TopicPartition, Log>,
+    /// `replication-offset-checkpoint` (survives restarts).
+    pub hw_checkpoint: SortedMap<TopicPartition, i64>,
+    pub partitions: SortedMap<TopicPartition, Partition>,
+    pub metadata: MetadataCache,
+    pub controller: Option<ControllerContext>,
+    pub known_controller_epoch: i32,
+    pub fetchers: SortedMap<BrokerId, Fetcher>,
+    pub delayed_fetches: SortedMap<u64, DelayedFetch>,
+    pub delayed_produces: SortedMap<u64, DelayedProduce>,
+    pub next_delayed: u64,
+    pub next_correlation: i32,
+    /// Idempotent producer state per partition (see `producer_state.rs`).
+    pub producer_states: SortedMap<TopicPartition, crate::producer_state::ProducerStates>,
+    /// The block of producer ids this broker hands out: (next, last).
+    pub producer_id_block: Option<(i64, i64)>,
+    pub groups: crate::group::Groups,
+}
+
+impl Broker {
+    pub fn new(id: BrokerId) -> Broker {
+        Broker {
+            id,
+            alive: false,
+            incarnation: 0,
+            registered: false,
+            shutting_down: false,
+            disk: MemStorage::default(),
+            logs: SortedMap::new(),
+            hw_checkpoint: SortedMap::new(),
+            partitions: SortedMap::new(),
+            metadata: MetadataCache {
+                controller_id: -1,
+                ..Default::default()
+            },
+            controller: None,
+            known_controller_epoch: 0,
+            fetchers: SortedMap::new(),
+            delayed_fetches: SortedMap::new(),
+            delayed_produces: SortedMap::new(),
+            next_delayed: 0,
+            next_correlation: 0,
+            producer_states: SortedMap::new(),
+            producer_id_block: None,
+            groups: Default::default(),
+        }
+    }
+
+    pub fn log_end_offset(&self, tp: &TopicPartition) -> Option<i64> {
+        self.logs.get(tp).map(|l| l.log_end_offset)
+    }
+
+    pub fn leader_of(&self, tp: &TopicPartition) -> Option<&Partition> {
+        self.partitions.get(tp).filter(|p| p.is_leader)
+    }
+}
+
+/// The rest of a LeaderAndIsr request being applied (see
+/// [`Continuation`](crate::sim::Continuation)).
+#[derive(Clone)]
+pub(crate) struct LeaderAndIsrWork {
+    b: BrokerId,
+    controller_id: BrokerId,
+    controller_epoch: i32,
+    parts: std::collections::VecDeque<PartitionState>,
+    results: Vec<(TopicPartition, Option<ErrorCode>)>,
+}
+
+fn bnode(b: BrokerId) -> NodeId {
+    NodeId::Broker(b)
+}
+
+impl World {
+    fn br(&self, b: BrokerId) -> &Broker {
+        &self.brokers[&b]
+    }
+
+    fn brm(&mut self, b: BrokerId) -> &mut Broker {
+        std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("broker exists"))
+    }
+
+    /// The log settings of a topic: its `/config/topics/<t>` overrides over the
+    /// broker's `log.*` defaults.
+    pub(crate) fn topic_log_config(&self, topic: &str) -> LogConfig {
+        /// `/config/topics/<t>`: `{"version": 1, "config": {...}}`.
+        #[derive(serde::Deserialize)]
+        struct TopicConfigZnode {
+            #[serde(default)]
+            config: crate::config::TopicConfigOverrides,
+        }
+        let overrides = self
+            .zk
+            .nodes
+            .get(&format!("/config/topics/{topic}"))
+            .and_then(|n| serde_json::from_str::<TopicConfigZnode>(&n.data).ok())
+            .map(|z| z.config)
+            .unwrap_or_default();
+        let mut lc = self.k.sc.cluster.config.log_config(&overrides);
+        if topic == crate::group::OFFSETS_TOPIC {
+            lc.cleanup_policy = crate::config::CleanupPolicy::COMPACT;
+            lc.segment_bytes = self.k.sc.cluster.config.offsets_topic_segment_bytes;
+        }
+        lc
+    }
+
+    pub(crate) fn broker_timer(&mut self, b: BrokerId, timer: Timer) -> Step {
+        if !self.br(b).alive && timer != Timer::BrokerStart {
+            return Ok(());
+        }
+        let cfg = self.k.sc.cluster.config.clone();
+        match timer {
+            Timer::BrokerStart => self.broker_start(b),
+            Timer::IsrExpiration => {
+                self.broker_maybe_shrink_isr(b)?;
+                self.k.set_timer(
+                    bnode(b),
+                    self.k.now + cfg.replica_lag_time_max_ms / 2,
+                    Timer::IsrExpiration,
+                )
+            }
+            Timer::HwCheckpoint => {
+                self.broker_checkpoint_hw(b)?;
+                self.k.set_timer(
+                    bnode(b),
+                    self.k.now + cfg.replica_high_watermark_checkpoint_interval_ms,
+                    Timer::HwCheckpoint,
+                )
+            }
+            Timer::OsFlush => {
+                self.broker_os_flush(b)?;
+                self.k.set_timer(
+                    bnode(b),
+                    self.k.now + self.k.sc.cluster.os_flush_interval_ms,
+                    Timer::OsFlush,
+                )
+            }
+            Timer::RetentionCheck => {
+                self.broker_retention(b)?;
+                self.k.set_timer(
+                    bnode(b),
+                    self.k.now + cfg.log_retention_check_interval_ms,
+                    Timer::RetentionCheck,
+                )
+            }
+            Timer::CleanerCheck => {
+                self.broker_clean(b)?;
+                self.k.set_timer(
+                    bnode(b),
+                    self.k.now + cfg.log_cleaner_backoff_ms,
+                    Timer::CleanerCheck,
+                )
+            }
+            Timer::AutoLeaderRebalance => {
+                if self.is_controller(b) {
+                    self.controller_auto_rebalance(b)?;
+                }
+                Ok(())
+            }
+            Timer::AlterPartitionTimeout {
+                tp,
+                partition_epoch,
+            } => {
+                let stale = self.br(b).partitions.get(&tp).is_some_and(|p| {
+                    p.is_leader && p.pending_isr.is_some() && p.partition_epoch == partition_epoch
+                });
+                if stale {
+                    self.k.gate()?;
+                    self.brm(b)
+                        .partitions
+                        .get_mut(&tp)
+                        .expect("checked")
+                        .pending_isr = None;
+                    self.k.emit(
+                        vec![bnode(b)],
+                        EventKind::IsrChangeRejected {
+                            broker: b,
+                            tp,
+                            error: ErrorCode::RequestTimedOut,
+                        },
+                    );
+                }
+                Ok(())
+            }
+            Timer::ConnectionClosed { peer } => self.broker_connection_closed(b, peer),
+            Timer::DelayedFetchExpiry { id } => {
+                if let Some(d) = self.brm(b).delayed_fetches.remove(&id) {
+                    self.broker_answer_fetch(b, d)?;
+                }
+                Ok(())
+            }
+            Timer::DelayedProduceExpiry { id } => self.broker_expire_produce(b, id),
+            Timer::ReplicaFetchBackoff { leader } => self.fetcher_maybe_send(b, leader),
+            Timer::RequestTimeout { correlation_id } => {
+                let leader = self
+                    .br(b)
+                    .fetchers
+                    .iter()
+                    .find(|(_, f)| f.in_flight == Some(correlation_id))
+                    .map(|(l, _)| *l);
+                if let Some(l) = leader {
+                    self.k.gate()?;
+                    if let Some(f) = self.brm(b).fetchers.get_mut(&l) {
+                        f.in_flight = None;
+                    }
+                    self.fetcher_maybe_send(b, l)?;
+                }
+                Ok(())
+            }
+            Timer::GroupJoinDeadline { group, generation } => {
+                self.coordinator_join_deadline(b, &group, generation)
+            }
+            Timer::GroupMemberExpiry { group, member } => {
+                self.coordinator_member_expiry(b, &group, &member)
+            }
+            Timer::GroupInitialDelay { group } => self.coordinator_initial_delay(b, &group),
+            _ => Ok(()),
+        }
+    }
+
+    /// Startup: recover logs from disk, open a ZooKeeper session, register
+    /// `/brokers/ids/<id>`, run for controller, start periodic tasks.
+    fn broker_start(&mut self, b: BrokerId) -> Step {
+        self.k.gate()?;
+        let cfg = self.k.sc.cluster.config.clone();
+        let inc = self.k.restart(bnode(b));
+        let recovered = {
+            let br = self.brm(b);
+            br.alive = true;
+            br.incarnation = inc;
+            br.registered = false;
+            br.shutting_down = false;
+            br.logs.len() as u32
+        };
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::BrokerStarted {
+                broker: b,
+                incarnation: inc,
+                recovered_logs: recovered,
+            },
+        );
+        self.zk_open_session(b)?;
+        self.broker_register(b)?;
+        let now = self.k.now;
+        self.k.set_timer(
+            bnode(b),
+            now + cfg.replica_lag_time_max_ms / 2,
+            Timer::IsrExpiration,
+        )?;
+        self.k.set_timer(
+            bnode(b),
+            now + cfg.replica_high_watermark_checkpoint_interval_ms,
+            Timer::HwCheckpoint,
+        )?;
+        self.k.set_timer(
+            bnode(b),
+            now + cfg.log_retention_check_interval_ms,
+            Timer::RetentionCheck,
+        )?;
+        self.k.set_timer(
+            bnode(b),
+            now + cfg.log_cleaner_backoff_ms,
+            Timer::CleanerCheck,
+        )?;
+        self.k.set_timer(
+            bnode(b),
+            now + self.k.sc.cluster.os_flush_interval_ms,
+            Timer::OsFlush,
+        )?;
+        Ok(())
+    }
+
+    /// Creates `/brokers/ids/<id>`; if a previous life's znode is still there
+    /// (its session has not expired yet), watch it and try again when it goes.
+    fn broker_register(&mut self, b: BrokerId) -> Step {
+        let path = format!("/brokers/ids/{}", b.0);
+        let data = format!(
+            "{{\"features\":{{}},\"listener_security_protocol_map\":{{\"PLAINTEXT\":\"PLAINTEXT\"}},\"endpoints\":[\"PLAINTEXT://broker-{0}:9092\"],\"jmx_port\":-1,\"port\":9092,\"host\":\"broker-{0}\",\"version\":5,\"timestamp\":\"{1}\"}}",
+            b.0,
+            self.wall_ms()
+        );
+        if self.zk_create(bnode(b), &path, data, Some(b))? {
+            self.k.gate()?;
+            self.brm(b).registered = true;
+            self.controller_try_elect(b)
+        } else {
+            self.zk_watch(b, &path)
+        }
+    }
+
+    /// Hard kill: the process dies; memory is lost, the disk is kept.
+    /// The OS writes back dirty pages: the logs are on disk up to their end.
+    fn broker_os_flush(&mut self, b: BrokerId) -> Step {
+        let n = self
+            .br(b)
+            .logs
+            .values()
+            .filter(|l| l.flushed_offset != l.log_end_offset)
+            .count() as u32;
+        if n == 0 {
+            return Ok(());
+        }
+        self.k.gate()?;
+        for l in self.brm(b).logs.values_mut() {
+            l.flushed_offset = l.log_end_offset;
+        }
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::LogFlushed {
+                broker: b,
+                partitions: n,
+            },
+        );
+        Ok(())
+    }
+
+    /// A power failure: the page cache is gone, so each log loses what the OS
+    /// had not written back (Kafka does not fsync each write).
+    pub(crate) fn broker_lose_page_cache(&mut self, b: BrokerId) -> Step {
+        let cut: Vec<(TopicPartition, i64)> = self
+            .br(b)
+            .logs
+            .iter()
+            .filter(|(_, l)| l.flushed_offset < l.log_end_offset)
+            .map(|(tp, l)| (tp.clone(), l.flushed_offset))
+            .collect();
+        for (tp, to) in cut {
+            self.truncate(
+                b,
+                &tp,
+                to,
+                TruncateReason::PowerFailure { flushed_offset: to },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The broker's process ended: every TCP connection to it resets, so
+    /// the peers with requests in flight learn of it after one link latency
+    /// (a power failure sends no reset: they wait for their timeouts).
+    pub(crate) fn broker_connections_reset(&mut self, b: BrokerId) -> Step {
+        let mut peers: Vec<NodeId> = Vec::new();
+        for p in &self.producers {
+            if p.in_flight.get(&b).is_some_and(|m| !m.is_empty()) {
+                peers.push(NodeId::Producer(p.index));
+            }
+        }
+        for c in &self.consumers {
+            if c.alive && c.fetches_in_flight.contains_key(&b) {
+                peers.push(NodeId::Consumer(c.index));
+            }
+        }
+        for x in self.brokers.values().filter(|x| x.alive && x.id != b) {
+            let fetching = x.fetchers.get(&b).is_some_and(|f| f.in_flight.is_some());
+            let altering = x.metadata.controller_id == b.0
+                && x.partitions.values().any(|p| p.pending_isr.is_some());
+            if fetching || altering {
+                peers.push(NodeId::Broker(x.id));
+            }
+        }
+        for node in peers {
+            let at = self.k.now + self.k.net.latency(node, bnode(b));
+            self.k
+                .set_timer(node, at, Timer::ConnectionClosed { peer: b })?;
+        }
+        Ok(())
+    }
+
+    /// Our connection to `peer` was reset: fetches to it and ISR changes sent
+    /// to it (as controller) are given up and retried.
+    fn broker_connection_closed(&mut self, b: BrokerId, peer: BrokerId) -> Step {
+        let fetch = self
+            .br(b)
+            .fetchers
+            .get(&peer)
+            .and_then(|f| f.in_flight)
+            .is_some();
+        let pending: Vec<TopicPartition> = if self.br(b).metadata.controller_id == peer.0 {
+            self.br(b)
+                .partitions
+                .iter()
+                .filter(|(_, p)| p.pending_isr.is_some())
+                .map(|(t, _)| t.clone())
+                .collect()
+        } else {
+            vec![]
+        };
+        if !fetch && pending.is_empty() {
+            return Ok(());
+        }
+        self.k.gate()?;
+        if let Some(f) = self.brm(b).fetchers.get_mut(&peer) {
+            f.in_flight = None;
+        }
+        for tp in &pending {
+            if let Some(p) = self.brm(b).partitions.get_mut(tp) {
+                p.pending_isr = None;
+            }
+        }
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::ConnectionClosed {
+                node: bnode(b),
+                peer,
+                requests_failed: fetch as u32 + pending.len() as u32,
+            },
+        );
+        if fetch {
+            let at = self.k.now + self.k.sc.cluster.config.replica_fetch_backoff_ms;
+            self.k
+                .set_timer(bnode(b), at, Timer::ReplicaFetchBackoff { leader: peer })?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn broker_kill(&mut self, b: BrokerId, controlled: bool) -> Step {
+        self.k.gate()?;
+        {
+            let br = self.brm(b);
+            br.alive = false;
+            br.partitions.clear();
+            br.fetchers.clear();
+            br.delayed_fetches.clear();
+            br.delayed_produces.clear();
+            br.metadata = MetadataCache {
+                controller_id: -1,
+                ..Default::default()
+            };
+            br.controller = None;
+            br.groups = Default::default();
+            br.registered = false;
+        }
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::BrokerStopped {
+                broker: b,
+                controlled,
+            },
+        );
+        if controlled {
+            self.zk_close_session(b, false)
+        } else {
+            self.zk_broker_died(b)
+        }
+    }
+
+    /// A request of ours could not reach a dead broker.
+    pub(crate) fn broker_disconnected(&mut self, b: BrokerId, to: NodeId, msg: &Message) -> Step {
+        if let Message::AlterPartition {
+            tp,
+            partition_epoch,
+            ..
+        } = msg
+        {
+            // The controller died with our request: the next ISR check retries.
+            let pending =
+                self.br(b).partitions.get(tp).is_some_and(|p| {
+                    p.pending_isr.is_some() && p.partition_epoch == *partition_epoch
+                });
+            if pending {
+                self.k.gate()?;
+                self.brm(b)
+                    .partitions
+                    .get_mut(tp)
+                    .expect("checked")
+                    .pending_isr = None;
+                self.k.emit(
+                    vec![bnode(b)],
+                    EventKind::IsrChangeRejected {
+                        broker: b,
+                        tp: tp.clone(),
+                        error: ErrorCode::NetworkException,
+                    },
+                );
+            }
+            return Ok(());
+        }
+        if let (Message::Fetch { correlation_id, .. }, NodeId::Broker(leader)) = (msg, to) {
+            if self.br(b).fetchers.get(&leader).and_then(|f| f.in_flight) == Some(*correlation_id) {
+                self.k.gate()?;
+                if let Some(f) = self.brm(b).fetchers.get_mut(&leader) {
+                    f.in_flight = None;
+                }
+                let at = self.k.now + self.k.sc.cluster.config.replica_fetch_backoff_ms;
+                self.k
+                    .set_timer(bnode(b), at, Timer::ReplicaFetchBackoff { leader })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PartitionState {
+    pub fn leader_id(&self) -> Option<BrokerId> {
+        (self.leader >= 0).then_some(BrokerId(self.leader))
+    }
+}

@@ -1,0 +1,383 @@
+//! The delayed operations (`kafka.server.DelayedFetch`, `DelayedProduce`
+//! in `DelayedOperationPurgatory`, Kafka 3.9) and the fetch path that parks
+//! in them: `ReplicaManager.fetchMessages` reads each partition (followers
+//! up to the log end, consumers up to the high watermark) and, below
+//! `fetch.min.bytes`, waits up to `max.wait.ms`; an acks=all produce waits
+//! until the high watermark passes its last offset or `request.timeout.ms`
+//! runs out.
+
+use super::*;
+
+impl World {
+    /// The leader's side of Fetch.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn broker_on_fetch(
+        &mut self,
+        b: BrokerId,
+        from: NodeId,
+        correlation_id: i32,
+        replica_id: i32,
+        max_wait_ms: u64,
+        min_bytes: u64,
+        max_bytes: u64,
+        partitions: Vec<FetchPartition>,
+    ) -> Step {
+        if replica_id >= 0 {
+            // Followers' fetch offsets are their log end offsets: record them first.
+            for fp in &partitions {
+                self.leader_record_follower_fetch(b, BrokerId(replica_id), fp)?;
+            }
+        }
+        let d = DelayedFetch {
+            from,
+            correlation_id,
+            replica_id,
+            partitions,
+            min_bytes,
+            max_bytes,
+        };
+        let (responses, bytes, urgent) = self.read_fetch(b, &d);
+        if urgent || bytes >= min_bytes || max_wait_ms == 0 {
+            return self.send_fetch_response(b, &d, responses);
+        }
+        self.k.gate()?;
+        let br = self.brm(b);
+        br.next_delayed += 1;
+        let id = br.next_delayed;
+        br.delayed_fetches.insert(id, d);
+        self.k.emit(
+            vec![bnode(b), from],
+            EventKind::FetchParked {
+                broker: b,
+                from,
+                max_wait_ms,
+                min_bytes,
+            },
+        );
+        self.k.set_timer(
+            bnode(b),
+            self.k.now + max_wait_ms,
+            Timer::DelayedFetchExpiry { id },
+        )
+    }
+
+    /// Reads what a fetch would return now: the responses, the bytes, and
+    /// whether something (an error, a divergence) must be answered at once.
+    pub(super) fn read_fetch(
+        &self,
+        b: BrokerId,
+        d: &DelayedFetch,
+    ) -> (Vec<FetchPartitionResponse>, u64, bool) {
+        let br = self.br(b);
+        let mut out = Vec::new();
+        let mut total = 0u64;
+        let mut urgent = false;
+        for fp in &d.partitions {
+            let mut r = FetchPartitionResponse {
+                tp: fp.tp.clone(),
+                error: None,
+                high_watermark: -1,
+                log_start_offset: -1,
+                log_end_offset: -1,
+                diverging_epoch: None,
+                records: Bytes::default(),
+            };
+            let Some(p) = br.partitions.get(&fp.tp).filter(|p| p.is_leader) else {
+                r.error = Some(ErrorCode::NotLeaderOrFollower);
+                urgent = true;
+                out.push(r);
+                continue;
+            };
+            if fp.current_leader_epoch >= 0 && fp.current_leader_epoch < p.leader_epoch {
+                r.error = Some(ErrorCode::FencedLeaderEpoch);
+                urgent = true;
+                out.push(r);
+                continue;
+            }
+            if fp.current_leader_epoch > p.leader_epoch {
+                r.error = Some(ErrorCode::UnknownLeaderEpoch);
+                urgent = true;
+                out.push(r);
+                continue;
+            }
+            let log = &br.logs[&fp.tp];
+            r.high_watermark = p.high_watermark;
+            r.log_start_offset = log.log_start_offset;
+            r.log_end_offset = log.log_end_offset;
+            if d.replica_id >= 0 && fp.last_fetched_epoch >= 0 {
+                let (epoch, end) = log.end_offset_for_epoch(fp.last_fetched_epoch);
+                if epoch < fp.last_fetched_epoch || end < fp.fetch_offset {
+                    r.diverging_epoch = Some(DivergingEpoch {
+                        epoch,
+                        end_offset: end,
+                    });
+                    urgent = true;
+                    out.push(r);
+                    continue;
+                }
+            }
+            let upper = if d.replica_id >= 0 {
+                log.log_end_offset
+            } else {
+                p.high_watermark
+            };
+            let budget = fp
+                .partition_max_bytes
+                .min(d.max_bytes.saturating_sub(total));
+            match log.read(&br.disk, fp.fetch_offset, budget, upper, total == 0) {
+                Ok(data) => {
+                    total += data.bytes.len() as u64;
+                    r.records = Bytes::new(data.bytes);
+                }
+                Err(_) => {
+                    r.error = Some(ErrorCode::OffsetOutOfRange);
+                    urgent = true;
+                }
+            }
+            out.push(r);
+        }
+        (out, total, urgent)
+    }
+
+    pub(super) fn send_fetch_response(
+        &mut self,
+        b: BrokerId,
+        d: &DelayedFetch,
+        partitions: Vec<FetchPartitionResponse>,
+    ) -> Step {
+        for r in &partitions {
+            if let Some(e) = r.error {
+                self.k.record(
+                    vec![bnode(b), d.from],
+                    EventKind::FetchRejected {
+                        broker: b,
+                        tp: r.tp.clone(),
+                        from: d.from,
+                        error: e,
+                    },
+                )?;
+            }
+            if let Some(div) = r.diverging_epoch {
+                if let NodeId::Broker(f) = d.from {
+                    self.k.record(
+                        vec![bnode(b), d.from],
+                        EventKind::DivergenceDetected {
+                            broker: b,
+                            tp: r.tp.clone(),
+                            follower: f,
+                            epoch: div.epoch,
+                            end_offset: div.end_offset,
+                        },
+                    )?;
+                }
+            }
+        }
+        self.k
+            .send(
+                bnode(b),
+                d.from,
+                Message::FetchResponse {
+                    correlation_id: d.correlation_id,
+                    error: None,
+                    partitions,
+                },
+            )
+            .map(|_| ())
+    }
+
+    pub(super) fn broker_answer_fetch(&mut self, b: BrokerId, d: DelayedFetch) -> Step {
+        let (responses, _, _) = self.read_fetch(b, &d);
+        self.send_fetch_response(b, &d, responses)
+    }
+
+    /// Completes parked fetches that now have enough data (after an append or
+    /// a high watermark move on `tp`).
+    pub(crate) fn complete_delayed_fetches(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+        let ids: Vec<u64> = self
+            .br(b)
+            .delayed_fetches
+            .iter()
+            .filter(|(_, d)| d.partitions.iter().any(|p| &p.tp == tp))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            let d = self.br(b).delayed_fetches[&id].clone();
+            let (responses, bytes, urgent) = self.read_fetch(b, &d);
+            if urgent || bytes >= d.min_bytes {
+                self.k.gate()?;
+                self.brm(b).delayed_fetches.remove(&id);
+                self.send_fetch_response(b, &d, responses)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `checkEnoughReplicasReachOffset` for each waiting partition.
+    pub(crate) fn try_complete_produce(&mut self, b: BrokerId, id: u64) -> Step {
+        let Some(d) = self.br(b).delayed_produces.get(&id).cloned() else {
+            return Ok(());
+        };
+        let mut d2 = d.clone();
+        for part in d2.parts.iter_mut().filter(|p| p.result.is_none()) {
+            let br = self.br(b);
+            match br.partitions.get(&part.tp).filter(|p| p.is_leader) {
+                None => part.result = Some(Some(ErrorCode::NotLeaderOrFollower)),
+                Some(p) if p.high_watermark >= part.required_offset => {
+                    let min_isr = br.logs[&part.tp].config.min_insync_replicas;
+                    part.result = Some(if (p.maximal_isr().len() as i32) < min_isr {
+                        Some(ErrorCode::NotEnoughReplicasAfterAppend)
+                    } else {
+                        None
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        if d2.parts.iter().any(|p| p.result.is_none()) {
+            if d2 != d {
+                self.k.gate()?;
+                self.brm(b).delayed_produces.insert(id, d2);
+            }
+            return Ok(());
+        }
+        self.k.gate()?;
+        self.brm(b).delayed_produces.remove(&id);
+        let mut responses = d2.done.clone();
+        for p in &d2.parts {
+            let err = p.result.expect("all done");
+            if err.is_none() {
+                self.k.record(
+                    vec![bnode(b), d2.from],
+                    EventKind::ProduceCompleted {
+                        broker: b,
+                        tp: p.tp.clone(),
+                        base_offset: p.base_offset,
+                        acks: -1,
+                        waited_for_isr: true,
+                    },
+                )?;
+            }
+            responses.push(ProducePartitionResponse {
+                tp: p.tp.clone(),
+                error: err,
+                base_offset: if err.is_none() { p.base_offset } else { -1 },
+                log_start_offset: 0,
+            });
+        }
+        self.answer_delayed_produce(b, id, &d2, responses)
+    }
+
+    /// A delayed produce is over (complete or expired): answer the client, or,
+    /// for the group coordinator's own write to __consumer_offsets, carry on
+    /// with what was waiting for it.
+    pub(super) fn answer_delayed_produce(
+        &mut self,
+        b: BrokerId,
+        id: u64,
+        d: &DelayedProduce,
+        responses: Vec<ProducePartitionResponse>,
+    ) -> Step {
+        if d.from == bnode(b) {
+            let err = responses.iter().find_map(|r| r.error);
+            return self.coordinator_write_finished(b, id, err);
+        }
+        self.k
+            .send(
+                bnode(b),
+                d.from,
+                Message::ProduceResponse {
+                    correlation_id: d.correlation_id,
+                    responses,
+                },
+            )
+            .map(|_| ())
+    }
+
+    /// Parks an append the broker made itself (the group coordinator's
+    /// acks=all write) until the ISR has it; returns the delayed-produce id.
+    pub(crate) fn park_internal_produce(
+        &mut self,
+        b: BrokerId,
+        tp: &TopicPartition,
+        required_offset: i64,
+        timeout_ms: u64,
+    ) -> Step<u64> {
+        self.k.gate()?;
+        let br = self.brm(b);
+        br.next_delayed += 1;
+        let id = br.next_delayed;
+        br.delayed_produces.insert(
+            id,
+            DelayedProduce {
+                from: bnode(b),
+                correlation_id: -1,
+                parts: vec![DelayedProducePart {
+                    tp: tp.clone(),
+                    base_offset: required_offset - 1,
+                    required_offset,
+                    result: None,
+                }],
+                done: Vec::new(),
+            },
+        );
+        self.k.set_timer(
+            bnode(b),
+            self.k.now + timeout_ms,
+            Timer::DelayedProduceExpiry { id },
+        )?;
+        Ok(id)
+    }
+
+    pub(super) fn complete_delayed_produces(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+        let ids: Vec<u64> = self
+            .br(b)
+            .delayed_produces
+            .iter()
+            .filter(|(_, d)| d.parts.iter().any(|p| &p.tp == tp))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.try_complete_produce(b, id)?;
+        }
+        Ok(())
+    }
+
+    /// Leadership moved: waiting produces on `tp` fail (or are re-checked).
+    pub(super) fn fail_delayed_produces(
+        &mut self,
+        b: BrokerId,
+        tp: &TopicPartition,
+        _err: Option<ErrorCode>,
+    ) -> Step {
+        self.complete_delayed_produces(b, tp)
+    }
+
+    pub(super) fn broker_expire_produce(&mut self, b: BrokerId, id: u64) -> Step {
+        let Some(d) = self.br(b).delayed_produces.get(&id).cloned() else {
+            return Ok(());
+        };
+        self.k.gate()?;
+        self.brm(b).delayed_produces.remove(&id);
+        let mut responses = d.done.clone();
+        for p in &d.parts {
+            let err = p.result.unwrap_or(Some(ErrorCode::RequestTimedOut));
+            if p.result.is_none() {
+                self.k.record(
+                    vec![bnode(b)],
+                    EventKind::ProduceTimedOut {
+                        broker: b,
+                        tp: p.tp.clone(),
+                        required_offset: p.required_offset,
+                    },
+                )?;
+            }
+            responses.push(ProducePartitionResponse {
+                tp: p.tp.clone(),
+                error: err,
+                base_offset: -1,
+                log_start_offset: 0,
+            });
+        }
+        self.answer_delayed_produce(b, id, &d, responses)
+    }
+}
