@@ -1,0 +1,578 @@
+//! What the group coordinator keeps in `__consumer_offsets`
+//! (`kafka.coordinator.group.GroupMetadataManager`, Kafka 3.9): loading the
+//! groups and offsets of a partition this broker now leads
+//! (`loadGroupsForPartition`), forgetting them when it resigns, storing the
+//! group after a SyncGroup (`storeGroup`) and offset commits
+//! (`storeOffsets`), each answered once the write is replicated.
+
+use super::*;
+
+impl World {
+    /// A broker became leader of an offsets partition: load its groups.
+    pub(crate) fn coordinator_on_leader(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+        if &*tp.topic != OFFSETS_TOPIC {
+            return Ok(());
+        }
+        let p = tp.partition;
+        if self.groups(b).loaded.contains(&p) {
+            // Still the leader (a new leader epoch): Kafka keeps the groups it
+            // has (`addLoadingPartition` refuses an owned partition).
+            return Ok(());
+        }
+        // Read the whole log: the latest value per key wins, tombstones delete.
+        let mut offsets: SortedMap<(String, TopicPartition), i64> = SortedMap::new();
+        let mut metas: SortedMap<String, Option<rec::GroupValue>> = SortedMap::new();
+        {
+            let br = &self.brokers[&b];
+            if let Some(log) = br.logs.get(tp) {
+                let mut at = log.log_start_offset;
+                while at < log.log_end_offset {
+                    let Ok(data) = log.read(&br.disk, at, 1 << 20, log.log_end_offset, true) else {
+                        break;
+                    };
+                    if data.bytes.is_empty() {
+                        break;
+                    }
+                    let mut pos = 0usize;
+                    let mut next = at;
+                    while pos < data.bytes.len() {
+                        let Ok(batch) = record::decode_batch(&data.bytes[pos..], pos as u64) else {
+                            break;
+                        };
+                        pos += batch.header.size_in_bytes() as usize;
+                        next = next.max(batch.header.last_offset() + 1);
+                        for r in &batch.records {
+                            let Some(key) = r.key.as_deref().and_then(rec::parse_key) else {
+                                continue;
+                            };
+                            match key {
+                                rec::OffsetsKey::Offset { group, tp } => {
+                                    match r.value.as_deref().and_then(rec::parse_offset_value) {
+                                        Some(v) => {
+                                            offsets.insert((group, tp), v.offset);
+                                        }
+                                        None => {
+                                            offsets.remove(&(group, tp));
+                                        }
+                                    }
+                                }
+                                rec::OffsetsKey::Group { group } => {
+                                    metas.insert(
+                                        group,
+                                        r.value.as_deref().and_then(rec::parse_group_value),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    if next <= at {
+                        break;
+                    }
+                    at = next;
+                }
+            }
+        }
+        let now = self.k.now;
+        let mut groups: SortedMap<String, Group> = SortedMap::new();
+        for ((g, tp), o) in &offsets {
+            groups
+                .entry(g.clone())
+                .or_insert_with(|| Group::new(g, p))
+                .offsets
+                .insert(tp.clone(), *o);
+        }
+        for (g, v) in &metas {
+            let Some(v) = v else { continue };
+            let group = groups.entry(g.clone()).or_insert_with(|| Group::new(g, p));
+            group.generation_id = v.generation;
+            group.protocol_name = v.protocol.clone();
+            group.leader_id = v.leader.clone();
+            group.state = if v.members.is_empty() {
+                GroupState::Empty
+            } else {
+                GroupState::Stable
+            };
+            for m in &v.members {
+                let consumer = self
+                    .consumers
+                    .iter()
+                    .position(|c| m.client_id == c.client_id())
+                    .unwrap_or(0) as u32;
+                group.members.push(Member {
+                    member_id: m.member_id.clone(),
+                    group_instance_id: m.group_instance_id.clone(),
+                    client_id: m.client_id.clone(),
+                    consumer,
+                    session_timeout_ms: m.session_timeout_ms as u64,
+                    rebalance_timeout_ms: m.rebalance_timeout_ms as u64,
+                    protocols: vec![(
+                        v.protocol.clone().unwrap_or_default(),
+                        m.subscription.clone(),
+                    )],
+                    awaiting_join: None,
+                    awaiting_sync: None,
+                    assignment: m.assignment.clone(),
+                    session_deadline: now + m.session_timeout_ms as u64,
+                });
+            }
+        }
+        let loaded: Vec<String> = groups.keys().cloned().collect();
+        let n_offsets = offsets.len() as u32;
+        self.k.gate()?;
+        {
+            let gs = self.groups_mut(b);
+            gs.loaded.insert(p);
+            gs.groups.retain(|_, g| g.partition != p);
+            for (k, g) in groups {
+                gs.groups.insert(k, g);
+            }
+        }
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::GroupsLoaded {
+                broker: b,
+                partition: p,
+                groups: loaded.clone(),
+                offsets: n_offsets,
+            },
+        );
+        for g in loaded {
+            let members: Vec<(String, u64)> = self
+                .group(b, &g)
+                .map(|g| {
+                    g.members
+                        .iter()
+                        .map(|m| (m.member_id.clone(), m.session_deadline))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for (m, at) in members {
+                self.k.set_timer(
+                    bnode(b),
+                    at,
+                    Timer::GroupMemberExpiry {
+                        group: g.clone(),
+                        member: m,
+                    },
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A broker stopped leading an offsets partition: its groups move away.
+    pub(crate) fn coordinator_on_resign(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+        if &*tp.topic != OFFSETS_TOPIC || !self.groups(b).loaded.contains(&tp.partition) {
+            return Ok(());
+        }
+        let p = tp.partition;
+        let gone: Vec<String> = self
+            .groups(b)
+            .groups
+            .values()
+            .filter(|g| g.partition == p)
+            .map(|g| g.group_id.clone())
+            .collect();
+        // Requests parked in the groups get NOT_COORDINATOR.
+        let mut replies = Vec::new();
+        for g in &gone {
+            for m in &self.group(b, g).expect("listed").members {
+                if let Some((to, cid)) = m.awaiting_join {
+                    replies.push((to, join_error(cid, ErrorCode::NotCoordinator, &m.member_id)));
+                }
+                if let Some((to, cid)) = m.awaiting_sync {
+                    replies.push((
+                        to,
+                        Message::SyncGroupResponse {
+                            correlation_id: cid,
+                            error: Some(ErrorCode::NotCoordinator),
+                            assignment: Vec::new(),
+                        },
+                    ));
+                }
+            }
+        }
+        self.k.gate()?;
+        {
+            let gs = self.groups_mut(b);
+            gs.loaded.remove(&p);
+            gs.groups.retain(|_, g| g.partition != p);
+        }
+        self.k.emit(
+            vec![bnode(b)],
+            EventKind::GroupsUnloaded {
+                broker: b,
+                partition: p,
+                groups: gone,
+            },
+        );
+        for (to, m) in replies {
+            self.k.send(bnode(b), to, m)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the group record (`storeGroup`); what happens next waits for the ISR.
+    pub(super) fn coordinator_store_group(
+        &mut self,
+        b: BrokerId,
+        g: &str,
+        write: GroupWrite,
+    ) -> Step {
+        let grp = self.group(b, g).expect("exists").clone();
+        let members: Vec<rec::StoredMember> = grp
+            .members
+            .iter()
+            .map(|m| {
+                let assignment = match &write {
+                    GroupWrite::Sync { assignments, .. } => assignments
+                        .iter()
+                        .find(|(id, _)| *id == m.member_id)
+                        .map(|(_, a)| a.clone())
+                        .unwrap_or_default(),
+                    _ => m.assignment.clone(),
+                };
+                let proto = grp.protocol_name.clone().unwrap_or_default();
+                rec::StoredMember {
+                    member_id: m.member_id.clone(),
+                    group_instance_id: m.group_instance_id.clone(),
+                    client_id: m.client_id.clone(),
+                    client_host: format!("/consumer-{}", m.consumer),
+                    rebalance_timeout_ms: m.rebalance_timeout_ms as i32,
+                    session_timeout_ms: m.session_timeout_ms as i32,
+                    subscription: m
+                        .protocols
+                        .iter()
+                        .find(|(n, _)| *n == proto)
+                        .map(|(_, s)| s.clone())
+                        .unwrap_or(Subscription {
+                            topics: Vec::new(),
+                            owned_partitions: Vec::new(),
+                            generation_id: -1,
+                        }),
+                    assignment,
+                }
+            })
+            .collect();
+        let value = rec::GroupValue {
+            protocol_type: "consumer".into(),
+            generation: grp.generation_id,
+            protocol: grp.protocol_name.clone(),
+            leader: grp.leader_id.clone(),
+            current_state_timestamp: self.wall_ms(),
+            members,
+        };
+        let r = NewRecord::new(
+            Some(&rec::group_key(g)),
+            Some(&rec::group_value(&value)),
+            self.wall_ms(),
+        );
+        self.coordinator_append(b, grp.partition, vec![r], write)
+    }
+
+    /// Appends to `__consumer_offsets` as the leader with acks=all (the
+    /// coordinator's `appendForGroup`), parking `write` until replicated.
+    pub(super) fn coordinator_append(
+        &mut self,
+        b: BrokerId,
+        partition: i32,
+        records: Vec<NewRecord>,
+        write: GroupWrite,
+    ) -> Step {
+        let tp = TopicPartition::new(OFFSETS_TOPIC, partition);
+        let bytes = record::build_batch(&BatchSpec::default(), &records);
+        let Some(p) = self.brokers[&b]
+            .partitions
+            .get(&tp)
+            .filter(|p| p.is_leader)
+            .cloned()
+        else {
+            return self.coordinator_write_done(b, write, Some(ErrorCode::NotCoordinator));
+        };
+        let wall = self.wall_ms();
+        let prepared =
+            match self.brokers[&b].logs[&tp].prepare_leader_append(bytes, p.leader_epoch, wall) {
+                Ok(x) => x,
+                Err(_) => {
+                    return self.coordinator_write_done(
+                        b,
+                        write,
+                        Some(ErrorCode::CoordinatorNotAvailable),
+                    )
+                }
+            };
+        let required = prepared.last_offset + 1;
+        self.append_prepared(b, &tp, prepared, true)?;
+        self.check_leaders(&tp)?;
+        self.complete_delayed_fetches(b, &tp)?;
+        let timeout = 5000; // offsets.commit.timeout.ms
+        let id = self.park_internal_produce(b, &tp, required, timeout)?;
+        self.k.gate()?;
+        self.groups_mut(b).writes.insert(id, write);
+        self.maybe_increment_hw(b, &tp)?;
+        self.try_complete_produce(b, id)
+    }
+
+    /// The parked write finished (replicated, or failed with `error`).
+    pub(crate) fn coordinator_write_finished(
+        &mut self,
+        b: BrokerId,
+        id: u64,
+        error: Option<ErrorCode>,
+    ) -> Step {
+        let Some(write) = self.groups(b).writes.get(&id).cloned() else {
+            return Ok(());
+        };
+        self.k.gate()?;
+        self.groups_mut(b).writes.remove(&id);
+        self.coordinator_write_done(b, write, error.map(coordinator_error))
+    }
+
+    pub(super) fn coordinator_write_done(
+        &mut self,
+        b: BrokerId,
+        write: GroupWrite,
+        error: Option<ErrorCode>,
+    ) -> Step {
+        match write {
+            GroupWrite::Store => Ok(()),
+            GroupWrite::Commit {
+                group,
+                member_id,
+                from,
+                correlation_id,
+                offsets,
+            } => {
+                if error.is_none() {
+                    if self.group(b, &group).is_none() {
+                        return Ok(());
+                    }
+                    self.k.gate()?;
+                    {
+                        let g = self.group_mut(b, &group);
+                        for (tp, o) in &offsets {
+                            g.offsets.insert(tp.clone(), *o);
+                        }
+                    }
+                    self.k.emit(
+                        vec![bnode(b), from],
+                        EventKind::OffsetsCommitted {
+                            broker: b,
+                            group: group.clone(),
+                            member_id,
+                            offsets: offsets.clone(),
+                        },
+                    );
+                }
+                self.k
+                    .send(
+                        bnode(b),
+                        from,
+                        Message::OffsetCommitResponse {
+                            correlation_id,
+                            partitions: offsets.into_iter().map(|(tp, _)| (tp, error)).collect(),
+                        },
+                    )
+                    .map(|_| ())
+            }
+            GroupWrite::Sync {
+                group,
+                generation,
+                assignments,
+            } => {
+                let Some(grp) = self.group(b, &group).cloned() else {
+                    return Ok(());
+                };
+                if grp.state != GroupState::CompletingRebalance || grp.generation_id != generation {
+                    return Ok(());
+                }
+                if let Some(e) = error {
+                    // Kafka resets the assignment and tells the waiting members.
+                    for m in &grp.members {
+                        if let Some((to, cid)) = m.awaiting_sync {
+                            self.k.send(
+                                bnode(b),
+                                to,
+                                Message::SyncGroupResponse {
+                                    correlation_id: cid,
+                                    error: Some(e),
+                                    assignment: Vec::new(),
+                                },
+                            )?;
+                        }
+                    }
+                    self.k.gate()?;
+                    for m in &mut self.group_mut(b, &group).members {
+                        m.awaiting_sync = None;
+                    }
+                    return self.coordinator_prepare_rebalance(
+                        b,
+                        &group,
+                        format!("storing the assignment failed: {e:?}"),
+                    );
+                }
+                self.k.gate()?;
+                {
+                    let g = self.group_mut(b, &group);
+                    g.state = GroupState::Stable;
+                    for m in &mut g.members {
+                        m.assignment = assignments
+                            .iter()
+                            .find(|(id, _)| *id == m.member_id)
+                            .map(|(_, a)| a.clone())
+                            .unwrap_or_default();
+                    }
+                }
+                self.k.emit(
+                    vec![bnode(b)],
+                    EventKind::GroupStable {
+                        broker: b,
+                        group: group.clone(),
+                        generation,
+                        assignment: assignments.iter().cloned().collect(),
+                    },
+                );
+                let grp = self.group(b, &group).expect("exists").clone();
+                for m in &grp.members {
+                    if let Some((to, cid)) = m.awaiting_sync {
+                        self.k.gate()?;
+                        self.group_mut(b, &group)
+                            .member_mut(&m.member_id)
+                            .expect("exists")
+                            .awaiting_sync = None;
+                        self.k.send(
+                            bnode(b),
+                            to,
+                            Message::SyncGroupResponse {
+                                correlation_id: cid,
+                                error: None,
+                                assignment: m.assignment.clone(),
+                            },
+                        )?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn coordinator_commit(
+        &mut self,
+        b: BrokerId,
+        from: NodeId,
+        cid: i32,
+        g: &str,
+        gen: i32,
+        member: &str,
+        offsets: Vec<(TopicPartition, i64)>,
+    ) -> Step {
+        let p = self.group_partition(g);
+        let fail = |w: &mut World, e: ErrorCode, detail: &str| -> Step {
+            w.k.record(
+                vec![bnode(b), from],
+                EventKind::OffsetCommitRejected {
+                    broker: b,
+                    group: g.to_string(),
+                    member_id: member.to_string(),
+                    error: e,
+                    detail: detail.to_string(),
+                },
+            )?;
+            w.k.send(
+                bnode(b),
+                from,
+                Message::OffsetCommitResponse {
+                    correlation_id: cid,
+                    partitions: offsets
+                        .iter()
+                        .map(|(tp, _)| (tp.clone(), Some(e)))
+                        .collect(),
+                },
+            )
+            .map(|_| ())
+        };
+        if !self.is_coordinator_for(b, p) {
+            return fail(
+                self,
+                ErrorCode::NotCoordinator,
+                "this broker does not lead the group's offsets partition",
+            );
+        }
+        let grp = self.group(b, g).cloned();
+        let standalone = gen < 0 && member.is_empty();
+        if !standalone {
+            let Some(grp) = &grp else {
+                return fail(
+                    self,
+                    ErrorCode::UnknownMemberId,
+                    "the group has no such member",
+                );
+            };
+            if grp.member(member).is_none() {
+                return fail(
+                    self,
+                    ErrorCode::UnknownMemberId,
+                    "the group has no such member (it was removed)",
+                );
+            }
+            if gen != grp.generation_id {
+                return fail(
+                    self,
+                    ErrorCode::IllegalGeneration,
+                    &format!(
+                        "the commit is from generation {gen}; the group is in generation {}",
+                        grp.generation_id
+                    ),
+                );
+            }
+            if grp.state == GroupState::CompletingRebalance {
+                return fail(
+                    self,
+                    ErrorCode::RebalanceInProgress,
+                    "the group is rebalancing",
+                );
+            }
+        } else if grp.as_ref().is_some_and(|x| !x.members.is_empty()) {
+            return fail(
+                self,
+                ErrorCode::UnknownMemberId,
+                "a commit without a member id to a group with active members",
+            );
+        }
+        if grp.is_none() {
+            self.k.gate()?;
+            self.groups_mut(b)
+                .groups
+                .insert(g.to_string(), Group::new(g, p));
+        }
+        let wall = self.wall_ms();
+        let records: Vec<NewRecord> = offsets
+            .iter()
+            .map(|(tp, o)| {
+                NewRecord::new(
+                    Some(&rec::offset_key(g, tp)),
+                    Some(&rec::offset_value(&rec::OffsetValue {
+                        offset: *o,
+                        leader_epoch: -1,
+                        metadata: String::new(),
+                        commit_timestamp: wall,
+                    })),
+                    wall,
+                )
+            })
+            .collect();
+        self.coordinator_append(
+            b,
+            p,
+            records,
+            GroupWrite::Commit {
+                group: g.to_string(),
+                member_id: member.to_string(),
+                from,
+                correlation_id: cid,
+                offsets,
+            },
+        )
+    }
+}

@@ -1,0 +1,552 @@
+//! Consumer groups (G2, G5–G12): the group coordinator on the broker, with
+//! the classic group protocol of Kafka 3.9. The member side (the consumer's
+//! `ConsumerCoordinator`) is `consumer/coordinator.rs`; it is described here
+//! too, since the two halves make one protocol.
+//!
+//! **Coordinator.** A group lives on the leader of `__consumer_offsets`
+//! partition `Utils.abs(groupId.hashCode) % offsets.topic.num.partitions`
+//! (the topic is created by the brokers on the first FindCoordinator). The
+//! group moves through Empty → PreparingRebalance → CompletingRebalance →
+//! Stable. A rebalance waits for every known member to send JoinGroup again
+//! (or for the rebalance timeout, `max.poll.interval.ms`, after which the
+//! stragglers are removed); the first JoinGroup into an Empty group waits
+//! `group.initial.rebalance.delay.ms` for more members. The generation goes
+//! up by one, the protocol is chosen by Kafka's vote (each member votes for
+//! its first assignor that every member supports), and the leader member
+//! gets everyone's subscription. The leader's SyncGroup carries the
+//! assignment; the coordinator writes the group record to `__consumer_offsets`
+//! (acks=all) and then hands each member its part. Members that stop
+//! heartbeating for `session.timeout.ms` are removed. Offset commits are
+//! records in the same partition, answered once replicated. A broker that
+//! becomes leader of an offsets partition loads its groups and offsets from
+//! the log; one that loses it forgets them (members get NOT_COORDINATOR and
+//! look for the new coordinator).
+//!
+//! **Member.** The consumer finds the coordinator, joins (a first JoinGroup
+//! without a member id is answered with MEMBER_ID_REQUIRED and an id, as since
+//! KIP-394), runs the assignor if it is the leader, syncs, heartbeats every
+//! `heartbeat.interval.ms` from its heartbeat thread, leaves the group if the
+//! application does not call `poll()` within `max.poll.interval.ms`, fetches
+//! committed offsets for new partitions and commits (auto-commit every
+//! `auto.commit.interval.ms`, or `commitSync`/`commitAsync`). The rebalance
+//! protocol is EAGER (revoke everything before joining) unless every assignor
+//! in `partition.assignment.strategy` is cooperative, then COOPERATIVE
+//! (revoke only what moves; a second rebalance hands it out).
+//!
+//! Layout, after Kafka's classes: this file holds the group state
+//! (`GroupMetadata`), request dispatch and `FindCoordinator`;
+//! `coordinator.rs` is `GroupCoordinator` (join, sync, heartbeat, leave);
+//! `metadata_manager.rs` is `GroupMetadataManager` (load, store, commit).
+//!
+//! Not modelled: rack-aware assignment, the new consumer protocol (KIP-848),
+//! transactional offset commits, offset expiry (`offsets.retention.minutes`),
+//! `group.max.size`, and the new-member join timeout.
+
+use crate::collections::{SortedMap, SortedSet};
+use crate::event::EventKind;
+use crate::group_records as rec;
+use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::msg::{ErrorCode, JoinGroupMember, Message, Subscription};
+use crate::sim::{Step, Timer, World};
+use crate::storage::record::{self, BatchSpec, NewRecord};
+use serde::{Deserialize, Serialize};
+
+mod coordinator;
+mod metadata_manager;
+
+/// The internal topic holding committed offsets.
+pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
+/// A classic group's state (`GroupState` in Kafka).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub enum GroupState {
+    Empty,
+    PreparingRebalance,
+    CompletingRebalance,
+    Stable,
+}
+
+/// A member as the coordinator keeps it (`MemberMetadata`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub member_id: String,
+    pub group_instance_id: Option<String>,
+    pub client_id: String,
+    pub consumer: u32,
+    pub session_timeout_ms: u64,
+    pub rebalance_timeout_ms: u64,
+    pub protocols: Vec<(String, Subscription)>,
+    /// A JoinGroup waiting for the rebalance to finish: (from, correlation id).
+    pub awaiting_join: Option<(NodeId, i32)>,
+    pub awaiting_sync: Option<(NodeId, i32)>,
+    pub assignment: Vec<TopicPartition>,
+    /// The session ends at this time unless a heartbeat comes first.
+    pub session_deadline: u64,
+}
+
+/// A group as its coordinator keeps it (`GroupMetadata`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    pub group_id: String,
+    pub partition: i32,
+    pub state: GroupState,
+    pub generation_id: i32,
+    pub protocol_name: Option<String>,
+    pub leader_id: Option<String>,
+    /// In join order (the first member becomes leader when none is left).
+    pub members: Vec<Member>,
+    /// Member ids handed out with MEMBER_ID_REQUIRED, not joined yet.
+    pub pending_members: SortedSet<String>,
+    pub offsets: SortedMap<TopicPartition, i64>,
+    /// The initial delay may be extended until this time.
+    pub initial_delay_until: u64,
+    pub new_member_added: bool,
+    pub next_member_seq: u64,
+}
+
+impl Group {
+    fn new(group_id: &str, partition: i32) -> Group {
+        Group {
+            group_id: group_id.to_string(),
+            partition,
+            state: GroupState::Empty,
+            generation_id: 0,
+            protocol_name: None,
+            leader_id: None,
+            members: Vec::new(),
+            pending_members: SortedSet::new(),
+            offsets: SortedMap::new(),
+            initial_delay_until: 0,
+            new_member_added: false,
+            next_member_seq: 0,
+        }
+    }
+    pub fn member(&self, id: &str) -> Option<&Member> {
+        self.members.iter().find(|m| m.member_id == id)
+    }
+    fn member_mut(&mut self, id: &str) -> Option<&mut Member> {
+        self.members.iter_mut().find(|m| m.member_id == id)
+    }
+    fn all_joined(&self) -> bool {
+        self.pending_members.is_empty() && self.members.iter().all(|m| m.awaiting_join.is_some())
+    }
+    fn rebalance_timeout(&self) -> u64 {
+        self.members
+            .iter()
+            .map(|m| m.rebalance_timeout_ms)
+            .max()
+            .unwrap_or(0)
+    }
+    /// Kafka's `selectProtocol`: every member votes for its first assignor
+    /// that all members support; the most votes wins (ties: first in the
+    /// first member's preference order).
+    fn select_protocol(&self) -> Option<String> {
+        let first = self.members.first()?;
+        let candidates: Vec<&String> = first
+            .protocols
+            .iter()
+            .map(|(n, _)| n)
+            .filter(|n| {
+                self.members
+                    .iter()
+                    .all(|m| m.protocols.iter().any(|(x, _)| x == *n))
+            })
+            .collect();
+        let mut votes: SortedMap<&String, usize> = SortedMap::new();
+        for m in &self.members {
+            if let Some((n, _)) = m.protocols.iter().find(|(n, _)| candidates.contains(&n)) {
+                *votes.entry(n).or_default() += 1;
+            }
+        }
+        let best = votes.values().copied().max()?;
+        candidates
+            .into_iter()
+            .find(|c| votes.get(c) == Some(&best))
+            .cloned()
+    }
+}
+
+/// All groups a broker coordinates, and the offsets partitions it has loaded.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Groups {
+    pub groups: SortedMap<String, Group>,
+    pub loaded: SortedSet<i32>,
+    /// Coordinator writes waiting for the ISR, by delayed-produce id.
+    pub writes: SortedMap<u64, GroupWrite>,
+}
+
+/// What a coordinator does once its write to `__consumer_offsets` is replicated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GroupWrite {
+    Commit {
+        group: String,
+        member_id: String,
+        from: NodeId,
+        correlation_id: i32,
+        offsets: Vec<(TopicPartition, i64)>,
+    },
+    Sync {
+        group: String,
+        generation: i32,
+        assignments: Vec<(String, Vec<TopicPartition>)>,
+    },
+    /// A group record with no reply waiting (the group became empty).
+    Store,
+}
+
+/// Where a member stands (`MemberState` in the Java client).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberPhase {
+    Unjoined,
+    Joining,
+    Syncing,
+    Stable,
+}
+
+/// A consumer's membership in its group (the client's `ConsumerCoordinator`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberState {
+    pub group_id: String,
+    pub member_id: String,
+    pub generation: i32,
+    pub protocol: Option<String>,
+    pub phase: MemberPhase,
+    pub coordinator: Option<BrokerId>,
+    pub find_in_flight: Option<i32>,
+    pub join_in_flight: Option<i32>,
+    pub sync_in_flight: Option<i32>,
+    pub heartbeat_in_flight: Option<i32>,
+    pub offset_fetch_in_flight: Option<(i32, Vec<TopicPartition>)>,
+    pub commits_in_flight: SortedMap<i32, (Vec<(TopicPartition, i64)>, bool)>,
+    /// Partitions whose committed offset has been asked for and answered.
+    pub fetched: SortedSet<TopicPartition>,
+    pub rejoin_needed: bool,
+    /// The topics this member subscribes to (resolved for a pattern).
+    pub subscription: Vec<String>,
+    /// Partition counts the leader assigned with (a change triggers a rebalance).
+    pub assigned_snapshot: SortedMap<String, i32>,
+    pub is_leader: bool,
+    pub last_poll_ms: u64,
+    pub next_auto_commit_ms: u64,
+    pub retry_at_ms: u64,
+    /// A commitSync the application is blocked on.
+    pub sync_commit_pending: bool,
+    /// When the coordinator last answered a heartbeat (or the member joined):
+    /// after `session.timeout.ms` of silence the client gives the coordinator up.
+    pub last_heartbeat_ok_ms: u64,
+    /// A commit asked for while the coordinator was unknown: (sync, why).
+    pub pending_commit: Option<(bool, String)>,
+}
+
+impl MemberState {
+    pub fn new(group_id: &str) -> MemberState {
+        MemberState {
+            group_id: group_id.to_string(),
+            member_id: String::new(),
+            generation: -1,
+            protocol: None,
+            phase: MemberPhase::Unjoined,
+            coordinator: None,
+            find_in_flight: None,
+            join_in_flight: None,
+            sync_in_flight: None,
+            heartbeat_in_flight: None,
+            offset_fetch_in_flight: None,
+            commits_in_flight: SortedMap::new(),
+            fetched: SortedSet::new(),
+            rejoin_needed: true,
+            subscription: Vec::new(),
+            assigned_snapshot: SortedMap::new(),
+            is_leader: false,
+            last_poll_ms: 0,
+            next_auto_commit_ms: 0,
+            retry_at_ms: 0,
+            sync_commit_pending: false,
+            last_heartbeat_ok_ms: 0,
+            pending_commit: None,
+        }
+    }
+}
+
+fn bnode(b: BrokerId) -> NodeId {
+    NodeId::Broker(b)
+}
+
+/// Partitions in sorted order (as events list them).
+pub(crate) fn names(tps: &[TopicPartition]) -> Vec<TopicPartition> {
+    let mut v = tps.to_vec();
+    v.sort();
+    v
+}
+
+/// Maps a failed `__consumer_offsets` append to what the coordinator answers
+/// (`GroupMetadataManager`'s error mapping).
+fn coordinator_error(e: ErrorCode) -> ErrorCode {
+    match e {
+        ErrorCode::NotLeaderOrFollower => ErrorCode::NotCoordinator,
+        ErrorCode::MessageTooLarge | ErrorCode::RecordListTooLarge => e,
+        _ => ErrorCode::CoordinatorNotAvailable,
+    }
+}
+
+// =============================================================================
+// The coordinator (broker side)
+// =============================================================================
+
+impl World {
+    fn groups(&self, b: BrokerId) -> &Groups {
+        &self.brokers[&b].groups
+    }
+    fn groups_mut(&mut self, b: BrokerId) -> &mut Groups {
+        &mut std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("broker")).groups
+    }
+    fn group(&self, b: BrokerId, g: &str) -> Option<&Group> {
+        self.groups(b).groups.get(g)
+    }
+    fn group_mut(&mut self, b: BrokerId, g: &str) -> &mut Group {
+        self.groups_mut(b).groups.get_mut(g).expect("group")
+    }
+
+    /// The offsets partition of a group.
+    pub fn group_partition(&self, group: &str) -> i32 {
+        crate::partitioner::coordinator_partition(
+            group,
+            self.k.sc.cluster.config.offsets_topic_num_partitions,
+        )
+    }
+
+    /// Whether broker `b` coordinates partition `p` of `__consumer_offsets` now.
+    fn is_coordinator_for(&self, b: BrokerId, p: i32) -> bool {
+        let tp = TopicPartition::new(OFFSETS_TOPIC, p);
+        self.brokers[&b]
+            .partitions
+            .get(&tp)
+            .is_some_and(|x| x.is_leader)
+            && self.groups(b).loaded.contains(&p)
+    }
+
+    pub(crate) fn coordinator_on_message(
+        &mut self,
+        b: BrokerId,
+        from: NodeId,
+        msg: Message,
+    ) -> Step {
+        match msg {
+            Message::FindCoordinator {
+                correlation_id,
+                key,
+            } => self.coordinator_find(b, from, correlation_id, &key),
+            Message::JoinGroup {
+                correlation_id,
+                group_id,
+                session_timeout_ms,
+                rebalance_timeout_ms,
+                member_id,
+                group_instance_id,
+                protocols,
+                ..
+            } => self.coordinator_join(
+                b,
+                from,
+                correlation_id,
+                &group_id,
+                session_timeout_ms,
+                rebalance_timeout_ms,
+                member_id,
+                group_instance_id,
+                protocols,
+            ),
+            Message::SyncGroup {
+                correlation_id,
+                group_id,
+                generation_id,
+                member_id,
+                assignments,
+                ..
+            } => self.coordinator_sync(
+                b,
+                from,
+                correlation_id,
+                &group_id,
+                generation_id,
+                &member_id,
+                assignments,
+            ),
+            Message::Heartbeat {
+                correlation_id,
+                group_id,
+                generation_id,
+                member_id,
+                ..
+            } => {
+                let error = self.coordinator_heartbeat(b, &group_id, generation_id, &member_id)?;
+                self.k
+                    .send(
+                        bnode(b),
+                        from,
+                        Message::HeartbeatResponse {
+                            correlation_id,
+                            error,
+                        },
+                    )
+                    .map(|_| ())
+            }
+            Message::LeaveGroup {
+                correlation_id,
+                group_id,
+                member_id,
+            } => {
+                let error = self.coordinator_leave(b, &group_id, &member_id)?;
+                self.k
+                    .send(
+                        bnode(b),
+                        from,
+                        Message::LeaveGroupResponse {
+                            correlation_id,
+                            error,
+                        },
+                    )
+                    .map(|_| ())
+            }
+            Message::OffsetCommit {
+                correlation_id,
+                group_id,
+                generation_id,
+                member_id,
+                offsets,
+            } => self.coordinator_commit(
+                b,
+                from,
+                correlation_id,
+                &group_id,
+                generation_id,
+                &member_id,
+                offsets,
+            ),
+            Message::OffsetFetch {
+                correlation_id,
+                group_id,
+                partitions,
+            } => {
+                let p = self.group_partition(&group_id);
+                let reply = if !self.is_coordinator_for(b, p) {
+                    Message::OffsetFetchResponse {
+                        correlation_id,
+                        error: Some(ErrorCode::NotCoordinator),
+                        offsets: Vec::new(),
+                    }
+                } else {
+                    let g = self.group(b, &group_id);
+                    Message::OffsetFetchResponse {
+                        correlation_id,
+                        error: None,
+                        offsets: partitions
+                            .into_iter()
+                            .map(|tp| {
+                                let o = g.and_then(|g| g.offsets.get(&tp)).copied().unwrap_or(-1);
+                                (tp, o)
+                            })
+                            .collect(),
+                    }
+                };
+                self.k.send(bnode(b), from, reply).map(|_| ())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// FindCoordinator: the leader of the group's offsets partition, creating
+    /// `__consumer_offsets` first if it does not exist.
+    fn coordinator_find(&mut self, b: BrokerId, from: NodeId, cid: i32, group: &str) -> Step {
+        let p = self.group_partition(group);
+        let tp = TopicPartition::new(OFFSETS_TOPIC, p);
+        let exists = self
+            .zk
+            .get(&format!("/brokers/topics/{OFFSETS_TOPIC}"))
+            .is_some();
+        if !exists {
+            self.create_offsets_topic(b)?;
+        }
+        let leader = self.brokers[&b]
+            .metadata
+            .partitions
+            .get(&tp)
+            .map(|s| s.leader)
+            .filter(|l| *l >= 0);
+        let reply = match leader {
+            Some(l) => Message::FindCoordinatorResponse {
+                correlation_id: cid,
+                error: None,
+                node_id: l,
+                partition: p,
+            },
+            None => Message::FindCoordinatorResponse {
+                correlation_id: cid,
+                error: Some(ErrorCode::CoordinatorNotAvailable),
+                node_id: -1,
+                partition: p,
+            },
+        };
+        self.k.send(bnode(b), from, reply).map(|_| ())
+    }
+
+    /// The broker creates `__consumer_offsets` as `AutoTopicCreationManager`
+    /// does: `offsets.topic.num.partitions` partitions, replication factor
+    /// `offsets.topic.replication.factor`, refused while fewer brokers are alive.
+    fn create_offsets_topic(&mut self, b: BrokerId) -> Step {
+        let cfg = self.k.sc.cluster.config.clone();
+        let alive = self.zk.live_brokers().len() as i32;
+        if alive < cfg.offsets_topic_replication_factor {
+            return self.k.record(
+                vec![bnode(b)],
+                EventKind::TopicCreationFailed {
+                    topic: OFFSETS_TOPIC.into(),
+                    error: format!(
+                        "Number of alive brokers '{alive}' does not meet the required replication factor '{}' for the offsets topic (configured via 'offsets.topic.replication.factor'). This error can be ignored if the cluster is starting up and not all brokers are up yet.",
+                        cfg.offsets_topic_replication_factor
+                    ),
+                },
+            ).map(|_| ());
+        }
+        let spec = crate::scenario::TopicSpec {
+            name: OFFSETS_TOPIC.into(),
+            partitions: Some(cfg.offsets_topic_num_partitions),
+            replication_factor: Some(cfg.offsets_topic_replication_factor),
+            replica_assignment: None,
+            fixed_start_index: None,
+            config: Default::default(),
+        };
+        self.admin_create_topic_by(bnode(b), &spec)
+    }
+}
+
+/// A JoinGroupResponse with the group's current generation (no rebalance).
+fn current_generation(g: &Group, cid: i32, member_id: &str) -> Message {
+    Message::JoinGroupResponse {
+        correlation_id: cid,
+        error: None,
+        generation_id: g.generation_id,
+        protocol_name: g.protocol_name.clone(),
+        leader: g.leader_id.clone().unwrap_or_default(),
+        member_id: member_id.to_string(),
+        members: Vec::new(),
+    }
+}
+
+fn join_error(cid: i32, e: ErrorCode, member_id: &str) -> Message {
+    Message::JoinGroupResponse {
+        correlation_id: cid,
+        error: Some(e),
+        generation_id: -1,
+        protocol_name: None,
+        leader: String::new(),
+        member_id: member_id.to_string(),
+        members: Vec::new(),
+    }
+}
+
+// =============================================================================
+// The member (consumer side)
+// =============================================================================
