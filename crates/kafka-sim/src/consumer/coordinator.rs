@@ -20,6 +20,9 @@ use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, JoinGroupMember, Message, Subscription};
 use crate::sim::{Step, Timer};
 
+mod heartbeat;
+mod offsets;
+
 impl ConsumerCx<'_> {
     fn ms(&self) -> &MemberState {
         self.me().group.as_ref().expect("group member")
@@ -318,94 +321,6 @@ impl ConsumerCx<'_> {
         Ok(())
     }
 
-    /// Sends an OffsetCommit of the current positions.
-    fn group_commit(&mut self, sync: bool, why: &str) -> Step {
-        let c = self.id;
-        let m = self.ms().clone();
-        let Some(coord) = m.coordinator else {
-            // commitSync/commitAsync first wait for the coordinator (ensureCoordinatorReady).
-            self.k.gate()?;
-            self.msm().pending_commit = Some((sync, why.to_string()));
-            return self.group_find_coordinator();
-        };
-        let offsets: Vec<(TopicPartition, i64)> = self
-            .me()
-            .assignment
-            .iter()
-            .filter_map(|tp| self.me().positions.get(tp).map(|p| (tp.clone(), *p)))
-            .collect();
-        if offsets.is_empty() {
-            return Ok(());
-        }
-        let cid = self.correlation();
-        self.k.gate()?;
-        {
-            let x = self.msm();
-            x.commits_in_flight.insert(cid, (offsets.clone(), sync));
-            if sync {
-                x.sync_commit_pending = true;
-            }
-        }
-        self.k.emit(
-            vec![cnode(c)],
-            EventKind::OffsetCommitSent {
-                consumer: c,
-                generation: m.generation,
-                offsets: offsets.clone(),
-                sync,
-                reason: why.to_string(),
-            },
-        );
-        let member_id = if m.generation >= 0 {
-            m.member_id.clone()
-        } else {
-            String::new()
-        };
-        self.request(
-            coord,
-            cid,
-            self.me().config.request_timeout_ms,
-            Message::OffsetCommit {
-                correlation_id: cid,
-                group_id: m.group_id.clone(),
-                generation_id: m.generation,
-                member_id,
-                offsets,
-            },
-        )
-    }
-
-    /// Asks the coordinator for the committed offsets of partitions without a position.
-    fn group_fetch_committed(&mut self) -> Step {
-        let m = self.ms().clone();
-        let (Some(coord), None) = (m.coordinator, &m.offset_fetch_in_flight) else {
-            return Ok(());
-        };
-        let need: Vec<TopicPartition> = self
-            .me()
-            .assignment
-            .iter()
-            .filter(|tp| !self.me().positions.contains_key(*tp) && !m.fetched.contains(*tp))
-            .cloned()
-            .collect();
-        if need.is_empty() {
-            return Ok(());
-        }
-        let cid = self.correlation();
-        self.k.gate()?;
-        self.msm().offset_fetch_in_flight = Some((cid, need.clone()));
-        self.request(
-            coord,
-            cid,
-            self.me().config.request_timeout_ms,
-            Message::OffsetFetch {
-                correlation_id: cid,
-                group_id: m.group_id.clone(),
-                partitions: need,
-            },
-        )
-    }
-
     pub(crate) fn group_request_timeout(&mut self, cid: i32) -> Step {
         if !self.is_member() {
             return Ok(());
@@ -458,37 +373,6 @@ impl ConsumerCx<'_> {
             }
             _ => Ok(()),
         }
-    }
-
-    fn group_commit_failed(&mut self, cid: i32, e: ErrorCode) -> Step {
-        let c = self.id;
-        let Some((offsets, sync)) = self.ms().commits_in_flight.get(&cid).cloned() else {
-            return Ok(());
-        };
-        self.k.gate()?;
-        {
-            let x = self.msm();
-            x.commits_in_flight.remove(&cid);
-            if sync {
-                x.sync_commit_pending = false;
-            }
-        }
-        let detail = match e {
-            ErrorCode::IllegalGeneration | ErrorCode::UnknownMemberId | ErrorCode::RebalanceInProgress => {
-                "CommitFailedException: Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member. This means that the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time message processing.".to_string()
-            }
-            _ => format!("the commit failed with {e:?}; a later commit will cover these offsets"),
-        };
-        self.k.emit(
-            vec![cnode(c)],
-            EventKind::OffsetCommitFailed {
-                consumer: c,
-                offsets,
-                error: e,
-                detail,
-            },
-        );
-        Ok(())
     }
 
     pub(crate) fn group_client_on_message(&mut self, from: NodeId, msg: Message) -> Step {
@@ -964,143 +848,5 @@ impl ConsumerCx<'_> {
 
     pub(crate) fn group_after_records_returned(&mut self, _tp: &TopicPartition) -> Step {
         Ok(())
-    }
-
-    /// The consumer's timers: the heartbeat thread.
-    pub(crate) fn group_timer(&mut self, t: Timer) -> Step {
-        let c = self.id;
-        if t != Timer::ConsumerHeartbeat || !self.is_member() {
-            return Ok(());
-        }
-        let cfg = self.me().config.clone();
-        let m = self.ms().clone();
-        let next = self.k.now + cfg.heartbeat_interval_ms;
-        // The heartbeat thread notices a stalled poll loop (max.poll.interval.ms).
-        if m.phase == MemberPhase::Stable
-            && self.k.now.saturating_sub(m.last_poll_ms) > cfg.max_poll_interval_ms
-        {
-            self.group_leave(&format!(
-                "consumer poll timeout has expired: no poll() for {} ms > max.poll.interval.ms={}",
-                self.k.now - m.last_poll_ms,
-                cfg.max_poll_interval_ms
-            ))?;
-            return self.k.set_timer(cnode(c), next, Timer::ConsumerHeartbeat);
-        }
-        // The heartbeat thread's own session check (AbstractCoordinator):
-        // no heartbeat answer for session.timeout.ms → find the coordinator again.
-        if m.coordinator.is_some()
-            && matches!(m.phase, MemberPhase::Stable | MemberPhase::Syncing)
-            && self.k.now.saturating_sub(m.last_heartbeat_ok_ms) > cfg.session_timeout_ms
-        {
-            self.group_coordinator_unknown(
-                "session timed out without receiving a heartbeat response",
-            )?;
-            return self.k.set_timer(cnode(c), next, Timer::ConsumerHeartbeat);
-        }
-        if let (Some(coord), MemberPhase::Stable | MemberPhase::Syncing, None) =
-            (m.coordinator, m.phase, m.heartbeat_in_flight)
-        {
-            if m.generation >= 0 {
-                let cid = self.correlation();
-                self.k.gate()?;
-                self.msm().heartbeat_in_flight = Some(cid);
-                self.request(
-                    coord,
-                    cid,
-                    cfg.request_timeout_ms,
-                    Message::Heartbeat {
-                        correlation_id: cid,
-                        group_id: m.group_id.clone(),
-                        generation_id: m.generation,
-                        member_id: m.member_id.clone(),
-                        group_instance_id: cfg.group_instance_id.clone(),
-                    },
-                )?;
-            }
-        } else if m.coordinator.is_none() {
-            self.group_find_coordinator()?;
-        }
-        self.k.set_timer(cnode(c), next, Timer::ConsumerHeartbeat)
-    }
-
-    /// `maybeLeaveGroup`: a dynamic member sends LeaveGroup; a static one
-    /// just stops (its session keeps its place until it times out).
-    pub(crate) fn group_leave(&mut self, reason: &str) -> Step {
-        let c = self.id;
-        let m = self.ms().clone();
-        let static_member = self.me().config.group_instance_id.is_some();
-        if !m.member_id.is_empty() && m.generation >= 0 && !static_member {
-            if let Some(coord) = m.coordinator {
-                let cid = self.correlation();
-                self.k.send(
-                    cnode(c),
-                    NodeId::Broker(coord),
-                    Message::LeaveGroup {
-                        correlation_id: cid,
-                        group_id: m.group_id.clone(),
-                        member_id: m.member_id.clone(),
-                    },
-                )?;
-            }
-        }
-        let all = self.me().assignment.clone();
-        self.group_revoke(&all, false)?;
-        self.k.gate()?;
-        {
-            let x = self.msm();
-            if !static_member {
-                x.member_id = String::new();
-            }
-            x.generation = -1;
-            x.phase = MemberPhase::Unjoined;
-            x.rejoin_needed = true;
-            x.join_in_flight = None;
-            x.sync_in_flight = None;
-        }
-        self.k.emit(
-            vec![cnode(c)],
-            EventKind::LeftGroup {
-                consumer: c,
-                group: m.group_id.clone(),
-                member_id: m.member_id.clone(),
-                sent_leave_group: !static_member && !m.member_id.is_empty(),
-                reason: reason.to_string(),
-            },
-        );
-        Ok(())
-    }
-
-    /// `consumer.close()`: commit (auto-commit on), then leave.
-    pub(crate) fn group_close(&mut self) -> Step {
-        if !self.is_member() {
-            return Ok(());
-        }
-        if self.me().config.enable_auto_commit && self.ms().phase == MemberPhase::Stable {
-            self.group_commit(true, "close() commits before leaving")?;
-        }
-        self.group_leave("close()")
-    }
-
-    /// `commitSync()` / `commitAsync()` from the scenario.
-    pub(crate) fn group_commit_command(&mut self, sync: bool) -> Step {
-        if !self.is_member() {
-            // Not in a group (assign()): validation refuses such commits;
-            // never reach the member state it does not have.
-            return Ok(());
-        }
-        let why = if sync {
-            "commitSync()"
-        } else {
-            "commitAsync()"
-        };
-        self.group_commit(sync, why)
-    }
-
-    /// Whether the application is blocked in commitSync.
-    pub(crate) fn group_blocks_poll(&self) -> bool {
-        self.me()
-            .group
-            .as_ref()
-            .is_some_and(|m| m.sync_commit_pending)
     }
 }

@@ -9,6 +9,12 @@
 //! `auto.offset.reset` says (`latest`: the high watermark; `earliest`: the log
 //! start) or, in a group, at the committed offset. Only records below the
 //! high watermark are ever returned.
+//!
+//! Layout, after Kafka's classes: this file is `KafkaConsumer` (the poll
+//! loop, the handle [`ConsumerCx`]); `fetcher.rs` is the `Fetcher`;
+//! `coordinator.rs` is the `ConsumerCoordinator` (the member side of a
+//! group), with its offsets (`coordinator/offsets.rs`) and heartbeat thread
+//! (`coordinator/heartbeat.rs`).
 
 use crate::client::ClientMetadata;
 use crate::client_config::{AutoOffsetReset, ConsumerConfig};
@@ -23,6 +29,8 @@ use crate::sim::{Step, Timer};
 use crate::storage::record;
 use std::collections::VecDeque;
 use std::sync::Arc;
+
+mod fetcher;
 
 mod coordinator;
 
@@ -356,206 +364,6 @@ impl ConsumerCx<'_> {
             self.group_after_records_returned(&tp)?;
         }
         Ok(out)
-    }
-
-    /// Partitions without a position ask their leader for one (`ListOffsets`),
-    /// as `auto.offset.reset` says.
-    fn reset_positions(&mut self) -> Step {
-        let c = self.id;
-        let pending: Vec<TopicPartition> = self
-            .me()
-            .list_offsets_in_flight
-            .values()
-            .flatten()
-            .cloned()
-            .collect();
-        let need: Vec<TopicPartition> = self
-            .me()
-            .assignment
-            .iter()
-            .filter(|tp| !self.me().positions.contains_key(*tp) && !pending.contains(tp))
-            .filter(|tp| self.group_position_ready(tp))
-            .cloned()
-            .collect();
-        if need.is_empty() {
-            return Ok(());
-        }
-        let policy = self.me().config.auto_offset_reset;
-        let mut by_leader: SortedMap<BrokerId, Vec<TopicPartition>> = SortedMap::new();
-        for tp in need {
-            if policy == AutoOffsetReset::None {
-                if self.me().reset_failed.contains(&tp) {
-                    continue;
-                }
-                self.k.gate()?;
-                self.me_mut().reset_failed.insert(tp.clone());
-                self.k.record(vec![cnode(c)], EventKind::ConsumerPositionReset {
-                    consumer: c,
-                    tp: tp.clone(),
-                    position: -1,
-                    reason: "NoOffsetForPartitionException: no committed offset and auto.offset.reset=none".into(),
-                })?;
-                continue;
-            }
-            if let Some(l) = self.me().metadata.leader(&tp) {
-                if self.me().metadata.ready(self.k.now, l) {
-                    by_leader.entry(l).or_default().push(tp);
-                }
-            }
-        }
-        let ts = if policy == AutoOffsetReset::Earliest {
-            -2
-        } else {
-            -1
-        };
-        for (leader, tps) in by_leader {
-            self.k.gate()?;
-            let cid = self.correlation();
-            self.me_mut()
-                .list_offsets_in_flight
-                .insert(cid, tps.clone());
-            self.request(
-                leader,
-                cid,
-                self.me().config.request_timeout_ms,
-                Message::ListOffsets {
-                    correlation_id: cid,
-                    partitions: tps.into_iter().map(|tp| (tp, ts)).collect(),
-                },
-            )?;
-        }
-        Ok(())
-    }
-
-    fn send_fetches(&mut self) -> Step {
-        let cfg = self.me().config.clone();
-        let mut by_leader: SortedMap<BrokerId, Vec<FetchPartition>> = SortedMap::new();
-        for tp in &self.me().assignment {
-            let Some(pos) = self.me().positions.get(tp) else {
-                continue;
-            };
-            if self.me().buffered.get(tp).is_some_and(|b| !b.is_empty()) {
-                continue;
-            }
-            let Some(l) = self.me().metadata.leader(tp) else {
-                continue;
-            };
-            if self.me().fetches_in_flight.contains_key(&l)
-                || !self.me().metadata.ready(self.k.now, l)
-            {
-                continue;
-            }
-            by_leader.entry(l).or_default().push(FetchPartition {
-                tp: tp.clone(),
-                fetch_offset: *pos,
-                current_leader_epoch: self.me().metadata.leader_epoch(tp),
-                last_fetched_epoch: -1,
-                partition_max_bytes: cfg.max_partition_fetch_bytes,
-            });
-        }
-        for (leader, parts) in by_leader {
-            self.k.gate()?;
-            let cid = self.correlation();
-            self.me_mut().fetches_in_flight.insert(leader, cid);
-            self.request(
-                leader,
-                cid,
-                cfg.request_timeout_ms,
-                Message::Fetch {
-                    correlation_id: cid,
-                    replica_id: -1,
-                    max_wait_ms: cfg.fetch_max_wait_ms,
-                    min_bytes: cfg.fetch_min_bytes,
-                    max_bytes: cfg.fetch_max_bytes,
-                    partitions: parts,
-                },
-            )?;
-        }
-        Ok(())
-    }
-
-    fn on_fetch_response(
-        &mut self,
-        leader: BrokerId,
-        cid: i32,
-        parts: Vec<FetchPartitionResponse>,
-    ) -> Step {
-        let c = self.id;
-        if self.me().fetches_in_flight.get(&leader) != Some(&cid) {
-            return Ok(());
-        }
-        self.k.gate()?;
-        self.me_mut().fetches_in_flight.remove(&leader);
-        for r in parts {
-            if !self.me().assignment.contains(&r.tp) {
-                continue;
-            }
-            let Some(pos) = self.me().positions.get(&r.tp).copied() else {
-                continue;
-            };
-            match r.error {
-                Some(ErrorCode::OffsetOutOfRange) => {
-                    let reset = match self.me().config.auto_offset_reset {
-                        AutoOffsetReset::Earliest => "earliest",
-                        AutoOffsetReset::Latest => "latest",
-                        AutoOffsetReset::None => "none",
-                    };
-                    self.k.gate()?;
-                    self.me_mut().positions.remove(&r.tp);
-                    self.k.emit(vec![cnode(c)], EventKind::ConsumerPositionReset {
-                        consumer: c,
-                        tp: r.tp.clone(),
-                        position: -1,
-                        reason: format!("OFFSET_OUT_OF_RANGE at {pos}: resetting with auto.offset.reset={reset}"),
-                    });
-                    continue;
-                }
-                Some(_) => {
-                    self.k.gate()?;
-                    self.me_mut().metadata.stale = true;
-                    continue;
-                }
-                None => {}
-            }
-            self.k.gate()?;
-            self.me_mut()
-                .high_watermarks
-                .insert(r.tp.clone(), r.high_watermark);
-            let mut recs = Vec::new();
-            let bytes = &r.records.0;
-            let mut at = 0usize;
-            while at < bytes.len() {
-                let Ok(b) = record::decode_batch(&bytes[at..], at as u64) else {
-                    break;
-                };
-                at += b.header.size_in_bytes() as usize;
-                for rec in &b.records {
-                    let off = b.offset_of(rec);
-                    if off >= pos {
-                        recs.push(ConsumedRecord {
-                            offset: off,
-                            key: rec
-                                .key
-                                .as_ref()
-                                .map(|k| String::from_utf8_lossy(k).into_owned()),
-                            value: rec
-                                .value
-                                .as_ref()
-                                .map(|v| String::from_utf8_lossy(v).into_owned()),
-                            timestamp: b.timestamp_of(rec),
-                        });
-                    }
-                }
-            }
-            if !recs.is_empty() {
-                self.me_mut()
-                    .buffered
-                    .entry(r.tp.clone())
-                    .or_default()
-                    .extend(recs);
-            }
-        }
-        Ok(())
     }
 
     pub(crate) fn on_message(&mut self, from: NodeId, msg: Message) -> Step {

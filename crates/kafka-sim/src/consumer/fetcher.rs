@@ -1,0 +1,209 @@
+//! The consumer's `Fetcher` (`org.apache.kafka.clients.consumer.internals.
+//! AbstractFetch`, with `OffsetFetcher` for positions, Kafka 3.9): positions
+//! reset by `auto.offset.reset` through `ListOffsets`, one `Fetch` per
+//! partition leader with `fetch.min.bytes` and `fetch.max.wait.ms`, and the
+//! answers buffered for `poll()` (only records below the high watermark).
+
+use super::*;
+
+impl ConsumerCx<'_> {
+    /// Partitions without a position ask their leader for one (`ListOffsets`),
+    /// as `auto.offset.reset` says.
+    pub(super) fn reset_positions(&mut self) -> Step {
+        let c = self.id;
+        let pending: Vec<TopicPartition> = self
+            .me()
+            .list_offsets_in_flight
+            .values()
+            .flatten()
+            .cloned()
+            .collect();
+        let need: Vec<TopicPartition> = self
+            .me()
+            .assignment
+            .iter()
+            .filter(|tp| !self.me().positions.contains_key(*tp) && !pending.contains(tp))
+            .filter(|tp| self.group_position_ready(tp))
+            .cloned()
+            .collect();
+        if need.is_empty() {
+            return Ok(());
+        }
+        let policy = self.me().config.auto_offset_reset;
+        let mut by_leader: SortedMap<BrokerId, Vec<TopicPartition>> = SortedMap::new();
+        for tp in need {
+            if policy == AutoOffsetReset::None {
+                if self.me().reset_failed.contains(&tp) {
+                    continue;
+                }
+                self.k.gate()?;
+                self.me_mut().reset_failed.insert(tp.clone());
+                self.k.record(vec![cnode(c)], EventKind::ConsumerPositionReset {
+                    consumer: c,
+                    tp: tp.clone(),
+                    position: -1,
+                    reason: "NoOffsetForPartitionException: no committed offset and auto.offset.reset=none".into(),
+                })?;
+                continue;
+            }
+            if let Some(l) = self.me().metadata.leader(&tp) {
+                if self.me().metadata.ready(self.k.now, l) {
+                    by_leader.entry(l).or_default().push(tp);
+                }
+            }
+        }
+        let ts = if policy == AutoOffsetReset::Earliest {
+            -2
+        } else {
+            -1
+        };
+        for (leader, tps) in by_leader {
+            self.k.gate()?;
+            let cid = self.correlation();
+            self.me_mut()
+                .list_offsets_in_flight
+                .insert(cid, tps.clone());
+            self.request(
+                leader,
+                cid,
+                self.me().config.request_timeout_ms,
+                Message::ListOffsets {
+                    correlation_id: cid,
+                    partitions: tps.into_iter().map(|tp| (tp, ts)).collect(),
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn send_fetches(&mut self) -> Step {
+        let cfg = self.me().config.clone();
+        let mut by_leader: SortedMap<BrokerId, Vec<FetchPartition>> = SortedMap::new();
+        for tp in &self.me().assignment {
+            let Some(pos) = self.me().positions.get(tp) else {
+                continue;
+            };
+            if self.me().buffered.get(tp).is_some_and(|b| !b.is_empty()) {
+                continue;
+            }
+            let Some(l) = self.me().metadata.leader(tp) else {
+                continue;
+            };
+            if self.me().fetches_in_flight.contains_key(&l)
+                || !self.me().metadata.ready(self.k.now, l)
+            {
+                continue;
+            }
+            by_leader.entry(l).or_default().push(FetchPartition {
+                tp: tp.clone(),
+                fetch_offset: *pos,
+                current_leader_epoch: self.me().metadata.leader_epoch(tp),
+                last_fetched_epoch: -1,
+                partition_max_bytes: cfg.max_partition_fetch_bytes,
+            });
+        }
+        for (leader, parts) in by_leader {
+            self.k.gate()?;
+            let cid = self.correlation();
+            self.me_mut().fetches_in_flight.insert(leader, cid);
+            self.request(
+                leader,
+                cid,
+                cfg.request_timeout_ms,
+                Message::Fetch {
+                    correlation_id: cid,
+                    replica_id: -1,
+                    max_wait_ms: cfg.fetch_max_wait_ms,
+                    min_bytes: cfg.fetch_min_bytes,
+                    max_bytes: cfg.fetch_max_bytes,
+                    partitions: parts,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn on_fetch_response(
+        &mut self,
+        leader: BrokerId,
+        cid: i32,
+        parts: Vec<FetchPartitionResponse>,
+    ) -> Step {
+        let c = self.id;
+        if self.me().fetches_in_flight.get(&leader) != Some(&cid) {
+            return Ok(());
+        }
+        self.k.gate()?;
+        self.me_mut().fetches_in_flight.remove(&leader);
+        for r in parts {
+            if !self.me().assignment.contains(&r.tp) {
+                continue;
+            }
+            let Some(pos) = self.me().positions.get(&r.tp).copied() else {
+                continue;
+            };
+            match r.error {
+                Some(ErrorCode::OffsetOutOfRange) => {
+                    let reset = match self.me().config.auto_offset_reset {
+                        AutoOffsetReset::Earliest => "earliest",
+                        AutoOffsetReset::Latest => "latest",
+                        AutoOffsetReset::None => "none",
+                    };
+                    self.k.gate()?;
+                    self.me_mut().positions.remove(&r.tp);
+                    self.k.emit(vec![cnode(c)], EventKind::ConsumerPositionReset {
+                        consumer: c,
+                        tp: r.tp.clone(),
+                        position: -1,
+                        reason: format!("OFFSET_OUT_OF_RANGE at {pos}: resetting with auto.offset.reset={reset}"),
+                    });
+                    continue;
+                }
+                Some(_) => {
+                    self.k.gate()?;
+                    self.me_mut().metadata.stale = true;
+                    continue;
+                }
+                None => {}
+            }
+            self.k.gate()?;
+            self.me_mut()
+                .high_watermarks
+                .insert(r.tp.clone(), r.high_watermark);
+            let mut recs = Vec::new();
+            let bytes = &r.records.0;
+            let mut at = 0usize;
+            while at < bytes.len() {
+                let Ok(b) = record::decode_batch(&bytes[at..], at as u64) else {
+                    break;
+                };
+                at += b.header.size_in_bytes() as usize;
+                for rec in &b.records {
+                    let off = b.offset_of(rec);
+                    if off >= pos {
+                        recs.push(ConsumedRecord {
+                            offset: off,
+                            key: rec
+                                .key
+                                .as_ref()
+                                .map(|k| String::from_utf8_lossy(k).into_owned()),
+                            value: rec
+                                .value
+                                .as_ref()
+                                .map(|v| String::from_utf8_lossy(v).into_owned()),
+                            timestamp: b.timestamp_of(rec),
+                        });
+                    }
+                }
+            }
+            if !recs.is_empty() {
+                self.me_mut()
+                    .buffered
+                    .entry(r.tp.clone())
+                    .or_default()
+                    .extend(recs);
+            }
+        }
+        Ok(())
+    }
+}
