@@ -6,9 +6,9 @@ use crate::collections::SortedMap;
 use crate::event::EventKind;
 use crate::ids::Millis;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::kernel::Kernel;
 use crate::msg::{Message, PartitionMetadata};
 use crate::scenario::Scenario;
+use crate::sim::Kernel;
 use crate::sim::{Step, Timer};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,6 +44,24 @@ pub fn exponential_backoff(initial: u64, attempts: u32, max: u64) -> u64 {
         .saturating_mul(1u64 << attempts.min(30))
         .min(max.max(initial))
 }
+
+macro_rules! backoffs_of {
+    ($config:ty) => {
+        impl $config {
+            /// The four backoff settings the network client uses.
+            pub(crate) fn backoffs(&self) -> Backoffs {
+                Backoffs {
+                    reconnect_ms: self.reconnect_backoff_ms,
+                    reconnect_max_ms: self.reconnect_backoff_max_ms,
+                    retry_ms: self.retry_backoff_ms,
+                    retry_max_ms: self.retry_backoff_max_ms,
+                }
+            }
+        }
+    };
+}
+backoffs_of!(crate::client_config::ProducerConfig);
+backoffs_of!(crate::client_config::ConsumerConfig);
 
 impl ClientMetadata {
     pub fn leader(&self, tp: &TopicPartition) -> Option<BrokerId> {

@@ -191,16 +191,6 @@ impl Default for ProducerConfig {
 }
 
 impl ProducerConfig {
-    /// The four backoff settings the network client uses.
-    pub(crate) fn backoffs(&self) -> crate::client::Backoffs {
-        crate::client::Backoffs {
-            reconnect_ms: self.reconnect_backoff_ms,
-            reconnect_max_ms: self.reconnect_backoff_max_ms,
-            retry_ms: self.retry_backoff_ms,
-            retry_max_ms: self.retry_backoff_max_ms,
-        }
-    }
-
     /// Kafka's own checks (`ProducerConfig.postProcessAndValidateIdempotenceConfigs`
     /// and friends), with the key named.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
@@ -429,16 +419,6 @@ impl Default for ConsumerConfig {
 }
 
 impl ConsumerConfig {
-    /// The four backoff settings the network client uses.
-    pub(crate) fn backoffs(&self) -> crate::client::Backoffs {
-        crate::client::Backoffs {
-            reconnect_ms: self.reconnect_backoff_ms,
-            reconnect_max_ms: self.reconnect_backoff_max_ms,
-            retry_ms: self.retry_backoff_ms,
-            retry_max_ms: self.retry_backoff_max_ms,
-        }
-    }
-
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
         use crate::config::{
             check_ranges, interval, kafka, request_timeout, JAVA_INT_MAX, JAVA_LONG_MAX,

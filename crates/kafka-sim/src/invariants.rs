@@ -24,7 +24,7 @@ use crate::consumer::Consumer;
 use crate::event::{EventKind, Guarantee};
 use crate::group::{MemberPhase, MemberState};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::kernel::Kernel;
+use crate::sim::Kernel;
 use crate::sim::{Step, World};
 use crate::storage::log::Log;
 use crate::storage::paged::MemStorage;

@@ -6,7 +6,7 @@
 //! step.
 //!
 //! It knows nothing of brokers, ZooKeeper or clients: those nodes live in the
-//! [`World`](crate::sim::World), which owns one kernel and runs each work
+//! world (`World` in `sim.rs`), which owns one kernel and runs each work
 //! item by handing the kernel to the node it is for. A node's code reaches
 //! other nodes only through [`Kernel::send`] (a message) — the kernel holds
 //! no node state, only which incarnation of each process a message was
@@ -115,19 +115,6 @@ pub enum Work {
     InitialTopic { index: u32 },
 }
 
-/// The rest of a handler that goes on partition by partition (see the
-/// module docs). Runs at the same simulated time, before any queued work.
-#[derive(Clone)]
-pub(crate) enum Continuation {
-    /// `becomeLeaderOrFollower`, partition by partition, then the response
-    /// (`broker.rs`).
-    LeaderAndIsr(crate::broker::LeaderAndIsrWork),
-    /// The controller's work list: a topic change partition by partition
-    /// (`onNewPartitionCreation`), a broker change or controlled shutdown
-    /// election by election, then the batch of requests (`controller.rs`).
-    Controller(crate::controller::ControllerWork),
-}
-
 /// Links between nodes: latency, cuts and slow links (turmoil-style faults).
 #[derive(Clone, Debug, Default)]
 pub struct Network {
@@ -164,15 +151,17 @@ impl Network {
     }
 }
 
-/// The clock, queue, RNG, budget and network (see the module docs).
+/// The clock, queue, RNG, budget and network (see the module docs). `C`
+/// is the rest of a handler left for the next step (the world's
+/// `Continuation`): the kernel only keeps it, so it imports no role.
 #[derive(Clone)]
-pub(crate) struct Kernel {
+pub(crate) struct Kernel<C> {
     pub(crate) sc: Arc<Scenario>,
     pub(crate) now: Millis,
     pub(crate) rng: Rng,
     pub(crate) queue: std::collections::BTreeMap<(Millis, u64), Work>,
     /// The rest of the handler being run, with the cause it ran under.
-    pub(crate) continuation: Option<(Continuation, Option<EventId>)>,
+    pub(crate) continuation: Option<(C, Option<EventId>)>,
     seq: u64,
     pub(crate) next_message_id: u64,
     pub(crate) emitted: u64,
@@ -186,8 +175,8 @@ pub(crate) struct Kernel {
     incarnations: SortedMap<NodeId, u32>,
 }
 
-impl Kernel {
-    pub(crate) fn new(sc: Arc<Scenario>) -> Kernel {
+impl<C> Kernel<C> {
+    pub(crate) fn new(sc: Arc<Scenario>) -> Kernel<C> {
         Kernel {
             rng: Rng::new(sc.seed),
             now: 0,
@@ -237,7 +226,7 @@ impl Kernel {
 
     /// Leaves the rest of the current handler for the next step (gated: it
     /// records no event, like scheduling a timer).
-    pub(crate) fn continue_with(&mut self, k: Continuation) -> Step {
+    pub(crate) fn continue_with(&mut self, k: C) -> Step {
         self.gate()?;
         debug_assert!(self.continuation.is_none(), "one handler at a time");
         self.continuation = Some((k, self.cause));

@@ -26,12 +26,26 @@
 use crate::collections::SortedMap;
 use crate::event::{DropReason, Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId};
-pub(crate) use crate::kernel::Continuation;
-use crate::kernel::Kernel;
 pub use crate::kernel::{link_key, Frozen, Network, Step, Timer, Work};
 use crate::msg::Message;
 use crate::scenario::Scenario;
 use std::sync::Arc;
+
+/// The rest of a handler that goes on partition by partition (see the
+/// module docs). Runs at the same simulated time, before any queued work.
+#[derive(Clone)]
+pub(crate) enum Continuation {
+    /// `becomeLeaderOrFollower`, partition by partition, then the response
+    /// (`broker/replica_manager.rs`).
+    LeaderAndIsr(crate::broker::LeaderAndIsrWork),
+    /// The controller's work list: a topic change partition by partition
+    /// (`onNewPartitionCreation`), a broker change or controlled shutdown
+    /// election by election, then the batch of requests (`controller/`).
+    Controller(crate::controller::ControllerWork),
+}
+
+/// The kernel of this world: its pending continuation is a role's work.
+pub(crate) type Kernel = crate::kernel::Kernel<Continuation>;
 /// How many steps in a row may run at one simulated instant and record
 /// nothing before the world stops as stuck. Real work at one instant records
 /// events (a message sent, a state changed) or drains the queue; a timer
