@@ -11,10 +11,9 @@
 
 use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::event::EventKind;
-use kafka_sim::invariants::check_world;
 use kafka_sim::rng::Rng;
-use kafka_sim::{Scenario, World};
-use std::sync::Arc;
+
+mod common;
 
 fn random_scenario(seed: u64) -> String {
     let mut r = Rng::new(seed);
@@ -100,63 +99,42 @@ fn random_scenario(seed: u64) -> String {
 
 fn check_seed(seed: u64) -> Result<(u64, u64), String> {
     let json = random_scenario(seed);
-    let sc = Scenario::from_json(&json)
-        .map_err(|e| format!("seed {seed}: bad generated scenario: {e}\n{json}"))?;
-    let mut w = World::new(Arc::new(sc));
-    let mut events = 0u64;
     let mut acked = 0u64;
     let mut leader_hw: SortedMap<(i32, u32, String, i32), i64> = SortedMap::new();
-    while w.step() {
-        for e in w.drain_events() {
-            events += 1;
-            match &e.kind {
-                EventKind::GuaranteeBroken {
-                    guarantee, detail, ..
-                } => {
-                    return Err(format!(
-                        "seed {seed}: event #{} at {} ms broke {guarantee:?}: {detail}\n{json}",
-                        e.id, e.time_ms
-                    ));
-                }
-                EventKind::RecordAcknowledged { .. } => acked += 1,
-                _ => {}
+    let (_, events) = common::run_checked(
+        seed,
+        &json,
+        |e| {
+            if let EventKind::RecordAcknowledged { .. } = e.kind {
+                acked += 1;
             }
-        }
-        let v = check_world(&w);
-        if !v.is_empty() {
-            return Err(format!("seed {seed} at {} ms: {v:?}\n{json}", w.now()));
-        }
-        for (id, b) in w.brokers().iter().filter(|(_, b)| b.alive) {
-            for (tp, p) in b.partitions.iter().filter(|(_, p)| p.is_leader) {
-                let k = (id.0, b.incarnation, tp.to_string(), p.leader_epoch);
-                if let Some(prev) = leader_hw.insert(k, p.high_watermark) {
-                    if p.high_watermark < prev {
-                        return Err(format!("seed {seed} at {} ms (event {events}): leader {} of {tp} moved its HW back {prev} → {}\n{json}", w.now(), id.0, p.high_watermark));
+        },
+        |w, _| {
+            for (id, b) in w.brokers().iter().filter(|(_, b)| b.alive) {
+                for (tp, p) in b.partitions.iter().filter(|(_, p)| p.is_leader) {
+                    let k = (id.0, b.incarnation, tp.to_string(), p.leader_epoch);
+                    if let Some(prev) = leader_hw.insert(k, p.high_watermark) {
+                        if p.high_watermark < prev {
+                            return Err(format!(
+                                "leader {} of {tp} moved its HW back {prev} → {}",
+                                id.0, p.high_watermark
+                            ));
+                        }
                     }
                 }
             }
-        }
-    }
+            Ok(())
+        },
+    )?;
     Ok((events, acked))
 }
 
 #[test]
 fn invariants_hold_under_random_faults() {
-    let n: u64 = std::env::var("FAULT_SEEDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
-    let mut events = 0;
-    let mut acked = 0;
-    for seed in 0..n {
-        match check_seed(seed) {
-            Ok((e, a)) => {
-                events += e;
-                acked += a;
-            }
-            Err(msg) => panic!("{msg}"),
-        }
-    }
+    let n = common::seeds("FAULT_SEEDS", 1000);
+    let results = common::sweep(n, check_seed);
+    let events: u64 = results.iter().map(|r| r.0).sum();
+    let acked: u64 = results.iter().map(|r| r.1).sum();
     eprintln!("{n} seeds, {events} events, {acked} acknowledged records, no guarantee broken");
     assert!(
         acked > n,

@@ -10,10 +10,9 @@
 use kafka_sim::collections::SortedSet;
 use kafka_sim::event::EventKind;
 use kafka_sim::group::MemberPhase;
-use kafka_sim::invariants::check_world;
 use kafka_sim::rng::Rng;
-use kafka_sim::{Scenario, World};
-use std::sync::Arc;
+
+mod common;
 
 const STRATEGIES: [&str; 5] = [
     r#"["range"]"#,
@@ -121,32 +120,17 @@ fn random_scenario(seed: u64) -> (String, u64) {
 
 fn check_seed(seed: u64) -> Result<(u64, u64), String> {
     let (json, partitions) = random_scenario(seed);
-    let sc = Scenario::from_json(&json)
-        .map_err(|e| format!("seed {seed}: bad scenario: {e}\n{json}"))?;
-    let mut w = World::new(Arc::new(sc));
-    let mut events = 0u64;
     let mut rebalances = 0u64;
-    while w.step() {
-        for e in w.drain_events() {
-            events += 1;
-            match &e.kind {
-                EventKind::GuaranteeBroken {
-                    guarantee, detail, ..
-                } => {
-                    return Err(format!(
-                        "seed {seed}: event #{} at {} ms broke {guarantee:?}: {detail}\n{json}",
-                        e.id, e.time_ms
-                    ));
-                }
-                EventKind::GenerationStarted { .. } => rebalances += 1,
-                _ => {}
+    let (w, events) = common::run_checked(
+        seed,
+        &json,
+        |e| {
+            if let EventKind::GenerationStarted { .. } = e.kind {
+                rebalances += 1;
             }
-        }
-        let v = check_world(&w);
-        if !v.is_empty() {
-            return Err(format!("seed {seed} at {} ms: {v:?}\n{json}", w.now()));
-        }
-    }
+        },
+        |_, _| Ok(()),
+    )?;
     // Settled: one generation, every partition owned exactly once.
     let running: Vec<_> = w.consumers().iter().filter(|c| c.alive).collect();
     let gens: SortedSet<i32> = running
@@ -192,31 +176,10 @@ fn check_seed(seed: u64) -> Result<(u64, u64), String> {
 
 #[test]
 fn groups_settle_and_never_share_a_partition_under_churn_and_faults() {
-    let n: u64 = std::env::var("GROUP_SEEDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(300);
-    let mut events = 0;
-    let mut rebalances = 0;
-    let mut failures = Vec::new();
-    for seed in 0..n {
-        match check_seed(seed) {
-            Ok((e, r)) => {
-                events += e;
-                rebalances += r;
-            }
-            Err(msg) => failures.push(msg),
-        }
-    }
-    eprintln!(
-        "{n} seeds, {events} events, {rebalances} generations, {} failed",
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {n} seeds failed; first:\n{}",
-        failures.len(),
-        failures[0]
-    );
+    let n = common::seeds("GROUP_SEEDS", 300);
+    let results = common::sweep(n, check_seed);
+    let events: u64 = results.iter().map(|r| r.0).sum();
+    let rebalances: u64 = results.iter().map(|r| r.1).sum();
+    eprintln!("{n} seeds, {events} events, {rebalances} generations, none failed");
     assert!(rebalances > n, "the sweep should rebalance in most runs");
 }

@@ -42,3 +42,76 @@ pub fn log_values(t: &Timeline, broker: i32, tp: &TopicPartition) -> Vec<String>
         .filter(|v| v != "warm-up")
         .collect()
 }
+
+/// How many seeds a sweep runs: the environment variable `var` if set
+/// (`FAULT_SEEDS=5000`), else `default`.
+pub fn seeds(var: &str, default: u64) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Runs `check` on seeds `0..n` and fails with the number of failed seeds
+/// and the first failure's message; returns every passing seed's result.
+pub fn sweep<T>(n: u64, check: impl Fn(u64) -> Result<T, String>) -> Vec<T> {
+    let mut passed = Vec::new();
+    let mut failures = Vec::new();
+    for seed in 0..n {
+        match check(seed) {
+            Ok(t) => passed.push(t),
+            Err(msg) => failures.push(msg),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {n} seeds failed; first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+    passed
+}
+
+/// The sweeps' loop over one seed: builds the world of `json`, steps it
+/// to the end and stops at the first `guarantee_broken` event or world
+/// invariant broken (`check_world`), checked after every step. `on_event`
+/// sees each event; `after_step` sees the world after each step (with the
+/// number of events so far) and may fail the seed. Returns the world at
+/// the end and the number of events.
+pub fn run_checked(
+    seed: u64,
+    json: &str,
+    mut on_event: impl FnMut(&Event),
+    mut after_step: impl FnMut(&kafka_sim::World, u64) -> Result<(), String>,
+) -> Result<(kafka_sim::World, u64), String> {
+    let sc = Scenario::from_json(json)
+        .map_err(|e| format!("seed {seed}: bad generated scenario: {e}\n{json}"))?;
+    let mut w = kafka_sim::World::new(std::sync::Arc::new(sc));
+    let mut events = 0u64;
+    while w.step() {
+        for e in w.drain_events() {
+            events += 1;
+            if let EventKind::GuaranteeBroken {
+                guarantee, detail, ..
+            } = &e.kind
+            {
+                return Err(format!(
+                    "seed {seed}: event #{} at {} ms broke {guarantee:?}: {detail}\n{json}",
+                    e.id, e.time_ms
+                ));
+            }
+            on_event(&e);
+        }
+        let v = kafka_sim::invariants::check_world(&w);
+        if !v.is_empty() {
+            return Err(format!("seed {seed} at {} ms: {v:?}\n{json}", w.now()));
+        }
+        after_step(&w, events).map_err(|m| {
+            format!(
+                "seed {seed} at {} ms (event {events}): {m}\n{json}",
+                w.now()
+            )
+        })?;
+    }
+    Ok((w, events))
+}
