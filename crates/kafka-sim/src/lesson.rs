@@ -26,7 +26,7 @@
 //!
 //! The model lives in the engine so that the page and `kafka-sim run` accept
 //! and refuse the same lessons: [`Lesson::from_value`] when a scenario is
-//! read, [`AnswerCheck`] over the trace (every question's answer must be a
+//! read, `lesson_check::AnswerCheck` over the trace (every question's answer must be a
 //! field the page can read off its event).
 
 use crate::collections::SortedMap;

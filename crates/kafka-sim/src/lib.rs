@@ -35,6 +35,30 @@
 //! assert!(elected[0].contains("first-0: leader none → 1"));
 //! assert!(elected[1].contains("leader 1 → 0"));
 //! ```
+//!
+//! ## Layout
+//!
+//! * The kernel (`kernel`: clock, queue, RNG, event budget, network) and
+//!   the world that owns it and the nodes ([`sim`]). Everything that
+//!   changes goes through the kernel's gate and records one event.
+//! * One folder per Kafka role, files named after Kafka's classes:
+//!   [`broker`] (`KafkaApis`, `ReplicaManager`, the purgatories, `Partition`,
+//!   the replica fetcher, `LogManager`), [`controller`] (`KafkaController`,
+//!   the state machines, topics, reassignment, controlled shutdown),
+//!   [`group`] (`GroupCoordinator`, `GroupMetadataManager`), [`producer`]
+//!   (`KafkaProducer`, `RecordAccumulator`, `Sender`), [`consumer`]
+//!   (`KafkaConsumer`, `Fetcher`, `ConsumerCoordinator`), [`zk`]
+//!   (ZooKeeper), [`storage`] (segment files and indexes, byte for byte).
+//!   Clients run on handles that see the kernel and their own node only.
+//! * Pure algorithms beside them: [`election`], [`placement`],
+//!   [`assignor`], [`partitioner`], [`group_records`], [`producer_state`].
+//! * What comes out: [`event`] (past-tense events), [`caption`] (English
+//!   and 简体中文), [`timeline`] (checkpoints, seek), [`invariants`]
+//!   (Kafka's promises, checked as it runs).
+//! * What goes in: [`scenario`], [`config`], [`client_config`],
+//!   [`lesson`].
+//!
+//! docs/architecture.md draws the whole and says where a change goes.
 
 pub mod assignor;
 pub mod broker;

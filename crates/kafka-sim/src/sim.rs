@@ -1,13 +1,16 @@
-//! The simulation kernel: a clock, a deterministic queue, and the one place
-//! where events are recorded.
+//! The world: every node (brokers, ZooKeeper, clients), the invariant
+//! ledger, and the kernel (`kernel.rs`: the clock, a queue of pending work
+//! ordered by `(time, sequence)`, the RNG, the network, and the one place
+//! where events are recorded).
 //!
-//! The [`World`] holds every node (brokers, ZooKeeper, clients) and a queue of
-//! pending work ordered by `(time, sequence)`: message deliveries, timers and
-//! the scenario's commands. [`World::step`] pops the next item, advances the
-//! clock to it and runs its handler. Handlers never mutate state directly:
-//! each change goes through a small *apply* operation that first passes the
-//! [`World::gate`] and then records exactly one event, so the trace is
-//! complete by construction ("nothing happens off the record").
+//! [`World::step`] pops the next item (a message delivery, a timer, a
+//! scenario command), advances the clock to it and hands it to its node:
+//! a client through its handle (`ProducerCx`, `ConsumerCx`: the kernel and
+//! that node only), the broker side through its `impl World` handlers.
+//! Handlers never mutate state directly: each change goes through a small
+//! *apply* operation that first passes the kernel's gate and then records
+//! exactly one event, so the trace is complete by construction ("nothing
+//! happens off the record").
 //!
 //! The gate is also how the timeline shows the state *at* any event: run with
 //! a budget of `n` events and the handler that would record event `n + 1`
@@ -17,7 +20,7 @@
 //!
 //! A handler that walks hundreds of partitions (the controller creating a
 //! 1,000-partition topic, a broker applying a LeaderAndIsr for 300 replicas)
-//! does not do it in one step: it leaves a [`Continuation`] that the next
+//! does not do it in one step: it leaves a `Continuation` that the next
 //! steps run one partition at a time, before any other work. The trace is the
 //! same as if it had run at once (nothing else can come in between), but every
 //! partition ends a step, so the timeline can resume between any two of them

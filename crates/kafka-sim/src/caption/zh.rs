@@ -159,7 +159,7 @@ fn fill(template: &str, holes: &[&str]) -> String {
     out
 }
 
-/// `text` with every English phrase of [`RULES`] in 中文.
+/// `text` with every English phrase of `RULES` in 中文.
 pub fn translate(text: &str) -> String {
     let mut out = text.to_string();
     for (en, zh) in RULES {

@@ -11,7 +11,7 @@
 //! high watermark are ever returned.
 //!
 //! Layout, after Kafka's classes: this file is `KafkaConsumer` (the poll
-//! loop, the handle [`ConsumerCx`]); `fetcher.rs` is the `Fetcher`;
+//! loop, the handle `ConsumerCx`); `fetcher.rs` is the `Fetcher`;
 //! `coordinator.rs` is the `ConsumerCoordinator` (the member side of a
 //! group), with its offsets (`coordinator/offsets.rs`) and heartbeat thread
 //! (`coordinator/heartbeat.rs`).

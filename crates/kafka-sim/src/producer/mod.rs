@@ -27,7 +27,7 @@
 //! `InitProducerId`, `close`) and the state; `accumulator.rs` is the
 //! `RecordAccumulator` with the send path in front of it; `sender.rs` is the
 //! `Sender` and the answers it handles. All of it runs on a
-//! [`ProducerCx`]: the kernel, the ledger's check, and this producer only.
+//! `ProducerCx`: the kernel, the ledger's check, and this producer only.
 //!
 //! Simplified: no compression (`compression.type=none`), no transactions,
 //! adaptive partitioning (`partitioner.adaptive.partitioning.enable`) is not
