@@ -710,13 +710,13 @@ pub fn sequence(
             m,
             Message::FindCoordinator { .. }
                 | Message::FindCoordinatorResponse { .. }
-                | Message::JoinGroup { .. }
+                | Message::JoinGroup(..)
                 | Message::JoinGroupResponse { .. }
-                | Message::SyncGroup { .. }
+                | Message::SyncGroup(..)
                 | Message::SyncGroupResponse { .. }
                 | Message::LeaveGroup { .. }
                 | Message::LeaveGroupResponse { .. }
-                | Message::OffsetCommit { .. }
+                | Message::OffsetCommit(..)
                 | Message::OffsetCommitResponse { .. }
                 | Message::OffsetFetch { .. }
                 | Message::OffsetFetchResponse { .. }

@@ -10,6 +10,7 @@
 use crate::collections::SortedMap;
 use crate::election::{Candidate, ElectionAlgorithm};
 use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
+use crate::msg::FetchRequest;
 use crate::msg::{ErrorCode, Message, ZkChange};
 use crate::placement::PlacementChoices;
 use crate::scenario::Command;
@@ -1019,7 +1020,9 @@ impl EventKind {
             | FetchParked { .. }
             | MetadataUpdated { .. } => Importance::Routine,
             MessageSent { message, .. } => match message {
-                Message::Fetch { replica_id, .. } if *replica_id >= 0 => Importance::Routine,
+                Message::Fetch(FetchRequest { replica_id, .. }) if *replica_id >= 0 => {
+                    Importance::Routine
+                }
                 Message::FetchResponse { partitions, .. }
                     if partitions.iter().all(|p| p.records.is_empty()) =>
                 {

@@ -234,6 +234,58 @@ pub struct ProducePartitionResponse {
     pub log_start_offset: i64,
 }
 
+/// `FetchRequest`: a follower (its broker id) or a consumer (`replica_id`
+/// -1) asks a leader for records from each partition's fetch offset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FetchRequest {
+    pub correlation_id: i32,
+    /// The follower's broker id, or -1 for a consumer.
+    pub replica_id: i32,
+    pub max_wait_ms: u64,
+    pub min_bytes: u64,
+    pub max_bytes: u64,
+    pub partitions: Vec<FetchPartition>,
+}
+
+/// `JoinGroupRequest`: a member asks to join (or rejoin) a group, with
+/// the assignors it supports in preference order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JoinGroupRequest {
+    pub correlation_id: i32,
+    pub group_id: String,
+    pub session_timeout_ms: u64,
+    pub rebalance_timeout_ms: u64,
+    pub member_id: String,
+    pub group_instance_id: Option<String>,
+    pub protocol_type: String,
+    /// (assignor name, subscription) in preference order.
+    pub protocols: Vec<(String, Subscription)>,
+}
+
+/// `SyncGroupRequest`: every member asks for its assignment; the leader's
+/// carries everyone's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SyncGroupRequest {
+    pub correlation_id: i32,
+    pub group_id: String,
+    pub generation_id: i32,
+    pub member_id: String,
+    pub group_instance_id: Option<String>,
+    /// Only from the leader: member → assigned partitions.
+    pub assignments: Vec<(String, Vec<TopicPartition>)>,
+}
+
+/// `OffsetCommitRequest`: a member commits positions for its partitions
+/// in a generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OffsetCommitRequest {
+    pub correlation_id: i32,
+    pub group_id: String,
+    pub generation_id: i32,
+    pub member_id: String,
+    pub offsets: Vec<(TopicPartition, i64)>,
+}
+
 /// A message on the wire.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "api")]
@@ -302,15 +354,7 @@ pub enum Message {
         correlation_id: i32,
         responses: Vec<ProducePartitionResponse>,
     },
-    Fetch {
-        correlation_id: i32,
-        /// The follower's broker id, or -1 for a consumer.
-        replica_id: i32,
-        max_wait_ms: u64,
-        min_bytes: u64,
-        max_bytes: u64,
-        partitions: Vec<FetchPartition>,
-    },
+    Fetch(FetchRequest),
     FetchResponse {
         correlation_id: i32,
         error: Option<ErrorCode>,
@@ -358,17 +402,7 @@ pub enum Message {
         /// The `__consumer_offsets` partition that decides it.
         partition: i32,
     },
-    JoinGroup {
-        correlation_id: i32,
-        group_id: String,
-        session_timeout_ms: u64,
-        rebalance_timeout_ms: u64,
-        member_id: String,
-        group_instance_id: Option<String>,
-        protocol_type: String,
-        /// (assignor name, subscription) in preference order.
-        protocols: Vec<(String, Subscription)>,
-    },
+    JoinGroup(JoinGroupRequest),
     JoinGroupResponse {
         correlation_id: i32,
         error: Option<ErrorCode>,
@@ -379,15 +413,7 @@ pub enum Message {
         /// Only the leader gets the members and their subscriptions.
         members: Vec<JoinGroupMember>,
     },
-    SyncGroup {
-        correlation_id: i32,
-        group_id: String,
-        generation_id: i32,
-        member_id: String,
-        group_instance_id: Option<String>,
-        /// Only from the leader: member → assigned partitions.
-        assignments: Vec<(String, Vec<TopicPartition>)>,
-    },
+    SyncGroup(SyncGroupRequest),
     SyncGroupResponse {
         correlation_id: i32,
         error: Option<ErrorCode>,
@@ -413,13 +439,7 @@ pub enum Message {
         correlation_id: i32,
         error: Option<ErrorCode>,
     },
-    OffsetCommit {
-        correlation_id: i32,
-        group_id: String,
-        generation_id: i32,
-        member_id: String,
-        offsets: Vec<(TopicPartition, i64)>,
-    },
+    OffsetCommit(OffsetCommitRequest),
     OffsetCommitResponse {
         correlation_id: i32,
         partitions: Vec<(TopicPartition, Option<ErrorCode>)>,
@@ -495,7 +515,7 @@ impl Message {
             Message::WatchNotification { .. } => "WatchNotification",
             Message::Produce { .. } => "Produce",
             Message::ProduceResponse { .. } => "ProduceResponse",
-            Message::Fetch { .. } => "Fetch",
+            Message::Fetch(..) => "Fetch",
             Message::FetchResponse { .. } => "FetchResponse",
             Message::Metadata { .. } => "Metadata",
             Message::MetadataResponse { .. } => "MetadataResponse",
@@ -505,15 +525,15 @@ impl Message {
             Message::InitProducerIdResponse { .. } => "InitProducerIdResponse",
             Message::FindCoordinator { .. } => "FindCoordinator",
             Message::FindCoordinatorResponse { .. } => "FindCoordinatorResponse",
-            Message::JoinGroup { .. } => "JoinGroup",
+            Message::JoinGroup(..) => "JoinGroup",
             Message::JoinGroupResponse { .. } => "JoinGroupResponse",
-            Message::SyncGroup { .. } => "SyncGroup",
+            Message::SyncGroup(..) => "SyncGroup",
             Message::SyncGroupResponse { .. } => "SyncGroupResponse",
             Message::Heartbeat { .. } => "Heartbeat",
             Message::HeartbeatResponse { .. } => "HeartbeatResponse",
             Message::LeaveGroup { .. } => "LeaveGroup",
             Message::LeaveGroupResponse { .. } => "LeaveGroupResponse",
-            Message::OffsetCommit { .. } => "OffsetCommit",
+            Message::OffsetCommit(..) => "OffsetCommit",
             Message::OffsetCommitResponse { .. } => "OffsetCommitResponse",
             Message::OffsetFetch { .. } => "OffsetFetch",
             Message::OffsetFetchResponse { .. } => "OffsetFetchResponse",
@@ -573,11 +593,11 @@ impl Message {
                     .collect();
                 format!("ProduceResponse {}", r.join("; "))
             }
-            Message::Fetch {
+            Message::Fetch(FetchRequest {
                 replica_id,
                 partitions,
                 ..
-            } => {
+            }) => {
                 let p: Vec<String> = partitions
                     .iter()
                     .take(3)
@@ -617,11 +637,11 @@ impl Message {
                 format!("FetchResponse {}", p.join("; "))
             }
             Message::WatchNotification { path, change } => format!("watch: {path} {change:?}"),
-            Message::JoinGroup {
+            Message::JoinGroup(JoinGroupRequest {
                 group_id,
                 member_id,
                 ..
-            } => {
+            }) => {
                 format!(
                     "JoinGroup {group_id} as {}",
                     if member_id.is_empty() {
@@ -652,7 +672,7 @@ impl Message {
                         .join(", ")
                 ),
             },
-            Message::OffsetCommit { offsets, .. } => format!(
+            Message::OffsetCommit(OffsetCommitRequest { offsets, .. }) => format!(
                 "OffsetCommit {}",
                 offsets
                     .iter()

@@ -6,6 +6,7 @@
 //! high watermark.
 
 use super::*;
+use crate::msg::FetchRequest;
 
 impl World {
     /// Sends the next Fetch to `leader` if nothing is in flight.
@@ -60,14 +61,14 @@ impl World {
         self.k.send(
             bnode(b),
             bnode(leader),
-            Message::Fetch {
+            Message::Fetch(FetchRequest {
                 correlation_id: cid,
                 replica_id: b.0,
                 max_wait_ms: wait,
                 min_bytes,
                 max_bytes: 10 * 1024 * 1024,
                 partitions: parts,
-            },
+            }),
         )?;
         let timeout = self.k.now + self.k.sc.cluster.config.request_timeout_ms;
         self.k.set_timer(

@@ -38,6 +38,7 @@ use crate::config::LogConfig;
 use crate::controller::ControllerContext;
 use crate::event::{EventKind, TruncateReason};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::msg::FetchRequest;
 use crate::msg::{
     Bytes, DivergingEpoch, ErrorCode, FetchPartition, FetchPartitionResponse, Message,
     PartitionMetadata, PartitionState, ProducePartitionResponse,
@@ -639,7 +640,9 @@ impl World {
             }
             return Ok(());
         }
-        if let (Message::Fetch { correlation_id, .. }, NodeId::Broker(leader)) = (msg, to) {
+        if let (Message::Fetch(FetchRequest { correlation_id, .. }), NodeId::Broker(leader)) =
+            (msg, to)
+        {
             if self.br(b).fetchers.get(&leader).and_then(|f| f.in_flight) == Some(*correlation_id) {
                 self.k.gate()?;
                 if let Some(f) = self.brm(b).fetchers.get_mut(&leader) {

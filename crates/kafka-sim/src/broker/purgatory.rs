@@ -7,21 +7,19 @@
 //! runs out.
 
 use super::*;
+use crate::msg::FetchRequest;
 
 impl World {
     /// The leader's side of Fetch.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn broker_on_fetch(
-        &mut self,
-        b: BrokerId,
-        from: NodeId,
-        correlation_id: i32,
-        replica_id: i32,
-        max_wait_ms: u64,
-        min_bytes: u64,
-        max_bytes: u64,
-        partitions: Vec<FetchPartition>,
-    ) -> Step {
+    pub(super) fn broker_on_fetch(&mut self, b: BrokerId, from: NodeId, req: FetchRequest) -> Step {
+        let FetchRequest {
+            correlation_id,
+            replica_id,
+            max_wait_ms,
+            min_bytes,
+            max_bytes,
+            partitions,
+        } = req;
         if replica_id >= 0 {
             // Followers' fetch offsets are their log end offsets: record them first.
             for fp in &partitions {

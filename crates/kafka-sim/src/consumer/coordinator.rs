@@ -18,6 +18,7 @@ use crate::event::EventKind;
 use crate::group::*;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, JoinGroupMember, Message, Subscription};
+use crate::msg::{JoinGroupRequest, OffsetCommitRequest, SyncGroupRequest};
 use crate::sim::{Step, Timer};
 
 mod heartbeat;
@@ -276,7 +277,7 @@ impl ConsumerCx<'_> {
             coord,
             cid,
             cfg.request_timeout_ms.max(cfg.max_poll_interval_ms + 5000),
-            Message::JoinGroup {
+            Message::JoinGroup(JoinGroupRequest {
                 correlation_id: cid,
                 group_id: m.group_id.clone(),
                 session_timeout_ms: cfg.session_timeout_ms,
@@ -285,7 +286,7 @@ impl ConsumerCx<'_> {
                 group_instance_id: cfg.group_instance_id.clone(),
                 protocol_type: "consumer".into(),
                 protocols,
-            },
+            }),
         )
     }
 
@@ -358,12 +359,12 @@ impl ConsumerCx<'_> {
             Message::FindCoordinator { correlation_id, .. } => {
                 self.group_request_timeout(*correlation_id)
             }
-            Message::JoinGroup { correlation_id, .. }
-            | Message::SyncGroup { correlation_id, .. }
+            Message::JoinGroup(JoinGroupRequest { correlation_id, .. })
+            | Message::SyncGroup(SyncGroupRequest { correlation_id, .. })
             | Message::Heartbeat { correlation_id, .. }
             | Message::OffsetFetch { correlation_id, .. }
-            | Message::OffsetCommit { correlation_id, .. } => {
-                if let Message::OffsetCommit { correlation_id, .. } = msg {
+            | Message::OffsetCommit(OffsetCommitRequest { correlation_id, .. }) => {
+                if let Message::OffsetCommit(OffsetCommitRequest { correlation_id, .. }) = msg {
                     if self.ms().commits_in_flight.contains_key(correlation_id) {
                         self.group_commit_failed(*correlation_id, ErrorCode::NetworkException)?;
                     }
@@ -514,14 +515,14 @@ impl ConsumerCx<'_> {
                             b,
                             cid,
                             self.me().config.request_timeout_ms,
-                            Message::SyncGroup {
+                            Message::SyncGroup(SyncGroupRequest {
                                 correlation_id: cid,
                                 group_id: m.group_id.clone(),
                                 generation_id,
                                 member_id,
                                 group_instance_id: self.me().config.group_instance_id.clone(),
                                 assignments,
-                            },
+                            }),
                         )
                     }
                 }

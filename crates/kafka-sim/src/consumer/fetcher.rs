@@ -5,6 +5,7 @@
 //! answers buffered for `poll()` (only records below the high watermark).
 
 use super::*;
+use crate::msg::FetchRequest;
 
 impl ConsumerCx<'_> {
     /// Partitions without a position ask their leader for one (`ListOffsets`),
@@ -110,14 +111,14 @@ impl ConsumerCx<'_> {
                 leader,
                 cid,
                 cfg.request_timeout_ms,
-                Message::Fetch {
+                Message::Fetch(FetchRequest {
                     correlation_id: cid,
                     replica_id: -1,
                     max_wait_ms: cfg.fetch_max_wait_ms,
                     min_bytes: cfg.fetch_min_bytes,
                     max_bytes: cfg.fetch_max_bytes,
                     partitions: parts,
-                },
+                }),
             )?;
         }
         Ok(())

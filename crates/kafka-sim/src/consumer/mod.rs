@@ -22,6 +22,7 @@ use crate::collections::{SortedMap, SortedSet};
 use crate::event::{ConsumedRecord, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::invariants::ConsumerAudit;
+use crate::msg::FetchRequest;
 use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
 use crate::scenario::{CommitMode, ConsumerSpec};
 use crate::sim::Kernel;
@@ -454,7 +455,7 @@ impl ConsumerCx<'_> {
             self.net().connection_failed(b)?;
         }
         match (msg, to) {
-            (Message::Fetch { correlation_id, .. }, NodeId::Broker(b))
+            (Message::Fetch(FetchRequest { correlation_id, .. }), NodeId::Broker(b))
                 if self.me().fetches_in_flight.get(&b) == Some(correlation_id) =>
             {
                 self.k.gate()?;

@@ -6,21 +6,26 @@
 //! removing members whose session expired (`onExpireHeartbeat`).
 
 use super::*;
+use crate::msg::{JoinGroupRequest, SyncGroupRequest};
 
 impl World {
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn coordinator_join(
         &mut self,
         b: BrokerId,
         from: NodeId,
-        cid: i32,
-        group_id: &str,
-        session_timeout_ms: u64,
-        rebalance_timeout_ms: u64,
-        member_id: String,
-        group_instance_id: Option<String>,
-        protocols: Vec<(String, Subscription)>,
+        req: JoinGroupRequest,
     ) -> Step {
+        let JoinGroupRequest {
+            correlation_id: cid,
+            group_id,
+            session_timeout_ms,
+            rebalance_timeout_ms,
+            member_id,
+            group_instance_id,
+            protocols,
+            ..
+        } = req;
+        let group_id = group_id.as_str();
         let p = self.group_partition(group_id);
         let reply_err = |w: &mut World, e: ErrorCode, m: &str| -> Step {
             w.k.send(bnode(b), from, join_error(cid, e, m)).map(|_| ())
@@ -669,17 +674,21 @@ impl World {
         Ok(None)
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn coordinator_sync(
         &mut self,
         b: BrokerId,
         from: NodeId,
-        cid: i32,
-        g: &str,
-        gen: i32,
-        member: &str,
-        assignments: Vec<(String, Vec<TopicPartition>)>,
+        req: SyncGroupRequest,
     ) -> Step {
+        let SyncGroupRequest {
+            correlation_id: cid,
+            group_id,
+            generation_id: gen,
+            member_id,
+            assignments,
+            ..
+        } = req;
+        let (g, member) = (group_id.as_str(), member_id.as_str());
         let p = self.group_partition(g);
         let err = |e: ErrorCode| Message::SyncGroupResponse {
             correlation_id: cid,

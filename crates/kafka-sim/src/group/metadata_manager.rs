@@ -6,6 +6,7 @@
 //! (`storeOffsets`), each answered once the write is replicated.
 
 use super::*;
+use crate::msg::OffsetCommitRequest;
 
 impl World {
     /// A broker became leader of an offsets partition: load its groups.
@@ -456,17 +457,20 @@ impl World {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn coordinator_commit(
         &mut self,
         b: BrokerId,
         from: NodeId,
-        cid: i32,
-        g: &str,
-        gen: i32,
-        member: &str,
-        offsets: Vec<(TopicPartition, i64)>,
+        req: OffsetCommitRequest,
     ) -> Step {
+        let OffsetCommitRequest {
+            correlation_id: cid,
+            group_id,
+            generation_id: gen,
+            member_id,
+            offsets,
+        } = req;
+        let (g, member) = (group_id.as_str(), member_id.as_str());
         let p = self.group_partition(g);
         let fail = |w: &mut World, e: ErrorCode, detail: &str| -> Step {
             w.k.record(

@@ -338,42 +338,8 @@ impl World {
                 correlation_id,
                 key,
             } => self.coordinator_find(b, from, correlation_id, &key),
-            Message::JoinGroup {
-                correlation_id,
-                group_id,
-                session_timeout_ms,
-                rebalance_timeout_ms,
-                member_id,
-                group_instance_id,
-                protocols,
-                ..
-            } => self.coordinator_join(
-                b,
-                from,
-                correlation_id,
-                &group_id,
-                session_timeout_ms,
-                rebalance_timeout_ms,
-                member_id,
-                group_instance_id,
-                protocols,
-            ),
-            Message::SyncGroup {
-                correlation_id,
-                group_id,
-                generation_id,
-                member_id,
-                assignments,
-                ..
-            } => self.coordinator_sync(
-                b,
-                from,
-                correlation_id,
-                &group_id,
-                generation_id,
-                &member_id,
-                assignments,
-            ),
+            Message::JoinGroup(req) => self.coordinator_join(b, from, req),
+            Message::SyncGroup(req) => self.coordinator_sync(b, from, req),
             Message::Heartbeat {
                 correlation_id,
                 group_id,
@@ -410,21 +376,7 @@ impl World {
                     )
                     .map(|_| ())
             }
-            Message::OffsetCommit {
-                correlation_id,
-                group_id,
-                generation_id,
-                member_id,
-                offsets,
-            } => self.coordinator_commit(
-                b,
-                from,
-                correlation_id,
-                &group_id,
-                generation_id,
-                &member_id,
-                offsets,
-            ),
+            Message::OffsetCommit(req) => self.coordinator_commit(b, from, req),
             Message::OffsetFetch {
                 correlation_id,
                 group_id,

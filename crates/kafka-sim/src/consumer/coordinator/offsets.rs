@@ -6,6 +6,7 @@
 //! partitions.
 
 use super::*;
+use crate::msg::OffsetCommitRequest;
 
 impl ConsumerCx<'_> {
     /// Sends an OffsetCommit of the current positions.
@@ -55,13 +56,13 @@ impl ConsumerCx<'_> {
             coord,
             cid,
             self.me().config.request_timeout_ms,
-            Message::OffsetCommit {
+            Message::OffsetCommit(OffsetCommitRequest {
                 correlation_id: cid,
                 group_id: m.group_id.clone(),
                 generation_id: m.generation,
                 member_id,
                 offsets,
-            },
+            }),
         )
     }
 
