@@ -1,15 +1,17 @@
 //! Browser tests: the real app in headless Chromium (wasm-bindgen-test).
 #![cfg(target_arch = "wasm32")]
 
-use kafka_visualiser::app::{App, AppProps};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "support/dom.rs"]
+mod dom;
 #[path = "support/glossary.rs"]
 mod glossary;
+use dom::{click, fire, mount_with, q, seek_to, step_until_caption};
 
 const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
 
@@ -50,32 +52,6 @@ fn without_lesson(text: &str) -> String {
 
 async fn mount() -> Element {
     mount_with(Some(without_lesson(SCENARIO))).await
-}
-
-async fn mount_with(scenario: Option<String>) -> Element {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(
-        root.clone(),
-        AppProps {
-            scenario: scenario.map(Into::into),
-        },
-    )
-    .render();
-    yew::scheduler::flush().await;
-    root
-}
-
-fn q(root: &Element, sel: &str) -> Element {
-    root.query_selector(sel)
-        .unwrap()
-        .unwrap_or_else(|| panic!("no element matches {sel}"))
-}
-
-async fn click(root: &Element, sel: &str) {
-    q(root, sel).dyn_into::<HtmlElement>().unwrap().click();
-    yew::scheduler::flush().await;
 }
 
 fn log_lines(root: &Element) -> u32 {
@@ -272,14 +248,6 @@ async fn choose_example(root: &Element, name: &str) {
     if let Some(e) = root.query_selector("#error").unwrap() {
         panic!("{name} did not open: {:?}", e.text_content());
     }
-}
-
-/// Dispatches a bubbling event of `kind` ("click") on an element (SVG too).
-fn fire(el: &Element, kind: &str) {
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    el.dispatch_event(&web_sys::Event::new_with_event_init_dict(kind, &init).unwrap())
-        .unwrap();
 }
 
 /// A right-click (or a long-press): the `contextmenu` event, at the element.
@@ -636,15 +604,6 @@ async fn a_malformed_lesson_is_named_and_the_current_work_stays() {
     let err = q(&root, "#error").text_content().unwrap();
     assert!(err.contains("lesson.steps[1].answer"), "{err}");
     assert_eq!(q(&root, "#position").text_content(), position);
-}
-
-/// Drags the timeline slider to `n` events.
-async fn seek_to(root: &Element, n: u64) {
-    let slider: web_sys::HtmlInputElement = q(root, "#scrub").dyn_into().unwrap();
-    slider.set_max(&n.max(1).to_string());
-    slider.set_value(&n.to_string());
-    fire(&slider, "input");
-    yew::scheduler::flush().await;
 }
 
 fn set_hash(h: &str) {
@@ -1029,25 +988,6 @@ async fn acting_on_the_cluster_branches_the_timeline_at_the_cursor() {
         root.query_selector("#caption b").unwrap().is_none(),
         "no markup from user text"
     );
-}
-
-/// Steps (at most `max` times) until the caption contains `needle`; returns
-/// the last caption.
-async fn step_until_caption(root: &Element, needle: &str, max: u32) -> String {
-    let mut caption = String::new();
-    for i in 0..max {
-        if i % 25 == 24 {
-            // Let the browser breathe: the test runner polls the page and
-            // gives up on a main thread busy for seconds.
-            gloo_timers::future::TimeoutFuture::new(0).await;
-        }
-        click(root, "#btn-step").await;
-        caption = q(root, "#caption").text_content().unwrap();
-        if caption.contains(needle) {
-            break;
-        }
-    }
-    caption
 }
 
 async fn type_into(root: &Element, sel: &str, text: &str) {

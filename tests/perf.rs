@@ -4,49 +4,24 @@
 //! for figures comparable with the page (the suite runs it unoptimised).
 #![cfg(target_arch = "wasm32")]
 
-use kafka_visualiser::app::{App, AppProps};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "support/dom.rs"]
+mod dom;
 #[path = "support/scenarios.rs"]
 mod scenarios;
+use dom::{q, seek_to as seek};
+
+async fn mount(text: String) -> Element {
+    dom::mount_with(Some(text)).await
+}
 
 fn now() -> f64 {
     web_sys::window().unwrap().performance().unwrap().now()
-}
-
-async fn mount(text: String) -> Element {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(
-        root.clone(),
-        AppProps {
-            scenario: Some(text.into()),
-        },
-    )
-    .render();
-    yew::scheduler::flush().await;
-    root
-}
-
-fn q(root: &Element, sel: &str) -> Element {
-    root.query_selector(sel).unwrap().unwrap()
-}
-
-async fn seek(root: &Element, n: u64) {
-    let slider: web_sys::HtmlInputElement = q(root, "#scrub").dyn_into().unwrap();
-    slider.set_max(&n.to_string());
-    slider.set_value(&n.to_string());
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    slider
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
-        .unwrap();
-    yew::scheduler::flush().await;
 }
 
 /// Clicks Step and returns how long the step and its render took (ms).
