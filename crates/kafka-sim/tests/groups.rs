@@ -876,3 +876,37 @@ fn members_waiting_in_join_group_are_not_expired_by_their_session_timeout() {
     // Once in the group they heartbeat, so nobody is removed afterwards either.
     assert!(removed.is_empty(), "{} removed", removed.len());
 }
+
+/// One broker, `offsets.topic.replication.factor=1` and the broker's
+/// `min.insync.replicas=2`: the coordinator's acks=all write of the group
+/// counts min.insync.replicas as 1 (`Partition.effectiveMinIsr`, Kafka ≥ 3.7),
+/// so SyncGroup succeeds and the member gets its partitions, as on Kafka 3.9.
+#[test]
+fn a_one_broker_cluster_with_min_insync_2_lets_a_group_settle() {
+    let json = format!(
+        r#"{{"seed": 3, "run_until_ms": 8000,
+        "cluster": {{"brokers": [0], "config": {{"offsets.topic.num.partitions": 5, "offsets.topic.replication.factor": 1, "min.insync.replicas": 2}}}},
+        "topics": [{{"name": "orders", "partitions": 2, "replication.factor": 1}}],
+        "consumers": [{}],
+        "commands": []}}"#,
+        consumer("c0", "")
+    );
+    let t = run(&json);
+    let o = owned(&t);
+    assert_eq!(o.get(&0).map(|v| v.len()), Some(2), "{o:?}");
+    let unavailable = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::MessageSent {
+                message: kafka_sim::msg::Message::SyncGroupResponse { error: Some(_), .. },
+                ..
+            }
+        )
+    });
+    assert!(
+        unavailable.is_empty(),
+        "{:?}",
+        unavailable.first().map(|e| e.caption(kafka_sim::Lang::En))
+    );
+    no_broken_guarantees(&t);
+}

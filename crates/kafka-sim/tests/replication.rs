@@ -1,7 +1,7 @@
 //! Cluster, controller and replication behaviour, asserted on the trace (C1–C5, R1–R7).
 
 use kafka_sim::event::{EventKind, Guarantee, TruncateReason};
-use kafka_sim::ids::BrokerId;
+use kafka_sim::ids::{BrokerId, TopicPartition};
 use kafka_sim::msg::ErrorCode;
 use kafka_sim::{Scenario, Timeline};
 use std::path::PathBuf;
@@ -563,4 +563,53 @@ fn controller_and_leader_and_isr_work_goes_partition_by_partition_with_the_trace
         .max()
         .unwrap();
     assert!(longest <= 40, "an event {longest} events into its step");
+}
+
+/// Kafka ≥ 3.7 (`Partition.effectiveMinIsr`): `min.insync.replicas` above
+/// the replica count counts as the replica count, for the high-watermark
+/// hold, `NOT_ENOUGH_REPLICAS` and `NOT_ENOUGH_REPLICAS_AFTER_APPEND`. An RF 1
+/// topic with `min.insync.replicas=2` takes acks=all writes and moves its
+/// high watermark; an RF 3 topic with `min.insync.replicas=5` does so with
+/// all three in the ISR.
+#[test]
+fn min_insync_replicas_above_the_replica_count_counts_as_the_replica_count() {
+    for (rf, min_isr) in [(1, 2), (3, 5)] {
+        let replicas: Vec<String> = (0..rf).map(|i| i.to_string()).collect();
+        let t = run(&cluster(
+            &format!(r#", "min.insync.replicas": {min_isr}"#),
+            &format!(
+                r#"{{"name": "t", "partitions": 1, "replication.factor": {rf}, "replica.assignment": {{"0": [{}]}}}}"#,
+                replicas.join(", ")
+            ),
+            "{}",
+            r#"{"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "a"}"#,
+            3000,
+        ));
+        let acked = find(&t, |k| matches!(k, EventKind::RecordAcknowledged { .. })).len();
+        assert_eq!(
+            acked, 1,
+            "RF {rf}, min.insync.replicas={min_isr}: the record is acknowledged"
+        );
+        let refused = find(&t, |k| {
+            matches!(
+                k,
+                EventKind::ProduceRejected {
+                    error: ErrorCode::NotEnoughReplicas | ErrorCode::NotEnoughReplicasAfterAppend,
+                    ..
+                } | EventKind::HighWatermarkHeld { .. }
+            )
+        });
+        assert!(
+            refused.is_empty(),
+            "RF {rf}: {:?}",
+            refused.first().map(|e| e.caption(kafka_sim::Lang::En))
+        );
+        let w = t.head();
+        let tp = TopicPartition::new("t", 0);
+        assert_eq!(
+            w.brokers()[&b(0)].partitions[&tp].high_watermark,
+            1,
+            "RF {rf}"
+        );
+    }
 }

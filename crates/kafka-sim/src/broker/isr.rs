@@ -84,7 +84,7 @@ impl World {
         };
         let log = &br.logs[tp];
         let leo = log.log_end_offset;
-        let min_isr = log.config.min_insync_replicas;
+        let min_isr = p.effective_min_isr(log.config.min_insync_replicas);
         let maximal = p.maximal_isr();
         let mut new_hw = leo;
         for (id, r) in &p.remote {

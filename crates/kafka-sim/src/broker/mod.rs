@@ -6,7 +6,9 @@
 //!   (long polling); records each follower's fetch offset as its LEO and moves
 //!   the high watermark to the smallest LEO of the (maximal) ISR — but not
 //!   while the ISR is smaller than `min.insync.replicas` (Kafka ≥ 3.7,
-//!   KAFKA-15583); shrinks the ISR of followers that have not caught up for
+//!   KAFKA-15583), counted as at most the number of replicas
+//!   (`Partition.effectiveMinIsr`, used by `maybeIncrementLeaderHW`,
+//!   `appendRecordsToLeader` and `checkEnoughReplicasReachOffset`); shrinks the ISR of followers that have not caught up for
 //!   `replica.lag.time.max.ms` and expands it when a follower reaches the high
 //!   watermark, both through the controller (`AlterPartition`).
 //! * **Follower side** (`ReplicaFetcherThread`): one fetcher per leader broker
@@ -94,6 +96,15 @@ impl Partition {
             m.extend(p.iter().copied());
         }
         m.into_iter().collect()
+    }
+
+    /// `Partition.effectiveMinIsr` (Kafka ≥ 3.7, `kafka.cluster.Partition`):
+    /// the topic's `min.insync.replicas`, but never more than the replicas
+    /// the leader has (itself and its followers). Used for the
+    /// high-watermark hold, `NOT_ENOUGH_REPLICAS` and
+    /// `NOT_ENOUGH_REPLICAS_AFTER_APPEND`.
+    pub fn effective_min_isr(&self, configured: i32) -> i32 {
+        configured.min(self.remote.len() as i32 + 1)
     }
 }
 

@@ -221,7 +221,7 @@ impl World {
             match br.partitions.get(&part.tp).filter(|p| p.is_leader) {
                 None => part.result = Some(Some(ErrorCode::NotLeaderOrFollower)),
                 Some(p) if p.high_watermark >= part.required_offset => {
-                    let min_isr = br.logs[&part.tp].config.min_insync_replicas;
+                    let min_isr = p.effective_min_isr(br.logs[&part.tp].config.min_insync_replicas);
                     part.result = Some(if (p.maximal_isr().len() as i32) < min_isr {
                         Some(ErrorCode::NotEnoughReplicasAfterAppend)
                     } else {

@@ -403,7 +403,7 @@ impl World {
                 continue;
             };
             let log = &self.br(b).logs[&tp];
-            let min_isr = log.config.min_insync_replicas;
+            let min_isr = p.effective_min_isr(log.config.min_insync_replicas);
             if acks == -1 && (p.isr.len() as i32) < min_isr {
                 reject(
                     self,
