@@ -5,8 +5,10 @@
 //! whose sequences match one of them is a *duplicate* (a retry of something
 //! already written): it is acknowledged with the original offsets and not
 //! appended again. A batch whose first sequence is not the last one + 1 is
-//! *out of order* (`OUT_OF_ORDER_SEQUENCE_NUMBER`). A lower epoch is fenced
-//! (`INVALID_PRODUCER_EPOCH`).
+//! *out of order* (`OUT_OF_ORDER_SEQUENCE_NUMBER`), and so is a new (higher)
+//! epoch whose first sequence is not 0. A lower epoch is fenced
+//! (`INVALID_PRODUCER_EPOCH`). Follows `ProducerAppendInfo.checkProducerEpoch`
+//! and `checkSequence` of Kafka 3.9 (`storage/.../ProducerAppendInfo.java`).
 
 use crate::collections::SortedMap;
 use crate::msg::ErrorCode;
@@ -71,6 +73,17 @@ impl ProducerStates {
                 ));
             }
             if h.producer_epoch > e.epoch {
+                // A new epoch starts its sequences again at 0
+                // (`ProducerAppendInfo.checkSequence`, Kafka 3.9).
+                if h.base_sequence != 0 {
+                    return Err((
+                        ErrorCode::OutOfOrderSequenceNumber,
+                        format!(
+                            "producer {} began its new epoch {} at sequence {}, not 0 (current epoch {})",
+                            h.producer_id, h.producer_epoch, h.base_sequence, e.epoch
+                        ),
+                    ));
+                }
                 continue;
             }
             let last = h.last_sequence();
@@ -209,6 +222,17 @@ mod tests {
         s.record(&info(7, 2, 12, 1));
         s.truncate(12);
         assert_eq!(s.producers[&7].last_seq(), 1);
+    }
+
+    #[test]
+    fn a_new_epoch_must_start_at_sequence_0() {
+        let mut s = ProducerStates::default();
+        s.record(&info(7, 0, 10, 3));
+        let (e, why) = s.check(&batch(7, 1, 3, 1)).unwrap_err();
+        assert_eq!(e, ErrorCode::OutOfOrderSequenceNumber, "{why}");
+        assert!(why.contains("new epoch 1 at sequence 3"), "{why}");
+        assert_eq!(s.check(&batch(7, 1, 0, 1)), Ok(None), "epoch 1 from 0");
+        assert_eq!(s.check(&batch(7, 0, 3, 1)), Ok(None), "epoch 0 goes on");
     }
 
     #[test]
