@@ -613,3 +613,41 @@ fn min_insync_replicas_above_the_replica_count_counts_as_the_replica_count() {
         );
     }
 }
+
+/// A follower whose fetch times out waits `replica.fetch.backoff.ms` before
+/// the next one (`AbstractFetcherThread.processFetchRequest` →
+/// `handlePartitionsWithErrors` → `delayPartitions`, Kafka 3.9), instead of
+/// sending again at once.
+#[test]
+fn a_timed_out_follower_fetch_backs_off_before_the_next() {
+    let t = run(&cluster(
+        r#", "request.timeout.ms": 2000, "replica.fetch.backoff.ms": 1000"#,
+        r#"{"name": "t", "partitions": 1, "replication.factor": 3, "replica.assignment": {"0": [0, 1, 2]}}"#,
+        "{}",
+        r#"{"at_ms": 1000, "type": "cut_link", "a": "broker-0", "b": "broker-2"}"#,
+        12_000,
+    ));
+    // Fetches from broker 2 to broker 0 while the link is cut: each is lost,
+    // times out after request.timeout.ms, and the next waits 1000 ms more.
+    let sends: Vec<u64> = t
+        .events()
+        .iter()
+        .filter(|e| e.time_ms > 1000)
+        .filter(|e| match &e.kind {
+            EventKind::MessageDropped { from, to, api, .. } => {
+                *from == kafka_sim::NodeId::Broker(b(2))
+                    && *to == kafka_sim::NodeId::Broker(b(0))
+                    && api == "Fetch"
+            }
+            _ => false,
+        })
+        .map(|e| e.time_ms)
+        .collect();
+    assert!(sends.len() >= 3, "{sends:?}");
+    for w in sends.windows(2) {
+        assert!(
+            w[1] - w[0] >= 2000 + 1000,
+            "fetches at {sends:?}: request.timeout.ms + replica.fetch.backoff.ms apart"
+        );
+    }
+}

@@ -374,11 +374,17 @@ impl World {
                     .find(|(_, f)| f.in_flight == Some(correlation_id))
                     .map(|(l, _)| *l);
                 if let Some(l) = leader {
+                    // A failed fetch delays the partitions by
+                    // `replica.fetch.backoff.ms` before the next one
+                    // (`AbstractFetcherThread.processFetchRequest` →
+                    // `handlePartitionsWithErrors` → `delayPartitions`).
                     self.k.gate()?;
                     if let Some(f) = self.brm(b).fetchers.get_mut(&l) {
                         f.in_flight = None;
                     }
-                    self.fetcher_maybe_send(b, l)?;
+                    let at = self.k.now + self.k.sc.cluster.config.replica_fetch_backoff_ms;
+                    self.k
+                        .set_timer(bnode(b), at, Timer::ReplicaFetchBackoff { leader: l })?;
                 }
                 Ok(())
             }
