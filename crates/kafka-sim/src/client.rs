@@ -10,6 +10,7 @@ use crate::msg::{Message, PartitionMetadata};
 use crate::scenario::Scenario;
 use crate::sim::Kernel;
 use crate::sim::{Step, Timer};
+use std::sync::Arc;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientMetadata {
@@ -62,6 +63,50 @@ macro_rules! backoffs_of {
 }
 backoffs_of!(crate::client_config::ProducerConfig);
 backoffs_of!(crate::client_config::ConsumerConfig);
+
+/// What a client node gives its network client: its node id, and its
+/// metadata with its backoff settings.
+pub(crate) trait Client: Clone {
+    /// The node of client number `id`.
+    fn node(id: u32) -> NodeId;
+    /// The metadata to update and the backoff settings.
+    fn network_parts(&mut self) -> (&mut ClientMetadata, Backoffs);
+}
+
+/// One client while it handles one work item: the kernel, the ledger's
+/// check lent to it (`A`), and this client only. It reaches a broker only by
+/// sending it a message. `me` is the client's `Arc` in the world, copied on
+/// the first change, so checkpoints keep sharing an unchanged client.
+pub(crate) struct ClientCx<'a, N, A> {
+    pub(crate) k: &'a mut Kernel,
+    pub(crate) audit: A,
+    pub(crate) id: u32,
+    pub(crate) me: &'a mut Arc<N>,
+}
+
+impl<N: Client, A> ClientCx<'_, N, A> {
+    /// This client, read-only.
+    pub(crate) fn me(&self) -> &N {
+        self.me
+    }
+
+    /// This client, to change: copied first if a checkpoint still shares it.
+    pub(crate) fn me_mut(&mut self) -> &mut N {
+        Arc::make_mut(self.me)
+    }
+
+    /// The client's network client (connections and metadata).
+    pub(crate) fn net(&mut self) -> NetworkClient<'_> {
+        let node = N::node(self.id);
+        let (md, backoffs) = Arc::make_mut(self.me).network_parts();
+        NetworkClient {
+            k: self.k,
+            node,
+            md,
+            backoffs,
+        }
+    }
+}
 
 impl ClientMetadata {
     pub fn leader(&self, tp: &TopicPartition) -> Option<BrokerId> {

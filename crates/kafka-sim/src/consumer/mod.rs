@@ -16,7 +16,7 @@
 //! group), with its offsets (`coordinator/offsets.rs`) and heartbeat thread
 //! (`coordinator/heartbeat.rs`).
 
-use crate::client::ClientMetadata;
+use crate::client::{Client, ClientCx, ClientMetadata};
 use crate::client_config::{AutoOffsetReset, ConsumerConfig};
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::{ConsumedRecord, EventKind};
@@ -25,11 +25,9 @@ use crate::invariants::ConsumerAudit;
 use crate::msg::FetchRequest;
 use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
 use crate::scenario::{CommitMode, ConsumerSpec};
-use crate::sim::Kernel;
 use crate::sim::{Step, Timer};
 use crate::storage::record;
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 mod fetcher;
 
@@ -125,39 +123,21 @@ fn cnode(c: u32) -> NodeId {
     NodeId::Consumer(c)
 }
 
-/// One consumer while it handles one work item: the kernel, the ledger's
-/// check lent for the single-owner rule, and this consumer only. It reaches
-/// a broker (its group coordinator, a partition leader) only by message.
-pub(crate) struct ConsumerCx<'a> {
-    pub(crate) k: &'a mut Kernel,
-    pub(crate) audit: ConsumerAudit<'a>,
-    pub(crate) id: u32,
-    pub(crate) me: &'a mut Arc<Consumer>,
+/// One consumer while it handles one work item: the kernel, the other
+/// consumers lent to the single-owner check, and this consumer only.
+pub(crate) type ConsumerCx<'a> = ClientCx<'a, Consumer, ConsumerAudit<'a>>;
+
+impl Client for Consumer {
+    fn node(id: u32) -> NodeId {
+        cnode(id)
+    }
+
+    fn network_parts(&mut self) -> (&mut ClientMetadata, crate::client::Backoffs) {
+        (&mut self.metadata, self.config.backoffs())
+    }
 }
 
 impl ConsumerCx<'_> {
-    /// This consumer, read-only.
-    pub(crate) fn me(&self) -> &Consumer {
-        self.me
-    }
-
-    /// This consumer, to change: copied first if a checkpoint still shares it.
-    pub(crate) fn me_mut(&mut self) -> &mut Consumer {
-        Arc::make_mut(self.me)
-    }
-
-    /// The consumer's network client (connections and metadata).
-    pub(crate) fn net(&mut self) -> crate::client::NetworkClient<'_> {
-        let node = cnode(self.id);
-        let me = Arc::make_mut(self.me);
-        crate::client::NetworkClient {
-            k: self.k,
-            node,
-            backoffs: me.config.backoffs(),
-            md: &mut me.metadata,
-        }
-    }
-
     pub(crate) fn correlation(&mut self) -> i32 {
         let x = self.me_mut();
         x.next_correlation += 1;

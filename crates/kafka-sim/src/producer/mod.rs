@@ -35,7 +35,7 @@
 //! request holds at most one batch per partition with no `max.request.size`
 //! limit.
 
-use crate::client::{ClientMetadata, NetworkClient};
+use crate::client::{Backoffs, Client, ClientCx, ClientMetadata};
 use crate::client_config::ProducerConfig;
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::EventKind;
@@ -43,12 +43,10 @@ use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::invariants::Audit;
 use crate::msg::{ErrorCode, Message};
 use crate::scenario::ProducerSpec;
-use crate::sim::Kernel;
 use crate::sim::{Step, Timer};
 use crate::storage::record::{self, NewRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 mod accumulator;
 mod sender;
@@ -240,38 +238,20 @@ fn text(b: &Option<String>) -> Option<String> {
 }
 
 /// One producer while it handles one work item: the kernel, the ledger lent
-/// for the acknowledged-records check, and this producer only. It reaches a
-/// broker only by sending it a message.
-pub(crate) struct ProducerCx<'a> {
-    pub(crate) k: &'a mut Kernel,
-    pub(crate) audit: Audit<'a>,
-    pub(crate) id: u32,
-    pub(crate) me: &'a mut Arc<Producer>,
+/// for the acknowledged-records check, and this producer only.
+pub(crate) type ProducerCx<'a> = ClientCx<'a, Producer, Audit<'a>>;
+
+impl Client for Producer {
+    fn node(id: u32) -> NodeId {
+        pnode(id)
+    }
+
+    fn network_parts(&mut self) -> (&mut ClientMetadata, Backoffs) {
+        (&mut self.metadata, self.config.backoffs())
+    }
 }
 
 impl ProducerCx<'_> {
-    /// This producer, read-only.
-    fn me(&self) -> &Producer {
-        self.me
-    }
-
-    /// This producer, to change: copied first if a checkpoint still shares it.
-    fn me_mut(&mut self) -> &mut Producer {
-        Arc::make_mut(self.me)
-    }
-
-    /// The producer's network client (connections and metadata).
-    fn net(&mut self) -> NetworkClient<'_> {
-        let node = pnode(self.id);
-        let me = Arc::make_mut(self.me);
-        NetworkClient {
-            k: self.k,
-            node,
-            backoffs: me.config.backoffs(),
-            md: &mut me.metadata,
-        }
-    }
-
     fn correlation(&mut self) -> i32 {
         let pr = self.me_mut();
         pr.next_correlation += 1;
