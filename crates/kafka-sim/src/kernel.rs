@@ -326,16 +326,7 @@ impl<C> Kernel<C> {
     pub(crate) fn set_timer(&mut self, node: NodeId, at: Millis, timer: Timer) -> Step {
         self.gate()?;
         let incarnation = self.incarnation(node);
-        let cause = self.cause;
-        self.schedule(
-            at,
-            Work::Timer {
-                node,
-                incarnation,
-                timer,
-                cause,
-            },
-        );
+        self.schedule_work_timer(node, incarnation, timer, at);
         Ok(())
     }
 
