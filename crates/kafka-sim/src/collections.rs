@@ -141,6 +141,25 @@ impl<K: Ord, V> SortedMap<K, V> {
     {
         self.find(key).ok().map(|i| &mut self.entries[i].1)
     }
+    /// The entries in key order, as a slice.
+    pub fn as_slice(&self) -> &[(K, V)] {
+        &self.entries
+    }
+    /// The entries before `key`, the value at `key` (to change) and the
+    /// entries after it; `None` if `key` is absent.
+    #[allow(clippy::type_complexity)]
+    pub fn split_at_key_mut<Q: ?Sized + Ord>(
+        &mut self,
+        key: &Q,
+    ) -> Option<(&[(K, V)], &mut V, &[(K, V)])>
+    where
+        K: Borrow<Q>,
+    {
+        let i = self.find(key).ok()?;
+        let (before, rest) = self.entries.split_at_mut(i);
+        let (me, after) = rest.split_first_mut()?;
+        Some((before, &mut me.1, after))
+    }
     pub fn contains_key<Q: ?Sized + Ord>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,

@@ -66,10 +66,10 @@ impl World {
                 if !self.brokers[&b].alive {
                     return self.reject(index, format!("broker {broker} is already down"));
                 }
-                self.broker_kill(b, false)?;
+                self.bcx(b).broker_kill(false)?;
                 if power_failure {
                     // The machine is gone: no TCP reset, peers wait for timeouts.
-                    self.broker_lose_page_cache(b)
+                    self.bcx(b).broker_lose_page_cache()
                 } else {
                     self.broker_connections_reset(b)
                 }
@@ -81,7 +81,7 @@ impl World {
                 }
                 let controller = self.brokers[&b].metadata.controller_id;
                 if !self.k.sc.cluster.config.controlled_shutdown_enable || controller < 0 {
-                    return self.broker_kill(b, true);
+                    return self.bcx(b).broker_kill(true);
                 }
                 self.k.gate()?;
                 std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).shutting_down =
@@ -114,12 +114,16 @@ impl World {
                 b,
                 extra_latency_ms,
             } => self.apply_link(a, b, None, Some(extra_latency_ms)),
-            Command::CreateTopic { topic } => self.admin_create_topic(&topic, index, false),
+            Command::CreateTopic { topic } => self.zkc().admin_create_topic(&topic, index, false),
             Command::AddPartitions { topic, partitions } => {
-                self.admin_add_partitions(&topic, partitions)
+                self.zkc().admin_add_partitions(&topic, partitions)
             }
             Command::ElectPreferredLeaders { topic, partition } => {
-                let Some(c) = self.zk.controller_id().filter(|c| self.is_controller(*c)) else {
+                let Some(c) = self
+                    .zk
+                    .controller_id()
+                    .filter(|c| self.bcx(*c).is_controller())
+                else {
                     return self.reject(index, "no controller is running".into());
                 };
                 let only = topic.map(|t| {
@@ -138,7 +142,7 @@ impl World {
                             .collect(),
                     }
                 });
-                self.controller_elect_preferred(c, only)
+                self.bcx(c).controller_elect_preferred(only)
             }
             Command::Reassign {
                 topic,
@@ -159,7 +163,7 @@ impl World {
                         format!("UNKNOWN_TOPIC_OR_PARTITION: {topic}-{partition} does not exist"),
                     );
                 }
-                self.admin_reassign(&topic, partition, &replicas)
+                self.zkc().admin_reassign(&topic, partition, &replicas)
             }
             Command::Lookup {
                 broker,
@@ -167,8 +171,7 @@ impl World {
                 partition,
                 offset,
                 timestamp,
-            } => self.broker_lookup(
-                BrokerId(broker),
+            } => self.bcx(BrokerId(broker)).broker_lookup(
                 &TopicPartition::new(topic.as_str(), partition),
                 offset,
                 timestamp,
@@ -279,5 +282,38 @@ impl World {
             }
             (_, Some(_)) => Ok(()),
         }
+    }
+}
+
+impl World {
+    /// The broker's process ended: every TCP connection to it resets, so
+    /// the peers with requests in flight learn of it after one link latency
+    /// (a power failure sends no reset: they wait for their timeouts).
+    pub(crate) fn broker_connections_reset(&mut self, b: BrokerId) -> Step {
+        let mut peers: Vec<NodeId> = Vec::new();
+        for p in &self.producers {
+            if p.in_flight.get(&b).is_some_and(|m| !m.is_empty()) {
+                peers.push(NodeId::Producer(p.index));
+            }
+        }
+        for c in &self.consumers {
+            if c.alive && c.fetches_in_flight.contains_key(&b) {
+                peers.push(NodeId::Consumer(c.index));
+            }
+        }
+        for x in self.brokers.values().filter(|x| x.alive && x.id != b) {
+            let fetching = x.fetchers.get(&b).is_some_and(|f| f.in_flight.is_some());
+            let altering = x.metadata.controller_id == b.0
+                && x.partitions.values().any(|p| p.pending_isr.is_some());
+            if fetching || altering {
+                peers.push(NodeId::Broker(x.id));
+            }
+        }
+        for node in peers {
+            let at = self.k.now + self.k.net.latency(node, NodeId::Broker(b));
+            self.k
+                .set_timer(node, at, Timer::ConnectionClosed { peer: b })?;
+        }
+        Ok(())
     }
 }

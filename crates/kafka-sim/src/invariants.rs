@@ -18,7 +18,7 @@
 //! [`check_world`] checks the always-true ones on a whole world (used by the
 //! property tests after every step).
 
-use crate::broker::Broker;
+use crate::broker::{Broker, BrokerCx};
 use crate::collections::{SortedMap, SortedSet};
 use crate::consumer::Consumer;
 use crate::event::{EventKind, Guarantee};
@@ -100,11 +100,70 @@ pub fn records_between(log: &Log, disk: &MemStorage, lo: i64, hi: i64) -> Sorted
     out
 }
 
+/// Every broker, read-only, for a check: the world's map, or that map
+/// split around the broker whose handle is running (`me`).
+#[derive(Clone, Copy)]
+pub(crate) struct BrokerView<'a> {
+    before: &'a [(BrokerId, Arc<Broker>)],
+    me: Option<&'a Broker>,
+    after: &'a [(BrokerId, Arc<Broker>)],
+}
+
+impl<'a> BrokerView<'a> {
+    /// All the brokers of a world.
+    pub(crate) fn all(brokers: &'a SortedMap<BrokerId, Arc<Broker>>) -> Self {
+        BrokerView {
+            before: brokers.as_slice(),
+            me: None,
+            after: &[],
+        }
+    }
+
+    /// The brokers in id order.
+    fn values(self) -> impl Iterator<Item = &'a Broker> {
+        let arc = |(_, b): &'a (BrokerId, Arc<Broker>)| &**b;
+        self.before
+            .iter()
+            .map(arc)
+            .chain(self.me)
+            .chain(self.after.iter().map(arc))
+    }
+
+    fn get(self, id: BrokerId) -> Option<&'a Broker> {
+        self.values().find(|b| b.id == id)
+    }
+}
+
+/// The ledger lent to a broker's handle, and the other brokers (read-only)
+/// for the checks that must run at that instant. The broker's own code
+/// cannot read the other brokers through it; only the checks do.
+pub(crate) struct BrokerAudit<'a> {
+    ledger: &'a mut Ledger,
+    before: &'a [(BrokerId, Arc<Broker>)],
+    after: &'a [(BrokerId, Arc<Broker>)],
+}
+
+impl<'a> BrokerAudit<'a> {
+    /// Splits the world's brokers into broker `b` (to change) and the audit.
+    pub(crate) fn split(
+        ledger: &'a mut Ledger,
+        brokers: &'a mut SortedMap<BrokerId, Arc<Broker>>,
+        b: BrokerId,
+    ) -> (BrokerAudit<'a>, &'a mut Arc<Broker>) {
+        let (before, me, after) = brokers.split_at_key_mut(&b).expect("broker exists");
+        (
+            BrokerAudit {
+                ledger,
+                before,
+                after,
+            },
+            me,
+        )
+    }
+}
+
 /// The broker currently leading `tp` (alive, with the highest leader epoch).
-fn current_leader(
-    brokers: &SortedMap<BrokerId, Arc<Broker>>,
-    tp: &TopicPartition,
-) -> Option<BrokerId> {
+fn current_leader(brokers: BrokerView<'_>, tp: &TopicPartition) -> Option<BrokerId> {
     brokers
         .values()
         .filter(|b| b.alive)
@@ -124,14 +183,11 @@ fn current_leader(
 /// brokers through it; only the check does.
 pub(crate) struct Audit<'a> {
     ledger: &'a mut Ledger,
-    brokers: &'a SortedMap<BrokerId, Arc<Broker>>,
+    brokers: BrokerView<'a>,
 }
 
 impl<'a> Audit<'a> {
-    pub(crate) fn new(
-        ledger: &'a mut Ledger,
-        brokers: &'a SortedMap<BrokerId, Arc<Broker>>,
-    ) -> Audit<'a> {
+    pub(crate) fn new(ledger: &'a mut Ledger, brokers: BrokerView<'a>) -> Audit<'a> {
         Audit { ledger, brokers }
     }
 
@@ -181,7 +237,9 @@ impl<'a> Audit<'a> {
         let Some(leader) = current_leader(self.brokers, tp) else {
             return Ok(());
         };
-        let b = &self.brokers[&leader];
+        let Some(b) = self.brokers.get(leader) else {
+            return Ok(());
+        };
         let Some(log) = b.logs.get(tp) else {
             return Ok(());
         };
@@ -315,18 +373,29 @@ impl<'a> ConsumerAudit<'a> {
 impl World {
     /// The broker currently leading `tp` (alive, with the highest leader epoch).
     pub fn current_leader(&self, tp: &TopicPartition) -> Option<BrokerId> {
-        current_leader(&self.brokers, tp)
+        current_leader(BrokerView::all(&self.brokers), tp)
+    }
+}
+
+impl BrokerCx<'_> {
+    /// Every broker, this one included, for a check.
+    fn view(&self) -> BrokerView<'_> {
+        BrokerView {
+            before: self.audit.before,
+            me: Some(&**self.me),
+            after: self.audit.after,
+        }
     }
 
     /// `acknowledged_records_survive` for one partition.
     pub(crate) fn check_acked_records(&mut self, tp: &TopicPartition) -> Step {
-        Audit::new(&mut self.ledger, &self.brokers).check_acked_range(
-            &mut self.k,
-            tp,
-            i64::MIN..i64::MAX,
-        )
+        let brokers = BrokerView {
+            before: self.audit.before,
+            me: Some(&**self.me),
+            after: self.audit.after,
+        };
+        Audit::new(self.audit.ledger, brokers).check_acked_range(self.k, tp, i64::MIN..i64::MAX)
     }
-
     /// `replicas_consistent`: a follower that has just settled with a new
     /// leader (truncated, or not) must hold the leader's records at every
     /// offset below its high watermark.
@@ -336,7 +405,8 @@ impl World {
         leader: BrokerId,
         tp: &TopicPartition,
     ) -> Step {
-        let (Some(fb), Some(lb)) = (self.brokers.get(&follower), self.brokers.get(&leader)) else {
+        let view = self.view();
+        let (Some(fb), Some(lb)) = (view.get(follower), view.get(leader)) else {
             return Ok(());
         };
         let (Some(fl), Some(ll)) = (fb.logs.get(tp), lb.logs.get(tp)) else {
@@ -403,11 +473,11 @@ impl World {
         node: NodeId,
         detail: String,
     ) -> Step {
-        if self.ledger.reported.contains(&(g, tp.clone())) {
+        if self.audit.ledger.reported.contains(&(g, tp.clone())) {
             return Ok(());
         }
         self.k.gate()?;
-        self.ledger.reported.insert((g, tp.clone()));
+        self.audit.ledger.reported.insert((g, tp.clone()));
         self.k.emit(
             vec![node],
             EventKind::GuaranteeBroken {
@@ -421,7 +491,7 @@ impl World {
 
     /// `one_leader_per_epoch` for one partition.
     pub(crate) fn check_leaders(&mut self, tp: &TopicPartition) -> Step {
-        if let Some(d) = leaders_violation(self, tp) {
+        if let Some(d) = leaders_violation(self.view(), tp) {
             return self.report_once(Guarantee::OneLeaderPerEpoch, tp, NodeId::User, d);
         }
         Ok(())
@@ -430,13 +500,13 @@ impl World {
     /// `high_watermark_within_isr` and `high_watermark_monotonic` after a
     /// leader's HW moved.
     pub(crate) fn check_hw_within_isr(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
-        if let Some(d) = hw_violation(self, b, tp) {
+        if let Some(d) = hw_violation(self.view(), b, tp) {
             self.report_once(Guarantee::HighWatermarkWithinIsr, tp, NodeId::Broker(b), d)?;
         }
-        let p = &self.brokers[&b].partitions[tp];
+        let p = &self.me().partitions[tp];
         let (epoch, hw) = (p.leader_epoch, p.high_watermark);
-        let key = (b, self.brokers[&b].incarnation, tp.clone());
-        if let Some((e, prev)) = self.ledger.leader_hw.get(&key).copied() {
+        let key = (b, self.me().incarnation, tp.clone());
+        if let Some((e, prev)) = self.audit.ledger.leader_hw.get(&key).copied() {
             if e == epoch && hw < prev {
                 self.report_once(
                     Guarantee::HighWatermarkMonotonic,
@@ -450,14 +520,14 @@ impl World {
             }
         }
         self.k.gate()?;
-        self.ledger.leader_hw.insert(key, (epoch, hw));
+        self.audit.ledger.leader_hw.insert(key, (epoch, hw));
         Ok(())
     }
 }
 
-fn leaders_violation(w: &World, tp: &TopicPartition) -> Option<String> {
+fn leaders_violation(brokers: BrokerView<'_>, tp: &TopicPartition) -> Option<String> {
     let mut by_epoch: SortedMap<i32, Vec<BrokerId>> = SortedMap::new();
-    for b in w.brokers.values().filter(|b| b.alive) {
+    for b in brokers.values().filter(|b| b.alive) {
         if let Some(p) = b.partitions.get(tp).filter(|p| p.is_leader) {
             by_epoch.entry(p.leader_epoch).or_default().push(b.id);
         }
@@ -473,12 +543,11 @@ fn leaders_violation(w: &World, tp: &TopicPartition) -> Option<String> {
         })
 }
 
-fn hw_violation(w: &World, b: BrokerId, tp: &TopicPartition) -> Option<String> {
-    let p = w.brokers[&b].partitions.get(tp).filter(|p| p.is_leader)?;
+fn hw_violation(brokers: BrokerView<'_>, b: BrokerId, tp: &TopicPartition) -> Option<String> {
+    let p = brokers.get(b)?.partitions.get(tp).filter(|p| p.is_leader)?;
     for m in &p.isr {
-        let leo = w
-            .brokers
-            .get(m)
+        let leo = brokers
+            .get(*m)
             .and_then(|x| x.logs.get(tp))
             .map(|l| l.log_end_offset)?;
         if p.high_watermark > leo {
@@ -501,11 +570,12 @@ pub fn check_world(w: &World) -> Vec<(Guarantee, String)> {
             .flat_map(|b| b.partitions.keys().cloned()),
     );
     for tp in &tps {
-        if let Some(d) = leaders_violation(w, tp) {
+        let view = BrokerView::all(&w.brokers);
+        if let Some(d) = leaders_violation(view, tp) {
             out.push((Guarantee::OneLeaderPerEpoch, d));
         }
         for b in w.brokers.values().filter(|b| b.alive) {
-            if let Some(d) = hw_violation(w, b.id, tp) {
+            if let Some(d) = hw_violation(view, b.id, tp) {
                 out.push((Guarantee::HighWatermarkWithinIsr, d));
             }
         }

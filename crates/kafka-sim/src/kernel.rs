@@ -162,6 +162,10 @@ pub(crate) struct Kernel<C> {
     pub(crate) queue: std::collections::BTreeMap<(Millis, u64), Work>,
     /// The rest of the handler being run, with the cause it ran under.
     pub(crate) continuation: Option<(C, Option<EventId>)>,
+    /// A process that ended as its handler's last act (a broker finishing a
+    /// controlled shutdown): the world then resets its connections, which
+    /// touches other nodes, so no handle can do it itself.
+    pub(crate) process_exited: Option<NodeId>,
     seq: u64,
     pub(crate) next_message_id: u64,
     pub(crate) emitted: u64,
@@ -182,6 +186,7 @@ impl<C> Kernel<C> {
             now: 0,
             queue: std::collections::BTreeMap::new(),
             continuation: None,
+            process_exited: None,
             seq: 0,
             next_message_id: 0,
             emitted: 0,

@@ -60,6 +60,7 @@
 //!
 //! docs/architecture.md draws the whole and says where a change goes.
 
+mod admin;
 pub mod assignor;
 pub mod broker;
 pub mod caption;

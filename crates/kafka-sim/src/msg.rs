@@ -260,6 +260,10 @@ pub struct JoinGroupRequest {
     pub protocol_type: String,
     /// (assignor name, subscription) in preference order.
     pub protocols: Vec<(String, Subscription)>,
+    /// `client.id`, from the request header (`RequestHeader.clientId`), not
+    /// the JoinGroup body, so the trace does not show it.
+    #[serde(skip)]
+    pub client_id: String,
 }
 
 /// `SyncGroupRequest`: every member asks for its assignment; the leader's

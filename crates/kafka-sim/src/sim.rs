@@ -210,7 +210,10 @@ impl World {
     pub(crate) fn producer_cx(&mut self, p: u32) -> crate::producer::ProducerCx<'_> {
         crate::producer::ProducerCx {
             k: &mut self.k,
-            audit: crate::invariants::Audit::new(&mut self.ledger, &self.brokers),
+            audit: crate::invariants::Audit::new(
+                &mut self.ledger,
+                crate::invariants::BrokerView::all(&self.brokers),
+            ),
             id: p,
             me: &mut self.producers[p as usize],
         }
@@ -244,8 +247,8 @@ impl World {
         if let Some((k, cause)) = self.k.continuation.take() {
             self.k.cause = cause;
             let done = match k {
-                Continuation::LeaderAndIsr(k) => self.broker_leader_and_isr_next(k),
-                Continuation::Controller(k) => self.controller_work_next(k),
+                Continuation::LeaderAndIsr(k) => self.bcx(k.broker()).broker_leader_and_isr_next(k),
+                Continuation::Controller(k) => self.bcx(k.broker()).controller_work_next(k),
             };
             if done.is_err() {
                 self.frozen = true;
@@ -318,7 +321,7 @@ impl World {
             Work::InitialTopic { index } => {
                 self.k.cause = None;
                 let spec = self.k.sc.topics[index as usize].clone();
-                self.admin_create_topic(&spec, index, true)
+                self.zkc().admin_create_topic(&spec, index, true)
             }
             Work::Timer {
                 node,
@@ -389,17 +392,23 @@ impl World {
 
     fn on_timer(&mut self, node: NodeId, timer: Timer) -> Step {
         match node {
-            NodeId::Broker(b) => self.broker_timer(b, timer),
+            NodeId::Broker(b) => self.bcx(b).broker_timer(timer),
             NodeId::Producer(p) => self.producer_cx(p).timer(timer),
             NodeId::Consumer(c) => self.consumer_cx(c).timer(timer),
-            NodeId::ZooKeeper => self.zk_timer(timer),
+            NodeId::ZooKeeper => self.zkc().timer(timer),
             NodeId::User => Ok(()),
         }
     }
 
     fn on_message(&mut self, from: NodeId, to: NodeId, msg: Message) -> Step {
         match to {
-            NodeId::Broker(b) => self.broker_on_message(b, from, msg),
+            NodeId::Broker(b) => {
+                self.bcx(b).broker_on_message(from, msg)?;
+                match self.k.process_exited.take() {
+                    Some(NodeId::Broker(x)) => self.broker_connections_reset(x),
+                    _ => Ok(()),
+                }
+            }
             NodeId::Producer(p) => self.producer_cx(p).on_message(from, msg),
             NodeId::Consumer(c) => self.consumer_cx(c).on_message(from, msg),
             _ => Ok(()),
@@ -416,7 +425,7 @@ impl World {
         match from {
             NodeId::Producer(p) => self.producer_cx(p).disconnected(to, msg),
             NodeId::Consumer(c) => self.consumer_cx(c).disconnected(to, msg),
-            NodeId::Broker(b) => self.broker_disconnected(b, to, msg),
+            NodeId::Broker(b) => self.bcx(b).broker_disconnected(to, msg),
             _ => Ok(()),
         }
     }

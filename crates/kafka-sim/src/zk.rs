@@ -60,6 +60,27 @@ pub struct ZooKeeper {
 }
 
 impl ZooKeeper {
+    /// The replicas of each partition of `topic`, from `/brokers/topics/<t>`.
+    pub(crate) fn topic_assignment(&self, topic: &str) -> SortedMap<i32, Vec<BrokerId>> {
+        let mut out = SortedMap::new();
+        if let Some(v) = self.data_json(&format!("/brokers/topics/{topic}")) {
+            if let Some(ps) = v.get("partitions").and_then(|p| p.as_object()) {
+                for (k, reps) in ps {
+                    if let (Ok(p), Some(arr)) = (k.parse::<i32>(), reps.as_array()) {
+                        out.insert(
+                            p,
+                            arr.iter()
+                                .filter_map(|x| x.as_i64())
+                                .map(|x| BrokerId(x as i32))
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The broker's newest open session.
     pub fn current_session(&self, b: BrokerId) -> Option<u64> {
         self.sessions
@@ -171,7 +192,25 @@ pub fn partition_state_path(topic: &str, partition: i32) -> String {
     format!("/brokers/topics/{topic}/partitions/{partition}/state")
 }
 
+/// ZooKeeper while one request to it is served: the kernel and the
+/// ensemble's state. Brokers reach it through [`crate::broker::BrokerCx::zkc`],
+/// the world through [`World::zkc`] (a session expiring, a process dying).
+pub(crate) struct ZkCx<'a> {
+    pub(crate) k: &'a mut crate::sim::Kernel,
+    pub(crate) zk: &'a mut ZooKeeper,
+}
+
 impl World {
+    /// ZooKeeper, for the world's own acts.
+    pub(crate) fn zkc(&mut self) -> ZkCx<'_> {
+        ZkCx {
+            k: &mut self.k,
+            zk: &mut self.zk,
+        }
+    }
+}
+
+impl ZkCx<'_> {
     fn next_zxid(&mut self) -> u64 {
         self.zk.zxid += 1;
         self.zk.zxid
@@ -198,7 +237,7 @@ impl World {
         Ok(())
     }
 
-    pub(crate) fn zk_open_session(&mut self, broker: BrokerId) -> Step<u64> {
+    pub(crate) fn open_session(&mut self, broker: BrokerId) -> Step<u64> {
         self.k.gate()?;
         self.zk.next_session += 1;
         let id = 0x1000_0000 + self.zk.next_session;
@@ -221,7 +260,7 @@ impl World {
     }
 
     /// Creates a znode; `Ok(false)` (and a `ZnodeExists` event) if it exists.
-    pub(crate) fn zk_create(
+    pub(crate) fn create(
         &mut self,
         by: NodeId,
         path: &str,
@@ -268,9 +307,9 @@ impl World {
     }
 
     /// Writes a znode (creating it if missing), returning its new version.
-    pub(crate) fn zk_set(&mut self, by: NodeId, path: &str, data: String) -> Step<i32> {
+    pub(crate) fn set(&mut self, by: NodeId, path: &str, data: String) -> Step<i32> {
         if !self.zk.nodes.contains_key(path) {
-            self.zk_create(by, path, data, None)?;
+            self.create(by, path, data, None)?;
             return Ok(0);
         }
         self.k.gate()?;
@@ -293,7 +332,7 @@ impl World {
         Ok(version)
     }
 
-    pub(crate) fn zk_delete(&mut self, by: NodeId, path: &str) -> Step {
+    pub(crate) fn delete(&mut self, by: NodeId, path: &str) -> Step {
         if !self.zk.nodes.contains_key(path) {
             return Ok(());
         }
@@ -310,7 +349,7 @@ impl World {
     }
 
     /// Registers `broker`'s watch on `path` (no event: watches are bookkeeping).
-    pub(crate) fn zk_watch(&mut self, broker: BrokerId, path: &str) -> Step {
+    pub(crate) fn watch(&mut self, broker: BrokerId, path: &str) -> Step {
         self.k.gate()?;
         self.zk
             .watches
@@ -321,7 +360,7 @@ impl World {
     }
 
     /// A broker's process stopped: its session will expire unless it closed it.
-    pub(crate) fn zk_broker_died(&mut self, broker: BrokerId) -> Step {
+    pub(crate) fn broker_died(&mut self, broker: BrokerId) -> Step {
         if let Some(id) = self.zk.current_session(broker) {
             let at = self.k.now + self.k.sc.cluster.config.zookeeper_session_timeout_ms;
             self.k.set_timer(
@@ -334,15 +373,15 @@ impl World {
     }
 
     /// A broker closes its current session (controlled shutdown).
-    pub(crate) fn zk_close_session(&mut self, broker: BrokerId, expired: bool) -> Step {
+    pub(crate) fn close_session(&mut self, broker: BrokerId, expired: bool) -> Step {
         match self.zk.current_session(broker) {
-            Some(id) => self.zk_end_session(id, expired),
+            Some(id) => self.end_session(id, expired),
             None => Ok(()),
         }
     }
 
     /// Ends a session and deletes its ephemeral znodes (expiry, or a clean close).
-    fn zk_end_session(&mut self, id: u64, expired: bool) -> Step {
+    fn end_session(&mut self, id: u64, expired: bool) -> Step {
         let Some(s) = self.zk.sessions.get(&id).filter(|s| s.open).cloned() else {
             return Ok(());
         };
@@ -369,7 +408,7 @@ impl World {
             .map(|(k, _)| k.clone())
             .collect();
         for p in owned {
-            self.zk_delete(NodeId::ZooKeeper, &p)?;
+            self.delete(NodeId::ZooKeeper, &p)?;
         }
         // Watches belong to sessions; a broker with a newer session keeps its own.
         if self.zk.current_session(broker).is_none() {
@@ -380,9 +419,9 @@ impl World {
         Ok(())
     }
 
-    pub(crate) fn zk_timer(&mut self, timer: Timer) -> Step {
+    pub(crate) fn timer(&mut self, timer: Timer) -> Step {
         if let Timer::ZkSessionExpiry { session_id } = timer {
-            return self.zk_end_session(session_id, true);
+            return self.end_session(session_id, true);
         }
         Ok(())
     }

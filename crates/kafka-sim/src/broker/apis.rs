@@ -8,8 +8,9 @@
 
 use super::*;
 
-impl World {
-    pub(crate) fn broker_on_message(&mut self, b: BrokerId, from: NodeId, msg: Message) -> Step {
+impl BrokerCx<'_> {
+    pub(crate) fn broker_on_message(&mut self, from: NodeId, msg: Message) -> Step {
+        let b = self.id;
         match msg {
             Message::WatchNotification { path, change } => {
                 self.k.record(
@@ -20,23 +21,23 @@ impl World {
                         change,
                     },
                 )?;
-                if path == format!("/brokers/ids/{}", b.0) && !self.br(b).registered {
-                    return self.broker_register(b);
+                if path == format!("/brokers/ids/{}", b.0) && !self.me().registered {
+                    return self.broker_register();
                 }
-                self.controller_on_watch(b, &path)
+                self.controller_on_watch(&path)
             }
             Message::LeaderAndIsr {
                 controller_id,
                 controller_epoch,
                 partitions,
-            } => self.broker_on_leader_and_isr(b, controller_id, controller_epoch, partitions),
+            } => self.broker_on_leader_and_isr(controller_id, controller_epoch, partitions),
             Message::UpdateMetadata {
                 controller_id,
                 controller_epoch,
                 live_brokers,
                 partitions,
             } => {
-                if controller_epoch < self.br(b).known_controller_epoch {
+                if controller_epoch < self.me().known_controller_epoch {
                     return self
                         .k
                         .record(
@@ -44,13 +45,13 @@ impl World {
                             EventKind::StaleControllerIgnored {
                                 broker: b,
                                 request_epoch: controller_epoch,
-                                known_epoch: self.br(b).known_controller_epoch,
+                                known_epoch: self.me().known_controller_epoch,
                             },
                         )
                         .map(|_| ());
                 }
                 self.k.gate()?;
-                let br = self.brm(b);
+                let br = self.me_mut();
                 br.known_controller_epoch = controller_epoch;
                 br.metadata.controller_id = controller_id.0;
                 br.metadata.live_brokers = live_brokers;
@@ -66,11 +67,11 @@ impl World {
                 partitions,
                 delete,
             } => {
-                if controller_epoch < self.br(b).known_controller_epoch {
+                if controller_epoch < self.me().known_controller_epoch {
                     return Ok(());
                 }
                 for tp in partitions {
-                    self.broker_stop_replica(b, &tp, delete)?;
+                    self.broker_stop_replica(&tp, delete)?;
                 }
                 Ok(())
             }
@@ -81,9 +82,8 @@ impl World {
                 new_isr,
                 partition_epoch,
             } => {
-                if self.is_controller(b) {
+                if self.is_controller() {
                     self.controller_on_alter_partition(
-                        b,
                         broker,
                         tp,
                         leader_epoch,
@@ -115,7 +115,6 @@ impl World {
                 partition_epoch,
                 ..
             } => self.broker_on_alter_partition_response(
-                b,
                 tp,
                 error,
                 leader_epoch,
@@ -123,8 +122,8 @@ impl World {
                 partition_epoch,
             ),
             Message::ControlledShutdown { broker } => {
-                if self.is_controller(b) {
-                    self.controller_on_controlled_shutdown(b, broker)
+                if self.is_controller() {
+                    self.controller_on_controlled_shutdown(broker)
                 } else {
                     self.k
                         .send(
@@ -139,9 +138,10 @@ impl World {
                 }
             }
             Message::ControlledShutdownResponse { .. } => {
-                if self.br(b).shutting_down {
-                    self.broker_kill(b, true)?;
-                    self.broker_connections_reset(b)
+                if self.me().shutting_down {
+                    self.broker_kill(true)?;
+                    self.k.process_exited = Some(bnode(self.id));
+                    Ok(())
                 } else {
                     Ok(())
                 }
@@ -151,15 +151,15 @@ impl World {
                 acks,
                 timeout_ms,
                 topic_data,
-            } => self.broker_on_produce(b, from, correlation_id, acks, timeout_ms, topic_data),
-            Message::Fetch(req) => self.broker_on_fetch(b, from, req),
+            } => self.broker_on_produce(from, correlation_id, acks, timeout_ms, topic_data),
+            Message::Fetch(req) => self.broker_on_fetch(from, req),
             Message::FetchResponse {
                 correlation_id,
                 partitions,
                 ..
             } => {
                 if let NodeId::Broker(leader) = from {
-                    self.follower_on_fetch_response(b, leader, correlation_id, partitions)
+                    self.follower_on_fetch_response(leader, correlation_id, partitions)
                 } else {
                     Ok(())
                 }
@@ -167,26 +167,26 @@ impl World {
             Message::Metadata {
                 correlation_id,
                 topics,
-            } => self.broker_on_metadata(b, from, correlation_id, topics),
+            } => self.broker_on_metadata(from, correlation_id, topics),
             Message::ListOffsets {
                 correlation_id,
                 partitions,
-            } => self.broker_on_list_offsets(b, from, correlation_id, partitions),
+            } => self.broker_on_list_offsets(from, correlation_id, partitions),
             Message::InitProducerId { correlation_id } => {
-                self.broker_on_init_producer_id(b, from, correlation_id)
+                self.broker_on_init_producer_id(from, correlation_id)
             }
-            other => self.coordinator_on_message(b, from, other),
+            other => self.coordinator_on_message(from, other),
         }
     }
 
     pub(super) fn broker_on_metadata(
         &mut self,
-        b: BrokerId,
         from: NodeId,
         correlation_id: i32,
         topics: Option<Vec<String>>,
     ) -> Step {
-        let md = &self.br(b).metadata;
+        let b = self.id;
+        let md = &self.me().metadata;
         let mut partitions = Vec::new();
         let mut unknown = Vec::new();
         let wanted: Option<SortedSet<&String>> = topics.as_ref().map(|t| t.iter().collect());
@@ -237,12 +237,12 @@ impl World {
 
     pub(super) fn broker_on_list_offsets(
         &mut self,
-        b: BrokerId,
         from: NodeId,
         correlation_id: i32,
         parts: Vec<(TopicPartition, i64)>,
     ) -> Step {
-        let br = self.br(b);
+        let b = self.id;
+        let br = self.me();
         let mut out = Vec::new();
         for (tp, ts) in parts {
             match br.partitions.get(&tp).filter(|p| p.is_leader) {
@@ -276,14 +276,10 @@ impl World {
 
     /// InitProducerId: hand out the next id of this broker's block, claiming a
     /// new block of 1000 from `/latest_producer_id_block` when needed.
-    pub(super) fn broker_on_init_producer_id(
-        &mut self,
-        b: BrokerId,
-        from: NodeId,
-        correlation_id: i32,
-    ) -> Step {
+    pub(super) fn broker_on_init_producer_id(&mut self, from: NodeId, correlation_id: i32) -> Step {
+        let b = self.id;
         let needs_block = self
-            .br(b)
+            .me()
             .producer_id_block
             .is_none_or(|(next, end)| next > end);
         if needs_block {
@@ -301,13 +297,13 @@ impl World {
                 "{{\"version\":1,\"broker\":{},\"block_start\":\"{start}\",\"block_end\":\"{end}\"}}",
                 b.0
             );
-            self.zk_set(bnode(b), path, data)?;
+            self.zkc().set(bnode(b), path, data)?;
             self.k.gate()?;
-            self.brm(b).producer_id_block = Some((start, end));
+            self.me_mut().producer_id_block = Some((start, end));
         }
         self.k.gate()?;
         let block = self
-            .brm(b)
+            .me_mut()
             .producer_id_block
             .as_mut()
             .expect("claimed above");
@@ -330,12 +326,12 @@ impl World {
     /// Carries out a traced lookup on broker `b`'s copy of `tp`.
     pub(crate) fn broker_lookup(
         &mut self,
-        b: BrokerId,
         tp: &TopicPartition,
         offset: Option<i64>,
         timestamp: Option<i64>,
     ) -> Step {
-        let br = self.br(b);
+        let b = self.id;
+        let br = self.me();
         let Some(log) = br.logs.get(tp) else {
             return self
                 .k

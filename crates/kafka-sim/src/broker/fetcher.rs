@@ -8,14 +8,15 @@
 use super::*;
 use crate::msg::FetchRequest;
 
-impl World {
+impl BrokerCx<'_> {
     /// Sends the next Fetch to `leader` if nothing is in flight.
-    pub(crate) fn fetcher_maybe_send(&mut self, b: BrokerId, leader: BrokerId) -> Step {
+    pub(crate) fn fetcher_maybe_send(&mut self, leader: BrokerId) -> Step {
+        let b = self.id;
         let now = self.k.now;
-        let Some(f) = self.br(b).fetchers.get(&leader) else {
+        let Some(f) = self.me().fetchers.get(&leader) else {
             return Ok(());
         };
-        if f.in_flight.is_some() || !self.br(b).alive {
+        if f.in_flight.is_some() || !self.me().alive {
             return Ok(());
         }
         let epochs = self.k.sc.cluster.config.uses_leader_epochs();
@@ -33,7 +34,7 @@ impl World {
                     Some(next_wake.map_or(st.delayed_until, |w: u64| w.min(st.delayed_until)));
                 continue;
             }
-            let log = &self.br(b).logs[tp];
+            let log = &self.me().logs[tp];
             parts.push(FetchPartition {
                 tp: tp.clone(),
                 fetch_offset: log.log_end_offset,
@@ -54,7 +55,7 @@ impl World {
             return Ok(());
         }
         self.k.gate()?;
-        let br = self.brm(b);
+        let br = self.me_mut();
         br.next_correlation += 1;
         let cid = br.next_correlation;
         br.fetchers.get_mut(&leader).expect("exists").in_flight = Some(cid);
@@ -83,16 +84,16 @@ impl World {
     /// The follower's side: append, take the leader's high watermark, fetch again.
     pub(super) fn follower_on_fetch_response(
         &mut self,
-        b: BrokerId,
         leader: BrokerId,
         cid: i32,
         parts: Vec<FetchPartitionResponse>,
     ) -> Step {
-        if self.br(b).fetchers.get(&leader).and_then(|f| f.in_flight) != Some(cid) {
+        let b = self.id;
+        if self.me().fetchers.get(&leader).and_then(|f| f.in_flight) != Some(cid) {
             return Ok(());
         }
         self.k.gate()?;
-        self.brm(b)
+        self.me_mut()
             .fetchers
             .get_mut(&leader)
             .expect("checked")
@@ -100,7 +101,7 @@ impl World {
         let backoff = self.k.sc.cluster.config.replica_fetch_backoff_ms;
         for r in parts {
             let following = self
-                .br(b)
+                .me()
                 .fetchers
                 .get(&leader)
                 .is_some_and(|f| f.partitions.contains_key(&r.tp));
@@ -109,10 +110,9 @@ impl World {
             }
             if let Some(e) = r.error {
                 if e == ErrorCode::OffsetOutOfRange {
-                    let my_leo = self.br(b).logs[&r.tp].log_end_offset;
+                    let my_leo = self.me().logs[&r.tp].log_end_offset;
                     if my_leo > r.log_end_offset && r.log_end_offset >= 0 {
                         self.truncate(
-                            b,
                             &r.tp,
                             r.log_end_offset,
                             TruncateReason::HighWatermark {
@@ -121,8 +121,8 @@ impl World {
                         )?;
                     } else if r.log_start_offset > my_leo {
                         self.k.gate()?;
-                        let wall = self.wall_ms();
-                        let br = self.brm(b);
+                        let wall = self.k.wall_ms();
+                        let br = self.me_mut();
                         let log = br.logs.get_mut(&r.tp).expect("exists");
                         let old = log.log_end_offset;
                         log.truncate_fully_and_start_at(&mut br.disk, r.log_start_offset, wall)
@@ -149,7 +149,7 @@ impl World {
                 self.k.gate()?;
                 let until = self.k.now + backoff;
                 if let Some(st) = self
-                    .brm(b)
+                    .me_mut()
                     .fetchers
                     .get_mut(&leader)
                     .and_then(|f| f.partitions.get_mut(&r.tp))
@@ -161,9 +161,9 @@ impl World {
             if let Some(div) = r.diverging_epoch {
                 // KIP-101: cut to where our last epoch ends on the leader (or
                 // where it ends for us, if that is earlier).
-                let log = &self.br(b).logs[&r.tp];
+                let log = &self.me().logs[&r.tp];
                 let hw = self
-                    .br(b)
+                    .me()
                     .partitions
                     .get(&r.tp)
                     .map(|p| p.high_watermark)
@@ -181,7 +181,6 @@ impl World {
                 };
                 let to = to.max(0);
                 self.truncate(
-                    b,
                     &r.tp,
                     to,
                     TruncateReason::LeaderEpoch {
@@ -192,10 +191,10 @@ impl World {
                 continue;
             }
             if !r.records.is_empty() {
-                self.follower_append(b, &r.tp, r.records.0.to_vec())?;
+                self.follower_append(&r.tp, r.records.0.to_vec())?;
             }
             let verified = self
-                .br(b)
+                .me()
                 .fetchers
                 .get(&leader)
                 .and_then(|f| f.partitions.get(&r.tp))
@@ -203,7 +202,7 @@ impl World {
             if !verified {
                 self.k.gate()?;
                 if let Some(st) = self
-                    .brm(b)
+                    .me_mut()
                     .fetchers
                     .get_mut(&leader)
                     .and_then(|f| f.partitions.get_mut(&r.tp))
@@ -212,20 +211,20 @@ impl World {
                 }
                 self.check_replicas_consistent(b, leader, &r.tp)?;
             }
-            let log = &self.br(b).logs[&r.tp];
+            let log = &self.me().logs[&r.tp];
             let new_hw = r
                 .high_watermark
                 .min(log.log_end_offset)
                 .max(log.log_start_offset);
             let old = self
-                .br(b)
+                .me()
                 .partitions
                 .get(&r.tp)
                 .map(|p| p.high_watermark)
                 .unwrap_or(0);
             if new_hw != old {
                 self.k.gate()?;
-                if let Some(p) = self.brm(b).partitions.get_mut(&r.tp) {
+                if let Some(p) = self.me_mut().partitions.get_mut(&r.tp) {
                     p.high_watermark = new_hw;
                 }
                 self.k.emit(
@@ -241,16 +240,12 @@ impl World {
                 );
             }
         }
-        self.fetcher_maybe_send(b, leader)
+        self.fetcher_maybe_send(leader)
     }
 
-    pub(super) fn follower_append(
-        &mut self,
-        b: BrokerId,
-        tp: &TopicPartition,
-        bytes: Vec<u8>,
-    ) -> Step {
-        let prepared = match self.br(b).logs[tp].prepare_follower_append(bytes) {
+    pub(super) fn follower_append(&mut self, tp: &TopicPartition, bytes: Vec<u8>) -> Step {
+        let b = self.id;
+        let prepared = match self.me().logs[tp].prepare_follower_append(bytes) {
             Ok(p) => p,
             Err(e) => {
                 return self
@@ -267,6 +262,6 @@ impl World {
                     .map(|_| ())
             }
         };
-        self.append_prepared(b, tp, prepared, false)
+        self.append_prepared(tp, prepared, false)
     }
 }

@@ -9,25 +9,25 @@
 
 use super::*;
 
-impl World {
+impl BrokerCx<'_> {
     /// `updateFollowerFetchState`: the follower's fetch offset is its LEO.
     pub(super) fn leader_record_follower_fetch(
         &mut self,
-        b: BrokerId,
         f: BrokerId,
         fp: &FetchPartition,
     ) -> Step {
+        let b = self.id;
         let now = self.k.now;
         let lag = self.k.sc.cluster.config.replica_lag_time_max_ms;
-        let Some(p) = self.br(b).partitions.get(&fp.tp).filter(|p| p.is_leader) else {
+        let Some(p) = self.me().partitions.get(&fp.tp).filter(|p| p.is_leader) else {
             return Ok(());
         };
         if fp.current_leader_epoch != p.leader_epoch || !p.remote.contains_key(&f) {
             return Ok(());
         }
-        let leader_leo = self.br(b).logs[&fp.tp].log_end_offset;
+        let leader_leo = self.me().logs[&fp.tp].log_end_offset;
         if fp.last_fetched_epoch >= 0 {
-            let (e, end) = self.br(b).logs[&fp.tp].end_offset_for_epoch(fp.last_fetched_epoch);
+            let (e, end) = self.me().logs[&fp.tp].end_offset_for_epoch(fp.last_fetched_epoch);
             if e < fp.last_fetched_epoch || end < fp.fetch_offset {
                 return Ok(()); // diverging: the follower must truncate first
             }
@@ -37,7 +37,7 @@ impl World {
         }
         self.k.gate()?;
         let r = self
-            .brm(b)
+            .me_mut()
             .partitions
             .get_mut(&fp.tp)
             .expect("checked")
@@ -70,15 +70,16 @@ impl World {
                 },
             );
         }
-        self.maybe_expand_isr(b, &fp.tp, f)?;
-        self.maybe_increment_hw(b, &fp.tp)
+        self.maybe_expand_isr(&fp.tp, f)?;
+        self.maybe_increment_hw(&fp.tp)
     }
 
     /// `maybeIncrementLeaderHW`.
-    pub(crate) fn maybe_increment_hw(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+    pub(crate) fn maybe_increment_hw(&mut self, tp: &TopicPartition) -> Step {
+        let b = self.id;
         let now = self.k.now;
         let lag = self.k.sc.cluster.config.replica_lag_time_max_ms;
-        let br = self.br(b);
+        let br = self.me();
         let Some(p) = br.partitions.get(tp).filter(|p| p.is_leader) else {
             return Ok(());
         };
@@ -123,7 +124,7 @@ impl World {
         }
         let old = p.high_watermark;
         self.k.gate()?;
-        self.brm(b)
+        self.me_mut()
             .partitions
             .get_mut(tp)
             .expect("checked")
@@ -140,24 +141,19 @@ impl World {
             },
         );
         self.check_hw_within_isr(b, tp)?;
-        self.complete_delayed_produces(b, tp)?;
-        self.complete_delayed_fetches(b, tp)
+        self.complete_delayed_produces(tp)?;
+        self.complete_delayed_fetches(tp)
     }
 
-    pub(super) fn maybe_expand_isr(
-        &mut self,
-        b: BrokerId,
-        tp: &TopicPartition,
-        f: BrokerId,
-    ) -> Step {
-        let Some(p) = self.br(b).partitions.get(tp).filter(|p| p.is_leader) else {
+    pub(super) fn maybe_expand_isr(&mut self, tp: &TopicPartition, f: BrokerId) -> Step {
+        let Some(p) = self.me().partitions.get(tp).filter(|p| p.is_leader) else {
             return Ok(());
         };
         if p.isr.contains(&f) || p.pending_isr.is_some() {
             return Ok(());
         }
         // `canAddReplicaToIsr`: only a broker the metadata cache lists as alive.
-        if !self.br(b).metadata.live_brokers.contains(&f) {
+        if !self.me().metadata.live_brokers.contains(&f) {
             return Ok(());
         }
         let Some(r) = p.remote.get(&f) else {
@@ -170,21 +166,22 @@ impl World {
                 "follower {} caught up: its LEO {} reached the high watermark {}",
                 f.0, r.leo, p.high_watermark
             );
-            self.propose_isr(b, tp, new_isr, reason)?;
+            self.propose_isr(tp, new_isr, reason)?;
         }
         Ok(())
     }
 
     /// `maybeShrinkIsr`, run every `replica.lag.time.max.ms / 2`.
-    pub(super) fn broker_maybe_shrink_isr(&mut self, b: BrokerId) -> Step {
+    pub(super) fn broker_maybe_shrink_isr(&mut self) -> Step {
+        let b = self.id;
         let now = self.k.now;
         let lag = self.k.sc.cluster.config.replica_lag_time_max_ms;
         let mut todo = Vec::new();
-        for (tp, p) in &self.br(b).partitions {
+        for (tp, p) in &self.me().partitions {
             if !p.is_leader || p.pending_isr.is_some() {
                 continue;
             }
-            let leo = self.br(b).logs[tp].log_end_offset;
+            let leo = self.me().logs[tp].log_end_offset;
             let out: Vec<BrokerId> = p
                 .isr
                 .iter()
@@ -208,25 +205,25 @@ impl World {
             }
         }
         for (tp, isr, reason) in todo {
-            self.propose_isr(b, &tp, isr, reason)?;
+            self.propose_isr(&tp, isr, reason)?;
         }
         Ok(())
     }
 
     pub(super) fn propose_isr(
         &mut self,
-        b: BrokerId,
         tp: &TopicPartition,
         new_isr: Vec<BrokerId>,
         reason: String,
     ) -> Step {
-        let controller = self.br(b).metadata.controller_id;
+        let b = self.id;
+        let controller = self.me().metadata.controller_id;
         if controller < 0 {
             return Ok(());
         }
         self.k.gate()?;
         let (old, epoch, pe) = {
-            let p = self.brm(b).partitions.get_mut(tp).expect("leader");
+            let p = self.me_mut().partitions.get_mut(tp).expect("leader");
             p.pending_isr = Some(new_isr.clone());
             (p.isr.clone(), p.leader_epoch, p.partition_epoch)
         };
@@ -264,21 +261,21 @@ impl World {
 
     pub(super) fn broker_on_alter_partition_response(
         &mut self,
-        b: BrokerId,
         tp: TopicPartition,
         error: Option<ErrorCode>,
         leader_epoch: i32,
         isr: Vec<BrokerId>,
         partition_epoch: i32,
     ) -> Step {
-        let Some(p) = self.br(b).partitions.get(&tp) else {
+        let b = self.id;
+        let Some(p) = self.me().partitions.get(&tp) else {
             return Ok(());
         };
         if !p.is_leader || p.pending_isr.is_none() {
             return Ok(());
         }
         self.k.gate()?;
-        let p = self.brm(b).partitions.get_mut(&tp).expect("checked");
+        let p = self.me_mut().partitions.get_mut(&tp).expect("checked");
         p.pending_isr = None;
         if let Some(e) = error {
             self.k.emit(
@@ -305,6 +302,6 @@ impl World {
                 partition_epoch,
             },
         );
-        self.maybe_increment_hw(b, &tp)
+        self.maybe_increment_hw(&tp)
     }
 }

@@ -6,15 +6,16 @@
 
 use super::*;
 
-impl World {
-    pub(super) fn broker_ensure_log(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
-        if self.br(b).logs.contains_key(tp) {
+impl BrokerCx<'_> {
+    pub(super) fn broker_ensure_log(&mut self, tp: &TopicPartition) -> Step {
+        let b = self.id;
+        if self.me().logs.contains_key(tp) {
             return Ok(());
         }
         let cfg = Arc::new(self.topic_log_config(&tp.topic));
         self.k.gate()?;
-        let wall = self.wall_ms();
-        let br = self.brm(b);
+        let wall = self.k.wall_ms();
+        let br = self.me_mut();
         let log = Log::create(&mut br.disk, tp.clone(), cfg, wall)
             .expect("a new log directory can be created");
         let dir = log.dir.clone();
@@ -30,9 +31,10 @@ impl World {
         Ok(())
     }
 
-    pub(super) fn broker_checkpoint_hw(&mut self, b: BrokerId) -> Step {
+    pub(super) fn broker_checkpoint_hw(&mut self) -> Step {
+        let b = self.id;
         let hws: SortedMap<TopicPartition, i64> = SortedMap::from_iter(
-            self.br(b)
+            self.me()
                 .partitions
                 .iter()
                 .map(|(tp, p)| (tp.clone(), p.high_watermark)),
@@ -40,13 +42,13 @@ impl World {
         if hws.is_empty()
             || hws
                 .iter()
-                .all(|(tp, hw)| self.br(b).hw_checkpoint.get(tp) == Some(hw))
+                .all(|(tp, hw)| self.me().hw_checkpoint.get(tp) == Some(hw))
         {
             return Ok(());
         }
         self.k.gate()?;
         let n = hws.len() as u32;
-        self.brm(b).hw_checkpoint.extend(hws);
+        self.me_mut().hw_checkpoint.extend(hws);
         self.k.emit(
             vec![bnode(b)],
             EventKind::HighWatermarkCheckpointed {
@@ -58,17 +60,18 @@ impl World {
     }
 
     /// The log retention task (`LogManager.cleanupLogs`): three passes per log.
-    pub(super) fn broker_retention(&mut self, b: BrokerId) -> Step {
-        let tps: Vec<TopicPartition> = self.br(b).logs.keys().cloned().collect();
-        let wall = self.wall_ms();
+    pub(super) fn broker_retention(&mut self) -> Step {
+        let b = self.id;
+        let tps: Vec<TopicPartition> = self.me().logs.keys().cloned().collect();
+        let wall = self.k.wall_ms();
         for tp in tps {
             let hw = self
-                .br(b)
+                .me()
                 .partitions
                 .get(&tp)
                 .map(|p| p.high_watermark)
-                .unwrap_or_else(|| self.br(b).hw_checkpoint.get(&tp).copied().unwrap_or(0));
-            let delete = self.br(b).logs[&tp].config.cleanup_policy.delete;
+                .unwrap_or_else(|| self.me().hw_checkpoint.get(&tp).copied().unwrap_or(0));
+            let delete = self.me().logs[&tp].config.cleanup_policy.delete;
             for pass in [
                 crate::storage::log::RetentionPass::LogStartOffset,
                 crate::storage::log::RetentionPass::RetentionBytes,
@@ -77,12 +80,12 @@ impl World {
                 if !delete && pass != crate::storage::log::RetentionPass::LogStartOffset {
                     continue;
                 }
-                let Some(plan) = self.br(b).logs[&tp].plan_retention(pass, wall, hw) else {
+                let Some(plan) = self.me().logs[&tp].plan_retention(pass, wall, hw) else {
                     continue;
                 };
                 self.k.gate()?;
                 let now = self.k.now;
-                let br = self.brm(b);
+                let br = self.me_mut();
                 let log = br.logs.get_mut(&tp).expect("exists");
                 let applied = log
                     .apply_retention(&mut br.disk, &plan, wall, now)
@@ -96,14 +99,14 @@ impl World {
                     },
                 );
             }
-            let due = self.br(b).logs[&tp]
+            let due = self.me().logs[&tp]
                 .pending_deletes
                 .iter()
                 .any(|p| p.delete_at_ms <= self.k.now);
             if due {
                 self.k.gate()?;
                 let now = self.k.now;
-                let br = self.brm(b);
+                let br = self.me_mut();
                 let log = br.logs.get_mut(&tp).expect("exists");
                 let files = log.delete_expired_files(&mut br.disk, now);
                 self.k
@@ -114,15 +117,16 @@ impl World {
     }
 
     /// The log cleaner thread: compact the dirtiest eligible log.
-    pub(super) fn broker_clean(&mut self, b: BrokerId) -> Step {
-        let wall = self.wall_ms();
+    pub(super) fn broker_clean(&mut self) -> Step {
+        let b = self.id;
+        let wall = self.k.wall_ms();
         let mut best: Option<(u32, TopicPartition, crate::storage::cleaner::Cleanable)> = None;
-        for (tp, log) in &self.br(b).logs {
+        for (tp, log) in &self.me().logs {
             if !log.config.cleanup_policy.compact {
                 continue;
             }
             let hw = self
-                .br(b)
+                .me()
                 .partitions
                 .get(tp)
                 .map(|p| p.high_watermark)
@@ -136,7 +140,7 @@ impl World {
             return Ok(());
         };
         self.k.gate()?;
-        let br = self.brm(b);
+        let br = self.me_mut();
         let log = br.logs.get_mut(&tp).expect("exists");
         let result =
             crate::storage::cleaner::clean(log, &mut br.disk, plan, wall).expect("cleaning");

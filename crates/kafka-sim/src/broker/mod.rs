@@ -45,7 +45,7 @@ use crate::msg::{
     Bytes, DivergingEpoch, ErrorCode, FetchPartition, FetchPartitionResponse, Message,
     PartitionMetadata, PartitionState, ProducePartitionResponse,
 };
-use crate::sim::{Continuation, Step, Timer, World};
+use crate::sim::{Continuation, Kernel, Step, Timer, World};
 use crate::storage::log::{AppendError, Log};
 use crate::storage::paged::MemStorage;
 use serde::{Deserialize, Serialize};
@@ -242,19 +242,77 @@ pub(crate) struct LeaderAndIsrWork {
     results: Vec<(TopicPartition, Option<ErrorCode>)>,
 }
 
+/// One broker while it handles one work item: the kernel, ZooKeeper
+/// through the broker's ZooKeeper client, and this broker only. Every role a
+/// broker plays (replica manager, fetcher, controller, group coordinator)
+/// runs on this handle, so it reaches another broker or a client only by
+/// sending it a message: the compiler enforces it.
+///
+/// ZooKeeper is reached as Kafka's `KafkaZkClient` reaches it, synchronously:
+/// a handler reads znodes directly (`zk`) and changes them through
+/// [`BrokerCx::zkc`], whose every write is an event.
+///
+/// `me` is the broker's `Arc` in the world, copied on the first change
+/// (`Arc::make_mut`), so checkpoints keep sharing an unchanged broker.
+pub(crate) struct BrokerCx<'a> {
+    pub(crate) k: &'a mut Kernel,
+    pub(crate) zk: &'a mut crate::zk::ZooKeeper,
+    pub(crate) id: BrokerId,
+    /// This broker (read it with [`BrokerCx::me`], change it with
+    /// [`BrokerCx::me_mut`]).
+    pub(crate) me: &'a mut Arc<Broker>,
+    /// The ledger and the other brokers, for the invariant checks only.
+    pub(crate) audit: crate::invariants::BrokerAudit<'a>,
+}
+
+impl<'a> BrokerCx<'a> {
+    /// This broker, read-only.
+    pub(crate) fn me(&self) -> &Broker {
+        self.me
+    }
+
+    /// This broker, to change: copied first if a checkpoint still shares it.
+    pub(crate) fn me_mut(&mut self) -> &mut Broker {
+        Arc::make_mut(self.me)
+    }
+
+    /// The broker's ZooKeeper client: every write is an event, and a write
+    /// fires the watches set on its path.
+    pub(crate) fn zkc(&mut self) -> crate::zk::ZkCx<'_> {
+        crate::zk::ZkCx {
+            k: self.k,
+            zk: self.zk,
+        }
+    }
+}
+
+impl World {
+    /// The handle through which broker `b` handles one work item.
+    pub(crate) fn bcx(&mut self, b: BrokerId) -> BrokerCx<'_> {
+        let (audit, me) =
+            crate::invariants::BrokerAudit::split(&mut self.ledger, &mut self.brokers, b);
+        BrokerCx {
+            k: &mut self.k,
+            zk: &mut self.zk,
+            id: b,
+            me,
+            audit,
+        }
+    }
+}
+
+impl LeaderAndIsrWork {
+    /// The broker applying the request.
+    pub(crate) fn broker(&self) -> BrokerId {
+        self.b
+    }
+}
+
 fn bnode(b: BrokerId) -> NodeId {
     NodeId::Broker(b)
 }
 
-impl World {
-    fn br(&self, b: BrokerId) -> &Broker {
-        &self.brokers[&b]
-    }
-
-    fn brm(&mut self, b: BrokerId) -> &mut Broker {
-        std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("broker exists"))
-    }
-
+impl BrokerCx<'_> {
     /// The log settings of a topic: its `/config/topics/<t>` overrides over the
     /// broker's `log.*` defaults.
     pub(crate) fn topic_log_config(&self, topic: &str) -> LogConfig {
@@ -279,15 +337,16 @@ impl World {
         lc
     }
 
-    pub(crate) fn broker_timer(&mut self, b: BrokerId, timer: Timer) -> Step {
-        if !self.br(b).alive && timer != Timer::BrokerStart {
+    pub(crate) fn broker_timer(&mut self, timer: Timer) -> Step {
+        let b = self.id;
+        if !self.me().alive && timer != Timer::BrokerStart {
             return Ok(());
         }
         let cfg = self.k.sc.cluster.config.clone();
         match timer {
-            Timer::BrokerStart => self.broker_start(b),
+            Timer::BrokerStart => self.broker_start(),
             Timer::IsrExpiration => {
-                self.broker_maybe_shrink_isr(b)?;
+                self.broker_maybe_shrink_isr()?;
                 self.k.set_timer(
                     bnode(b),
                     self.k.now + cfg.replica_lag_time_max_ms / 2,
@@ -295,7 +354,7 @@ impl World {
                 )
             }
             Timer::HwCheckpoint => {
-                self.broker_checkpoint_hw(b)?;
+                self.broker_checkpoint_hw()?;
                 self.k.set_timer(
                     bnode(b),
                     self.k.now + cfg.replica_high_watermark_checkpoint_interval_ms,
@@ -303,7 +362,7 @@ impl World {
                 )
             }
             Timer::OsFlush => {
-                self.broker_os_flush(b)?;
+                self.broker_os_flush()?;
                 self.k.set_timer(
                     bnode(b),
                     self.k.now + self.k.sc.cluster.os_flush_interval_ms,
@@ -311,7 +370,7 @@ impl World {
                 )
             }
             Timer::RetentionCheck => {
-                self.broker_retention(b)?;
+                self.broker_retention()?;
                 self.k.set_timer(
                     bnode(b),
                     self.k.now + cfg.log_retention_check_interval_ms,
@@ -319,7 +378,7 @@ impl World {
                 )
             }
             Timer::CleanerCheck => {
-                self.broker_clean(b)?;
+                self.broker_clean()?;
                 self.k.set_timer(
                     bnode(b),
                     self.k.now + cfg.log_cleaner_backoff_ms,
@@ -327,8 +386,8 @@ impl World {
                 )
             }
             Timer::AutoLeaderRebalance => {
-                if self.is_controller(b) {
-                    self.controller_auto_rebalance(b)?;
+                if self.is_controller() {
+                    self.controller_auto_rebalance()?;
                 }
                 Ok(())
             }
@@ -336,12 +395,12 @@ impl World {
                 tp,
                 partition_epoch,
             } => {
-                let stale = self.br(b).partitions.get(&tp).is_some_and(|p| {
+                let stale = self.me().partitions.get(&tp).is_some_and(|p| {
                     p.is_leader && p.pending_isr.is_some() && p.partition_epoch == partition_epoch
                 });
                 if stale {
                     self.k.gate()?;
-                    self.brm(b)
+                    self.me_mut()
                         .partitions
                         .get_mut(&tp)
                         .expect("checked")
@@ -357,18 +416,18 @@ impl World {
                 }
                 Ok(())
             }
-            Timer::ConnectionClosed { peer } => self.broker_connection_closed(b, peer),
+            Timer::ConnectionClosed { peer } => self.broker_connection_closed(peer),
             Timer::DelayedFetchExpiry { id } => {
-                if let Some(d) = self.brm(b).delayed_fetches.remove(&id) {
-                    self.broker_answer_fetch(b, d)?;
+                if let Some(d) = self.me_mut().delayed_fetches.remove(&id) {
+                    self.broker_answer_fetch(d)?;
                 }
                 Ok(())
             }
-            Timer::DelayedProduceExpiry { id } => self.broker_expire_produce(b, id),
-            Timer::ReplicaFetchBackoff { leader } => self.fetcher_maybe_send(b, leader),
+            Timer::DelayedProduceExpiry { id } => self.broker_expire_produce(id),
+            Timer::ReplicaFetchBackoff { leader } => self.fetcher_maybe_send(leader),
             Timer::RequestTimeout { correlation_id } => {
                 let leader = self
-                    .br(b)
+                    .me()
                     .fetchers
                     .iter()
                     .find(|(_, f)| f.in_flight == Some(correlation_id))
@@ -379,7 +438,7 @@ impl World {
                     // (`AbstractFetcherThread.processFetchRequest` →
                     // `handlePartitionsWithErrors` → `delayPartitions`).
                     self.k.gate()?;
-                    if let Some(f) = self.brm(b).fetchers.get_mut(&l) {
+                    if let Some(f) = self.me_mut().fetchers.get_mut(&l) {
                         f.in_flight = None;
                     }
                     let at = self.k.now + self.k.sc.cluster.config.replica_fetch_backoff_ms;
@@ -389,24 +448,25 @@ impl World {
                 Ok(())
             }
             Timer::GroupJoinDeadline { group, generation } => {
-                self.coordinator_join_deadline(b, &group, generation)
+                self.coordinator_join_deadline(&group, generation)
             }
             Timer::GroupMemberExpiry { group, member } => {
-                self.coordinator_member_expiry(b, &group, &member)
+                self.coordinator_member_expiry(&group, &member)
             }
-            Timer::GroupInitialDelay { group } => self.coordinator_initial_delay(b, &group),
+            Timer::GroupInitialDelay { group } => self.coordinator_initial_delay(&group),
             _ => Ok(()),
         }
     }
 
     /// Startup: recover logs from disk, open a ZooKeeper session, register
     /// `/brokers/ids/<id>`, run for controller, start periodic tasks.
-    fn broker_start(&mut self, b: BrokerId) -> Step {
+    fn broker_start(&mut self) -> Step {
+        let b = self.id;
         self.k.gate()?;
         let cfg = self.k.sc.cluster.config.clone();
         let inc = self.k.restart(bnode(b));
         let recovered = {
-            let br = self.brm(b);
+            let br = self.me_mut();
             br.alive = true;
             br.incarnation = inc;
             br.registered = false;
@@ -421,8 +481,8 @@ impl World {
                 recovered_logs: recovered,
             },
         );
-        self.zk_open_session(b)?;
-        self.broker_register(b)?;
+        self.zkc().open_session(b)?;
+        self.broker_register()?;
         let now = self.k.now;
         self.k.set_timer(
             bnode(b),
@@ -454,27 +514,29 @@ impl World {
 
     /// Creates `/brokers/ids/<id>`; if a previous life's znode is still there
     /// (its session has not expired yet), watch it and try again when it goes.
-    fn broker_register(&mut self, b: BrokerId) -> Step {
+    fn broker_register(&mut self) -> Step {
+        let b = self.id;
         let path = format!("/brokers/ids/{}", b.0);
         let data = format!(
             "{{\"features\":{{}},\"listener_security_protocol_map\":{{\"PLAINTEXT\":\"PLAINTEXT\"}},\"endpoints\":[\"PLAINTEXT://broker-{0}:9092\"],\"jmx_port\":-1,\"port\":9092,\"host\":\"broker-{0}\",\"version\":5,\"timestamp\":\"{1}\"}}",
             b.0,
-            self.wall_ms()
+            self.k.wall_ms()
         );
-        if self.zk_create(bnode(b), &path, data, Some(b))? {
+        if self.zkc().create(bnode(b), &path, data, Some(b))? {
             self.k.gate()?;
-            self.brm(b).registered = true;
-            self.controller_try_elect(b)
+            self.me_mut().registered = true;
+            self.controller_try_elect()
         } else {
-            self.zk_watch(b, &path)
+            self.zkc().watch(b, &path)
         }
     }
 
     /// Hard kill: the process dies; memory is lost, the disk is kept.
     /// The OS writes back dirty pages: the logs are on disk up to their end.
-    fn broker_os_flush(&mut self, b: BrokerId) -> Step {
+    fn broker_os_flush(&mut self) -> Step {
+        let b = self.id;
         let n = self
-            .br(b)
+            .me()
             .logs
             .values()
             .filter(|l| l.flushed_offset != l.log_end_offset)
@@ -483,7 +545,7 @@ impl World {
             return Ok(());
         }
         self.k.gate()?;
-        for l in self.brm(b).logs.values_mut() {
+        for l in self.me_mut().logs.values_mut() {
             l.flushed_offset = l.log_end_offset;
         }
         self.k.emit(
@@ -498,67 +560,32 @@ impl World {
 
     /// A power failure: the page cache is gone, so each log loses what the OS
     /// had not written back (Kafka does not fsync each write).
-    pub(crate) fn broker_lose_page_cache(&mut self, b: BrokerId) -> Step {
+    pub(crate) fn broker_lose_page_cache(&mut self) -> Step {
         let cut: Vec<(TopicPartition, i64)> = self
-            .br(b)
+            .me()
             .logs
             .iter()
             .filter(|(_, l)| l.flushed_offset < l.log_end_offset)
             .map(|(tp, l)| (tp.clone(), l.flushed_offset))
             .collect();
         for (tp, to) in cut {
-            self.truncate(
-                b,
-                &tp,
-                to,
-                TruncateReason::PowerFailure { flushed_offset: to },
-            )?;
-        }
-        Ok(())
-    }
-
-    /// The broker's process ended: every TCP connection to it resets, so
-    /// the peers with requests in flight learn of it after one link latency
-    /// (a power failure sends no reset: they wait for their timeouts).
-    pub(crate) fn broker_connections_reset(&mut self, b: BrokerId) -> Step {
-        let mut peers: Vec<NodeId> = Vec::new();
-        for p in &self.producers {
-            if p.in_flight.get(&b).is_some_and(|m| !m.is_empty()) {
-                peers.push(NodeId::Producer(p.index));
-            }
-        }
-        for c in &self.consumers {
-            if c.alive && c.fetches_in_flight.contains_key(&b) {
-                peers.push(NodeId::Consumer(c.index));
-            }
-        }
-        for x in self.brokers.values().filter(|x| x.alive && x.id != b) {
-            let fetching = x.fetchers.get(&b).is_some_and(|f| f.in_flight.is_some());
-            let altering = x.metadata.controller_id == b.0
-                && x.partitions.values().any(|p| p.pending_isr.is_some());
-            if fetching || altering {
-                peers.push(NodeId::Broker(x.id));
-            }
-        }
-        for node in peers {
-            let at = self.k.now + self.k.net.latency(node, bnode(b));
-            self.k
-                .set_timer(node, at, Timer::ConnectionClosed { peer: b })?;
+            self.truncate(&tp, to, TruncateReason::PowerFailure { flushed_offset: to })?;
         }
         Ok(())
     }
 
     /// Our connection to `peer` was reset: fetches to it and ISR changes sent
     /// to it (as controller) are given up and retried.
-    fn broker_connection_closed(&mut self, b: BrokerId, peer: BrokerId) -> Step {
+    fn broker_connection_closed(&mut self, peer: BrokerId) -> Step {
+        let b = self.id;
         let fetch = self
-            .br(b)
+            .me()
             .fetchers
             .get(&peer)
             .and_then(|f| f.in_flight)
             .is_some();
-        let pending: Vec<TopicPartition> = if self.br(b).metadata.controller_id == peer.0 {
-            self.br(b)
+        let pending: Vec<TopicPartition> = if self.me().metadata.controller_id == peer.0 {
+            self.me()
                 .partitions
                 .iter()
                 .filter(|(_, p)| p.pending_isr.is_some())
@@ -571,11 +598,11 @@ impl World {
             return Ok(());
         }
         self.k.gate()?;
-        if let Some(f) = self.brm(b).fetchers.get_mut(&peer) {
+        if let Some(f) = self.me_mut().fetchers.get_mut(&peer) {
             f.in_flight = None;
         }
         for tp in &pending {
-            if let Some(p) = self.brm(b).partitions.get_mut(tp) {
+            if let Some(p) = self.me_mut().partitions.get_mut(tp) {
                 p.pending_isr = None;
             }
         }
@@ -595,10 +622,11 @@ impl World {
         Ok(())
     }
 
-    pub(crate) fn broker_kill(&mut self, b: BrokerId, controlled: bool) -> Step {
+    pub(crate) fn broker_kill(&mut self, controlled: bool) -> Step {
+        let b = self.id;
         self.k.gate()?;
         {
-            let br = self.brm(b);
+            let br = self.me_mut();
             br.alive = false;
             br.partitions.clear();
             br.fetchers.clear();
@@ -620,14 +648,15 @@ impl World {
             },
         );
         if controlled {
-            self.zk_close_session(b, false)
+            self.zkc().close_session(b, false)
         } else {
-            self.zk_broker_died(b)
+            self.zkc().broker_died(b)
         }
     }
 
     /// A request of ours could not reach a dead broker.
-    pub(crate) fn broker_disconnected(&mut self, b: BrokerId, to: NodeId, msg: &Message) -> Step {
+    pub(crate) fn broker_disconnected(&mut self, to: NodeId, msg: &Message) -> Step {
+        let b = self.id;
         if let Message::AlterPartition {
             tp,
             partition_epoch,
@@ -636,12 +665,12 @@ impl World {
         {
             // The controller died with our request: the next ISR check retries.
             let pending =
-                self.br(b).partitions.get(tp).is_some_and(|p| {
+                self.me().partitions.get(tp).is_some_and(|p| {
                     p.pending_isr.is_some() && p.partition_epoch == *partition_epoch
                 });
             if pending {
                 self.k.gate()?;
-                self.brm(b)
+                self.me_mut()
                     .partitions
                     .get_mut(tp)
                     .expect("checked")
@@ -660,9 +689,9 @@ impl World {
         if let (Message::Fetch(FetchRequest { correlation_id, .. }), NodeId::Broker(leader)) =
             (msg, to)
         {
-            if self.br(b).fetchers.get(&leader).and_then(|f| f.in_flight) == Some(*correlation_id) {
+            if self.me().fetchers.get(&leader).and_then(|f| f.in_flight) == Some(*correlation_id) {
                 self.k.gate()?;
-                if let Some(f) = self.brm(b).fetchers.get_mut(&leader) {
+                if let Some(f) = self.me_mut().fetchers.get_mut(&leader) {
                     f.in_flight = None;
                 }
                 let at = self.k.now + self.k.sc.cluster.config.replica_fetch_backoff_ms;

@@ -9,9 +9,10 @@
 use super::*;
 use crate::msg::FetchRequest;
 
-impl World {
+impl BrokerCx<'_> {
     /// The leader's side of Fetch.
-    pub(super) fn broker_on_fetch(&mut self, b: BrokerId, from: NodeId, req: FetchRequest) -> Step {
+    pub(super) fn broker_on_fetch(&mut self, from: NodeId, req: FetchRequest) -> Step {
+        let b = self.id;
         let FetchRequest {
             correlation_id,
             replica_id,
@@ -23,7 +24,7 @@ impl World {
         if replica_id >= 0 {
             // Followers' fetch offsets are their log end offsets: record them first.
             for fp in &partitions {
-                self.leader_record_follower_fetch(b, BrokerId(replica_id), fp)?;
+                self.leader_record_follower_fetch(BrokerId(replica_id), fp)?;
             }
         }
         let d = DelayedFetch {
@@ -34,12 +35,12 @@ impl World {
             min_bytes,
             max_bytes,
         };
-        let (responses, bytes, urgent) = self.read_fetch(b, &d);
+        let (responses, bytes, urgent) = self.read_fetch(&d);
         if urgent || bytes >= min_bytes || max_wait_ms == 0 {
-            return self.send_fetch_response(b, &d, responses);
+            return self.send_fetch_response(&d, responses);
         }
         self.k.gate()?;
-        let br = self.brm(b);
+        let br = self.me_mut();
         br.next_delayed += 1;
         let id = br.next_delayed;
         br.delayed_fetches.insert(id, d);
@@ -61,12 +62,8 @@ impl World {
 
     /// Reads what a fetch would return now: the responses, the bytes, and
     /// whether something (an error, a divergence) must be answered at once.
-    pub(super) fn read_fetch(
-        &self,
-        b: BrokerId,
-        d: &DelayedFetch,
-    ) -> (Vec<FetchPartitionResponse>, u64, bool) {
-        let br = self.br(b);
+    pub(super) fn read_fetch(&self, d: &DelayedFetch) -> (Vec<FetchPartitionResponse>, u64, bool) {
+        let br = self.me();
         let mut out = Vec::new();
         let mut total = 0u64;
         let mut urgent = false;
@@ -139,10 +136,10 @@ impl World {
 
     pub(super) fn send_fetch_response(
         &mut self,
-        b: BrokerId,
         d: &DelayedFetch,
         partitions: Vec<FetchPartitionResponse>,
     ) -> Step {
+        let b = self.id;
         for r in &partitions {
             if let Some(e) = r.error {
                 self.k.record(
@@ -183,41 +180,42 @@ impl World {
             .map(|_| ())
     }
 
-    pub(super) fn broker_answer_fetch(&mut self, b: BrokerId, d: DelayedFetch) -> Step {
-        let (responses, _, _) = self.read_fetch(b, &d);
-        self.send_fetch_response(b, &d, responses)
+    pub(super) fn broker_answer_fetch(&mut self, d: DelayedFetch) -> Step {
+        let (responses, _, _) = self.read_fetch(&d);
+        self.send_fetch_response(&d, responses)
     }
 
     /// Completes parked fetches that now have enough data (after an append or
     /// a high watermark move on `tp`).
-    pub(crate) fn complete_delayed_fetches(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+    pub(crate) fn complete_delayed_fetches(&mut self, tp: &TopicPartition) -> Step {
         let ids: Vec<u64> = self
-            .br(b)
+            .me()
             .delayed_fetches
             .iter()
             .filter(|(_, d)| d.partitions.iter().any(|p| &p.tp == tp))
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            let d = self.br(b).delayed_fetches[&id].clone();
-            let (responses, bytes, urgent) = self.read_fetch(b, &d);
+            let d = self.me().delayed_fetches[&id].clone();
+            let (responses, bytes, urgent) = self.read_fetch(&d);
             if urgent || bytes >= d.min_bytes {
                 self.k.gate()?;
-                self.brm(b).delayed_fetches.remove(&id);
-                self.send_fetch_response(b, &d, responses)?;
+                self.me_mut().delayed_fetches.remove(&id);
+                self.send_fetch_response(&d, responses)?;
             }
         }
         Ok(())
     }
 
     /// `checkEnoughReplicasReachOffset` for each waiting partition.
-    pub(crate) fn try_complete_produce(&mut self, b: BrokerId, id: u64) -> Step {
-        let Some(d) = self.br(b).delayed_produces.get(&id).cloned() else {
+    pub(crate) fn try_complete_produce(&mut self, id: u64) -> Step {
+        let b = self.id;
+        let Some(d) = self.me().delayed_produces.get(&id).cloned() else {
             return Ok(());
         };
         let mut d2 = d.clone();
         for part in d2.parts.iter_mut().filter(|p| p.result.is_none()) {
-            let br = self.br(b);
+            let br = self.me();
             match br.partitions.get(&part.tp).filter(|p| p.is_leader) {
                 None => part.result = Some(Some(ErrorCode::NotLeaderOrFollower)),
                 Some(p) if p.high_watermark >= part.required_offset => {
@@ -234,12 +232,12 @@ impl World {
         if d2.parts.iter().any(|p| p.result.is_none()) {
             if d2 != d {
                 self.k.gate()?;
-                self.brm(b).delayed_produces.insert(id, d2);
+                self.me_mut().delayed_produces.insert(id, d2);
             }
             return Ok(());
         }
         self.k.gate()?;
-        self.brm(b).delayed_produces.remove(&id);
+        self.me_mut().delayed_produces.remove(&id);
         let mut responses = d2.done.clone();
         for p in &d2.parts {
             let err = p.result.expect("all done");
@@ -262,7 +260,7 @@ impl World {
                 log_start_offset: 0,
             });
         }
-        self.answer_delayed_produce(b, id, &d2, responses)
+        self.answer_delayed_produce(id, &d2, responses)
     }
 
     /// A delayed produce is over (complete or expired): answer the client, or,
@@ -270,14 +268,14 @@ impl World {
     /// with what was waiting for it.
     pub(super) fn answer_delayed_produce(
         &mut self,
-        b: BrokerId,
         id: u64,
         d: &DelayedProduce,
         responses: Vec<ProducePartitionResponse>,
     ) -> Step {
+        let b = self.id;
         if d.from == bnode(b) {
             let err = responses.iter().find_map(|r| r.error);
-            return self.coordinator_write_finished(b, id, err);
+            return self.coordinator_write_finished(id, err);
         }
         self.k
             .send(
@@ -295,13 +293,13 @@ impl World {
     /// acks=all write) until the ISR has it; returns the delayed-produce id.
     pub(crate) fn park_internal_produce(
         &mut self,
-        b: BrokerId,
         tp: &TopicPartition,
         required_offset: i64,
         timeout_ms: u64,
     ) -> Step<u64> {
+        let b = self.id;
         self.k.gate()?;
-        let br = self.brm(b);
+        let br = self.me_mut();
         br.next_delayed += 1;
         let id = br.next_delayed;
         br.delayed_produces.insert(
@@ -326,16 +324,16 @@ impl World {
         Ok(id)
     }
 
-    pub(super) fn complete_delayed_produces(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+    pub(super) fn complete_delayed_produces(&mut self, tp: &TopicPartition) -> Step {
         let ids: Vec<u64> = self
-            .br(b)
+            .me()
             .delayed_produces
             .iter()
             .filter(|(_, d)| d.parts.iter().any(|p| &p.tp == tp))
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            self.try_complete_produce(b, id)?;
+            self.try_complete_produce(id)?;
         }
         Ok(())
     }
@@ -343,19 +341,19 @@ impl World {
     /// Leadership moved: waiting produces on `tp` fail (or are re-checked).
     pub(super) fn fail_delayed_produces(
         &mut self,
-        b: BrokerId,
         tp: &TopicPartition,
         _err: Option<ErrorCode>,
     ) -> Step {
-        self.complete_delayed_produces(b, tp)
+        self.complete_delayed_produces(tp)
     }
 
-    pub(super) fn broker_expire_produce(&mut self, b: BrokerId, id: u64) -> Step {
-        let Some(d) = self.br(b).delayed_produces.get(&id).cloned() else {
+    pub(super) fn broker_expire_produce(&mut self, id: u64) -> Step {
+        let b = self.id;
+        let Some(d) = self.me().delayed_produces.get(&id).cloned() else {
             return Ok(());
         };
         self.k.gate()?;
-        self.brm(b).delayed_produces.remove(&id);
+        self.me_mut().delayed_produces.remove(&id);
         let mut responses = d.done.clone();
         for p in &d.parts {
             let err = p.result.unwrap_or(Some(ErrorCode::RequestTimedOut));
@@ -376,6 +374,6 @@ impl World {
                 log_start_offset: 0,
             });
         }
-        self.answer_delayed_produce(b, id, &d, responses)
+        self.answer_delayed_produce(id, &d, responses)
     }
 }

@@ -7,16 +7,16 @@
 
 use super::*;
 
-impl World {
+impl BrokerCx<'_> {
     /// `becomeLeaderOrFollower`.
     pub(super) fn broker_on_leader_and_isr(
         &mut self,
-        b: BrokerId,
         controller_id: BrokerId,
         controller_epoch: i32,
         parts: Vec<PartitionState>,
     ) -> Step {
-        let known = self.br(b).known_controller_epoch;
+        let b = self.id;
+        let known = self.me().known_controller_epoch;
         if controller_epoch < known {
             self.k.record(
                 vec![bnode(b)],
@@ -40,7 +40,7 @@ impl World {
                 .map(|_| ());
         }
         self.k.gate()?;
-        self.brm(b).known_controller_epoch = controller_epoch;
+        self.me_mut().known_controller_epoch = controller_epoch;
         self.broker_leader_and_isr_next(LeaderAndIsrWork {
             b,
             controller_id,
@@ -60,16 +60,16 @@ impl World {
             if !ps.replicas.contains(&b) {
                 continue;
             }
-            let current = self.br(b).partitions.get(&ps.tp).map(|p| p.leader_epoch);
+            let current = self.me().partitions.get(&ps.tp).map(|p| p.leader_epoch);
             if current.is_some_and(|e| ps.leader_epoch <= e) {
                 k.results.push((ps.tp.clone(), None));
                 continue; // not newer: Kafka ignores it
             }
-            self.broker_ensure_log(b, &ps.tp)?;
+            self.broker_ensure_log(&ps.tp)?;
             if ps.leader == b.0 {
-                self.make_leader(b, &ps)?;
+                self.make_leader(&ps)?;
             } else {
-                self.make_follower(b, &ps)?;
+                self.make_follower(&ps)?;
             }
             k.results.push((ps.tp.clone(), None));
             if !k.parts.is_empty() {
@@ -88,8 +88,8 @@ impl World {
         Ok(())
     }
 
-    pub(super) fn starting_hw(&self, b: BrokerId, tp: &TopicPartition) -> i64 {
-        let br = self.br(b);
+    pub(super) fn starting_hw(&self, tp: &TopicPartition) -> i64 {
+        let br = self.me();
         let leo = br.logs.get(tp).map(|l| l.log_end_offset).unwrap_or(0);
         let hw = br
             .partitions
@@ -100,11 +100,12 @@ impl World {
         hw.min(leo)
     }
 
-    pub(super) fn make_leader(&mut self, b: BrokerId, ps: &PartitionState) -> Step {
-        let hw = self.starting_hw(b, &ps.tp);
+    pub(super) fn make_leader(&mut self, ps: &PartitionState) -> Step {
+        let b = self.id;
+        let hw = self.starting_hw(&ps.tp);
         self.k.gate()?;
         let now = self.k.now;
-        let br = self.brm(b);
+        let br = self.me_mut();
         for f in br.fetchers.values_mut() {
             f.partitions.remove(&ps.tp);
         }
@@ -156,22 +157,23 @@ impl World {
         );
         self.check_acked_records(&ps.tp)?;
         self.check_leaders(&ps.tp)?;
-        self.maybe_increment_hw(b, &ps.tp)?;
-        self.fail_delayed_produces(b, &ps.tp, None)?;
-        self.coordinator_on_leader(b, &ps.tp)
+        self.maybe_increment_hw(&ps.tp)?;
+        self.fail_delayed_produces(&ps.tp, None)?;
+        self.coordinator_on_leader(&ps.tp)
     }
 
-    pub(super) fn make_follower(&mut self, b: BrokerId, ps: &PartitionState) -> Step {
-        let hw = self.starting_hw(b, &ps.tp);
+    pub(super) fn make_follower(&mut self, ps: &PartitionState) -> Step {
+        let b = self.id;
+        let hw = self.starting_hw(&ps.tp);
         let was_leader = self
-            .br(b)
+            .me()
             .partitions
             .get(&ps.tp)
             .is_some_and(|p| p.is_leader);
         self.k.gate()?;
-        let leo = self.br(b).logs[&ps.tp].log_end_offset;
+        let leo = self.me().logs[&ps.tp].log_end_offset;
         {
-            let br = self.brm(b);
+            let br = self.me_mut();
             for f in br.fetchers.values_mut() {
                 f.partitions.remove(&ps.tp);
             }
@@ -204,13 +206,12 @@ impl World {
             },
         );
         if was_leader {
-            self.fail_delayed_produces(b, &ps.tp, Some(ErrorCode::NotLeaderOrFollower))?;
+            self.fail_delayed_produces(&ps.tp, Some(ErrorCode::NotLeaderOrFollower))?;
         }
-        self.coordinator_on_resign(b, &ps.tp)?;
+        self.coordinator_on_resign(&ps.tp)?;
         if !self.k.sc.cluster.config.uses_leader_epochs() && leo > hw {
             // The source notes' rule: cut everything at or above the high watermark.
             self.truncate(
-                b,
                 &ps.tp,
                 hw,
                 TruncateReason::HighWatermark { high_watermark: hw },
@@ -219,7 +220,7 @@ impl World {
         if ps.leader >= 0 {
             let leader = BrokerId(ps.leader);
             self.k.gate()?;
-            self.brm(b)
+            self.me_mut()
                 .fetchers
                 .entry(leader)
                 .or_default()
@@ -232,20 +233,16 @@ impl World {
                         delayed_until: 0,
                     },
                 );
-            self.fetcher_maybe_send(b, leader)?;
+            self.fetcher_maybe_send(leader)?;
         }
         Ok(())
     }
 
     /// StopReplica: stop following (and with `delete`, remove the log and its files).
-    pub(super) fn broker_stop_replica(
-        &mut self,
-        b: BrokerId,
-        tp: &TopicPartition,
-        delete: bool,
-    ) -> Step {
+    pub(super) fn broker_stop_replica(&mut self, tp: &TopicPartition, delete: bool) -> Step {
+        let b = self.id;
         self.k.gate()?;
-        let br = self.brm(b);
+        let br = self.me_mut();
         br.partitions.remove(tp);
         for f in br.fetchers.values_mut() {
             f.partitions.remove(tp);
@@ -267,19 +264,19 @@ impl World {
                 deleted: delete,
             },
         );
-        self.complete_delayed_produces(b, tp)?;
-        self.coordinator_on_resign(b, tp)
+        self.complete_delayed_produces(tp)?;
+        self.coordinator_on_resign(tp)
     }
 
     pub(crate) fn truncate(
         &mut self,
-        b: BrokerId,
         tp: &TopicPartition,
         to: i64,
         reason: TruncateReason,
     ) -> Step {
+        let b = self.id;
         self.k.gate()?;
-        let br = self.brm(b);
+        let br = self.me_mut();
         let Some(log) = br.logs.get_mut(tp) else {
             return Ok(());
         };
@@ -310,15 +307,15 @@ impl World {
     /// Roll if needed, then append: two events.
     pub(crate) fn append_prepared(
         &mut self,
-        b: BrokerId,
         tp: &TopicPartition,
         p: crate::storage::log::PreparedAppend,
         leader: bool,
     ) -> Step {
-        let wall = self.wall_ms();
-        if let Some(reason) = self.br(b).logs[tp].roll_reason(&p, wall) {
+        let b = self.id;
+        let wall = self.k.wall_ms();
+        if let Some(reason) = self.me().logs[tp].roll_reason(&p, wall) {
             self.k.gate()?;
-            let br = self.brm(b);
+            let br = self.me_mut();
             let log = br.logs.get_mut(tp).expect("exists");
             let roll = log
                 .roll(&mut br.disk, reason, Some(p.first_offset), wall)
@@ -333,7 +330,7 @@ impl World {
             );
         }
         self.k.gate()?;
-        let br = self.brm(b);
+        let br = self.me_mut();
         let log = br.logs.get_mut(tp).expect("exists");
         let appended = log.append(&mut br.disk, &p).expect("append");
         let states = br.producer_states.entry(tp.clone()).or_default();
@@ -355,17 +352,17 @@ impl World {
     /// The leader's side of Produce.
     pub(super) fn broker_on_produce(
         &mut self,
-        b: BrokerId,
         from: NodeId,
         correlation_id: i32,
         acks: i16,
         timeout_ms: u64,
         topic_data: Vec<(TopicPartition, Bytes)>,
     ) -> Step {
+        let b = self.id;
         let mut done = Vec::new();
         let mut waiting = Vec::new();
         for (tp, bytes) in topic_data {
-            let reject = |w: &mut World,
+            let reject = |w: &mut BrokerCx,
                           e: ErrorCode,
                           detail: String,
                           done: &mut Vec<ProducePartitionResponse>|
@@ -388,7 +385,7 @@ impl World {
                 Ok(())
             };
             let Some(p) = self
-                .br(b)
+                .me()
                 .partitions
                 .get(&tp)
                 .filter(|p| p.is_leader)
@@ -402,7 +399,7 @@ impl World {
                 )?;
                 continue;
             };
-            let log = &self.br(b).logs[&tp];
+            let log = &self.me().logs[&tp];
             let min_isr = p.effective_min_isr(log.config.min_insync_replicas);
             if acks == -1 && (p.isr.len() as i32) < min_isr {
                 reject(
@@ -432,7 +429,7 @@ impl World {
             }
             // Idempotence: duplicates are acknowledged with their first offsets.
             match self
-                .br(b)
+                .me()
                 .producer_states
                 .get(&tp)
                 .map(|s| s.check(&bytes.0))
@@ -464,7 +461,7 @@ impl World {
                 }
                 Ok(None) => {}
             }
-            let wall = self.wall_ms();
+            let wall = self.k.wall_ms();
             let prepared = match log.prepare_leader_append(bytes.0.to_vec(), p.leader_epoch, wall) {
                 Ok(x) => x,
                 Err(e) => {
@@ -478,10 +475,10 @@ impl World {
             };
             let base = prepared.first_offset;
             let required = prepared.last_offset + 1;
-            self.append_prepared(b, &tp, prepared, true)?;
+            self.append_prepared(&tp, prepared, true)?;
             self.check_leaders(&tp)?;
-            self.complete_delayed_fetches(b, &tp)?;
-            self.maybe_increment_hw(b, &tp)?;
+            self.complete_delayed_fetches(&tp)?;
+            self.maybe_increment_hw(&tp)?;
             waiting.push(DelayedProducePart {
                 tp: tp.clone(),
                 base_offset: base,
@@ -530,12 +527,12 @@ impl World {
             done,
         };
         self.k.gate()?;
-        let br = self.brm(b);
+        let br = self.me_mut();
         br.next_delayed += 1;
         let id = br.next_delayed;
         br.delayed_produces.insert(id, d);
-        for p in self.br(b).delayed_produces[&id].parts.clone() {
-            let isr = self.br(b).partitions[&p.tp].maximal_isr();
+        for p in self.me().delayed_produces[&id].parts.clone() {
+            let isr = self.me().partitions[&p.tp].maximal_isr();
             self.k.record(
                 vec![bnode(b)],
                 EventKind::ProduceParked {
@@ -551,6 +548,6 @@ impl World {
             self.k.now + timeout_ms,
             Timer::DelayedProduceExpiry { id },
         )?;
-        self.try_complete_produce(b, id)
+        self.try_complete_produce(id)
     }
 }

@@ -286,6 +286,7 @@ impl ConsumerCx<'_> {
                 group_instance_id: cfg.group_instance_id.clone(),
                 protocol_type: "consumer".into(),
                 protocols,
+                client_id: self.me().client_id(),
             }),
         )
     }

@@ -10,16 +10,16 @@
 
 use super::*;
 
-impl World {
+impl BrokerCx<'_> {
     /// NewPartition → OnlinePartition: the first live replica leads.
     pub(super) fn controller_init_partition(
         &mut self,
-        c: BrokerId,
         tp: &TopicPartition,
         batch: &mut Batch,
     ) -> Step {
+        let c = self.id;
         let (ar, live) = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             (ctx.assignments[tp].clone(), ctx.live.clone())
         };
         let live_reps: Vec<BrokerId> = ar.iter().copied().filter(|r| live.contains(r)).collect();
@@ -45,7 +45,7 @@ impl World {
             )?;
             return Ok(());
         };
-        self.controller_write_state(c, tp, leader.0, 0, live_reps.clone())?;
+        self.controller_write_state(tp, leader.0, 0, live_reps.clone())?;
         let candidates = ar
             .iter()
             .map(|b| crate::election::Candidate {
@@ -70,7 +70,7 @@ impl World {
             },
         )?;
         for r in &live_reps {
-            self.batch_leader_and_isr(c, batch, *r, tp, true);
+            self.batch_leader_and_isr(batch, *r, tp, true);
         }
         Ok(())
     }
@@ -78,13 +78,13 @@ impl World {
     /// Runs an election for one partition and records the outcome.
     pub(super) fn controller_elect(
         &mut self,
-        c: BrokerId,
         tp: &TopicPartition,
         algorithm: ElectionAlgorithm,
         batch: &mut Batch,
     ) -> Step<Option<BrokerId>> {
+        let c = self.id;
         let (ar, st, live, down) = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             let Some(st) = ctx.states.get(tp).cloned() else {
                 return Ok(None);
             };
@@ -124,7 +124,7 @@ impl World {
             return Ok(None);
         };
         let new_epoch = st.leader_epoch + 1;
-        self.controller_write_state(c, tp, leader.0, new_epoch, out.isr.clone())?;
+        self.controller_write_state(tp, leader.0, new_epoch, out.isr.clone())?;
         self.k.record(
             vec![NodeId::Broker(c), NodeId::Broker(leader)],
             EventKind::LeaderElected {
@@ -150,7 +150,7 @@ impl World {
             })?;
         }
         for r in ar.iter().filter(|r| live.contains(r)) {
-            self.batch_leader_and_isr(c, batch, *r, tp, false);
+            self.batch_leader_and_isr(batch, *r, tp, false);
         }
         Ok(Some(leader))
     }
@@ -158,20 +158,19 @@ impl World {
     /// Offline partitions among `parts` (no live leader) get a new leader.
     pub(super) fn controller_elect_offline(
         &mut self,
-        c: BrokerId,
         parts: &[TopicPartition],
         batch: &mut Batch,
     ) -> Step {
         for tp in parts {
             let offline = {
-                let ctx = ctl(self, c);
+                let ctx = self.ctl();
                 match ctx.states.get(tp) {
                     Some(st) => st.leader < 0 || !ctx.live.contains(&BrokerId(st.leader)),
                     None => false,
                 }
             };
             if offline {
-                self.controller_elect(c, tp, ElectionAlgorithm::Offline, batch)?;
+                self.controller_elect(tp, ElectionAlgorithm::Offline, batch)?;
             }
         }
         Ok(())
@@ -182,24 +181,19 @@ impl World {
     /// election later knows who had the data.
     pub(super) fn controller_remove_from_isr(
         &mut self,
-        c: BrokerId,
         dead: BrokerId,
         batch: &mut Batch,
         reason: &str,
     ) -> Step {
-        for (tp, st) in self.controller_isr_members(c, dead) {
-            self.controller_remove_one(c, dead, &tp, st, batch, reason)?;
+        for (tp, st) in self.controller_isr_members(dead) {
+            self.controller_remove_one(dead, &tp, st, batch, reason)?;
         }
         Ok(())
     }
 
     /// The partitions whose ISR holds `b`, with their state now.
-    pub(super) fn controller_isr_members(
-        &self,
-        c: BrokerId,
-        b: BrokerId,
-    ) -> Vec<(TopicPartition, LeaderIsr)> {
-        ctl(self, c)
+    pub(super) fn controller_isr_members(&self, b: BrokerId) -> Vec<(TopicPartition, LeaderIsr)> {
+        self.ctl()
             .states
             .iter()
             .filter(|(_, s)| s.isr.contains(&b))
@@ -210,7 +204,6 @@ impl World {
     /// `dead` leaves the ISR of one partition whose state was `st`.
     pub(super) fn controller_remove_one(
         &mut self,
-        c: BrokerId,
         dead: BrokerId,
         tp: &TopicPartition,
         st: LeaderIsr,
@@ -227,7 +220,7 @@ impl World {
             return Ok(());
         }
         let reason = format!("broker {} {reason}", dead.0);
-        self.controller_change_isr(c, tp, &st, new_leader, new_isr, reason, Some(dead), batch)
+        self.controller_change_isr(tp, &st, new_leader, new_isr, reason, Some(dead), batch)
     }
 
     /// Writes a partition's new leader and ISR (one leader epoch up), records
@@ -235,7 +228,6 @@ impl World {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn controller_change_isr(
         &mut self,
-        c: BrokerId,
         tp: &TopicPartition,
         st: &LeaderIsr,
         new_leader: i32,
@@ -244,8 +236,9 @@ impl World {
         skip: Option<BrokerId>,
         batch: &mut Batch,
     ) -> Step {
+        let c = self.id;
         let epoch = st.leader_epoch + 1;
-        let pe = self.controller_write_state(c, tp, new_leader, epoch, new_isr.clone())?;
+        let pe = self.controller_write_state(tp, new_leader, epoch, new_isr.clone())?;
         self.k.record(
             vec![NodeId::Broker(c)],
             EventKind::IsrUpdatedByController {
@@ -257,10 +250,10 @@ impl World {
                 reason,
             },
         )?;
-        let live = ctl(self, c).live.clone();
-        let ar = ctl(self, c).assignments[tp].clone();
+        let live = self.ctl().live.clone();
+        let ar = self.ctl().assignments[tp].clone();
         for r in ar.iter().filter(|r| live.contains(r) && Some(**r) != skip) {
-            self.batch_leader_and_isr(c, batch, *r, tp, false);
+            self.batch_leader_and_isr(batch, *r, tp, false);
         }
         Ok(())
     }
@@ -268,18 +261,18 @@ impl World {
     /// AlterPartition from a leader (KIP-497).
     pub(crate) fn controller_on_alter_partition(
         &mut self,
-        c: BrokerId,
         from: BrokerId,
         tp: TopicPartition,
         leader_epoch: i32,
         new_isr: Vec<BrokerId>,
         partition_epoch: i32,
     ) -> Step {
+        let c = self.id;
         let (st, live) = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             (ctx.states.get(&tp).cloned(), ctx.live.clone())
         };
-        let reply = |w: &mut World, error: Option<ErrorCode>, st: &LeaderIsr| {
+        let reply = |w: &mut BrokerCx, error: Option<ErrorCode>, st: &LeaderIsr| {
             w.k.send(
                 NodeId::Broker(c),
                 NodeId::Broker(from),
@@ -313,8 +306,7 @@ impl World {
         if new_isr.iter().any(|b| !live.contains(b)) {
             return reply(self, Some(ErrorCode::IneligibleReplica), &st);
         }
-        let pe =
-            self.controller_write_state(c, &tp, st.leader, st.leader_epoch, new_isr.clone())?;
+        let pe = self.controller_write_state(&tp, st.leader, st.leader_epoch, new_isr.clone())?;
         self.k.record(
             vec![NodeId::Broker(c)],
             EventKind::IsrUpdatedByController {
@@ -326,22 +318,18 @@ impl World {
                 reason: format!("AlterPartition from leader {}", from.0),
             },
         )?;
-        let st = ctl(self, c).states[&tp].clone();
+        let st = self.ctl().states[&tp].clone();
         reply(self, None, &st)?;
         let mut batch = Batch::default();
         batch.metadata.insert(tp.clone());
-        self.controller_maybe_complete_reassignment(c, &tp, &mut batch)?;
-        self.controller_flush(c, batch)
+        self.controller_maybe_complete_reassignment(&tp, &mut batch)?;
+        self.controller_flush(batch)
     }
 
     /// Preferred-replica election for the given partitions (or all).
-    pub(crate) fn controller_elect_preferred(
-        &mut self,
-        c: BrokerId,
-        only: Option<Vec<TopicPartition>>,
-    ) -> Step {
+    pub(crate) fn controller_elect_preferred(&mut self, only: Option<Vec<TopicPartition>>) -> Step {
         let parts: Vec<TopicPartition> = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             ctx.states
                 .iter()
                 .filter(|(tp, st)| {
@@ -357,14 +345,15 @@ impl World {
         };
         let mut batch = Batch::default();
         for tp in parts {
-            self.controller_elect(c, &tp, ElectionAlgorithm::Preferred, &mut batch)?;
+            self.controller_elect(&tp, ElectionAlgorithm::Preferred, &mut batch)?;
         }
-        self.controller_flush(c, batch)
+        self.controller_flush(batch)
     }
 
     /// `checkAndTriggerAutoLeaderRebalance`: per broker, the share of the
     /// partitions it should lead (it is their first replica) but does not.
-    pub(crate) fn controller_auto_rebalance(&mut self, c: BrokerId) -> Step {
+    pub(crate) fn controller_auto_rebalance(&mut self) -> Step {
+        let c = self.id;
         let pct = self
             .k
             .sc
@@ -373,7 +362,7 @@ impl World {
             .leader_imbalance_per_broker_percentage;
         let mut todo = Vec::new();
         let per_broker: SortedMap<BrokerId, (u32, u32, Vec<TopicPartition>)> = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             let mut m: SortedMap<BrokerId, (u32, u32, Vec<TopicPartition>)> = SortedMap::new();
             for (tp, ar) in &ctx.assignments {
                 let Some(pref) = ar.first() else { continue };
@@ -411,7 +400,7 @@ impl World {
             }
         }
         if !todo.is_empty() {
-            self.controller_elect_preferred(c, Some(todo))?;
+            self.controller_elect_preferred(Some(todo))?;
         }
         let at = self.k.now
             + self

@@ -31,12 +31,13 @@
 //! controlled shutdown.
 
 use crate::broker::Broker;
+use crate::broker::BrokerCx;
 use crate::collections::{SortedMap, SortedSet};
 use crate::election::{elect, ElectionAlgorithm, ElectionInput};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, Message, PartitionState};
-use crate::sim::{Continuation, Step, Timer, World};
+use crate::sim::{Continuation, Step, Timer};
 use crate::zk::{partition_state_json, partition_state_path};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -141,6 +142,13 @@ pub(crate) struct ControllerWork {
 }
 
 impl ControllerWork {
+    /// The controller doing the work.
+    pub(crate) fn broker(&self) -> BrokerId {
+        self.c
+    }
+}
+
+impl ControllerWork {
     fn new(c: BrokerId, ops: VecDeque<ControllerOp>) -> ControllerWork {
         ControllerWork {
             c,
@@ -151,69 +159,95 @@ impl ControllerWork {
     }
 }
 
-fn ctl(w: &World, c: BrokerId) -> &ControllerContext {
-    w.brokers[&c]
-        .controller
-        .as_ref()
-        .expect("this broker is the controller")
+fn zk_partition_state(zk: &crate::zk::ZooKeeper, tp: &TopicPartition) -> Option<LeaderIsr> {
+    let path = partition_state_path(&tp.topic, tp.partition);
+    let node = zk.get(&path)?;
+    let v: serde_json::Value = serde_json::from_str(&node.data).ok()?;
+    Some(LeaderIsr {
+        leader: v.get("leader")?.as_i64()? as i32,
+        leader_epoch: v.get("leader_epoch")?.as_i64()? as i32,
+        isr: v
+            .get("isr")?
+            .as_array()?
+            .iter()
+            .filter_map(|x| x.as_i64())
+            .map(|x| BrokerId(x as i32))
+            .collect(),
+        controller_epoch: v.get("controller_epoch")?.as_i64()? as i32,
+        partition_epoch: node.version,
+    })
 }
 
-fn ctl_mut(w: &mut World, c: BrokerId) -> &mut ControllerContext {
-    w.brokers
-        .get_mut(&c)
-        .and_then(|b| std::sync::Arc::make_mut(b).controller.as_mut())
-        .expect("this broker is the controller")
+impl BrokerCx<'_> {
+    /// The controller's state (this broker is the controller).
+    fn ctl(&self) -> &ControllerContext {
+        self.me()
+            .controller
+            .as_ref()
+            .expect("this broker is the controller")
+    }
+
+    fn ctl_mut(&mut self) -> &mut ControllerContext {
+        self.me_mut()
+            .controller
+            .as_mut()
+            .expect("this broker is the controller")
+    }
 }
 
-impl World {
-    pub(crate) fn is_controller(&self, b: BrokerId) -> bool {
-        self.brokers
-            .get(&b)
-            .is_some_and(|x| x.alive && x.controller.is_some())
+impl BrokerCx<'_> {
+    pub(crate) fn is_controller(&self) -> bool {
+        self.me().alive && self.me().controller.is_some()
     }
 
     /// Tries to win `/controller` (at startup, or when the znode disappears).
-    pub(crate) fn controller_try_elect(&mut self, b: BrokerId) -> Step {
-        self.zk_watch(b, "/controller")?;
+    pub(crate) fn controller_try_elect(&mut self) -> Step {
+        let b = self.id;
+        self.zkc().watch(b, "/controller")?;
         if self.zk.get("/controller").is_some() {
             let holder = self.zk.controller_id();
             if holder != Some(b) {
-                self.zk_create(NodeId::Broker(b), "/controller", String::new(), Some(b))?;
+                self.zkc()
+                    .create(NodeId::Broker(b), "/controller", String::new(), Some(b))?;
             }
             return Ok(());
         }
         let data = format!(
             "{{\"version\":2,\"brokerid\":{},\"timestamp\":\"{}\",\"kraftControllerEpoch\":-1}}",
             b.0,
-            self.wall_ms()
+            self.k.wall_ms()
         );
-        if !self.zk_create(NodeId::Broker(b), "/controller", data, Some(b))? {
+        if !self
+            .zkc()
+            .create(NodeId::Broker(b), "/controller", data, Some(b))?
+        {
             return Ok(());
         }
         let epoch = self.zk.controller_epoch() + 1;
-        self.zk_set(NodeId::Broker(b), "/controller_epoch", epoch.to_string())?;
+        self.zkc()
+            .set(NodeId::Broker(b), "/controller_epoch", epoch.to_string())?;
         self.k.gate()?;
-        std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).controller =
-            Some(ControllerContext {
-                epoch,
-                ..Default::default()
-            });
+        self.me_mut().controller = Some(ControllerContext {
+            epoch,
+            ..Default::default()
+        });
         self.k.emit(
             vec![NodeId::Broker(b)],
             EventKind::ControllerElected { broker: b, epoch },
         );
-        self.on_controller_failover(b)
+        self.on_controller_failover()
     }
 
     /// `onControllerFailover`: load everything from ZooKeeper, then bring every
     /// partition online and tell every broker.
-    fn on_controller_failover(&mut self, c: BrokerId) -> Step {
+    fn on_controller_failover(&mut self) -> Step {
+        let c = self.id;
         for p in [
             "/brokers/ids",
             "/brokers/topics",
             "/admin/reassign_partitions",
         ] {
-            self.zk_watch(c, p)?;
+            self.zkc().watch(c, p)?;
         }
         let live: SortedSet<BrokerId> = SortedSet::from_iter(self.zk.live_brokers());
         let epochs = self.zk.live_broker_epochs();
@@ -221,21 +255,21 @@ impl World {
         let mut states = SortedMap::new();
         let mut topics = SortedSet::new();
         for t in self.zk.children("/brokers/topics") {
-            self.zk_watch(c, &format!("/brokers/topics/{t}"))?;
+            self.zkc().watch(c, &format!("/brokers/topics/{t}"))?;
             topics.insert(t.clone());
-            for (p, reps) in self.zk_topic_assignment(&t) {
+            for (p, reps) in self.zk.topic_assignment(&t) {
                 let tp = TopicPartition::new(t.as_str(), p);
-                if let Some(st) = self.zk_partition_state(&tp) {
+                if let Some(st) = zk_partition_state(self.zk, &tp) {
                     states.insert(tp.clone(), st);
                 }
                 assignments.insert(tp, reps);
             }
         }
-        let epoch = ctl(self, c).epoch;
+        let epoch = self.ctl().epoch;
         self.k.gate()?;
         let n = assignments.len() as u32;
         {
-            let ctx = ctl_mut(self, c);
+            let ctx = self.ctl_mut();
             ctx.live = live.clone();
             ctx.broker_epochs = epochs;
             ctx.assignments = assignments;
@@ -257,27 +291,27 @@ impl World {
         };
         // replicaStateMachine.startup: every live replica of an online partition
         // hears the current state from the new controller.
-        let parts: Vec<TopicPartition> = ctl(self, c).assignments.keys().cloned().collect();
+        let parts: Vec<TopicPartition> = self.ctl().assignments.keys().cloned().collect();
         for tp in &parts {
             let (ar, st) = {
-                let ctx = ctl(self, c);
+                let ctx = self.ctl();
                 (ctx.assignments[tp].clone(), ctx.states.get(tp).cloned())
             };
             match st {
-                None => self.controller_init_partition(c, tp, &mut batch)?,
+                None => self.controller_init_partition(tp, &mut batch)?,
                 Some(st) if st.leader >= 0 && live.contains(&BrokerId(st.leader)) => {
                     for r in ar.iter().filter(|r| live.contains(r)) {
-                        self.batch_leader_and_isr(c, &mut batch, *r, tp, false);
+                        self.batch_leader_and_isr(&mut batch, *r, tp, false);
                     }
                 }
                 Some(_) => {}
             }
         }
         // partitionStateMachine.startup: offline partitions get a leader.
-        self.controller_elect_offline(c, &parts, &mut batch)?;
+        self.controller_elect_offline(&parts, &mut batch)?;
         // Replicas on brokers that are gone leave the ISR.
         let dead_in_isr: Vec<BrokerId> = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             SortedSet::from_iter(
                 ctx.states
                     .values()
@@ -289,13 +323,12 @@ impl World {
         };
         for d in dead_in_isr {
             self.controller_remove_from_isr(
-                c,
                 d,
                 &mut batch,
                 "its broker is not registered in ZooKeeper",
             )?;
         }
-        self.controller_flush(c, batch)?;
+        self.controller_flush(batch)?;
         if self.k.sc.cluster.config.auto_leader_rebalance_enable {
             let at = self.k.now
                 + self
@@ -311,52 +344,8 @@ impl World {
         Ok(())
     }
 
-    fn zk_topic_assignment(&self, topic: &str) -> SortedMap<i32, Vec<BrokerId>> {
-        let mut out = SortedMap::new();
-        if let Some(v) = self.zk.data_json(&format!("/brokers/topics/{topic}")) {
-            if let Some(ps) = v.get("partitions").and_then(|p| p.as_object()) {
-                for (k, reps) in ps {
-                    if let (Ok(p), Some(arr)) = (k.parse::<i32>(), reps.as_array()) {
-                        out.insert(
-                            p,
-                            arr.iter()
-                                .filter_map(|x| x.as_i64())
-                                .map(|x| BrokerId(x as i32))
-                                .collect(),
-                        );
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    fn zk_partition_state(&self, tp: &TopicPartition) -> Option<LeaderIsr> {
-        let path = partition_state_path(&tp.topic, tp.partition);
-        let node = self.zk.get(&path)?;
-        let v: serde_json::Value = serde_json::from_str(&node.data).ok()?;
-        Some(LeaderIsr {
-            leader: v.get("leader")?.as_i64()? as i32,
-            leader_epoch: v.get("leader_epoch")?.as_i64()? as i32,
-            isr: v
-                .get("isr")?
-                .as_array()?
-                .iter()
-                .filter_map(|x| x.as_i64())
-                .map(|x| BrokerId(x as i32))
-                .collect(),
-            controller_epoch: v.get("controller_epoch")?.as_i64()? as i32,
-            partition_epoch: node.version,
-        })
-    }
-
-    fn partition_state_msg(
-        &self,
-        c: BrokerId,
-        tp: &TopicPartition,
-        is_new: bool,
-    ) -> PartitionState {
-        let ctx = ctl(self, c);
+    fn partition_state_msg(&self, tp: &TopicPartition, is_new: bool) -> PartitionState {
+        let ctx = self.ctl();
         let st = &ctx.states[tp];
         PartitionState {
             tp: tp.clone(),
@@ -372,13 +361,12 @@ impl World {
 
     fn batch_leader_and_isr(
         &self,
-        c: BrokerId,
         batch: &mut Batch,
         to: BrokerId,
         tp: &TopicPartition,
         is_new: bool,
     ) {
-        let s = self.partition_state_msg(c, tp, is_new);
+        let s = self.partition_state_msg(tp, is_new);
         let v = batch.leader_and_isr.entry(to).or_default();
         v.retain(|x| &x.tp != tp);
         v.push(s);
@@ -388,21 +376,21 @@ impl World {
     /// Writes a partition's new leader and ISR to ZooKeeper and the context.
     fn controller_write_state(
         &mut self,
-        c: BrokerId,
         tp: &TopicPartition,
         leader: i32,
         leader_epoch: i32,
         isr: Vec<BrokerId>,
     ) -> Step<i32> {
-        let epoch = ctl(self, c).epoch;
+        let c = self.id;
+        let epoch = self.ctl().epoch;
         let path = partition_state_path(&tp.topic, tp.partition);
-        let version = self.zk_set(
+        let version = self.zkc().set(
             NodeId::Broker(c),
             &path,
             partition_state_json(leader, leader_epoch, &isr, epoch),
         )?;
         self.k.gate()?;
-        ctl_mut(self, c).states.insert(
+        self.ctl_mut().states.insert(
             tp.clone(),
             LeaderIsr {
                 leader,
@@ -416,11 +404,12 @@ impl World {
     }
 
     /// Sends the batched LeaderAndIsr and UpdateMetadata requests.
-    pub(crate) fn controller_flush(&mut self, c: BrokerId, batch: Batch) -> Step {
+    pub(crate) fn controller_flush(&mut self, batch: Batch) -> Step {
+        let c = self.id;
         if batch.is_empty() {
             return Ok(());
         }
-        let epoch = ctl(self, c).epoch;
+        let epoch = self.ctl().epoch;
         for (to, partitions) in batch.leader_and_isr {
             self.k.send(
                 NodeId::Broker(c),
@@ -433,7 +422,7 @@ impl World {
             )?;
         }
         let (live, parts): (Vec<BrokerId>, Vec<TopicPartition>) = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             let parts = if batch.all_metadata {
                 ctx.states.keys().cloned().collect()
             } else {
@@ -447,7 +436,7 @@ impl World {
         };
         let states: Vec<PartitionState> = parts
             .iter()
-            .map(|tp| self.partition_state_msg(c, tp, false))
+            .map(|tp| self.partition_state_msg(tp, false))
             .collect();
         for to in &live {
             self.k.send(
@@ -465,14 +454,14 @@ impl World {
     }
 
     /// A watch fired on a broker that is (or may become) the controller.
-    pub(crate) fn controller_on_watch(&mut self, b: BrokerId, path: &str) -> Step {
+    pub(crate) fn controller_on_watch(&mut self, path: &str) -> Step {
+        let b = self.id;
         if path == "/controller" {
             if self.zk.get("/controller").is_none() {
-                if self.brokers[&b].controller.is_some() {
+                if self.me().controller.is_some() {
                     // We lost our own znode (session trouble): resign.
                     self.k.gate()?;
-                    std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists"))
-                        .controller = None;
+                    self.me_mut().controller = None;
                     self.k.emit(
                         vec![NodeId::Broker(b)],
                         EventKind::ControllerMoved {
@@ -481,12 +470,11 @@ impl World {
                         },
                     );
                 }
-                return self.controller_try_elect(b);
+                return self.controller_try_elect();
             }
-            if self.brokers[&b].controller.is_some() && self.zk.controller_id() != Some(b) {
+            if self.me().controller.is_some() && self.zk.controller_id() != Some(b) {
                 self.k.gate()?;
-                std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).controller =
-                    None;
+                self.me_mut().controller = None;
                 let now = self.zk.controller_id().map(|x| x.0).unwrap_or(-1);
                 self.k.emit(
                     vec![NodeId::Broker(b)],
@@ -498,32 +486,33 @@ impl World {
             }
             return Ok(());
         }
-        if !self.is_controller(b) {
+        if !self.is_controller() {
             return Ok(());
         }
         if path == "/brokers/ids" {
-            return self.controller_on_broker_change(b);
+            return self.controller_on_broker_change();
         }
         if path == "/brokers/topics" {
-            return self.controller_on_topic_change(b);
+            return self.controller_on_topic_change();
         }
         if path == "/admin/reassign_partitions" {
-            return self.controller_on_reassign_request(b);
+            return self.controller_on_reassign_request();
         }
         if let Some(topic) = path.strip_prefix("/brokers/topics/") {
             if !topic.contains('/') {
                 let topic = topic.to_string();
-                return self.controller_on_partition_modification(b, &topic);
+                return self.controller_on_partition_modification(&topic);
             }
         }
         Ok(())
     }
 
-    fn controller_on_broker_change(&mut self, c: BrokerId) -> Step {
+    fn controller_on_broker_change(&mut self) -> Step {
+        let c = self.id;
         let now_epochs = self.zk.live_broker_epochs();
         let now_live: SortedSet<BrokerId> = SortedSet::from_iter(now_epochs.keys().copied());
         let (old, old_epochs) = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             (ctx.live.clone(), ctx.broker_epochs.clone())
         };
         // A broker whose registration is newer than the one we knew restarted
@@ -540,7 +529,7 @@ impl World {
         }
         self.k.gate()?;
         {
-            let ctx = ctl_mut(self, c);
+            let ctx = self.ctl_mut();
             ctx.live = now_live.clone();
             ctx.broker_epochs = now_epochs;
             for r in removed.iter().chain(&bounced) {
@@ -561,7 +550,7 @@ impl World {
         let mut ops = VecDeque::new();
         if !removed.is_empty() {
             // onBrokerFailure → onReplicasBecomeOffline: elect first, then shrink ISRs.
-            let parts = ctl(self, c).assignments.keys().cloned();
+            let parts = self.ctl().assignments.keys().cloned();
             ops.extend(parts.map(ControllerOp::ElectOffline));
             ops.extend(removed.iter().map(|d| ControllerOp::RemoveFromIsr {
                 dead: *d,
@@ -580,15 +569,15 @@ impl World {
     pub(crate) fn controller_work_next(&mut self, mut k: ControllerWork) -> Step {
         let c = k.c;
         while let Some(op) = k.ops.pop_front() {
-            let before = self.events_emitted();
+            let before = self.k.emitted;
             match op {
                 ControllerOp::StartTopic { topic, watch } => {
                     if watch {
-                        self.zk_watch(c, &format!("/brokers/topics/{topic}"))?;
+                        self.zkc().watch(c, &format!("/brokers/topics/{topic}"))?;
                         self.k.gate()?;
-                        ctl_mut(self, c).topics.insert(topic.clone());
+                        self.ctl_mut().topics.insert(topic.clone());
                     }
-                    let parts = self.zk_topic_assignment(&topic);
+                    let parts = self.zk.topic_assignment(&topic);
                     let n = parts.len();
                     for (i, (p, replicas)) in parts.into_iter().enumerate() {
                         let tp = TopicPartition::new(topic.as_str(), p);
@@ -597,10 +586,10 @@ impl World {
                     k.ops.insert(n, ControllerOp::TopicDone(topic));
                 }
                 ControllerOp::NewPartition { tp, replicas } => {
-                    if !ctl(self, c).assignments.contains_key(&tp) {
+                    if !self.ctl().assignments.contains_key(&tp) {
                         self.k.gate()?;
-                        ctl_mut(self, c).assignments.insert(tp.clone(), replicas);
-                        self.controller_init_partition(c, &tp, &mut k.batch)?;
+                        self.ctl_mut().assignments.insert(tp.clone(), replicas);
+                        self.controller_init_partition(&tp, &mut k.batch)?;
                     }
                 }
                 ControllerOp::TopicDone(topic) => {
@@ -609,14 +598,14 @@ impl World {
                         .insert(TopicPartition::new(topic.as_str(), 0));
                 }
                 ControllerOp::ElectOffline(tp) => {
-                    self.controller_elect_offline(c, std::slice::from_ref(&tp), &mut k.batch)?
+                    self.controller_elect_offline(std::slice::from_ref(&tp), &mut k.batch)?
                 }
                 ControllerOp::Elect(tp, algorithm) => {
-                    self.controller_elect(c, &tp, algorithm, &mut k.batch)?;
+                    self.controller_elect(&tp, algorithm, &mut k.batch)?;
                 }
                 ControllerOp::RemoveFromIsr { dead, reason } => {
                     // The partitions are read now, after the elections before it.
-                    let parts = self.controller_isr_members(c, dead);
+                    let parts = self.controller_isr_members(dead);
                     for (i, (tp, st)) in parts.into_iter().enumerate() {
                         k.ops.insert(
                             i,
@@ -634,24 +623,25 @@ impl World {
                     st,
                     dead,
                     reason,
-                } => self.controller_remove_one(c, dead, &tp, st, &mut k.batch, reason)?,
+                } => self.controller_remove_one(dead, &tp, st, &mut k.batch, reason)?,
                 ControllerOp::ShutdownLeaveIsr { tp, s } => {
-                    self.controller_shutdown_leave_isr(c, s, &tp, &mut k.batch)?
+                    self.controller_shutdown_leave_isr(s, &tp, &mut k.batch)?
                 }
                 ControllerOp::BrokersStarted(added) => {
                     // onBrokerStartup: tell the newcomer about its replicas, then
                     // bring back partitions that were offline.
                     k.batch.all_metadata = true;
-                    let parts: Vec<(TopicPartition, Vec<BrokerId>)> = ctl(self, c)
+                    let parts: Vec<(TopicPartition, Vec<BrokerId>)> = self
+                        .ctl()
                         .assignments
                         .iter()
                         .map(|(t, a)| (t.clone(), a.clone()))
                         .collect();
                     for (tp, ar) in &parts {
-                        let has_state = ctl(self, c).states.contains_key(tp);
+                        let has_state = self.ctl().states.contains_key(tp);
                         for a in &added {
                             if ar.contains(a) && has_state {
-                                self.batch_leader_and_isr(c, &mut k.batch, *a, tp, false);
+                                self.batch_leader_and_isr(&mut k.batch, *a, tp, false);
                             }
                         }
                     }
@@ -660,15 +650,16 @@ impl World {
                     }
                 }
             }
-            if self.events_emitted() > before && !k.ops.is_empty() {
+            if self.k.emitted > before && !k.ops.is_empty() {
                 return self.k.continue_with(Continuation::Controller(k));
             }
         }
-        self.controller_flush(c, k.batch)?;
+        self.controller_flush(k.batch)?;
         let Some(s) = k.shutdown_reply else {
             return Ok(());
         };
-        let remaining: Vec<TopicPartition> = ctl(self, c)
+        let remaining: Vec<TopicPartition> = self
+            .ctl()
             .states
             .iter()
             .filter(|(_, st)| st.leader == s.0)
@@ -686,7 +677,7 @@ impl World {
     }
 }
 
-fn base64_url(bytes: &[u8]) -> String {
+pub(crate) fn base64_url(bytes: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {

@@ -6,9 +6,9 @@
 
 use super::*;
 
-impl World {
+impl BrokerCx<'_> {
     /// `/admin/reassign_partitions` appeared or changed: start what is new.
-    pub(super) fn controller_on_reassign_request(&mut self, c: BrokerId) -> Step {
+    pub(super) fn controller_on_reassign_request(&mut self) -> Step {
         let Some(v) = self.zk.data_json("/admin/reassign_partitions") else {
             return Ok(());
         };
@@ -34,28 +34,29 @@ impl World {
             .unwrap_or_default();
         let mut batch = Batch::default();
         for (tp, target) in wanted {
-            let known = ctl(self, c).assignments.contains_key(&tp);
-            let already = ctl(self, c)
+            let known = self.ctl().assignments.contains_key(&tp);
+            let already = self
+                .ctl()
                 .reassigning
                 .get(&tp)
                 .is_some_and(|(_, t)| *t == target);
             if !known || already {
                 continue;
             }
-            self.controller_reassign_start(c, &tp, target, &mut batch)?;
+            self.controller_reassign_start(&tp, target, &mut batch)?;
         }
-        self.controller_flush(c, batch)
+        self.controller_flush(batch)
     }
 
     /// Phase A (KIP-455): RS = TRS + ORS, the new replicas start and catch up.
     pub(super) fn controller_reassign_start(
         &mut self,
-        c: BrokerId,
         tp: &TopicPartition,
         target: Vec<BrokerId>,
         batch: &mut Batch,
     ) -> Step {
-        let original = ctl(self, c).assignments[tp].clone();
+        let c = self.id;
+        let original = self.ctl().assignments[tp].clone();
         let mut full: Vec<BrokerId> = target.clone();
         for r in &original {
             if !full.contains(r) {
@@ -74,7 +75,7 @@ impl World {
             .collect();
         self.k.gate()?;
         {
-            let ctx = ctl_mut(self, c);
+            let ctx = self.ctl_mut();
             ctx.reassigning
                 .insert(tp.clone(), (original.clone(), target.clone()));
             ctx.assignments.insert(tp.clone(), full.clone());
@@ -89,15 +90,15 @@ impl World {
                 removing: removing.clone(),
             },
         )?;
-        self.controller_write_topic_znode(c, &tp.topic)?;
-        if let Some(st) = ctl(self, c).states.get(tp).cloned() {
-            self.controller_write_state(c, tp, st.leader, st.leader_epoch + 1, st.isr.clone())?;
-            let live = ctl(self, c).live.clone();
+        self.controller_write_topic_znode(&tp.topic)?;
+        if let Some(st) = self.ctl().states.get(tp).cloned() {
+            self.controller_write_state(tp, st.leader, st.leader_epoch + 1, st.isr.clone())?;
+            let live = self.ctl().live.clone();
             for r in full.iter().filter(|r| live.contains(r)) {
-                self.batch_leader_and_isr(c, batch, *r, tp, false);
+                self.batch_leader_and_isr(batch, *r, tp, false);
             }
         }
-        self.controller_maybe_complete_reassignment(c, tp, batch)
+        self.controller_maybe_complete_reassignment(tp, batch)
     }
 
     /// Phase B: once every target replica is in the ISR, the assignment becomes
@@ -105,17 +106,17 @@ impl World {
     /// leave the ISR and are deleted.
     pub(super) fn controller_maybe_complete_reassignment(
         &mut self,
-        c: BrokerId,
         tp: &TopicPartition,
         batch: &mut Batch,
     ) -> Step {
-        let Some((original, target)) = ctl(self, c).reassigning.get(tp).cloned() else {
+        let c = self.id;
+        let Some((original, target)) = self.ctl().reassigning.get(tp).cloned() else {
             return Ok(());
         };
-        let Some(st) = ctl(self, c).states.get(tp).cloned() else {
+        let Some(st) = self.ctl().states.get(tp).cloned() else {
             return Ok(());
         };
-        let live = ctl(self, c).live.clone();
+        let live = self.ctl().live.clone();
         if !target
             .iter()
             .all(|r| st.isr.contains(r) && live.contains(r))
@@ -128,22 +129,22 @@ impl World {
             .filter(|r| !target.contains(r))
             .collect();
         self.k.gate()?;
-        ctl_mut(self, c)
+        self.ctl_mut()
             .assignments
             .insert(tp.clone(), target.clone());
         if st.leader < 0
             || !target.contains(&BrokerId(st.leader))
             || !live.contains(&BrokerId(st.leader))
         {
-            self.controller_elect(c, tp, ElectionAlgorithm::Reassign, batch)?;
+            self.controller_elect(tp, ElectionAlgorithm::Reassign, batch)?;
         } else {
-            self.controller_write_state(c, tp, st.leader, st.leader_epoch + 1, st.isr.clone())?;
+            self.controller_write_state(tp, st.leader, st.leader_epoch + 1, st.isr.clone())?;
             for r in target.iter().filter(|r| live.contains(r)) {
-                self.batch_leader_and_isr(c, batch, *r, tp, false);
+                self.batch_leader_and_isr(batch, *r, tp, false);
             }
         }
         // The old replicas leave the ISR (OfflineReplica), then are deleted.
-        let st = ctl(self, c).states[tp].clone();
+        let st = self.ctl().states[tp].clone();
         let new_isr: Vec<BrokerId> = st
             .isr
             .iter()
@@ -151,14 +152,14 @@ impl World {
             .filter(|b| !removing.contains(b))
             .collect();
         if new_isr != st.isr && !new_isr.is_empty() {
-            self.controller_write_state(c, tp, st.leader, st.leader_epoch + 1, new_isr)?;
+            self.controller_write_state(tp, st.leader, st.leader_epoch + 1, new_isr)?;
             // Every remaining replica hears the new epoch (Kafka sends it to
             // the assignment minus the removed replicas).
             for r in target.iter().filter(|r| live.contains(r)) {
-                self.batch_leader_and_isr(c, batch, *r, tp, false);
+                self.batch_leader_and_isr(batch, *r, tp, false);
             }
         }
-        let epoch = ctl(self, c).epoch;
+        let epoch = self.ctl().epoch;
         for r in removing.iter().filter(|r| live.contains(r)) {
             self.k.send(
                 NodeId::Broker(c),
@@ -171,8 +172,8 @@ impl World {
             )?;
         }
         self.k.gate()?;
-        ctl_mut(self, c).reassigning.remove(tp);
-        self.controller_write_topic_znode(c, &tp.topic)?;
+        self.ctl_mut().reassigning.remove(tp);
+        self.controller_write_topic_znode(&tp.topic)?;
         self.k.record(
             vec![NodeId::Broker(c)],
             EventKind::ReassignmentCompleted {
@@ -198,32 +199,15 @@ impl World {
                 })
                 .unwrap_or_default();
             if rest.is_empty() {
-                self.zk_delete(NodeId::Broker(c), "/admin/reassign_partitions")?;
+                self.zkc()
+                    .delete(NodeId::Broker(c), "/admin/reassign_partitions")?;
             } else {
                 let data = serde_json::json!({"version": 1, "partitions": rest}).to_string();
-                self.zk_set(NodeId::Broker(c), "/admin/reassign_partitions", data)?;
+                self.zkc()
+                    .set(NodeId::Broker(c), "/admin/reassign_partitions", data)?;
             }
         }
         batch.all_metadata = true;
         Ok(())
-    }
-
-    /// `kafka-reassign-partitions --execute`: the admin writes the request.
-    pub(crate) fn admin_reassign(&mut self, topic: &str, partition: i32, replicas: &[i32]) -> Step {
-        let entry =
-            serde_json::json!({"topic": topic, "partition": partition, "replicas": replicas});
-        let mut parts: Vec<serde_json::Value> = self
-            .zk
-            .data_json("/admin/reassign_partitions")
-            .and_then(|v| v.get("partitions").and_then(|p| p.as_array().cloned()))
-            .unwrap_or_default();
-        parts.retain(|x| {
-            !(x.get("topic").and_then(|t| t.as_str()) == Some(topic)
-                && x.get("partition").and_then(|p| p.as_i64()) == Some(partition as i64))
-        });
-        parts.push(entry);
-        let data = serde_json::json!({"version": 1, "partitions": parts}).to_string();
-        self.zk_set(NodeId::User, "/admin/reassign_partitions", data)
-            .map(|_| ())
     }
 }

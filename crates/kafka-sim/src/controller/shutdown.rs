@@ -5,13 +5,14 @@
 
 use super::*;
 
-impl World {
+impl BrokerCx<'_> {
     /// ControlledShutdown from broker `s`: move its leaderships, drop it from ISRs.
-    pub(crate) fn controller_on_controlled_shutdown(&mut self, c: BrokerId, s: BrokerId) -> Step {
+    pub(crate) fn controller_on_controlled_shutdown(&mut self, s: BrokerId) -> Step {
+        let c = self.id;
         self.k.gate()?;
-        ctl_mut(self, c).shutting_down.insert(s);
+        self.ctl_mut().shutting_down.insert(s);
         let (led, followed): (Vec<TopicPartition>, Vec<TopicPartition>) = {
-            let ctx = ctl(self, c);
+            let ctx = self.ctl();
             let led = ctx
                 .states
                 .iter()
@@ -44,17 +45,16 @@ impl World {
     /// A broker shutting down leaves the ISR of a partition it follows.
     pub(super) fn controller_shutdown_leave_isr(
         &mut self,
-        c: BrokerId,
         s: BrokerId,
         tp: &TopicPartition,
         batch: &mut Batch,
     ) -> Step {
-        let st = ctl(self, c).states[tp].clone();
+        let st = self.ctl().states[tp].clone();
         if st.isr.len() <= 1 {
             return Ok(());
         }
         let new_isr: Vec<BrokerId> = st.isr.iter().copied().filter(|b| *b != s).collect();
         let reason = format!("broker {} is shutting down", s.0);
-        self.controller_change_isr(c, tp, &st, st.leader, new_isr, reason, None, batch)
+        self.controller_change_isr(tp, &st, st.leader, new_isr, reason, None, batch)
     }
 }

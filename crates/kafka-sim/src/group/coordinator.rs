@@ -8,13 +8,9 @@
 use super::*;
 use crate::msg::{JoinGroupRequest, SyncGroupRequest};
 
-impl World {
-    pub(super) fn coordinator_join(
-        &mut self,
-        b: BrokerId,
-        from: NodeId,
-        req: JoinGroupRequest,
-    ) -> Step {
+impl BrokerCx<'_> {
+    pub(super) fn coordinator_join(&mut self, from: NodeId, req: JoinGroupRequest) -> Step {
+        let b = self.id;
         let JoinGroupRequest {
             correlation_id: cid,
             group_id,
@@ -23,14 +19,15 @@ impl World {
             member_id,
             group_instance_id,
             protocols,
+            client_id,
             ..
         } = req;
         let group_id = group_id.as_str();
         let p = self.group_partition(group_id);
-        let reply_err = |w: &mut World, e: ErrorCode, m: &str| -> Step {
+        let reply_err = |w: &mut BrokerCx, e: ErrorCode, m: &str| -> Step {
             w.k.send(bnode(b), from, join_error(cid, e, m)).map(|_| ())
         };
-        if !self.is_coordinator_for(b, p) {
+        if !self.is_coordinator_for(p) {
             return reply_err(self, ErrorCode::NotCoordinator, &member_id);
         }
         let cfg = &self.k.sc.cluster.config;
@@ -43,13 +40,13 @@ impl World {
             NodeId::Consumer(c) => c,
             _ => 0,
         };
-        if self.group(b, group_id).is_none() {
+        if self.group(group_id).is_none() {
             self.k.gate()?;
-            self.groups_mut(b)
+            self.groups_mut()
                 .groups
                 .insert(group_id.to_string(), Group::new(group_id, p));
         }
-        let g = self.group(b, group_id).expect("just ensured").clone();
+        let g = self.group(group_id).expect("just ensured").clone();
         // The members must share at least one assignor with the group.
         if !g.members.is_empty()
             && !protocols.iter().any(|(n, _)| {
@@ -61,11 +58,6 @@ impl World {
         {
             return reply_err(self, ErrorCode::InconsistentGroupProtocol, &member_id);
         }
-        let client_id = self
-            .consumers
-            .get(consumer as usize)
-            .map(|c| c.client_id())
-            .unwrap_or_default();
         // Static member: the instance id keeps its place; a new member id
         // replaces the old one without a rebalance (KIP-345).
         if let Some(inst) = &group_instance_id {
@@ -76,11 +68,11 @@ impl World {
                 .cloned()
             {
                 if member_id.is_empty() || member_id != old.member_id {
-                    let new_id = self.new_member_id(b, group_id, &client_id);
+                    let new_id = self.new_member_id(group_id, &client_id);
                     self.k.gate()?;
                     let now = self.k.now;
                     {
-                        let grp = self.group_mut(b, group_id);
+                        let grp = self.group_mut(group_id);
                         let m = grp.member_mut(&old.member_id).expect("found");
                         m.member_id = new_id.clone();
                         m.consumer = consumer;
@@ -108,7 +100,7 @@ impl World {
                             member: new_id.clone(),
                         },
                     )?;
-                    let g = self.group(b, group_id).expect("exists").clone();
+                    let g = self.group(group_id).expect("exists").clone();
                     if g.state == GroupState::Stable {
                         // Answer with the current generation; the member syncs
                         // and gets its old assignment back.
@@ -118,7 +110,6 @@ impl World {
                             .map(|_| ());
                     }
                     return self.coordinator_add_or_update(
-                        b,
                         from,
                         cid,
                         group_id,
@@ -134,11 +125,10 @@ impl World {
             }
         }
         if member_id.is_empty() {
-            let new_id = self.new_member_id(b, group_id, &client_id);
+            let new_id = self.new_member_id(group_id, &client_id);
             if group_instance_id.is_some() {
                 // A static member joins at once with its new id.
                 return self.coordinator_add_or_update(
-                    b,
                     from,
                     cid,
                     group_id,
@@ -153,7 +143,7 @@ impl World {
             }
             // KIP-394: hand out an id and ask the member to come back with it.
             self.k.gate()?;
-            self.group_mut(b, group_id)
+            self.group_mut(group_id)
                 .pending_members
                 .insert(new_id.clone());
             self.k.emit(
@@ -180,7 +170,6 @@ impl World {
             return reply_err(self, ErrorCode::UnknownMemberId, &member_id);
         }
         self.coordinator_add_or_update(
-            b,
             from,
             cid,
             group_id,
@@ -194,9 +183,9 @@ impl World {
         )
     }
 
-    pub(super) fn new_member_id(&mut self, b: BrokerId, group_id: &str, client_id: &str) -> String {
+    pub(super) fn new_member_id(&mut self, group_id: &str, client_id: &str) -> String {
         // Kafka: clientId + "-" + a random UUID. Here a deterministic one.
-        let g = self.group_mut(b, group_id);
+        let g = self.group_mut(group_id);
         g.next_member_seq += 1;
         let seq = g.next_member_seq;
         let h = crate::partitioner::murmur2(format!("{group_id}/{client_id}/{seq}").as_bytes());
@@ -206,7 +195,6 @@ impl World {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn coordinator_add_or_update(
         &mut self,
-        b: BrokerId,
         from: NodeId,
         cid: i32,
         group_id: &str,
@@ -218,8 +206,9 @@ impl World {
         rebalance_timeout_ms: u64,
         protocols: Vec<(String, Subscription)>,
     ) -> Step {
+        let b = self.id;
         let now = self.k.now;
-        let g = self.group(b, group_id).expect("exists").clone();
+        let g = self.group(group_id).expect("exists").clone();
         let existing = g.member(member_id).cloned();
         match (&existing, g.state) {
             (Some(m), GroupState::Stable | GroupState::CompletingRebalance)
@@ -229,7 +218,7 @@ impl World {
             {
                 // Nothing changed: answer with the current generation.
                 self.k.gate()?;
-                self.group_mut(b, group_id)
+                self.group_mut(group_id)
                     .member_mut(member_id)
                     .expect("exists")
                     .session_deadline = now + session_timeout_ms;
@@ -242,7 +231,7 @@ impl World {
         }
         self.k.gate()?;
         {
-            let grp = self.group_mut(b, group_id);
+            let grp = self.group_mut(group_id);
             grp.pending_members.remove(member_id);
             match grp.member_mut(member_id) {
                 Some(m) => {
@@ -291,34 +280,30 @@ impl World {
                 member: member_id.to_string(),
             },
         )?;
-        let state = self.group(b, group_id).expect("exists").state;
+        let state = self.group(group_id).expect("exists").state;
         match state {
-            GroupState::PreparingRebalance => self.coordinator_maybe_complete_join(b, group_id),
+            GroupState::PreparingRebalance => self.coordinator_maybe_complete_join(group_id),
             _ => {
                 let reason = if existing.is_some() {
                     format!("member {member_id} rejoined (its subscription or role changed)")
                 } else {
                     format!("member {member_id} joined")
                 };
-                self.coordinator_prepare_rebalance(b, group_id, reason)
+                self.coordinator_prepare_rebalance(group_id, reason)
             }
         }
     }
 
     /// `prepareRebalance`: PreparingRebalance, waiting for every member's JoinGroup.
-    pub(super) fn coordinator_prepare_rebalance(
-        &mut self,
-        b: BrokerId,
-        group_id: &str,
-        reason: String,
-    ) -> Step {
-        let g = self.group(b, group_id).expect("exists").clone();
+    pub(super) fn coordinator_prepare_rebalance(&mut self, group_id: &str, reason: String) -> Step {
+        let b = self.id;
+        let g = self.group(group_id).expect("exists").clone();
         // Members waiting in SyncGroup learn that another rebalance began.
         if g.state == GroupState::CompletingRebalance {
             for m in &g.members {
                 if let Some((to, cid)) = m.awaiting_sync {
                     self.k.gate()?;
-                    self.group_mut(b, group_id)
+                    self.group_mut(group_id)
                         .member_mut(&m.member_id)
                         .expect("exists")
                         .awaiting_sync = None;
@@ -337,10 +322,10 @@ impl World {
         let was_empty = g.state == GroupState::Empty;
         let delay = self.k.sc.cluster.config.group_initial_rebalance_delay_ms;
         let now = self.k.now;
-        let timeout = self.group(b, group_id).expect("exists").rebalance_timeout();
+        let timeout = self.group(group_id).expect("exists").rebalance_timeout();
         self.k.gate()?;
         {
-            let grp = self.group_mut(b, group_id);
+            let grp = self.group_mut(group_id);
             grp.state = GroupState::PreparingRebalance;
             grp.new_member_added = false;
             // During the initial delay the join completes only when the
@@ -383,13 +368,14 @@ impl World {
                     generation: g.generation_id,
                 },
             )?;
-            self.coordinator_maybe_complete_join(b, group_id)
+            self.coordinator_maybe_complete_join(group_id)
         }
     }
 
     /// `InitialDelayedJoin`: while members keep arriving, wait a little longer.
-    pub(crate) fn coordinator_initial_delay(&mut self, b: BrokerId, g: &str) -> Step {
-        let Some(grp) = self.group(b, g).cloned() else {
+    pub(crate) fn coordinator_initial_delay(&mut self, g: &str) -> Step {
+        let b = self.id;
+        let Some(grp) = self.group(g).cloned() else {
             return Ok(());
         };
         if grp.state != GroupState::PreparingRebalance {
@@ -399,51 +385,51 @@ impl World {
         let remaining = grp.initial_delay_until.saturating_sub(self.k.now);
         if grp.new_member_added && remaining > 0 {
             self.k.gate()?;
-            self.group_mut(b, g).new_member_added = false;
+            self.group_mut(g).new_member_added = false;
             let at = self.k.now + delay.min(remaining);
             return self
                 .k
                 .set_timer(bnode(b), at, Timer::GroupInitialDelay { group: g.into() });
         }
-        self.coordinator_complete_join(b, g)
+        self.coordinator_complete_join(g)
     }
 
-    pub(super) fn coordinator_maybe_complete_join(&mut self, b: BrokerId, g: &str) -> Step {
-        let grp = self.group(b, g).expect("exists");
+    pub(super) fn coordinator_maybe_complete_join(&mut self, g: &str) -> Step {
+        let grp = self.group(g).expect("exists");
         if grp.state == GroupState::PreparingRebalance
             && grp.all_joined()
             && grp.initial_delay_until <= self.k.now
         {
-            self.coordinator_complete_join(b, g)
+            self.coordinator_complete_join(g)
         } else {
             Ok(())
         }
     }
 
     /// The rebalance timeout ran out: go on without the members that did not rejoin.
-    pub(crate) fn coordinator_join_deadline(&mut self, b: BrokerId, g: &str, gen: i32) -> Step {
-        match self.group(b, g) {
+    pub(crate) fn coordinator_join_deadline(&mut self, g: &str, gen: i32) -> Step {
+        match self.group(g) {
             Some(grp)
                 if grp.state == GroupState::PreparingRebalance && grp.generation_id == gen =>
             {
-                self.coordinator_complete_join(b, g)
+                self.coordinator_complete_join(g)
             }
             _ => Ok(()),
         }
     }
 
     /// `onCompleteJoin`: the next generation begins.
-    pub(super) fn coordinator_complete_join(&mut self, b: BrokerId, g: &str) -> Step {
-        let grp = self.group(b, g).expect("exists").clone();
+    pub(super) fn coordinator_complete_join(&mut self, g: &str) -> Step {
+        let b = self.id;
+        let grp = self.group(g).expect("exists").clone();
         for m in grp.members.iter().filter(|m| m.awaiting_join.is_none()) {
             self.coordinator_remove_member(
-                b,
                 g,
                 &m.member_id,
                 "did not rejoin within the rebalance timeout (max.poll.interval.ms)",
             )?;
         }
-        let grp = self.group(b, g).expect("exists").clone();
+        let grp = self.group(g).expect("exists").clone();
         let protocol = grp.select_protocol();
         let next_gen = grp.generation_id + 1;
         let leader = grp
@@ -454,7 +440,7 @@ impl World {
         self.k.gate()?;
         let now = self.k.now;
         {
-            let x = self.group_mut(b, g);
+            let x = self.group_mut(g);
             x.generation_id = next_gen;
             x.initial_delay_until = 0;
             x.protocol_name = protocol.clone();
@@ -482,7 +468,7 @@ impl World {
             },
         );
         if grp.members.is_empty() {
-            return self.coordinator_store_group(b, g, GroupWrite::Store);
+            return self.coordinator_store_group(g, GroupWrite::Store);
         }
         for m in &grp.members {
             self.k.set_timer(
@@ -537,17 +523,17 @@ impl World {
 
     pub(super) fn coordinator_remove_member(
         &mut self,
-        b: BrokerId,
         g: &str,
         member: &str,
         reason: &str,
     ) -> Step {
-        let Some(m) = self.group(b, g).and_then(|x| x.member(member)).cloned() else {
+        let b = self.id;
+        let Some(m) = self.group(g).and_then(|x| x.member(member)).cloned() else {
             return Ok(());
         };
         self.k.gate()?;
         {
-            let x = self.group_mut(b, g);
+            let x = self.group_mut(g);
             x.members.retain(|y| y.member_id != member);
             if x.leader_id.as_deref() == Some(member) {
                 x.leader_id = x.members.first().map(|y| y.member_id.clone());
@@ -572,14 +558,14 @@ impl World {
         Ok(())
     }
 
-    pub(crate) fn coordinator_member_expiry(&mut self, b: BrokerId, g: &str, m: &str) -> Step {
-        let Some(grp) = self.group(b, g).cloned() else {
+    pub(crate) fn coordinator_member_expiry(&mut self, g: &str, m: &str) -> Step {
+        let Some(grp) = self.group(g).cloned() else {
             return Ok(());
         };
         if grp.pending_members.contains(m) {
             self.k.gate()?;
-            self.group_mut(b, g).pending_members.remove(m);
-            return self.coordinator_maybe_complete_join(b, g);
+            self.group_mut(g).pending_members.remove(m);
+            return self.coordinator_maybe_complete_join(g);
         }
         let Some(member) = grp.member(m) else {
             return Ok(());
@@ -595,36 +581,35 @@ impl World {
         }
         let timeout = member.session_timeout_ms;
         self.coordinator_remove_member(
-            b,
             g,
             m,
             &format!("no heartbeat within session.timeout.ms={timeout}"),
         )?;
-        self.coordinator_after_member_left(b, g, m)
+        self.coordinator_after_member_left(g, m)
     }
 
-    pub(super) fn coordinator_after_member_left(&mut self, b: BrokerId, g: &str, m: &str) -> Step {
-        match self.group(b, g).expect("exists").state {
+    pub(super) fn coordinator_after_member_left(&mut self, g: &str, m: &str) -> Step {
+        match self.group(g).expect("exists").state {
             GroupState::Stable | GroupState::CompletingRebalance => {
-                self.coordinator_prepare_rebalance(b, g, format!("member {m} left"))
+                self.coordinator_prepare_rebalance(g, format!("member {m} left"))
             }
-            GroupState::PreparingRebalance => self.coordinator_maybe_complete_join(b, g),
+            GroupState::PreparingRebalance => self.coordinator_maybe_complete_join(g),
             GroupState::Empty => Ok(()),
         }
     }
 
     pub(super) fn coordinator_heartbeat(
         &mut self,
-        b: BrokerId,
         g: &str,
         gen: i32,
         member: &str,
     ) -> Step<Option<ErrorCode>> {
+        let b = self.id;
         let p = self.group_partition(g);
-        if !self.is_coordinator_for(b, p) {
+        if !self.is_coordinator_for(p) {
             return Ok(Some(ErrorCode::NotCoordinator));
         }
-        let Some(grp) = self.group(b, g) else {
+        let Some(grp) = self.group(g) else {
             return Ok(Some(ErrorCode::UnknownMemberId));
         };
         let Some(m) = grp.member(member) else {
@@ -637,7 +622,7 @@ impl World {
         }
         self.k.gate()?;
         let at = self.k.now + timeout;
-        self.group_mut(b, g)
+        self.group_mut(g)
             .member_mut(member)
             .expect("exists")
             .session_deadline = at;
@@ -656,30 +641,21 @@ impl World {
         })
     }
 
-    pub(super) fn coordinator_leave(
-        &mut self,
-        b: BrokerId,
-        g: &str,
-        member: &str,
-    ) -> Step<Option<ErrorCode>> {
+    pub(super) fn coordinator_leave(&mut self, g: &str, member: &str) -> Step<Option<ErrorCode>> {
         let p = self.group_partition(g);
-        if !self.is_coordinator_for(b, p) {
+        if !self.is_coordinator_for(p) {
             return Ok(Some(ErrorCode::NotCoordinator));
         }
-        if self.group(b, g).and_then(|x| x.member(member)).is_none() {
+        if self.group(g).and_then(|x| x.member(member)).is_none() {
             return Ok(Some(ErrorCode::UnknownMemberId));
         }
-        self.coordinator_remove_member(b, g, member, "sent LeaveGroup")?;
-        self.coordinator_after_member_left(b, g, member)?;
+        self.coordinator_remove_member(g, member, "sent LeaveGroup")?;
+        self.coordinator_after_member_left(g, member)?;
         Ok(None)
     }
 
-    pub(super) fn coordinator_sync(
-        &mut self,
-        b: BrokerId,
-        from: NodeId,
-        req: SyncGroupRequest,
-    ) -> Step {
+    pub(super) fn coordinator_sync(&mut self, from: NodeId, req: SyncGroupRequest) -> Step {
+        let b = self.id;
         let SyncGroupRequest {
             correlation_id: cid,
             group_id,
@@ -695,13 +671,13 @@ impl World {
             error: Some(e),
             assignment: Vec::new(),
         };
-        if !self.is_coordinator_for(b, p) {
+        if !self.is_coordinator_for(p) {
             return self
                 .k
                 .send(bnode(b), from, err(ErrorCode::NotCoordinator))
                 .map(|_| ());
         }
-        let Some(grp) = self.group(b, g).cloned() else {
+        let Some(grp) = self.group(g).cloned() else {
             return self
                 .k
                 .send(bnode(b), from, err(ErrorCode::UnknownMemberId))
@@ -744,7 +720,7 @@ impl World {
             }
             GroupState::CompletingRebalance => {
                 self.k.gate()?;
-                self.group_mut(b, g)
+                self.group_mut(g)
                     .member_mut(member)
                     .expect("exists")
                     .awaiting_sync = Some((from, cid));
@@ -764,7 +740,6 @@ impl World {
                         .collect();
                     full.sort_by(|a, b| a.0.cmp(&b.0));
                     self.coordinator_store_group(
-                        b,
                         g,
                         GroupWrite::Sync {
                             group: g.to_string(),

@@ -8,14 +8,15 @@
 use super::*;
 use crate::msg::OffsetCommitRequest;
 
-impl World {
+impl BrokerCx<'_> {
     /// A broker became leader of an offsets partition: load its groups.
-    pub(crate) fn coordinator_on_leader(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
+    pub(crate) fn coordinator_on_leader(&mut self, tp: &TopicPartition) -> Step {
+        let b = self.id;
         if &*tp.topic != OFFSETS_TOPIC {
             return Ok(());
         }
         let p = tp.partition;
-        if self.groups(b).loaded.contains(&p) {
+        if self.groups().loaded.contains(&p) {
             // Still the leader (a new leader epoch): Kafka keeps the groups it
             // has (`addLoadingPartition` refuses an owned partition).
             return Ok(());
@@ -24,7 +25,7 @@ impl World {
         let mut offsets: SortedMap<(String, TopicPartition), i64> = SortedMap::new();
         let mut metas: SortedMap<String, Option<rec::GroupValue>> = SortedMap::new();
         {
-            let br = &self.brokers[&b];
+            let br = self.me();
             if let Some(log) = br.logs.get(tp) {
                 let mut at = log.log_start_offset;
                 while at < log.log_end_offset {
@@ -94,11 +95,13 @@ impl World {
                 GroupState::Stable
             };
             for m in &v.members {
-                let consumer = self
-                    .consumers
-                    .iter()
-                    .position(|c| m.client_id == c.client_id())
-                    .unwrap_or(0) as u32;
+                // The member's connection, from the client host it joined
+                // from (written as `/consumer-<n>`, below).
+                let consumer = m
+                    .client_host
+                    .strip_prefix("/consumer-")
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .unwrap_or(0);
                 group.members.push(Member {
                     member_id: m.member_id.clone(),
                     group_instance_id: m.group_instance_id.clone(),
@@ -121,7 +124,7 @@ impl World {
         let n_offsets = offsets.len() as u32;
         self.k.gate()?;
         {
-            let gs = self.groups_mut(b);
+            let gs = self.groups_mut();
             gs.loaded.insert(p);
             gs.groups.retain(|_, g| g.partition != p);
             for (k, g) in groups {
@@ -139,7 +142,7 @@ impl World {
         );
         for g in loaded {
             let members: Vec<(String, u64)> = self
-                .group(b, &g)
+                .group(&g)
                 .map(|g| {
                     g.members
                         .iter()
@@ -162,13 +165,14 @@ impl World {
     }
 
     /// A broker stopped leading an offsets partition: its groups move away.
-    pub(crate) fn coordinator_on_resign(&mut self, b: BrokerId, tp: &TopicPartition) -> Step {
-        if &*tp.topic != OFFSETS_TOPIC || !self.groups(b).loaded.contains(&tp.partition) {
+    pub(crate) fn coordinator_on_resign(&mut self, tp: &TopicPartition) -> Step {
+        let b = self.id;
+        if &*tp.topic != OFFSETS_TOPIC || !self.groups().loaded.contains(&tp.partition) {
             return Ok(());
         }
         let p = tp.partition;
         let gone: Vec<String> = self
-            .groups(b)
+            .groups()
             .groups
             .values()
             .filter(|g| g.partition == p)
@@ -177,7 +181,7 @@ impl World {
         // Requests parked in the groups get NOT_COORDINATOR.
         let mut replies = Vec::new();
         for g in &gone {
-            for m in &self.group(b, g).expect("listed").members {
+            for m in &self.group(g).expect("listed").members {
                 if let Some((to, cid)) = m.awaiting_join {
                     replies.push((to, join_error(cid, ErrorCode::NotCoordinator, &m.member_id)));
                 }
@@ -195,7 +199,7 @@ impl World {
         }
         self.k.gate()?;
         {
-            let gs = self.groups_mut(b);
+            let gs = self.groups_mut();
             gs.loaded.remove(&p);
             gs.groups.retain(|_, g| g.partition != p);
         }
@@ -214,13 +218,8 @@ impl World {
     }
 
     /// Writes the group record (`storeGroup`); what happens next waits for the ISR.
-    pub(super) fn coordinator_store_group(
-        &mut self,
-        b: BrokerId,
-        g: &str,
-        write: GroupWrite,
-    ) -> Step {
-        let grp = self.group(b, g).expect("exists").clone();
+    pub(super) fn coordinator_store_group(&mut self, g: &str, write: GroupWrite) -> Step {
+        let grp = self.group(g).expect("exists").clone();
         let members: Vec<rec::StoredMember> = grp
             .members
             .iter()
@@ -260,81 +259,72 @@ impl World {
             generation: grp.generation_id,
             protocol: grp.protocol_name.clone(),
             leader: grp.leader_id.clone(),
-            current_state_timestamp: self.wall_ms(),
+            current_state_timestamp: self.k.wall_ms(),
             members,
         };
         let r = NewRecord::new(
             Some(&rec::group_key(g)),
             Some(&rec::group_value(&value)),
-            self.wall_ms(),
+            self.k.wall_ms(),
         );
-        self.coordinator_append(b, grp.partition, vec![r], write)
+        self.coordinator_append(grp.partition, vec![r], write)
     }
 
     /// Appends to `__consumer_offsets` as the leader with acks=all (the
     /// coordinator's `appendForGroup`), parking `write` until replicated.
     pub(super) fn coordinator_append(
         &mut self,
-        b: BrokerId,
         partition: i32,
         records: Vec<NewRecord>,
         write: GroupWrite,
     ) -> Step {
         let tp = TopicPartition::new(OFFSETS_TOPIC, partition);
         let bytes = record::build_batch(&BatchSpec::default(), &records);
-        let Some(p) = self.brokers[&b]
+        let Some(p) = self
+            .me()
             .partitions
             .get(&tp)
             .filter(|p| p.is_leader)
             .cloned()
         else {
-            return self.coordinator_write_done(b, write, Some(ErrorCode::NotCoordinator));
+            return self.coordinator_write_done(write, Some(ErrorCode::NotCoordinator));
         };
-        let wall = self.wall_ms();
-        let prepared =
-            match self.brokers[&b].logs[&tp].prepare_leader_append(bytes, p.leader_epoch, wall) {
-                Ok(x) => x,
-                Err(_) => {
-                    return self.coordinator_write_done(
-                        b,
-                        write,
-                        Some(ErrorCode::CoordinatorNotAvailable),
-                    )
-                }
-            };
+        let wall = self.k.wall_ms();
+        let prepared = match self.me().logs[&tp].prepare_leader_append(bytes, p.leader_epoch, wall)
+        {
+            Ok(x) => x,
+            Err(_) => {
+                return self.coordinator_write_done(write, Some(ErrorCode::CoordinatorNotAvailable))
+            }
+        };
         let required = prepared.last_offset + 1;
-        self.append_prepared(b, &tp, prepared, true)?;
+        self.append_prepared(&tp, prepared, true)?;
         self.check_leaders(&tp)?;
-        self.complete_delayed_fetches(b, &tp)?;
+        self.complete_delayed_fetches(&tp)?;
         let timeout = 5000; // offsets.commit.timeout.ms
-        let id = self.park_internal_produce(b, &tp, required, timeout)?;
+        let id = self.park_internal_produce(&tp, required, timeout)?;
         self.k.gate()?;
-        self.groups_mut(b).writes.insert(id, write);
-        self.maybe_increment_hw(b, &tp)?;
-        self.try_complete_produce(b, id)
+        self.groups_mut().writes.insert(id, write);
+        self.maybe_increment_hw(&tp)?;
+        self.try_complete_produce(id)
     }
 
     /// The parked write finished (replicated, or failed with `error`).
-    pub(crate) fn coordinator_write_finished(
-        &mut self,
-        b: BrokerId,
-        id: u64,
-        error: Option<ErrorCode>,
-    ) -> Step {
-        let Some(write) = self.groups(b).writes.get(&id).cloned() else {
+    pub(crate) fn coordinator_write_finished(&mut self, id: u64, error: Option<ErrorCode>) -> Step {
+        let Some(write) = self.groups().writes.get(&id).cloned() else {
             return Ok(());
         };
         self.k.gate()?;
-        self.groups_mut(b).writes.remove(&id);
-        self.coordinator_write_done(b, write, error.map(coordinator_error))
+        self.groups_mut().writes.remove(&id);
+        self.coordinator_write_done(write, error.map(coordinator_error))
     }
 
     pub(super) fn coordinator_write_done(
         &mut self,
-        b: BrokerId,
         write: GroupWrite,
         error: Option<ErrorCode>,
     ) -> Step {
+        let b = self.id;
         match write {
             GroupWrite::Store => Ok(()),
             GroupWrite::Commit {
@@ -345,12 +335,12 @@ impl World {
                 offsets,
             } => {
                 if error.is_none() {
-                    if self.group(b, &group).is_none() {
+                    if self.group(&group).is_none() {
                         return Ok(());
                     }
                     self.k.gate()?;
                     {
-                        let g = self.group_mut(b, &group);
+                        let g = self.group_mut(&group);
                         for (tp, o) in &offsets {
                             g.offsets.insert(tp.clone(), *o);
                         }
@@ -381,7 +371,7 @@ impl World {
                 generation,
                 assignments,
             } => {
-                let Some(grp) = self.group(b, &group).cloned() else {
+                let Some(grp) = self.group(&group).cloned() else {
                     return Ok(());
                 };
                 if grp.state != GroupState::CompletingRebalance || grp.generation_id != generation {
@@ -403,18 +393,17 @@ impl World {
                         }
                     }
                     self.k.gate()?;
-                    for m in &mut self.group_mut(b, &group).members {
+                    for m in &mut self.group_mut(&group).members {
                         m.awaiting_sync = None;
                     }
                     return self.coordinator_prepare_rebalance(
-                        b,
                         &group,
                         format!("storing the assignment failed: {e:?}"),
                     );
                 }
                 self.k.gate()?;
                 {
-                    let g = self.group_mut(b, &group);
+                    let g = self.group_mut(&group);
                     g.state = GroupState::Stable;
                     for m in &mut g.members {
                         m.assignment = assignments
@@ -433,11 +422,11 @@ impl World {
                         assignment: assignments.iter().cloned().collect(),
                     },
                 );
-                let grp = self.group(b, &group).expect("exists").clone();
+                let grp = self.group(&group).expect("exists").clone();
                 for m in &grp.members {
                     if let Some((to, cid)) = m.awaiting_sync {
                         self.k.gate()?;
-                        self.group_mut(b, &group)
+                        self.group_mut(&group)
                             .member_mut(&m.member_id)
                             .expect("exists")
                             .awaiting_sync = None;
@@ -457,12 +446,8 @@ impl World {
         }
     }
 
-    pub(super) fn coordinator_commit(
-        &mut self,
-        b: BrokerId,
-        from: NodeId,
-        req: OffsetCommitRequest,
-    ) -> Step {
+    pub(super) fn coordinator_commit(&mut self, from: NodeId, req: OffsetCommitRequest) -> Step {
+        let b = self.id;
         let OffsetCommitRequest {
             correlation_id: cid,
             group_id,
@@ -472,7 +457,7 @@ impl World {
         } = req;
         let (g, member) = (group_id.as_str(), member_id.as_str());
         let p = self.group_partition(g);
-        let fail = |w: &mut World, e: ErrorCode, detail: &str| -> Step {
+        let fail = |w: &mut BrokerCx, e: ErrorCode, detail: &str| -> Step {
             w.k.record(
                 vec![bnode(b), from],
                 EventKind::OffsetCommitRejected {
@@ -496,14 +481,14 @@ impl World {
             )
             .map(|_| ())
         };
-        if !self.is_coordinator_for(b, p) {
+        if !self.is_coordinator_for(p) {
             return fail(
                 self,
                 ErrorCode::NotCoordinator,
                 "this broker does not lead the group's offsets partition",
             );
         }
-        let grp = self.group(b, g).cloned();
+        let grp = self.group(g).cloned();
         let standalone = gen < 0 && member.is_empty();
         if !standalone {
             let Some(grp) = &grp else {
@@ -546,11 +531,11 @@ impl World {
         }
         if grp.is_none() {
             self.k.gate()?;
-            self.groups_mut(b)
+            self.groups_mut()
                 .groups
                 .insert(g.to_string(), Group::new(g, p));
         }
-        let wall = self.wall_ms();
+        let wall = self.k.wall_ms();
         let records: Vec<NewRecord> = offsets
             .iter()
             .map(|(tp, o)| {
@@ -567,7 +552,6 @@ impl World {
             })
             .collect();
         self.coordinator_append(
-            b,
             p,
             records,
             GroupWrite::Commit {

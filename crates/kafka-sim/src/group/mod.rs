@@ -42,12 +42,13 @@
 //! transactional offset commits, offset expiry (`offsets.retention.minutes`),
 //! `group.max.size`, and the new-member join timeout.
 
+use crate::broker::BrokerCx;
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::EventKind;
 use crate::group_records as rec;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, JoinGroupMember, Message, Subscription};
-use crate::sim::{Step, Timer, World};
+use crate::sim::{Step, Timer};
 use crate::storage::record::{self, BatchSpec, NewRecord};
 use serde::{Deserialize, Serialize};
 
@@ -291,55 +292,58 @@ fn coordinator_error(e: ErrorCode) -> ErrorCode {
     }
 }
 
+/// The `__consumer_offsets` partition of a group: `abs(hashCode(group.id))
+/// % offsets.topic.num.partitions`.
+pub(crate) fn group_partition(sc: &crate::scenario::Scenario, group: &str) -> i32 {
+    crate::partitioner::coordinator_partition(group, sc.cluster.config.offsets_topic_num_partitions)
+}
+
+impl crate::sim::World {
+    /// The offsets partition of a group.
+    pub fn group_partition(&self, group: &str) -> i32 {
+        group_partition(&self.k.sc, group)
+    }
+}
+
 // =============================================================================
 // The coordinator (broker side)
 // =============================================================================
 
-impl World {
-    fn groups(&self, b: BrokerId) -> &Groups {
-        &self.brokers[&b].groups
+impl BrokerCx<'_> {
+    fn groups(&self) -> &Groups {
+        &self.me().groups
     }
-    fn groups_mut(&mut self, b: BrokerId) -> &mut Groups {
-        &mut std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("broker")).groups
+    fn groups_mut(&mut self) -> &mut Groups {
+        &mut self.me_mut().groups
     }
-    fn group(&self, b: BrokerId, g: &str) -> Option<&Group> {
-        self.groups(b).groups.get(g)
+    fn group(&self, g: &str) -> Option<&Group> {
+        self.groups().groups.get(g)
     }
-    fn group_mut(&mut self, b: BrokerId, g: &str) -> &mut Group {
-        self.groups_mut(b).groups.get_mut(g).expect("group")
+    fn group_mut(&mut self, g: &str) -> &mut Group {
+        self.groups_mut().groups.get_mut(g).expect("group")
     }
 
     /// The offsets partition of a group.
-    pub fn group_partition(&self, group: &str) -> i32 {
-        crate::partitioner::coordinator_partition(
-            group,
-            self.k.sc.cluster.config.offsets_topic_num_partitions,
-        )
+    fn group_partition(&self, group: &str) -> i32 {
+        group_partition(&self.k.sc, group)
     }
 
     /// Whether broker `b` coordinates partition `p` of `__consumer_offsets` now.
-    fn is_coordinator_for(&self, b: BrokerId, p: i32) -> bool {
+    fn is_coordinator_for(&self, p: i32) -> bool {
         let tp = TopicPartition::new(OFFSETS_TOPIC, p);
-        self.brokers[&b]
-            .partitions
-            .get(&tp)
-            .is_some_and(|x| x.is_leader)
-            && self.groups(b).loaded.contains(&p)
+        self.me().partitions.get(&tp).is_some_and(|x| x.is_leader)
+            && self.groups().loaded.contains(&p)
     }
 
-    pub(crate) fn coordinator_on_message(
-        &mut self,
-        b: BrokerId,
-        from: NodeId,
-        msg: Message,
-    ) -> Step {
+    pub(crate) fn coordinator_on_message(&mut self, from: NodeId, msg: Message) -> Step {
+        let b = self.id;
         match msg {
             Message::FindCoordinator {
                 correlation_id,
                 key,
-            } => self.coordinator_find(b, from, correlation_id, &key),
-            Message::JoinGroup(req) => self.coordinator_join(b, from, req),
-            Message::SyncGroup(req) => self.coordinator_sync(b, from, req),
+            } => self.coordinator_find(from, correlation_id, &key),
+            Message::JoinGroup(req) => self.coordinator_join(from, req),
+            Message::SyncGroup(req) => self.coordinator_sync(from, req),
             Message::Heartbeat {
                 correlation_id,
                 group_id,
@@ -347,7 +351,7 @@ impl World {
                 member_id,
                 ..
             } => {
-                let error = self.coordinator_heartbeat(b, &group_id, generation_id, &member_id)?;
+                let error = self.coordinator_heartbeat(&group_id, generation_id, &member_id)?;
                 self.k
                     .send(
                         bnode(b),
@@ -364,7 +368,7 @@ impl World {
                 group_id,
                 member_id,
             } => {
-                let error = self.coordinator_leave(b, &group_id, &member_id)?;
+                let error = self.coordinator_leave(&group_id, &member_id)?;
                 self.k
                     .send(
                         bnode(b),
@@ -376,21 +380,21 @@ impl World {
                     )
                     .map(|_| ())
             }
-            Message::OffsetCommit(req) => self.coordinator_commit(b, from, req),
+            Message::OffsetCommit(req) => self.coordinator_commit(from, req),
             Message::OffsetFetch {
                 correlation_id,
                 group_id,
                 partitions,
             } => {
                 let p = self.group_partition(&group_id);
-                let reply = if !self.is_coordinator_for(b, p) {
+                let reply = if !self.is_coordinator_for(p) {
                     Message::OffsetFetchResponse {
                         correlation_id,
                         error: Some(ErrorCode::NotCoordinator),
                         offsets: Vec::new(),
                     }
                 } else {
-                    let g = self.group(b, &group_id);
+                    let g = self.group(&group_id);
                     Message::OffsetFetchResponse {
                         correlation_id,
                         error: None,
@@ -411,7 +415,8 @@ impl World {
 
     /// FindCoordinator: the leader of the group's offsets partition, creating
     /// `__consumer_offsets` first if it does not exist.
-    fn coordinator_find(&mut self, b: BrokerId, from: NodeId, cid: i32, group: &str) -> Step {
+    fn coordinator_find(&mut self, from: NodeId, cid: i32, group: &str) -> Step {
+        let b = self.id;
         let p = self.group_partition(group);
         let tp = TopicPartition::new(OFFSETS_TOPIC, p);
         let exists = self
@@ -419,9 +424,10 @@ impl World {
             .get(&format!("/brokers/topics/{OFFSETS_TOPIC}"))
             .is_some();
         if !exists {
-            self.create_offsets_topic(b)?;
+            self.create_offsets_topic()?;
         }
-        let leader = self.brokers[&b]
+        let leader = self
+            .me()
             .metadata
             .partitions
             .get(&tp)
@@ -447,7 +453,8 @@ impl World {
     /// The broker creates `__consumer_offsets` as `AutoTopicCreationManager`
     /// does: `offsets.topic.num.partitions` partitions, replication factor
     /// `offsets.topic.replication.factor`, refused while fewer brokers are alive.
-    fn create_offsets_topic(&mut self, b: BrokerId) -> Step {
+    fn create_offsets_topic(&mut self) -> Step {
+        let b = self.id;
         let cfg = self.k.sc.cluster.config.clone();
         let alive = self.zk.live_brokers().len() as i32;
         if alive < cfg.offsets_topic_replication_factor {
@@ -470,7 +477,7 @@ impl World {
             fixed_start_index: None,
             config: Default::default(),
         };
-        self.admin_create_topic_by(bnode(b), &spec)
+        self.zkc().admin_create_topic_by(bnode(b), &spec)
     }
 }
 
