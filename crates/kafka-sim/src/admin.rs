@@ -6,10 +6,9 @@
 //! Replica placement is `placement.rs` (`AdminUtils.assignReplicasToBrokers`).
 
 use crate::collections::SortedMap;
-use crate::controller::{base64_url, topic_znode_json};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
-use crate::sim::Step;
+use crate::kernel::Step;
 use crate::zk::ZkCx;
 
 impl ZkCx<'_> {
@@ -209,4 +208,43 @@ pub(crate) fn topic_id(sc: &crate::scenario::Scenario, name: &str) -> String {
         bytes.extend_from_slice(&h.to_be_bytes());
     }
     base64_url(&bytes)
+}
+
+fn base64_url(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (*b as u32) << (16 - 8 * i));
+        let chars = chunk.len() + 1;
+        for i in 0..chars {
+            out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// `/brokers/topics/<t>` as Kafka 3.x writes it.
+pub fn topic_znode_json(assignment: &SortedMap<i32, Vec<BrokerId>>, topic_id: &str) -> String {
+    let parts: Vec<String> = assignment
+        .iter()
+        .map(|(p, r)| {
+            let r: Vec<String> = r.iter().map(|b| b.0.to_string()).collect();
+            format!("\"{p}\":[{}]", r.join(","))
+        })
+        .collect();
+    format!(
+        "{{\"partitions\":{{{}}},\"topic_id\":\"{topic_id}\",\"adding_replicas\":{{}},\"removing_replicas\":{{}},\"version\":3}}",
+        parts.join(",")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn topic_ids_look_like_kafka_uuids() {
+        assert_eq!(super::base64_url(&[0u8; 16]).len(), 22);
+    }
 }

@@ -6,10 +6,10 @@ use crate::collections::SortedMap;
 use crate::event::EventKind;
 use crate::ids::Millis;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kernel::Kernel;
+use crate::kernel::{Step, Timer};
 use crate::msg::{Message, PartitionMetadata};
 use crate::scenario::Scenario;
-use crate::sim::Kernel;
-use crate::sim::{Step, Timer};
 use std::sync::Arc;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

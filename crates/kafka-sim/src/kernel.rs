@@ -1,9 +1,8 @@
 //! The kernel of the simulation: the clock, the queue of pending work, the
 //! seeded RNG, the event budget and the network, and the only operations
 //! that change them: [`Kernel::gate`] before a change, [`Kernel::emit`] after
-//! it, [`Kernel::send`] a message, [`Kernel::set_timer`], and
-//! [`Kernel::continue_with`] to leave the rest of a handler for the next
-//! step.
+//! it, [`Kernel::send`] a message and [`Kernel::set_timer`]. (The rest of
+//! a handler left for the next step is the broker's: `BrokerCx::continue_with`.)
 //!
 //! It knows nothing of brokers, ZooKeeper or clients: those nodes live in the
 //! world (`World` in `sim.rs`), which owns one kernel and runs each work
@@ -151,17 +150,13 @@ impl Network {
     }
 }
 
-/// The clock, queue, RNG, budget and network (see the module docs). `C`
-/// is the rest of a handler left for the next step (the world's
-/// `Continuation`): the kernel only keeps it, so it imports no role.
+/// The clock, queue, RNG, budget and network (see the module docs).
 #[derive(Clone)]
-pub(crate) struct Kernel<C> {
+pub(crate) struct Kernel {
     pub(crate) sc: Arc<Scenario>,
     pub(crate) now: Millis,
     pub(crate) rng: Rng,
     pub(crate) queue: std::collections::BTreeMap<(Millis, u64), Work>,
-    /// The rest of the handler being run, with the cause it ran under.
-    pub(crate) continuation: Option<(C, Option<EventId>)>,
     /// A process that ended as its handler's last act (a broker finishing a
     /// controlled shutdown): the world then resets its connections, which
     /// touches other nodes, so no handle can do it itself.
@@ -179,13 +174,12 @@ pub(crate) struct Kernel<C> {
     incarnations: SortedMap<NodeId, u32>,
 }
 
-impl<C> Kernel<C> {
-    pub(crate) fn new(sc: Arc<Scenario>) -> Kernel<C> {
+impl Kernel {
+    pub(crate) fn new(sc: Arc<Scenario>) -> Kernel {
         Kernel {
             rng: Rng::new(sc.seed),
             now: 0,
             queue: std::collections::BTreeMap::new(),
-            continuation: None,
             process_exited: None,
             seq: 0,
             next_message_id: 0,
@@ -227,15 +221,6 @@ impl<C> Kernel<C> {
                 cause,
             },
         );
-    }
-
-    /// Leaves the rest of the current handler for the next step (gated: it
-    /// records no event, like scheduling a timer).
-    pub(crate) fn continue_with(&mut self, k: C) -> Step {
-        self.gate()?;
-        debug_assert!(self.continuation.is_none(), "one handler at a time");
-        self.continuation = Some((k, self.cause));
-        Ok(())
     }
 
     /// Passes if one more event may be recorded. Every apply operation calls

@@ -28,27 +28,14 @@
 
 use crate::collections::SortedMap;
 use crate::event::{DropReason, Event, EventKind};
-use crate::ids::{BrokerId, Millis, NodeId};
+use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
 pub use crate::kernel::{link_key, Frozen, Network, Step, Timer, Work};
 use crate::msg::Message;
 use crate::scenario::Scenario;
 use std::sync::Arc;
 
-/// The rest of a handler that goes on partition by partition (see the
-/// module docs). Runs at the same simulated time, before any queued work.
-#[derive(Clone)]
-pub(crate) enum Continuation {
-    /// `becomeLeaderOrFollower`, partition by partition, then the response
-    /// (`broker/replica_manager.rs`).
-    LeaderAndIsr(crate::broker::LeaderAndIsrWork),
-    /// The controller's work list: a topic change partition by partition
-    /// (`onNewPartitionCreation`), a broker change or controlled shutdown
-    /// election by election, then the batch of requests (`controller/`).
-    Controller(crate::controller::ControllerWork),
-}
-
-/// The kernel of this world: its pending continuation is a role's work.
-pub(crate) type Kernel = crate::kernel::Kernel<Continuation>;
+pub(crate) use crate::broker::Continuation;
+pub(crate) use crate::kernel::Kernel;
 /// How many steps in a row may run at one simulated instant and record
 /// nothing before the world stops as stuck. Real work at one instant records
 /// events (a message sent, a state changed) or drains the queue; a timer
@@ -62,6 +49,9 @@ pub const MAX_QUIET_STEPS: u32 = 100_000;
 #[derive(Clone)]
 pub struct World {
     pub(crate) k: Kernel,
+    /// The rest of the handler being run (a broker's; see the module docs),
+    /// with the cause it ran under.
+    pub(crate) continuation: Option<(Continuation, Option<crate::event::EventId>)>,
     frozen: bool,
     /// Steps in a row at `quiet_at` that recorded nothing.
     quiet: u32,
@@ -85,6 +75,7 @@ impl World {
     pub fn new(sc: Arc<Scenario>) -> World {
         let mut w = World {
             k: Kernel::new(sc.clone()),
+            continuation: None,
             frozen: false,
             quiet: 0,
             quiet_at: 0,
@@ -210,9 +201,9 @@ impl World {
     pub(crate) fn producer_cx(&mut self, p: u32) -> crate::producer::ProducerCx<'_> {
         crate::producer::ProducerCx {
             k: &mut self.k,
-            audit: crate::invariants::Audit::new(
+            audit: crate::broker::audit::Audit::new(
                 &mut self.ledger,
-                crate::invariants::BrokerView::all(&self.brokers),
+                crate::broker::audit::BrokerView::all(&self.brokers),
             ),
             id: p,
             me: &mut self.producers[p as usize],
@@ -223,7 +214,8 @@ impl World {
     /// single-owner check, and that consumer alone (see
     /// [`crate::consumer::ConsumerCx`]).
     pub(crate) fn consumer_cx(&mut self, c: u32) -> crate::consumer::ConsumerCx<'_> {
-        let (audit, me) = crate::invariants::ConsumerAudit::split(&mut self.consumers, c as usize);
+        let (audit, me) =
+            crate::consumer::audit::ConsumerAudit::split(&mut self.consumers, c as usize);
         crate::consumer::ConsumerCx {
             k: &mut self.k,
             audit,
@@ -244,7 +236,7 @@ impl World {
     /// `run_until_ms`. After `Frozen` the world is marked frozen.
     pub fn step(&mut self) -> bool {
         assert!(!self.frozen, "a frozen world is for display only");
-        if let Some((k, cause)) = self.k.continuation.take() {
+        if let Some((k, cause)) = self.continuation.take() {
             self.k.cause = cause;
             let done = match k {
                 Continuation::LeaderAndIsr(k) => self.bcx(k.broker()).broker_leader_and_isr_next(k),
@@ -499,4 +491,54 @@ fn timer_name(t: &Timer) -> String {
         .next()
         .unwrap_or_default()
         .to_string()
+}
+
+impl World {
+    /// The handle through which broker `b` handles one work item.
+    pub(crate) fn bcx(&mut self, b: BrokerId) -> crate::broker::BrokerCx<'_> {
+        let (audit, me) =
+            crate::broker::audit::BrokerAudit::split(&mut self.ledger, &mut self.brokers, b);
+        crate::broker::BrokerCx {
+            k: &mut self.k,
+            zk: &mut self.zk,
+            id: b,
+            me,
+            audit,
+            next: &mut self.continuation,
+        }
+    }
+}
+
+impl World {
+    /// ZooKeeper, for the world's own acts.
+    pub(crate) fn zkc(&mut self) -> crate::zk::ZkCx<'_> {
+        crate::zk::ZkCx {
+            k: &mut self.k,
+            zk: &mut self.zk,
+        }
+    }
+}
+
+impl World {
+    /// The offsets partition of a group.
+    pub fn group_partition(&self, group: &str) -> i32 {
+        crate::group::group_partition(&self.k.sc, group)
+    }
+}
+
+impl World {
+    /// The broker currently leading `tp` (alive, with the highest leader epoch).
+    pub fn current_leader(&self, tp: &TopicPartition) -> Option<BrokerId> {
+        crate::broker::audit::current_leader(
+            crate::broker::audit::BrokerView::all(&self.brokers),
+            tp,
+        )
+    }
+
+    /// The always-true invariants over the whole world: `(guarantee,
+    /// detail)` for each violation. The property tests call this after
+    /// every step.
+    pub fn check_invariants(&self) -> Vec<(crate::event::Guarantee, String)> {
+        crate::broker::audit::check_brokers(crate::broker::audit::BrokerView::all(&self.brokers))
+    }
 }

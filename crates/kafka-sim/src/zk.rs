@@ -22,8 +22,8 @@
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId};
+use crate::kernel::{Step, Timer};
 use crate::msg::{Message, ZkChange};
-use crate::sim::{Step, Timer, World};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -193,21 +193,11 @@ pub fn partition_state_path(topic: &str, partition: i32) -> String {
 }
 
 /// ZooKeeper while one request to it is served: the kernel and the
-/// ensemble's state. Brokers reach it through [`crate::broker::BrokerCx::zkc`],
+/// ensemble's state. Brokers reach it through `BrokerCx::zkc`,
 /// the world through [`World::zkc`] (a session expiring, a process dying).
 pub(crate) struct ZkCx<'a> {
-    pub(crate) k: &'a mut crate::sim::Kernel,
+    pub(crate) k: &'a mut crate::kernel::Kernel,
     pub(crate) zk: &'a mut ZooKeeper,
-}
-
-impl World {
-    /// ZooKeeper, for the world's own acts.
-    pub(crate) fn zkc(&mut self) -> ZkCx<'_> {
-        ZkCx {
-            k: &mut self.k,
-            zk: &mut self.zk,
-        }
-    }
 }
 
 impl ZkCx<'_> {

@@ -38,20 +38,22 @@
 use crate::collections::{SortedMap, SortedSet};
 use crate::config::LogConfig;
 use crate::controller::ControllerContext;
+use crate::event::EventId;
 use crate::event::{EventKind, TruncateReason};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kernel::{Kernel, Step, Timer};
 use crate::msg::FetchRequest;
 use crate::msg::{
     Bytes, DivergingEpoch, ErrorCode, FetchPartition, FetchPartitionResponse, Message,
     PartitionMetadata, PartitionState, ProducePartitionResponse,
 };
-use crate::sim::{Continuation, Kernel, Step, Timer, World};
 use crate::storage::log::{AppendError, Log};
 use crate::storage::paged::MemStorage;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 mod apis;
+pub(crate) mod audit;
 mod fetcher;
 mod isr;
 mod log_manager;
@@ -232,7 +234,7 @@ impl Broker {
 }
 
 /// The rest of a LeaderAndIsr request being applied (see
-/// [`Continuation`](crate::sim::Continuation)).
+/// [`Continuation`](crate::broker::Continuation)).
 #[derive(Clone)]
 pub(crate) struct LeaderAndIsrWork {
     b: BrokerId,
@@ -262,7 +264,23 @@ pub(crate) struct BrokerCx<'a> {
     /// [`BrokerCx::me_mut`]).
     pub(crate) me: &'a mut Arc<Broker>,
     /// The ledger and the other brokers, for the invariant checks only.
-    pub(crate) audit: crate::invariants::BrokerAudit<'a>,
+    pub(crate) audit: audit::BrokerAudit<'a>,
+    /// Where [`BrokerCx::continue_with`] leaves the rest of a handler.
+    pub(crate) next: &'a mut Option<(Continuation, Option<EventId>)>,
+}
+
+/// The rest of a broker's handler that goes on partition by partition (see
+/// `sim.rs`). The world runs it at the same simulated time, before any
+/// queued work.
+#[derive(Clone)]
+pub(crate) enum Continuation {
+    /// `becomeLeaderOrFollower`, partition by partition, then the response
+    /// (`replica_manager.rs`).
+    LeaderAndIsr(LeaderAndIsrWork),
+    /// The controller's work list: a topic change partition by partition
+    /// (`onNewPartitionCreation`), a broker change or controlled shutdown
+    /// election by election, then the batch of requests (`controller/`).
+    Controller(crate::controller::ControllerWork),
 }
 
 impl<'a> BrokerCx<'a> {
@@ -276,27 +294,21 @@ impl<'a> BrokerCx<'a> {
         Arc::make_mut(self.me)
     }
 
+    /// Leaves the rest of the current handler for the next step (gated: it
+    /// records no event, like scheduling a timer).
+    pub(crate) fn continue_with(&mut self, c: Continuation) -> Step {
+        self.k.gate()?;
+        debug_assert!(self.next.is_none(), "one handler at a time");
+        *self.next = Some((c, self.k.cause));
+        Ok(())
+    }
+
     /// The broker's ZooKeeper client: every write is an event, and a write
     /// fires the watches set on its path.
     pub(crate) fn zkc(&mut self) -> crate::zk::ZkCx<'_> {
         crate::zk::ZkCx {
             k: self.k,
             zk: self.zk,
-        }
-    }
-}
-
-impl World {
-    /// The handle through which broker `b` handles one work item.
-    pub(crate) fn bcx(&mut self, b: BrokerId) -> BrokerCx<'_> {
-        let (audit, me) =
-            crate::invariants::BrokerAudit::split(&mut self.ledger, &mut self.brokers, b);
-        BrokerCx {
-            k: &mut self.k,
-            zk: &mut self.zk,
-            id: b,
-            me,
-            audit,
         }
     }
 }

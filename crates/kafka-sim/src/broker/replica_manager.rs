@@ -73,7 +73,7 @@ impl BrokerCx<'_> {
             }
             k.results.push((ps.tp.clone(), None));
             if !k.parts.is_empty() {
-                return self.k.continue_with(Continuation::LeaderAndIsr(k));
+                return self.continue_with(Continuation::LeaderAndIsr(k));
             }
         }
         self.k.send(

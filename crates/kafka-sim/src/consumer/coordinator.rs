@@ -17,9 +17,9 @@ use crate::collections::SortedMap;
 use crate::event::EventKind;
 use crate::group::*;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kernel::{Step, Timer};
 use crate::msg::{ErrorCode, JoinGroupMember, Message, Subscription};
 use crate::msg::{JoinGroupRequest, OffsetCommitRequest, SyncGroupRequest};
-use crate::sim::{Step, Timer};
 
 mod heartbeat;
 mod offsets;

@@ -21,14 +21,15 @@ use crate::client_config::{AutoOffsetReset, ConsumerConfig};
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::{ConsumedRecord, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::invariants::ConsumerAudit;
+use crate::kernel::{Step, Timer};
 use crate::msg::FetchRequest;
 use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
 use crate::scenario::{CommitMode, ConsumerSpec};
-use crate::sim::{Step, Timer};
 use crate::storage::record;
+use audit::ConsumerAudit;
 use std::collections::VecDeque;
 
+pub(crate) mod audit;
 mod fetcher;
 
 mod coordinator;

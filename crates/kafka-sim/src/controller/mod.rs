@@ -32,12 +32,13 @@
 
 use crate::broker::Broker;
 use crate::broker::BrokerCx;
+use crate::broker::Continuation;
 use crate::collections::{SortedMap, SortedSet};
 use crate::election::{elect, ElectionAlgorithm, ElectionInput};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kernel::{Step, Timer};
 use crate::msg::{ErrorCode, Message, PartitionState};
-use crate::sim::{Continuation, Step, Timer};
 use crate::zk::{partition_state_json, partition_state_path};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -131,7 +132,7 @@ pub(crate) enum ControllerOp {
 }
 
 /// The rest of a topic change, broker change or controlled shutdown (see
-/// [`Continuation`](crate::sim::Continuation)).
+/// [`Continuation`](crate::broker::Continuation)).
 #[derive(Clone)]
 pub(crate) struct ControllerWork {
     c: BrokerId,
@@ -651,7 +652,7 @@ impl BrokerCx<'_> {
                 }
             }
             if self.k.emitted > before && !k.ops.is_empty() {
-                return self.k.continue_with(Continuation::Controller(k));
+                return self.continue_with(Continuation::Controller(k));
             }
         }
         self.controller_flush(k.batch)?;
@@ -677,48 +678,9 @@ impl BrokerCx<'_> {
     }
 }
 
-pub(crate) fn base64_url(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | (*b as u32) << (16 - 8 * i));
-        let chars = chunk.len() + 1;
-        for i in 0..chars {
-            out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
-        }
-    }
-    out
-}
-
-/// `/brokers/topics/<t>` as Kafka 3.x writes it.
-pub fn topic_znode_json(assignment: &SortedMap<i32, Vec<BrokerId>>, topic_id: &str) -> String {
-    let parts: Vec<String> = assignment
-        .iter()
-        .map(|(p, r)| {
-            let r: Vec<String> = r.iter().map(|b| b.0.to_string()).collect();
-            format!("\"{p}\":[{}]", r.join(","))
-        })
-        .collect();
-    format!(
-        "{{\"partitions\":{{{}}},\"topic_id\":\"{topic_id}\",\"adding_replicas\":{{}},\"removing_replicas\":{{}},\"version\":3}}",
-        parts.join(",")
-    )
-}
-
 impl Broker {
     /// Whether this broker currently runs the controller.
     pub fn is_active_controller(&self) -> bool {
         self.alive && self.controller.is_some()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn topic_ids_look_like_kafka_uuids() {
-        assert_eq!(super::base64_url(&[0u8; 16]).len(), 22);
     }
 }

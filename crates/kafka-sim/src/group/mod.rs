@@ -47,8 +47,8 @@ use crate::collections::{SortedMap, SortedSet};
 use crate::event::EventKind;
 use crate::group_records as rec;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kernel::{Step, Timer};
 use crate::msg::{ErrorCode, JoinGroupMember, Message, Subscription};
-use crate::sim::{Step, Timer};
 use crate::storage::record::{self, BatchSpec, NewRecord};
 use serde::{Deserialize, Serialize};
 
@@ -296,13 +296,6 @@ fn coordinator_error(e: ErrorCode) -> ErrorCode {
 /// % offsets.topic.num.partitions`.
 pub(crate) fn group_partition(sc: &crate::scenario::Scenario, group: &str) -> i32 {
     crate::partitioner::coordinator_partition(group, sc.cluster.config.offsets_topic_num_partitions)
-}
-
-impl crate::sim::World {
-    /// The offsets partition of a group.
-    pub fn group_partition(&self, group: &str) -> i32 {
-        group_partition(&self.k.sc, group)
-    }
 }
 
 // =============================================================================

@@ -10,9 +10,9 @@ use super::*;
 use crate::client_config::PartitionerClass;
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
+use crate::kernel::{Step, Timer};
 use crate::msg::{Bytes, Message};
 use crate::partitioner::{murmur2, to_positive};
-use crate::sim::{Step, Timer};
 use crate::storage::record::{self, BatchSpec, RECORD_BATCH_OVERHEAD};
 
 impl ProducerCx<'_> {

@@ -35,15 +35,15 @@
 //! request holds at most one batch per partition with no `max.request.size`
 //! limit.
 
+use crate::broker::audit::Audit;
 use crate::client::{Backoffs, Client, ClientCx, ClientMetadata};
 use crate::client_config::ProducerConfig;
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::invariants::Audit;
+use crate::kernel::{Step, Timer};
 use crate::msg::{ErrorCode, Message};
 use crate::scenario::ProducerSpec;
-use crate::sim::{Step, Timer};
 use crate::storage::record::{self, NewRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

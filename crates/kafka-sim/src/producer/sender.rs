@@ -11,8 +11,8 @@ use crate::collections::{SortedMap, SortedSet};
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::invariants::AckedRecord;
+use crate::kernel::Step;
 use crate::msg::{ErrorCode, Message, ProducePartitionResponse};
-use crate::sim::Step;
 
 impl ProducerCx<'_> {
     /// Retries blocked `send()`s, then runs the Sender.

@@ -102,7 +102,7 @@ pub fn run_checked(
             }
             on_event(&e);
         }
-        let v = kafka_sim::invariants::check_world(&w);
+        let v = w.check_invariants();
         if !v.is_empty() {
             return Err(format!("seed {seed} at {} ms: {v:?}\n{json}", w.now()));
         }
