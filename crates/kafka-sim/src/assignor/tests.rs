@@ -1,0 +1,181 @@
+//! Unit tests of the assignors against Kafka's results.
+
+use super::*;
+
+fn member(id: &str, topics: &[&str]) -> MemberSubscription {
+    MemberSubscription {
+        member_id: id.into(),
+        group_instance_id: None,
+        topics: topics.iter().map(|t| t.to_string()).collect(),
+        owned_partitions: Vec::new(),
+        generation: None,
+    }
+}
+
+fn names(r: &AssignmentResult, m: &str) -> Vec<String> {
+    r.assignment[m].iter().map(|p| p.to_string()).collect()
+}
+
+fn topics(t: &[(&str, i32)]) -> SortedMap<String, i32> {
+    t.iter().map(|(n, c)| (n.to_string(), *c)).collect()
+}
+
+#[test]
+fn java_hash_order_matches_a_java_hashmap() {
+    // new HashMap<>() with "c", "a", "b" put in that order iterates a, b, c
+    // (hash codes 97, 98, 99 fall in buckets 1, 2, 3).
+    let h: Vec<i32> = ["c", "a", "b"]
+        .iter()
+        .map(|s| java_string_hash(s))
+        .collect();
+    assert_eq!(java_hash_order(&h), vec![1, 2, 0]);
+    // "Aa" and "BB" collide (2112): insertion order decides.
+    let h: Vec<i32> = ["BB", "Aa"].iter().map(|s| java_string_hash(s)).collect();
+    assert_eq!(java_hash_order(&h), vec![0, 1]);
+    assert_eq!(java_capacity(12), 16);
+    assert_eq!(java_capacity(13), 32);
+}
+
+#[test]
+fn range_seven_partitions_three_consumers_is_3_2_2() {
+    let r = assign(
+        AssignorName::Range,
+        &topics(&[("t", 7)]),
+        &[
+            member("c3", &["t"]),
+            member("c1", &["t"]),
+            member("c2", &["t"]),
+        ],
+    )
+    .unwrap();
+    assert_eq!(names(&r, "c1"), ["t-0", "t-1", "t-2"]);
+    assert_eq!(names(&r, "c2"), ["t-3", "t-4"]);
+    assert_eq!(names(&r, "c3"), ["t-5", "t-6"]);
+}
+
+#[test]
+fn range_static_members_sort_first_by_instance_id() {
+    let mut a = member("a", &["t"]);
+    let mut z = member("z", &["t"]);
+    z.group_instance_id = Some("i1".into());
+    a.group_instance_id = Some("i2".into());
+    let r = assign(AssignorName::Range, &topics(&[("t", 3)]), &[a, z]).unwrap();
+    assert_eq!(names(&r, "z"), ["t-0", "t-1"]);
+    assert_eq!(names(&r, "a"), ["t-2"]);
+}
+
+#[test]
+fn roundrobin_unequal_subscriptions() {
+    // Kafka's javadoc example: C0 subscribes t0; C1 t0, t1; C2 t0, t1, t2.
+    let r = assign(
+        AssignorName::RoundRobin,
+        &topics(&[("t0", 1), ("t1", 2), ("t2", 3)]),
+        &[
+            member("C0", &["t0"]),
+            member("C1", &["t0", "t1"]),
+            member("C2", &["t0", "t1", "t2"]),
+        ],
+    )
+    .unwrap();
+    assert_eq!(names(&r, "C0"), ["t0-0"]);
+    assert_eq!(names(&r, "C1"), ["t1-0"]);
+    assert_eq!(names(&r, "C2"), ["t1-1", "t2-0", "t2-1", "t2-2"]);
+}
+
+#[test]
+fn sticky_keeps_ownership_when_a_member_leaves() {
+    // Kafka's StickyAssignor javadoc: 3 consumers, t0..t3 with 2 partitions each.
+    let t = topics(&[("t0", 2), ("t1", 2), ("t2", 2), ("t3", 2)]);
+    let all = ["t0", "t1", "t2", "t3"];
+    let first = assign(
+        AssignorName::Sticky,
+        &t,
+        &[member("C0", &all), member("C1", &all), member("C2", &all)],
+    )
+    .unwrap();
+    assert_eq!(names(&first, "C0"), ["t0-0", "t1-1", "t3-0"]);
+    assert_eq!(names(&first, "C1"), ["t0-1", "t2-0", "t3-1"]);
+    assert_eq!(names(&first, "C2"), ["t1-0", "t2-1"]);
+    let mut c0 = member("C0", &all);
+    c0.owned_partitions = first.assignment["C0"].clone();
+    c0.generation = Some(1);
+    let mut c2 = member("C2", &all);
+    c2.owned_partitions = first.assignment["C2"].clone();
+    c2.generation = Some(1);
+    let second = assign(AssignorName::Sticky, &t, &[c0, c2]).unwrap();
+    // C0 and C2 keep everything (owned first, sorted by partition then
+    // topic); C1's three partitions are dealt round robin to the members
+    // below quota, C0 first.
+    assert_eq!(names(&second, "C0"), ["t0-0", "t3-0", "t1-1", "t0-1"]);
+    assert_eq!(names(&second, "C2"), ["t1-0", "t2-1", "t2-0", "t3-1"]);
+    // Eager: nothing had to be taken away from C0 or C2.
+    assert!(second.revoke["C0"].is_empty() && second.revoke["C2"].is_empty());
+}
+
+#[test]
+fn cooperative_revokes_first_and_assigns_next_round() {
+    let t = topics(&[("t", 4)]);
+    let mut a = member("a", &["t"]);
+    a.owned_partitions = (0..4).map(|p| PartitionName::new("t", p)).collect();
+    a.generation = Some(1);
+    let b = member("b", &["t"]);
+    let r1 = assign(AssignorName::CooperativeSticky, &t, &[a.clone(), b.clone()]).unwrap();
+    assert_eq!(names(&r1, "a"), ["t-0", "t-1"]);
+    assert!(r1.assignment["b"].is_empty(), "{:?}", r1);
+    assert_eq!(
+        r1.revoke["a"]
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>(),
+        ["t-2", "t-3"]
+    );
+    // Second round: a now owns t-0, t-1 in generation 2.
+    a.owned_partitions = r1.assignment["a"].clone();
+    a.generation = Some(2);
+    let r2 = assign(AssignorName::CooperativeSticky, &t, &[a, b]).unwrap();
+    assert_eq!(names(&r2, "a"), ["t-0", "t-1"]);
+    assert_eq!(names(&r2, "b"), ["t-2", "t-3"]);
+}
+
+#[test]
+fn generation_rules_for_doubly_claimed_partitions() {
+    let t = topics(&[("t", 2)]);
+    let mut a = member("a", &["t"]);
+    let mut b = member("b", &["t"]);
+    a.owned_partitions = vec![PartitionName::new("t", 0)];
+    b.owned_partitions = vec![PartitionName::new("t", 0), PartitionName::new("t", 1)];
+    a.generation = Some(5);
+    b.generation = Some(4);
+    // The higher generation wins t-0; b keeps t-1.
+    let r = assign(AssignorName::Sticky, &t, &[a.clone(), b.clone()]).unwrap();
+    assert_eq!(names(&r, "a"), ["t-0"]);
+    assert_eq!(names(&r, "b"), ["t-1"]);
+    assert_eq!(
+        r.revoke["b"]
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>(),
+        ["t-0"]
+    );
+}
+
+#[test]
+fn bad_input_is_named() {
+    let t = topics(&[("t", 2)]);
+    let e = assign(
+        AssignorName::Range,
+        &t,
+        &[member("a", &["t"]), member("a", &["t"])],
+    )
+    .unwrap_err();
+    assert!(e.0.contains("`a` appears twice"), "{e}");
+    let mut m = member("a", &["t"]);
+    m.owned_partitions = vec![PartitionName::new("t", 9)];
+    let e = assign(AssignorName::Sticky, &t, &[m]).unwrap_err();
+    assert!(e.0.contains("owns t-9"), "{e}");
+    assert_eq!(
+        PartitionName::parse("my-topic-12"),
+        Some(PartitionName::new("my-topic", 12))
+    );
+    assert_eq!(PartitionName::parse("nodash"), None);
+}

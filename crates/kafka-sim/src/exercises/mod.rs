@@ -1,0 +1,347 @@
+//! Exercises in the spirit of VisuAlgo's training mode: a question drawn at
+//! random from a template, at easy / medium / hard, with its answer computed
+//! by the engine's own functions (murmur2, the coordinator partition, the
+//! assignors, leader election, the high watermark, replica placement, the
+//! `.index` binary search, retention and the log cleaner run on a real
+//! in-memory log). Same seed, same question. `kafka-sim exercise` prints
+//! them for teachers; the page's Practice view asks them and draws the
+//! instance ([`Instance`]) so that most answers are a click on the drawing.
+//!
+//! Every question can be reasoned out from what it shows plus the rule of its
+//! lesson: where the lesson is a modulo, the hash is given (murmur2 for a key,
+//! `String.hashCode` for a group); an election names the leader that died and
+//! lists it dead; every question offers at least four distinct choices (a
+//! draw that cannot is drawn again from the same seed). `tests` re-derive
+//! every answer from the instance alone, without the engine's functions.
+
+use crate::assignor::{assign, MemberSubscription};
+use crate::client_config::AssignorName;
+use crate::collections::SortedMap;
+use crate::election::{elect, ElectionAlgorithm, ElectionInput};
+use crate::ids::BrokerId;
+use crate::partitioner::{java_string_hash, kafka_abs, murmur2, to_positive};
+use crate::rng::Rng;
+use serde::Serialize;
+
+mod groups;
+use groups::*;
+mod replication;
+use replication::*;
+mod storage;
+use storage::*;
+
+/// The templates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Which partition does key K go to (murmur2 given)?
+    Partition,
+    /// Which `__consumer_offsets` partition holds group G (hashCode given)?
+    Coordinator,
+    /// Which member gets partition t-p under an assignor?
+    Assignment,
+    /// Which broker becomes leader after the named leader died?
+    Election,
+    /// What is the high watermark (LEOs of the ISR)?
+    HighWatermark,
+    /// Which brokers hold partition p (`assignReplicasToBrokers`)?
+    Placement,
+    /// Which `.log` position does the sparse index send a lookup to?
+    Lookup,
+    /// What is the log start offset after a time-based retention check?
+    Retention,
+    /// Which offsets survive compaction?
+    Compaction,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 9] = [
+        Kind::Partition,
+        Kind::Coordinator,
+        Kind::Assignment,
+        Kind::Election,
+        Kind::HighWatermark,
+        Kind::Placement,
+        Kind::Lookup,
+        Kind::Retention,
+        Kind::Compaction,
+    ];
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == s)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Partition => "partition",
+            Kind::Coordinator => "coordinator",
+            Kind::Assignment => "assignment",
+            Kind::Election => "election",
+            Kind::HighWatermark => "high-watermark",
+            Kind::Placement => "placement",
+            Kind::Lookup => "lookup",
+            Kind::Retention => "retention",
+            Kind::Compaction => "compaction",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    Easy,
+    Medium,
+    Hard,
+}
+
+impl Level {
+    pub fn parse(s: &str) -> Option<Level> {
+        match s {
+            "easy" => Some(Level::Easy),
+            "medium" => Some(Level::Medium),
+            "hard" => Some(Level::Hard),
+            _ => None,
+        }
+    }
+}
+
+/// The word for "no leader" in the election template's choices.
+pub const NONE: &str = "none";
+
+/// One replica of the election template, in AR order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ElectionReplica {
+    pub broker: i32,
+    pub in_isr: bool,
+    /// Alive after the leader died.
+    pub alive: bool,
+}
+
+/// One replica of the high-watermark template.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HwReplica {
+    pub broker: i32,
+    pub leo: i64,
+    pub in_isr: bool,
+}
+
+/// One segment of the retention template.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SegmentInfo {
+    pub first_offset: i64,
+    pub last_offset: i64,
+    /// The newest record's timestamp (the segment's largest timestamp), ms.
+    pub newest_ms: i64,
+}
+
+/// One record of the compaction template.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KeyedRecord {
+    pub offset: i64,
+    pub key: String,
+    pub value: String,
+}
+
+/// What a question is about, as data: the page draws it, and a choice that
+/// names one drawn element (a partition, a member, a broker, an index entry,
+/// a segment) is answered by clicking that element.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Instance {
+    Partition {
+        key: String,
+        murmur2: i32,
+        /// `Utils.toPositive(murmur2)`: the sign bit cleared.
+        to_positive: i32,
+        partitions: i32,
+    },
+    Coordinator {
+        group: String,
+        /// Java's `"group".hashCode()`.
+        hash_code: i32,
+        /// `Utils.abs(hash_code)`.
+        abs: i32,
+        partitions: i32,
+    },
+    Assignment {
+        /// `range` or `roundrobin`.
+        assignor: String,
+        /// (topic, partition count), by name.
+        topics: Vec<(String, i32)>,
+        /// (member id, subscribed topics), by member id.
+        members: Vec<(String, Vec<String>)>,
+        /// The partition asked about.
+        topic: String,
+        partition: i32,
+    },
+    Election {
+        /// The replicas in AR order.
+        replicas: Vec<ElectionReplica>,
+        /// The leader that died (still in the ISR as ZooKeeper stores it).
+        died: i32,
+        unclean_leader_election_enable: bool,
+    },
+    HighWatermark {
+        leader: i32,
+        replicas: Vec<HwReplica>,
+    },
+    Placement {
+        brokers: i32,
+        replication_factor: i32,
+        start_index: i32,
+        partitions: i32,
+        /// Replica lists of the partitions before the one asked.
+        known: Vec<Vec<i32>>,
+        asked: i32,
+    },
+    Lookup {
+        base_offset: i64,
+        /// (absolute offset, position) of each `.index` entry.
+        entries: Vec<(i64, i64)>,
+        target: i64,
+    },
+    Retention {
+        segments: Vec<SegmentInfo>,
+        retention_ms: i64,
+        now_ms: i64,
+        log_end_offset: i64,
+    },
+    Compaction {
+        records: Vec<KeyedRecord>,
+        /// The active segment's base offset: the cleaner stops before it.
+        active_from: i64,
+    },
+}
+
+/// A generated question.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Exercise {
+    pub kind: Kind,
+    pub level: Level,
+    pub seed: u64,
+    pub question_en: String,
+    pub question_zh: String,
+    pub choices: Vec<String>,
+    pub answer: String,
+    pub explanation_en: String,
+    pub explanation_zh: String,
+    pub instance: Instance,
+}
+
+impl Exercise {
+    /// The question in `zh` (true) or English.
+    pub fn question(&self, zh: bool) -> &str {
+        if zh {
+            &self.question_zh
+        } else {
+            &self.question_en
+        }
+    }
+    /// The explanation in `zh` (true) or English.
+    pub fn explanation(&self, zh: bool) -> &str {
+        if zh {
+            &self.explanation_zh
+        } else {
+            &self.explanation_en
+        }
+    }
+}
+
+/// The fewest choices a question offers.
+pub const MIN_CHOICES: usize = 4;
+
+fn pick<'a>(r: &mut Rng, v: &'a [&'a str]) -> &'a str {
+    v[r.below(v.len() as u64) as usize]
+}
+
+/// Up to `n` distinct choices including `answer`, sorted, from `pool`.
+fn make_choices(r: &mut Rng, answer: &str, pool: Vec<String>, n: usize) -> Vec<String> {
+    let mut out = vec![answer.to_string()];
+    let mut pool: Vec<String> = pool.into_iter().filter(|p| p != answer).collect();
+    pool.sort();
+    pool.dedup();
+    while out.len() < n && !pool.is_empty() {
+        let i = r.below(pool.len() as u64) as usize;
+        out.push(pool.swap_remove(i));
+    }
+    out.sort_by(|a, b| match (a.parse::<i64>(), b.parse::<i64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ if a == NONE => std::cmp::Ordering::Greater,
+        _ if b == NONE => std::cmp::Ordering::Less,
+        _ => a.cmp(b),
+    });
+    out
+}
+
+/// (question en, zh, choices pool, answer, explanation en, zh, instance).
+struct Drawn {
+    en: String,
+    zh: String,
+    pool: Vec<String>,
+    answer: String,
+    why_en: String,
+    why_zh: String,
+    instance: Instance,
+}
+
+/// How many times a seed is redrawn for a question with too few choices.
+const REDRAWS: u64 = 64;
+
+/// Draws the exercise for (kind, level, seed).
+pub fn generate(kind: Kind, level: Level, seed: u64) -> Exercise {
+    let size = match level {
+        Level::Easy => 1,
+        Level::Medium => 2,
+        Level::Hard => 3,
+    };
+    let mut last = None;
+    for attempt in 0..REDRAWS {
+        let mut r = Rng::new(
+            seed ^ (kind as u64) << 48 ^ (level as u64) << 56 ^ attempt.wrapping_mul(0x9E37_79B9),
+        );
+        let d = match kind {
+            Kind::Partition => partition(&mut r, size),
+            Kind::Coordinator => coordinator(&mut r, size),
+            Kind::Assignment => assignment(&mut r, size),
+            Kind::Election => election(&mut r, size),
+            Kind::HighWatermark => high_watermark(&mut r, size),
+            Kind::Placement => placement(&mut r, size),
+            Kind::Lookup => index_lookup(&mut r, size),
+            Kind::Retention => retention(&mut r, size),
+            Kind::Compaction => compaction(&mut r, size),
+        };
+        let choices = make_choices(&mut r, &d.answer, d.pool, MIN_CHOICES);
+        let e = Exercise {
+            kind,
+            level,
+            seed,
+            question_en: d.en,
+            question_zh: d.zh,
+            choices,
+            answer: d.answer,
+            explanation_en: d.why_en,
+            explanation_zh: d.why_zh,
+            instance: d.instance,
+        };
+        if e.choices.len() >= MIN_CHOICES {
+            return e;
+        }
+        last = Some(e);
+    }
+    last.expect("REDRAWS > 0")
+}
+
+fn list<T: std::fmt::Display>(v: &[T]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `n` distinct numbers from `0..n_max` other than those given, as strings.
+fn other_numbers(r: &mut Rng, n_max: i64, n: usize) -> Vec<String> {
+    (0..n * 3)
+        .map(|_| r.below(n_max as u64).to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,259 @@
+//! Templates about the log on disk: a lookup in the sparse index, which
+//! segments retention deletes, and what compaction keeps.
+
+use super::*;
+
+pub(super) fn index_lookup(r: &mut Rng, size: u64) -> Drawn {
+    use crate::storage::index::{encode_offset_entry, largest_lower_bound, read_entry, IndexKind};
+    use crate::storage::paged::{MemStorage, Storage};
+    let base = (r.below(20) * 100 * size) as i64;
+    let n = 3 + 2 * size as i64;
+    let mut store = MemStorage::new(4096);
+    let file = "t-0/x.index";
+    store.create(file).expect("in memory");
+    let (mut rel, mut pos) = (0i64, 0i64);
+    let mut entries = Vec::new();
+    for _ in 0..n {
+        rel += r.between(2, 6) as i64;
+        pos += r.between(3, 9) as i64 * 512;
+        store
+            .append(file, &encode_offset_entry(rel as i32, pos as i32))
+            .expect("in memory");
+        entries.push((base + rel, pos));
+    }
+    let target = base + r.below(rel as u64 + 4) as i64;
+    let slot = largest_lower_bound(
+        &store,
+        file,
+        IndexKind::Offset,
+        base,
+        n as u64,
+        target,
+        &mut Vec::new(),
+    )
+    .expect("in memory");
+    let start = slot
+        .map(|s| {
+            read_entry(&store, file, IndexKind::Offset, base, s)
+                .expect("in memory")
+                .value
+        })
+        .unwrap_or(0);
+    let shown: Vec<String> = entries.iter().map(|(o, p)| format!("{o} → {p}")).collect();
+    let mut pool: Vec<String> = entries.iter().map(|(_, p)| p.to_string()).collect();
+    pool.push("0".into());
+    Drawn {
+        en: format!("Segment {base:020}.log has the sparse .index entries (offset → position) {}. From which .log position does the broker scan to find offset {target}?", shown.join(", ")),
+        zh: format!("段 {base:020}.log 的稀疏 .index 索引项（位移 → 位置）为 {}。查找位移 {target} 时，broker 从 .log 的哪个位置开始扫描？", shown.join("，")),
+        pool,
+        answer: start.to_string(),
+        why_en: format!("Binary search for the largest entry whose offset is ≤ {target}, then scan forward from its position ({start}); with no such entry, from position 0 (S3)."),
+        why_zh: format!("二分查找位移 ≤ {target} 的最大索引项，从它的位置（{start}）向后扫描；没有这样的索引项时从位置 0 开始（S3）。"),
+        instance: Instance::Lookup {
+            base_offset: base,
+            entries,
+            target,
+        },
+    }
+}
+
+/// A real in-memory log: one record per batch, `segment_bytes` small so it
+/// rolls, records at `times` with keys `keys`.
+pub(super) fn small_log(
+    cfg: crate::config::LogConfig,
+    records: &[(Option<String>, Option<String>, i64)],
+) -> (crate::storage::paged::MemStorage, crate::storage::log::Log) {
+    use crate::storage::record::{build_batch, BatchSpec, NewRecord};
+    let mut s = crate::storage::paged::MemStorage::new(4096);
+    let mut log = crate::storage::log::Log::create(
+        &mut s,
+        crate::ids::TopicPartition::new("t", 0),
+        std::sync::Arc::new(cfg),
+        0,
+    )
+    .expect("in memory");
+    for (k, v, ts) in records {
+        let rec = NewRecord::new(
+            k.as_deref().map(str::as_bytes),
+            v.as_deref().map(str::as_bytes),
+            *ts,
+        );
+        let bytes = build_batch(&BatchSpec::default(), &[rec]);
+        let p = log
+            .prepare_leader_append(bytes, 0, *ts)
+            .expect("valid batch");
+        log.roll_and_append(&mut s, &p, *ts).expect("in memory");
+    }
+    (s, log)
+}
+
+pub(super) fn retention(r: &mut Rng, size: u64) -> Drawn {
+    use crate::storage::log::RetentionPass;
+    let n = 5 + 2 * size as usize;
+    let mut ts = 0i64;
+    let records: Vec<(Option<String>, Option<String>, i64)> = (0..n)
+        .map(|i| {
+            ts += r.between(1, 4) as i64 * 1000;
+            (None, Some(format!("v{i}")), ts)
+        })
+        .collect();
+    // Segments of two records each (a one-record batch is 70 bytes here).
+    let cfg = crate::config::LogConfig {
+        segment_bytes: 150,
+        retention_ms: r.between(2, 12) as i64 * 1000,
+        ..Default::default()
+    };
+    let retention_ms = cfg.retention_ms;
+    let (_, log) = small_log(cfg, &records);
+    let now = ts + r.between(1, 5) as i64 * 1000;
+    let hw = log.log_end_offset;
+    let start = match log.plan_retention(RetentionPass::RetentionMs, now, hw) {
+        None => log.log_start_offset,
+        Some(plan) if plan.roll_first => log.log_end_offset,
+        Some(plan) => {
+            let last = *plan.segments.last().expect("a plan deletes something");
+            log.segments
+                .iter()
+                .find(|s| s.base_offset > last)
+                .map(|s| s.base_offset)
+                .unwrap_or(log.log_end_offset)
+        }
+    };
+    let segments: Vec<SegmentInfo> = log
+        .segments
+        .iter()
+        .map(|s| SegmentInfo {
+            first_offset: s.base_offset,
+            last_offset: s.next_offset - 1,
+            newest_ms: s.largest_timestamp(),
+        })
+        .collect();
+    let segs = |newest: &str, unit: &str| {
+        segments
+            .iter()
+            .map(|s| {
+                format!(
+                    "[{}–{}] {newest} {} {unit}",
+                    s.first_offset,
+                    s.last_offset,
+                    s.newest_ms / 1000
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let pool: Vec<String> = segments
+        .iter()
+        .map(|s| s.first_offset.to_string())
+        .chain([log.log_end_offset.to_string()])
+        .collect();
+    let cutoff = (now - retention_ms) / 1000;
+    Drawn {
+        en: format!("A partition's segments (offsets, newest record's time): {}. retention.ms = {retention_ms}, the high watermark is the log end ({hw}); the retention check runs at {} s. What is the log start offset afterwards?", segs("newest at", "s").join("; "), now / 1000),
+        zh: format!("某分区的段（位移范围，最新记录时间）：{}。retention.ms = {retention_ms}，高水位等于日志末端（{hw}）；保留检查在 {} 秒运行。检查之后日志起始位移是多少？", segs("最新记录于", "秒").join("；"), now / 1000),
+        pool,
+        answer: start.to_string(),
+        why_en: format!("Whole segments go, oldest first, while their newest record is older than now − retention.ms = {cutoff} s; the log start offset moves to the first segment kept: {start} (an expired active segment goes too, after a new empty one is rolled) (S5)."),
+        why_zh: format!("从最旧的段开始，最新记录早于 当前时间 − retention.ms = {cutoff} 秒的整段删除；日志起始位移移到第一个保留的段：{start}（已过期的活跃段也会删除，先滚动出一个新的空段）（S5）。"),
+        instance: Instance::Retention {
+            segments,
+            retention_ms,
+            now_ms: now,
+            log_end_offset: log.log_end_offset,
+        },
+    }
+}
+
+pub(super) fn compaction(r: &mut Rng, size: u64) -> Drawn {
+    use crate::config::{CleanupPolicy, Ratio};
+    use crate::storage::cleaner;
+    let keys = ["a", "b", "c", "d"];
+    let n = 4 + 2 * size as usize;
+    let records: Vec<(Option<String>, Option<String>, i64)> = (0..n)
+        .map(|i| {
+            let k = keys[r.below(1 + size) as usize];
+            (
+                Some(k.to_string()),
+                Some(format!("{k}{i}")),
+                1000 + i as i64,
+            )
+        })
+        .chain([(Some("z".to_string()), Some("last".to_string()), 5000)])
+        .collect();
+    let cfg = crate::config::LogConfig {
+        cleanup_policy: CleanupPolicy::COMPACT,
+        segment_bytes: 160,
+        min_cleanable_dirty_ratio: Ratio(0),
+        ..Default::default()
+    };
+    let (mut s, mut log) = small_log(cfg, &records);
+    let hw = log.log_end_offset;
+    let c = cleaner::cleanable(&log, hw, 10_000);
+    let end = c.first_uncleanable_offset;
+    let removed: Vec<i64> = if c.eligible {
+        let res = cleaner::clean(&mut log, &mut s, c, 10_000).expect("in memory");
+        res.removed.iter().map(|x| x.offset).collect()
+    } else {
+        Vec::new()
+    };
+    let all: Vec<i64> = (0..records.len() as i64).collect();
+    let survivors: Vec<i64> = all
+        .iter()
+        .copied()
+        .filter(|o| !removed.contains(o))
+        .collect();
+    let key = |o: i64| &records[o as usize].0;
+    let shown: Vec<String> = records
+        .iter()
+        .enumerate()
+        .map(|(o, (k, v, _))| {
+            format!(
+                "{o}: {}={}",
+                k.as_deref().unwrap_or("null"),
+                v.as_deref().unwrap_or("null")
+            )
+        })
+        .collect();
+    // Distractors: keep the first record per key; keep the latest per key
+    // over the whole log (compacting the active segment too); keep
+    // everything; drop the active segment as if it were compacted away.
+    let first_per_key: Vec<i64> = all
+        .iter()
+        .copied()
+        .filter(|&o| !(0..o).any(|x| key(x) == key(o)))
+        .collect();
+    let latest_all: Vec<i64> = all
+        .iter()
+        .copied()
+        .filter(|&o| !(o + 1..records.len() as i64).any(|x| key(x) == key(o)))
+        .collect();
+    let cleaned_part: Vec<i64> = survivors.iter().copied().filter(|o| *o < end).collect();
+    let mut removed_too_few: Vec<i64> = survivors.clone();
+    if let Some(first_removed) = removed.first() {
+        removed_too_few.push(*first_removed);
+        removed_too_few.sort();
+    }
+    Drawn {
+        en: format!("A compacted topic's partition holds {} (one record per batch). Offsets from {end} on are in the active segment. After one cleaner pass, which offsets remain?", shown.join(", ")),
+        zh: format!("某压缩主题的分区中有 {}（每批一条）。位移 {end} 起位于活跃段。清理一次之后，还剩哪些位移？", shown.join("，")),
+        pool: [first_per_key, latest_all, all.clone(), cleaned_part, removed_too_few]
+            .iter()
+            .filter(|v| !v.is_empty())
+            .map(|v| list(v))
+            .collect(),
+        answer: list(&survivors),
+        why_en: format!("For every key the cleaner keeps only its latest record in the cleanable part (offsets before {end}, the active segment's base); the active segment is not touched, and offsets do not change, so gaps appear: {} (S6).", list(&survivors)),
+        why_zh: format!("在可清理部分（活跃段起点 {end} 之前的位移）中，清理器为每个 key 只保留最新的一条；活跃段不动，位移不变，因此出现空洞：{}（S6）。", list(&survivors)),
+        instance: Instance::Compaction {
+            records: records
+                .iter()
+                .enumerate()
+                .map(|(o, (k, v, _))| KeyedRecord {
+                    offset: o as i64,
+                    key: k.clone().unwrap_or_default(),
+                    value: v.clone().unwrap_or_default(),
+                })
+                .collect(),
+            active_from: end,
+        },
+    }
+}

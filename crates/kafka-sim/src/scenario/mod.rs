@@ -1,0 +1,451 @@
+//! Scenarios: a cluster, its topics and clients, a seed, and a timed list of
+//! commands. The same scenario always produces the same trace.
+//!
+//! The format is JSON (documented in `docs/scenario-format.md`). Kafka's own
+//! settings keep their dotted names (`"min.insync.replicas": 2`); the
+//! simulation's own fields are `snake_case`. Parsing reports the exact field
+//! that is wrong (`commands[2].broker: no broker 7 ...`) and never panics.
+
+use crate::client_config::{ConsumerConfig, ProducerConfig};
+use crate::collections::{SortedMap, SortedSet};
+use crate::config::{BrokerConfig, ConfigError, NetworkConfig, TopicConfigOverrides};
+use crate::ids::{NodeId, TopicPartition};
+use serde::{Deserialize, Serialize};
+
+mod validate;
+
+/// The format identifier written into exported scenarios.
+pub const FORMAT: &str = "kafka-visualiser/scenario@1";
+/// The longest a scenario may run, in simulated milliseconds (one day).
+pub const MAX_RUN_MS: u64 = 86_400_000;
+/// The largest record (key and value) a `produce` command may send: the
+/// producer's `max.request.size` default (1 MB).
+pub const MAX_RECORD_BYTES: usize = 1_048_576;
+/// The most records all of a scenario's `produce` commands may send.
+pub const MAX_PRODUCED_RECORDS: u64 = 1_000_000;
+/// The most bytes of keys and values all `produce` commands may send.
+pub const MAX_PRODUCED_BYTES: u64 = 8 * 1_048_576;
+/// The latest `clock_start_ms` (9999-12-31T23:59:59.999Z): record timestamps
+/// stay far inside Java's `long`.
+pub const MAX_CLOCK_START_MS: i64 = 253_402_300_799_999;
+/// The most partitions one topic may have in a scenario (`partitions`,
+/// `num.partitions`, `offsets.topic.num.partitions`, `add_partitions`,
+/// `replica.assignment`).
+pub const MAX_PARTITIONS: i32 = 10_000;
+
+fn d_run_until() -> u64 {
+    10_000
+}
+fn d_clock_start() -> i64 {
+    1_700_000_000_000
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Seeds the simulation's only random number generator.
+    pub seed: u64,
+    /// The simulation stops at this simulated time (ms).
+    #[serde(default = "d_run_until")]
+    pub run_until_ms: u64,
+    /// Wall-clock time (ms since 1970) at simulated time 0, used for record
+    /// timestamps and retention. Default: 2023-11-14T22:13:20Z.
+    #[serde(default = "d_clock_start")]
+    pub clock_start_ms: i64,
+    pub cluster: ClusterSpec,
+    #[serde(default)]
+    pub topics: Vec<TopicSpec>,
+    #[serde(default)]
+    pub producers: Vec<ProducerSpec>,
+    #[serde(default)]
+    pub consumers: Vec<ConsumerSpec>,
+    #[serde(default)]
+    pub commands: Vec<TimedCommand>,
+    /// A guided lesson over this scenario (narration and questions). Kept as
+    /// data for the page; the simulation ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<serde_json::Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    /// The brokers' `broker.id`s.
+    pub brokers: Vec<i32>,
+    /// `server.properties` shared by every broker.
+    #[serde(default)]
+    pub config: BrokerConfig,
+    #[serde(default)]
+    pub network: NetworkConfig,
+    /// The simulation's own: how often the OS writes dirty pages back to disk
+    /// (Linux's `dirty_writeback_centisecs`, 5 s). Kafka does not fsync by
+    /// default; a power failure loses what was not written back.
+    #[serde(default = "d_os_flush")]
+    pub os_flush_interval_ms: u64,
+}
+
+fn d_os_flush() -> u64 {
+    5000
+}
+
+/// A topic created when the scenario starts (or by a `create_topic` command).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicSpec {
+    pub name: String,
+    /// Default: the broker's `num.partitions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<i32>,
+    /// Default: the broker's `default.replication.factor`.
+    #[serde(
+        rename = "replication.factor",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replication_factor: Option<i32>,
+    /// Explicit placement, partition → replicas (as `--replica-assignment`).
+    #[serde(
+        rename = "replica.assignment",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replica_assignment: Option<SortedMap<String, Vec<i32>>>,
+    /// Fixes Kafka's random start index (and first shift) of the placement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_start_index: Option<i32>,
+    /// Topic-level configs (`segment.bytes`, `retention.ms`, ...).
+    #[serde(default)]
+    pub config: TopicConfigOverrides,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProducerSpec {
+    pub name: String,
+    #[serde(default)]
+    pub config: ProducerConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsumerSpec {
+    pub name: String,
+    #[serde(default)]
+    pub config: ConsumerConfig,
+    /// `subscribe(topics)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<Vec<String>>,
+    /// `subscribe(Pattern)`, a regular expression over topic names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe_pattern: Option<String>,
+    /// `assign(partitions)`: a standalone consumer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assign: Option<Vec<TopicPartition>>,
+    /// When the consumer starts (ms); default at once.
+    #[serde(default)]
+    pub start_at_ms: u64,
+    /// What the application does about commits around its processing (G11):
+    /// `auto` (only `enable.auto.commit`), `sync_before_processing` (commitSync
+    /// right after poll() returns, then process: at-most-once) or
+    /// `sync_after_processing` (process, then commitSync: at-least-once).
+    #[serde(default, skip_serializing_if = "CommitMode::is_auto")]
+    pub commit: CommitMode,
+}
+
+/// The application's commit habit (see [`ConsumerSpec::commit`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitMode {
+    #[default]
+    Auto,
+    SyncBeforeProcessing,
+    SyncAfterProcessing,
+}
+
+impl CommitMode {
+    pub fn is_auto(&self) -> bool {
+        *self == CommitMode::Auto
+    }
+}
+
+/// Something the person running the scenario does, written
+/// `{"type": "kill_broker", "broker": 1}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    /// `producer.send(new ProducerRecord(topic, partition, key, value))`,
+    /// `count` times (values get `-1`, `-2`, ... appended when count > 1).
+    Produce {
+        producer: String,
+        topic: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
+    },
+    /// A hard failure: the process dies, its ZooKeeper session expires later.
+    /// With `power_failure` the machine loses power too, and with it the page
+    /// cache: log data not yet written back to disk is gone on restart.
+    KillBroker {
+        broker: i32,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        power_failure: bool,
+    },
+    /// A controlled shutdown: leaderships move first, then the broker stops.
+    ShutdownBroker {
+        broker: i32,
+    },
+    RestartBroker {
+        broker: i32,
+    },
+    /// Packets between two nodes are lost until the link is healed.
+    CutLink {
+        a: NodeId,
+        b: NodeId,
+    },
+    HealLink {
+        a: NodeId,
+        b: NodeId,
+    },
+    /// Adds latency to the link (a slow follower).
+    SlowLink {
+        a: NodeId,
+        b: NodeId,
+        extra_latency_ms: u64,
+    },
+    CreateTopic {
+        topic: TopicSpec,
+    },
+    /// Raises the partition count to `partitions`.
+    AddPartitions {
+        topic: String,
+        partitions: i32,
+    },
+    /// `kafka-leader-election --election-type preferred`.
+    ElectPreferredLeaders {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        topic: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<i32>,
+    },
+    /// `kafka-reassign-partitions`: move a partition to new replicas.
+    Reassign {
+        topic: String,
+        partition: i32,
+        replicas: Vec<i32>,
+    },
+    /// An offset or timestamp lookup on one broker's copy, traced step by step.
+    Lookup {
+        broker: i32,
+        topic: String,
+        partition: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timestamp: Option<i64>,
+    },
+    /// A producer starts (its spec, as in `producers`): `new KafkaProducer(props)`.
+    AddProducer {
+        producer: ProducerSpec,
+    },
+    /// `producer.close()`: no more `send()`; the Sender sends every batch
+    /// still in the accumulator at once (`linger.ms` no longer waits) and
+    /// waits for the requests in flight, then the producer stops.
+    /// With `timeout_ms`, `producer.close(Duration.ofMillis(timeout_ms))`:
+    /// whatever is still unsent or unanswered when it runs out is aborted
+    /// (force close); `0` aborts at once (`close(Duration.ZERO)`).
+    CloseProducer {
+        producer: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// A consumer joins (its spec, as in `consumers`).
+    AddConsumer {
+        consumer: ConsumerSpec,
+    },
+    /// `consumer.close()`: leaves the group cleanly.
+    StopConsumer {
+        consumer: String,
+    },
+    /// The consumer's process dies: no LeaveGroup, the session times out.
+    CrashConsumer {
+        consumer: String,
+    },
+    /// `commitSync()` of the current positions.
+    CommitSync {
+        consumer: String,
+    },
+    /// `commitAsync()` of the current positions.
+    CommitAsync {
+        consumer: String,
+    },
+    /// The application stalls: no `poll()` for this long.
+    PauseConsumer {
+        consumer: String,
+        duration_ms: u64,
+    },
+}
+
+impl Command {
+    pub fn name(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// A command and when it happens: `{"at_ms": 200, "type": "kill_broker", "broker": 1}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimedCommand {
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub command: Command,
+}
+
+/// serde's derived structs also accept a JSON array, read by position
+/// (`"config": [3, 7]` would set the first two settings): a scenario's
+/// objects must be written as objects. Checked on the parsed text, at every
+/// place the format has an object.
+fn objects_are_objects(text: &str) -> Result<(), ConfigError> {
+    use serde_json::Value;
+    let Ok(root) = serde_json::from_str::<Value>(text) else {
+        return Ok(()); // not JSON: the typed parse names the syntax error
+    };
+    fn obj(v: Option<&Value>, path: &str) -> Result<(), ConfigError> {
+        match v {
+            None | Some(Value::Object(_)) => Ok(()),
+            Some(other) => Err(ConfigError::new(
+                path,
+                format!(
+                    "must be a JSON object {{…}}, not {}",
+                    match other {
+                        Value::Array(_) => "an array",
+                        Value::String(_) => "a string",
+                        Value::Number(_) => "a number",
+                        Value::Bool(_) => "true or false",
+                        _ => "null",
+                    }
+                ),
+            )),
+        }
+    }
+    fn list<'a>(v: &'a Value, key: &str) -> Vec<&'a Value> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().collect())
+            .unwrap_or_default()
+    }
+    fn client(c: &Value, at: &str) -> Result<(), ConfigError> {
+        obj(Some(c), at)?;
+        obj(c.get("config"), &format!("{at}.config"))
+    }
+    fn topic(t: &Value, at: &str) -> Result<(), ConfigError> {
+        obj(Some(t), at)?;
+        obj(t.get("config"), &format!("{at}.config"))?;
+        obj(
+            t.get("replica.assignment"),
+            &format!("{at}.replica.assignment"),
+        )
+    }
+    obj(Some(&root), "").map_err(|e| ConfigError::new("", format!("a scenario {}", e.message)))?;
+    obj(root.get("cluster"), "cluster")?;
+    if let Some(c) = root.get("cluster") {
+        obj(c.get("config"), "cluster.config")?;
+        obj(c.get("network"), "cluster.network")?;
+    }
+    for (i, t) in list(&root, "topics").into_iter().enumerate() {
+        topic(t, &format!("topics[{i}]"))?;
+    }
+    for key in ["producers", "consumers"] {
+        for (i, c) in list(&root, key).into_iter().enumerate() {
+            client(c, &format!("{key}[{i}]"))?;
+        }
+    }
+    for (i, c) in list(&root, "commands").into_iter().enumerate() {
+        let at = format!("commands[{i}]");
+        obj(Some(c), &at)?;
+        match c.get("type").and_then(Value::as_str) {
+            Some("create_topic") => topic(&c["topic"], &format!("{at}.topic"))?,
+            Some("add_producer") => client(&c["producer"], &format!("{at}.producer"))?,
+            Some("add_consumer") => client(&c["consumer"], &format!("{at}.consumer"))?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Kafka's topic name rule (`Topic.validate`): 1–249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
+pub fn validate_topic_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("Topic name is illegal, it can't be empty".into());
+    }
+    if name == "." || name == ".." {
+        return Err("Topic name cannot be \".\" or \"..\"".into());
+    }
+    if name.len() > 249 {
+        return Err(format!(
+            "Topic name is illegal, it can't be longer than 249 characters, topic name: {name}"
+        ));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
+    {
+        return Err(format!(
+            "Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
+        ));
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// Parses JSON, naming the field at fault (`topics[0].replication.factor`,
+    /// through `serde_path_to_error`) and, for a syntax error, its line and
+    /// column.
+    pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+        // A file saved by an editor may start with a UTF-8 byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        objects_are_objects(text)?;
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            ConfigError::new(path, e.into_inner().to_string())
+        })?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    pub fn producer_index(&self, name: &str) -> Option<usize> {
+        self.producers.iter().position(|p| p.name == name)
+    }
+
+    pub fn consumer_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.consumers.iter().map(|c| c.name.clone()).collect();
+        for c in &self.commands {
+            if let Command::AddConsumer { consumer } = &c.command {
+                v.push(consumer.name.clone());
+            }
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests;
