@@ -10,6 +10,15 @@
 
 use super::*;
 
+/// A new leader and ISR the controller writes for one partition, why, and
+/// the broker not to send LeaderAndIsr to (the one leaving).
+pub(super) struct IsrChange {
+    pub(super) leader: i32,
+    pub(super) isr: Vec<BrokerId>,
+    pub(super) reason: String,
+    pub(super) skip: Option<BrokerId>,
+}
+
 impl BrokerCx<'_> {
     /// NewPartition → OnlinePartition: the first live replica leads.
     pub(super) fn controller_init_partition(
@@ -220,22 +229,32 @@ impl BrokerCx<'_> {
             return Ok(());
         }
         let reason = format!("broker {} {reason}", dead.0);
-        self.controller_change_isr(tp, &st, new_leader, new_isr, reason, Some(dead), batch)
+        let change = IsrChange {
+            leader: new_leader,
+            isr: new_isr,
+            reason,
+            skip: Some(dead),
+        };
+        self.controller_change_isr(tp, &st, change, batch)
     }
 
     /// Writes a partition's new leader and ISR (one leader epoch up), records
     /// why, and batches a LeaderAndIsr for its live replicas but `skip`.
-    #[allow(clippy::too_many_arguments)]
+    /// Writes a partition's new leader and ISR (one more leader epoch) and
+    /// queues LeaderAndIsr for its live replicas but `change.skip`.
     pub(super) fn controller_change_isr(
         &mut self,
         tp: &TopicPartition,
         st: &LeaderIsr,
-        new_leader: i32,
-        new_isr: Vec<BrokerId>,
-        reason: String,
-        skip: Option<BrokerId>,
+        change: IsrChange,
         batch: &mut Batch,
     ) -> Step {
+        let IsrChange {
+            leader: new_leader,
+            isr: new_isr,
+            reason,
+            skip,
+        } = change;
         let c = self.id;
         let epoch = st.leader_epoch + 1;
         let pe = self.controller_write_state(tp, new_leader, epoch, new_isr.clone())?;

@@ -44,6 +44,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 mod election;
+use election::IsrChange;
 mod reassignment;
 mod shutdown;
 mod topics;

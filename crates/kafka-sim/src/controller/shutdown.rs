@@ -55,6 +55,12 @@ impl BrokerCx<'_> {
         }
         let new_isr: Vec<BrokerId> = st.isr.iter().copied().filter(|b| *b != s).collect();
         let reason = format!("broker {} is shutting down", s.0);
-        self.controller_change_isr(tp, &st, st.leader, new_isr, reason, None, batch)
+        let change = IsrChange {
+            leader: st.leader,
+            isr: new_isr,
+            reason,
+            skip: None,
+        };
+        self.controller_change_isr(tp, &st, change, batch)
     }
 }

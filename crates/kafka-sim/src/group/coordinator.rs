@@ -15,13 +15,13 @@ impl BrokerCx<'_> {
             correlation_id: cid,
             group_id,
             session_timeout_ms,
-            rebalance_timeout_ms,
+            rebalance_timeout_ms: _,
             member_id,
             group_instance_id,
             protocols,
             client_id,
             ..
-        } = req;
+        } = req.clone();
         let group_id = group_id.as_str();
         let p = self.group_partition(group_id);
         let reply_err = |w: &mut BrokerCx, e: ErrorCode, m: &str| -> Step {
@@ -109,18 +109,7 @@ impl BrokerCx<'_> {
                             .send(bnode(b), from, current_generation(&g, cid, &new_id))
                             .map(|_| ());
                     }
-                    return self.coordinator_add_or_update(
-                        from,
-                        cid,
-                        group_id,
-                        &new_id,
-                        None,
-                        consumer,
-                        &client_id,
-                        session_timeout_ms,
-                        rebalance_timeout_ms,
-                        protocols,
-                    );
+                    return self.coordinator_add_or_update(from, &new_id, None, req);
                 }
             }
         }
@@ -128,18 +117,7 @@ impl BrokerCx<'_> {
             let new_id = self.new_member_id(group_id, &client_id);
             if group_instance_id.is_some() {
                 // A static member joins at once with its new id.
-                return self.coordinator_add_or_update(
-                    from,
-                    cid,
-                    group_id,
-                    &new_id,
-                    group_instance_id,
-                    consumer,
-                    &client_id,
-                    session_timeout_ms,
-                    rebalance_timeout_ms,
-                    protocols,
-                );
+                return self.coordinator_add_or_update(from, &new_id, group_instance_id, req);
             }
             // KIP-394: hand out an id and ask the member to come back with it.
             self.k.gate()?;
@@ -169,18 +147,7 @@ impl BrokerCx<'_> {
         if !known {
             return reply_err(self, ErrorCode::UnknownMemberId, &member_id);
         }
-        self.coordinator_add_or_update(
-            from,
-            cid,
-            group_id,
-            &member_id,
-            group_instance_id,
-            consumer,
-            &client_id,
-            session_timeout_ms,
-            rebalance_timeout_ms,
-            protocols,
-        )
+        self.coordinator_add_or_update(from, &member_id, group_instance_id, req)
     }
 
     pub(super) fn new_member_id(&mut self, group_id: &str, client_id: &str) -> String {
@@ -192,20 +159,29 @@ impl BrokerCx<'_> {
         format!("{client_id}-{:08x}-{seq:04x}", h as u32)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Adds a member or updates a known one from its JoinGroup (`member_id`
+    /// is the id it joins under: the one it sent, or the one just given).
     pub(super) fn coordinator_add_or_update(
         &mut self,
         from: NodeId,
-        cid: i32,
-        group_id: &str,
         member_id: &str,
         group_instance_id: Option<String>,
-        consumer: u32,
-        client_id: &str,
-        session_timeout_ms: u64,
-        rebalance_timeout_ms: u64,
-        protocols: Vec<(String, Subscription)>,
+        req: JoinGroupRequest,
     ) -> Step {
+        let JoinGroupRequest {
+            correlation_id: cid,
+            group_id,
+            session_timeout_ms,
+            rebalance_timeout_ms,
+            protocols,
+            client_id,
+            ..
+        } = req;
+        let (group_id, client_id) = (group_id.as_str(), client_id.as_str());
+        let consumer = match from {
+            NodeId::Consumer(c) => c,
+            _ => 0,
+        };
         let b = self.id;
         let now = self.k.now;
         let g = self.group(group_id).expect("exists").clone();

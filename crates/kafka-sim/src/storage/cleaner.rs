@@ -24,7 +24,7 @@
 //! producer state); each source segment is appended to the cleaned segment as
 //! one message set (Kafka reads in chunks of its I/O buffer).
 
-use super::log::{segment_append, Log, Segment};
+use super::log::{segment_append, Log, MessageSet, Segment};
 use super::paged::{Storage, StorageError};
 use super::record::{build_batch, decode_batch, BatchSpec, NewRecord};
 use super::{index_file, log_file, time_index_file};
@@ -339,10 +339,12 @@ pub fn clean<S: Storage>(
                     store,
                     &tmp_dir,
                     &mut new_seg,
-                    &chunk,
-                    chunk_last,
-                    chunk_max_ts,
-                    chunk_max_off,
+                    MessageSet {
+                        bytes: &chunk,
+                        largest_offset: chunk_last,
+                        largest_timestamp: chunk_max_ts,
+                        offset_of_max_timestamp: chunk_max_off,
+                    },
                     interval,
                 )?;
             }

@@ -316,21 +316,32 @@ fn time_index_maybe_append<S: Storage>(
 /// `(timestamp, offset)` in `.timeindex`.
 pub type IndexWrites = (Option<(i64, u64)>, Option<(i64, i64)>);
 
+/// What `LogSegment.append` is given: the batches' bytes and, over them,
+/// the largest offset, the largest timestamp and the offset that has it.
+pub(crate) struct MessageSet<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) largest_offset: i64,
+    pub(crate) largest_timestamp: i64,
+    pub(crate) offset_of_max_timestamp: i64,
+}
+
 /// `LogSegment.append`: the message set goes at the end of `.log`; then, if
 /// more than `index_interval` bytes were appended since the last index entry,
 /// `(largest offset, position of this set)` goes into `.index` and the max
 /// timestamp so far into `.timeindex`. Returns the entries written.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn segment_append<S: Storage>(
     store: &mut S,
     dir: &str,
     seg: &mut Segment,
-    bytes: &[u8],
-    largest_offset: i64,
-    largest_timestamp: i64,
-    offset_of_max_timestamp: i64,
+    set: MessageSet<'_>,
     index_interval: u64,
 ) -> Result<IndexWrites, StorageError> {
+    let MessageSet {
+        bytes,
+        largest_offset,
+        largest_timestamp,
+        offset_of_max_timestamp,
+    } = set;
     let physical_position = seg.size;
     if physical_position == 0 {
         seg.rolling_based_timestamp = Some(largest_timestamp);
@@ -578,10 +589,12 @@ impl Log {
             store,
             &self.dir,
             &mut self.segments[last],
-            &p.bytes,
-            p.last_offset,
-            p.max_timestamp,
-            p.offset_of_max_timestamp,
+            MessageSet {
+                bytes: &p.bytes,
+                largest_offset: p.last_offset,
+                largest_timestamp: p.max_timestamp,
+                offset_of_max_timestamp: p.offset_of_max_timestamp,
+            },
             interval,
         )?;
         self.log_end_offset = p.last_offset + 1;
