@@ -32,7 +32,9 @@ pub type Millis = u64;
 /// (`Arc<str>`) because thousands of replicas refer to the same few names.
 #[derive(Clone, Debug)]
 pub struct TopicPartition {
+    /// The topic's name.
     pub topic: Arc<str>,
+    /// The partition number.
     pub partition: i32,
 }
 
@@ -74,6 +76,7 @@ impl PartialOrd for TopicPartition {
 }
 
 impl TopicPartition {
+    /// The partition `partition` of `topic`.
     pub fn new(topic: impl Into<Arc<str>>, partition: i32) -> Self {
         TopicPartition {
             topic: topic.into(),
@@ -134,6 +137,7 @@ pub enum NodeId {
 }
 
 impl NodeId {
+    /// The node of broker `id`.
     pub fn broker(id: i32) -> NodeId {
         NodeId::Broker(BrokerId(id))
     }

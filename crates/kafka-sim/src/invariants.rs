@@ -32,15 +32,20 @@ use serde::{Deserialize, Serialize};
 /// A record a producer saw acknowledged.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AckedRecord {
+    /// The producer that sent it (its index).
     pub producer: u32,
+    /// Its key.
     pub key: Option<Vec<u8>>,
+    /// Its value.
     pub value: Option<Vec<u8>>,
+    /// The `acks` it was sent with.
     pub acks: i16,
 }
 
 /// What the checks remember between steps.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ledger {
+    /// Acknowledged records per partition, by offset.
     pub acked: SortedMap<TopicPartition, SortedMap<i64, AckedRecord>>,
     /// Acknowledged records already reported lost (reported once).
     pub lost: SortedSet<(TopicPartition, i64)>,
@@ -48,6 +53,7 @@ pub struct Ledger {
     /// in it). A restarted broker is a new leader even in the same epoch: its
     /// high watermark starts again from its checkpoint.
     pub leader_hw: SortedMap<(BrokerId, u32, TopicPartition), (i32, i64)>,
+    /// The guarantees already reported broken, per partition (each is reported once).
     pub reported: SortedSet<(Guarantee, TopicPartition)>,
 }
 

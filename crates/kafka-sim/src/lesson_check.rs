@@ -45,6 +45,7 @@ pub struct AnswerCheck {
 }
 
 impl AnswerCheck {
+    /// The checker for `lesson`'s questions.
     pub fn new(lesson: &Lesson) -> AnswerCheck {
         AnswerCheck {
             pending: lesson

@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! # kafka-sim
 //!
 //! A deterministic, seeded, sans-IO simulation of Apache Kafka (3.9, with the
@@ -61,38 +62,62 @@
 //! docs/architecture.md draws the whole and says where a change goes.
 
 mod admin;
+// Every public item of the engine is documented (`deny(missing_docs)`)
+// except in the modules marked below, whose public items are still to
+// document (the count is what `missing_docs` reports); `event` is done.
 pub mod assignor;
+#[allow(missing_docs)] // 48 to document
 pub mod broker;
 pub mod caption;
+#[allow(missing_docs)] // 12 to document
 pub mod client;
+#[allow(missing_docs)] // 53 to document
 pub mod client_config;
+#[allow(missing_docs)] // 43 to document
 pub mod collections;
 mod commands;
+#[allow(missing_docs)] // 75 to document
 pub mod config;
+#[allow(missing_docs)] // 12 to document
 pub mod consumer;
+#[allow(missing_docs)] // 10 to document
 pub mod controller;
+#[allow(missing_docs)] // 20 to document
 pub mod election;
 pub mod event;
+#[allow(missing_docs)] // 58 to document
 pub mod exercises;
+#[allow(missing_docs)] // 57 to document
 pub mod group;
+#[allow(missing_docs)] // 30 to document
 pub mod group_records;
 pub mod ids;
 pub mod invariants;
+#[allow(missing_docs)] // 53 to document
 mod kernel;
+#[allow(missing_docs)] // 13 to document
 pub mod lesson;
 pub mod lesson_check;
+#[allow(missing_docs)] // 211 to document
 pub mod msg;
 pub mod names;
+#[allow(missing_docs)] // 12 to document
 pub mod partitioner;
 pub mod placement;
+#[allow(missing_docs)] // 45 to document
 pub mod producer;
+#[allow(missing_docs)] // 11 to document
 pub mod producer_state;
 pub mod regex;
 pub mod rng;
+#[allow(missing_docs)] // 70 to document
 pub mod scenario;
 pub mod sim;
+#[allow(missing_docs)] // 231 to document
 pub mod storage;
+#[allow(missing_docs)] // 10 to document
 pub mod timeline;
+#[allow(missing_docs)] // 14 to document
 pub mod zk;
 
 pub use caption::Lang;

@@ -11,7 +11,9 @@
 /// the scenario gave ("Consumer c3"), as its tables and lessons do.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientNames {
+    /// The producers' names, in scenario order.
     pub producers: Vec<String>,
+    /// The consumers' names, in scenario order.
     pub consumers: Vec<String>,
 }
 

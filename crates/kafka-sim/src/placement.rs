@@ -22,7 +22,9 @@ use std::fmt;
 /// Kafka's messages.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PlacementError {
+    /// `INVALID_PARTITIONS`: fewer than one partition.
     InvalidPartitions(String),
+    /// `INVALID_REPLICATION_FACTOR`: fewer than one replica, or more than there are brokers.
     InvalidReplicationFactor(String),
 }
 
@@ -42,7 +44,9 @@ impl std::error::Error for PlacementError {}
 /// The random choices placement made (or was given), for the explanation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlacementChoices {
+    /// The broker index the first partition's leader was placed on (`startIndex`).
     pub start_index: u32,
+    /// The shift of the first follower after the leader (`nextReplicaShift`'s start).
     pub initial_shift: u32,
 }
 

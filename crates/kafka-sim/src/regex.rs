@@ -24,6 +24,8 @@ pub const MAX_NESTING: u32 = 50;
 pub const MAX_PROGRAM_BYTES: usize = 1 << 20;
 
 #[derive(Clone, Debug)]
+/// A compiled topic pattern (`subscribe(Pattern)`), matched against whole
+/// topic names.
 pub struct Regex {
     source: String,
     anchored: regex_lite::Regex,
@@ -61,6 +63,7 @@ impl Regex {
         self.anchored.is_match(topic)
     }
 
+    /// The pattern as written.
     pub fn as_str(&self) -> &str {
         &self.source
     }

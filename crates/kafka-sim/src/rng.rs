@@ -7,6 +7,7 @@
 //! the browser.
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// The simulation's seeded random number generator: the same seed gives the same numbers, natively and in the browser.
 pub struct Rng {
     s: [u64; 4],
 }
@@ -20,6 +21,7 @@ fn splitmix64(state: &mut u64) -> u64 {
 }
 
 impl Rng {
+    /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Rng {
         let mut sm = seed;
         let s = [
@@ -31,6 +33,7 @@ impl Rng {
         Rng { s }
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = self.s[1] << 17;

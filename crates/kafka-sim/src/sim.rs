@@ -134,6 +134,7 @@ impl World {
         w
     }
 
+    /// The scenario this world runs.
     pub fn scenario(&self) -> &Scenario {
         &self.k.sc
     }
@@ -165,6 +166,7 @@ impl World {
         self.k.emitted
     }
 
+    /// Whether the world stopped at its event budget (display only: never stepped again).
     pub fn is_frozen(&self) -> bool {
         self.frozen
     }
@@ -453,26 +455,32 @@ impl World {
         Ok(())
     }
 
+    /// The brokers, by id.
     pub fn brokers(&self) -> &SortedMap<BrokerId, Arc<crate::broker::Broker>> {
         &self.brokers
     }
 
+    /// ZooKeeper's state.
     pub fn zookeeper(&self) -> &crate::zk::ZooKeeper {
         &self.zk
     }
 
+    /// The network: links, latencies and faults.
     pub fn network(&self) -> &Network {
         &self.k.net
     }
 
+    /// The producers, in scenario order.
     pub fn producers(&self) -> &[Arc<crate::producer::Producer>] {
         &self.producers
     }
 
+    /// The consumers, in scenario order.
     pub fn consumers(&self) -> &[Arc<crate::consumer::Consumer>] {
         &self.consumers
     }
 
+    /// What the invariant checks remember.
     pub fn ledger(&self) -> &crate::invariants::Ledger {
         &self.ledger
     }

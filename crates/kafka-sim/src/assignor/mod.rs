@@ -43,13 +43,18 @@ pub const DEFAULT_GENERATION: i32 = -1;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemberSubscription {
+    /// The member's id.
     pub member_id: String,
+    /// Its `group.instance.id`, if static.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_instance_id: Option<String>,
+    /// The topics it subscribes to.
     pub topics: Vec<String>,
     /// Partitions the member owned in its last generation (`topic-N`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub owned_partitions: Vec<PartitionName>,
+    /// The generation its owned partitions are from (the sticky assignors'
+    /// `generation` field), if it sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i32>,
 }
@@ -57,17 +62,21 @@ pub struct MemberSubscription {
 /// A partition written `topic-N`, as Kafka prints a `TopicPartition`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PartitionName {
+    /// The topic.
     pub topic: String,
+    /// The partition number.
     pub partition: i32,
 }
 
 impl PartitionName {
+    /// The partition `partition` of `topic`.
     pub fn new(topic: &str, partition: i32) -> PartitionName {
         PartitionName {
             topic: topic.to_string(),
             partition,
         }
     }
+    /// Parses `<topic>-<partition>` (the partition is the text after the last `-`).
     pub fn parse(s: &str) -> Option<PartitionName> {
         let (t, p) = s.rsplit_once('-')?;
         let partition: i32 = p.parse().ok()?;

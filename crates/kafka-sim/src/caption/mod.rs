@@ -21,9 +21,12 @@ mod znode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+/// The language of captions and page words.
 pub enum Lang {
     #[default]
+    /// English.
     En,
+    /// 简体中文 (Simplified Chinese).
     Zh,
 }
 

@@ -228,6 +228,7 @@ impl EventKind {
         }
     }
 
+    /// How much the event matters to a learner (the log's filter).
     pub fn importance(&self) -> Importance {
         use EventKind::*;
         match self {
