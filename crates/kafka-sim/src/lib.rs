@@ -50,7 +50,9 @@
 //!   (`KafkaProducer`, `RecordAccumulator`, `Sender`), [`consumer`]
 //!   (`KafkaConsumer`, `Fetcher`, `ConsumerCoordinator`), [`zk`]
 //!   (ZooKeeper), [`storage`] (segment files and indexes, byte for byte).
-//!   Clients run on handles that see the kernel and their own node only.
+//!   Every node runs on a handle that sees the kernel and its own node
+//!   only (a broker's, `BrokerCx`, also ZooKeeper through its client), so
+//!   a node learns of another only by message.
 //! * Pure algorithms beside them: [`election`], [`placement`],
 //!   [`assignor`], [`partitioner`], [`group_records`], [`producer_state`].
 //! * What comes out: [`event`] (past-tense events), [`caption`] (English
