@@ -14,7 +14,7 @@ fn scenario_file(name: &str) -> String {
 }
 
 mod common;
-use common::{find, run};
+use common::{find, log_values, run};
 
 fn b(i: i32) -> BrokerId {
     BrokerId(i)
@@ -650,4 +650,76 @@ fn a_timed_out_follower_fetch_backs_off_before_the_next() {
             "fetches at {sends:?}: request.timeout.ms + replica.fetch.backoff.ms apart"
         );
     }
+}
+
+/// The follower (broker 2) holds epochs 0 and 3; the leader (broker 1)
+/// holds 0, 1 and 5 (offline spells took 2 and 4). The leader answers the
+/// follower's epoch 3 with "epoch 1 ends at offset 2", an epoch the
+/// follower never had. Kafka
+/// (`AbstractFetcherThread.getOffsetTruncationState`) then truncates to
+/// where the follower's own largest epoch below 1 ends (epoch 0, offset 1)
+/// and asks again with epoch 0; the second answer matches and the replicas
+/// converge. Truncating to the leader's end offset instead keeps the epoch-2
+/// record and diverges on every fetch, forever.
+#[test]
+fn truncation_converges_over_rounds_when_the_follower_lacks_the_leaders_epoch() {
+    let produce = |at: u64, v: &str| {
+        format!(
+            r#"{{"at_ms": {at}, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "{v}"}}"#
+        )
+    };
+    let commands = [
+        produce(200, "r0"),
+        r#"{"at_ms": 1000, "type": "kill_broker", "broker": 2}"#.into(),
+        produce(8000, "r1"),
+        r#"{"at_ms": 9000, "type": "kill_broker", "broker": 1}"#.into(),
+        r#"{"at_ms": 16000, "type": "restart_broker", "broker": 2}"#.into(),
+        produce(18000, "r2"),
+        r#"{"at_ms": 19000, "type": "kill_broker", "broker": 2}"#.into(),
+        r#"{"at_ms": 26000, "type": "restart_broker", "broker": 1}"#.into(),
+        produce(28000, "r3"),
+        r#"{"at_ms": 29000, "type": "restart_broker", "broker": 2}"#.into(),
+    ]
+    .join(",");
+    let topic = r#"{"name": "t", "partitions": 1, "replication.factor": 2, "replica.assignment": {"0": [1, 2]}}"#;
+    let t = run(&cluster(
+        r#", "unclean.leader.election.enable": true"#,
+        topic,
+        r#"{"acks": 1, "enable.idempotence": false}"#,
+        &commands,
+        40000,
+    ));
+    let tp = TopicPartition::new("t", 0);
+    // The setup: broker 2 leads an epoch (unclean) that broker 1 never sees,
+    // then broker 1 leads a later one (unclean) and broker 2 comes back.
+    let elected: Vec<(i32, i32)> = find(&t, |k| matches!(k, EventKind::LeaderElected { .. }))
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::LeaderElected {
+                leader,
+                leader_epoch,
+                ..
+            } => Some((leader.0, *leader_epoch)),
+            _ => None,
+        })
+        .collect();
+    let leaders: Vec<i32> = elected.iter().map(|(b, _)| *b).collect();
+    assert_eq!(leaders, [1, 2, 1], "{elected:?}");
+    assert_eq!(log_values(&t, 1, &tp), ["r0", "r1", "r3"]);
+    // Two rounds: the first cuts the follower to the end of its epoch 0
+    // (offset 1) without finishing; the second finds the logs agree.
+    assert_eq!(log_values(&t, 2, &tp), ["r0", "r1", "r3"]);
+    let rounds = find(&t, |k| matches!(k, EventKind::DivergenceDetected { .. }));
+    assert!(rounds.len() <= 3, "{} divergence rounds", rounds.len());
+    let cuts: Vec<i64> = find(
+        &t,
+        |k| matches!(k, EventKind::LogTruncated { broker, .. } if broker.0 == 2),
+    )
+    .iter()
+    .filter_map(|e| match &e.kind {
+        EventKind::LogTruncated { truncated, .. } => Some(truncated.to_offset),
+        _ => None,
+    })
+    .collect();
+    assert!(cuts.contains(&1), "the follower cut to offset 1: {cuts:?}");
 }

@@ -3,7 +3,11 @@
 //! sends `Fetch` in a loop, truncates when the leader answers with a
 //! diverging epoch (KIP-101/KIP-279) or, before 0.11, to its high watermark,
 //! appends what comes back (`processPartitionData`) and takes the leader's
-//! high watermark.
+//! high watermark. When the leader answers with an epoch the follower never
+//! had, the follower cuts to the end of its own largest earlier epoch and
+//! asks again, so truncation can take several rounds
+//! (`AbstractFetcherThread.getOffsetTruncationState`, lines 619–641 in 3.9;
+//! see `truncation_for`).
 
 use super::*;
 use crate::msg::FetchRequest;
@@ -159,8 +163,6 @@ impl BrokerCx<'_> {
                 continue;
             }
             if let Some(div) = r.diverging_epoch {
-                // KIP-101: cut to where our last epoch ends on the leader (or
-                // where it ends for us, if that is earlier).
                 let log = &self.me().logs[&r.tp];
                 let hw = self
                     .me()
@@ -168,26 +170,19 @@ impl BrokerCx<'_> {
                     .get(&r.tp)
                     .map(|p| p.high_watermark)
                     .unwrap_or(0);
-                let to = if div.end_offset < 0 {
+                let (to, reason) = if div.end_offset < 0 {
                     // The leader knows nothing of our epoch: fall back to the high watermark.
-                    hw
-                } else {
-                    let (my_epoch, my_end) = log.end_offset_for_epoch(div.epoch);
-                    if my_epoch == div.epoch {
-                        div.end_offset.min(my_end)
-                    } else {
-                        div.end_offset.min(log.log_end_offset)
-                    }
-                };
-                let to = to.max(0);
-                self.truncate(
-                    &r.tp,
-                    to,
-                    TruncateReason::LeaderEpoch {
+                    let rule = TruncateReason::LeaderEpoch {
                         epoch: div.epoch,
                         end_offset: div.end_offset,
-                    },
-                )?;
+                    };
+                    (hw, rule)
+                } else {
+                    truncation_for(log, div)
+                };
+                // An intermediate cut changes our last epoch, so the next
+                // fetch asks again from there (another round).
+                self.truncate(&r.tp, to.max(0), reason)?;
                 continue;
             }
             if !r.records.is_empty() {
@@ -263,5 +258,41 @@ impl BrokerCx<'_> {
             }
         };
         self.append_prepared(tp, prepared, false)
+    }
+}
+
+/// Where a follower cuts its log when the leader answers its last fetched
+/// epoch with `div` (`AbstractFetcherThread.getOffsetTruncationState`, Kafka
+/// 3.9): the follower looks up the largest epoch of its own at most
+/// `div.epoch`.
+/// * It has `div.epoch` itself: cut to where that epoch ends on both logs,
+///   the smaller (truncation complete).
+/// * It never had `div.epoch`: cut to where its own largest smaller epoch
+///   ends, and fetch again with that epoch; the leader answers again, and a
+///   few rounds converge.
+/// * It has no epoch that old: cut to the leader's end offset.
+fn truncation_for(
+    log: &crate::storage::log::Log,
+    div: crate::msg::DivergingEpoch,
+) -> (i64, TruncateReason) {
+    let leo = log.log_end_offset;
+    let (my_epoch, my_end) = log.end_offset_for_epoch(div.epoch);
+    let epoch_rule = TruncateReason::LeaderEpoch {
+        epoch: div.epoch,
+        end_offset: div.end_offset,
+    };
+    if my_end < 0 {
+        (div.end_offset.min(leo), epoch_rule)
+    } else if my_epoch == div.epoch {
+        (div.end_offset.min(my_end).min(leo), epoch_rule)
+    } else {
+        (
+            my_end.min(leo),
+            TruncateReason::UnknownLeaderEpoch {
+                leader_epoch: div.epoch,
+                epoch: my_epoch,
+                end_offset: my_end,
+            },
+        )
     }
 }

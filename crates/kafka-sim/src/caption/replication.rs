@@ -72,6 +72,13 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 TruncateReason::LeaderEpoch { epoch, end_offset } => format!(
                     "the leader says epoch {epoch} ends at offset {end_offset} (KIP-101)"
                 ),
+                TruncateReason::UnknownLeaderEpoch {
+                    leader_epoch,
+                    epoch,
+                    end_offset,
+                } => format!(
+                    "the leader answered with epoch {leader_epoch}, which this follower never had, so it cut to where its own epoch {epoch} ends ({end_offset}) and will ask again"
+                ),
                 TruncateReason::BelowLogStart { log_start_offset } => {
                     format!("the leader's log now starts at {log_start_offset}")
                 }
@@ -86,6 +93,13 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 TruncateReason::LeaderEpoch { epoch, end_offset } => {
                     format!("leader 告知 epoch {epoch} 结束于位移 {end_offset}（KIP-101）")
                 }
+                TruncateReason::UnknownLeaderEpoch {
+                    leader_epoch,
+                    epoch,
+                    end_offset,
+                } => format!(
+                    "leader 答复的 epoch {leader_epoch} 是这个 follower 从未有过的，于是先截断到自己 epoch {epoch} 的结束位移 {end_offset}，再次询问"
+                ),
                 TruncateReason::BelowLogStart { log_start_offset } => {
                     format!("leader 的日志现在从 {log_start_offset} 开始")
                 }

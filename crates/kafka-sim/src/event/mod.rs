@@ -79,6 +79,17 @@ pub enum TruncateReason {
         /// Where that epoch ends on the leader.
         end_offset: i64,
     },
+    /// The leader answered with an epoch this follower never had: it cut to
+    /// where its own largest earlier epoch ends and asks again (one round
+    /// of several; `getOffsetTruncationState`).
+    UnknownLeaderEpoch {
+        /// The epoch the leader answered with.
+        leader_epoch: i32,
+        /// The follower's largest epoch below it.
+        epoch: i32,
+        /// Where that epoch ends in the follower's log.
+        end_offset: i64,
+    },
     /// The leader's log starts after everything the follower has.
     BelowLogStart {
         /// The leader's log start offset.
