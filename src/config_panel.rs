@@ -147,7 +147,7 @@ pub fn settings(source: &str) -> Vec<Group> {
             format!("/producers/{i}/config"),
             &[
                 ("acks", p.acks.to_string()),
-                ("enable.idempotence", p.enable_idempotence.to_string()),
+                ("enable.idempotence", p.idempotence().to_string()),
                 ("linger.ms", p.linger_ms.to_string()),
                 ("batch.size", p.batch_size.to_string()),
                 (

@@ -460,7 +460,7 @@ impl ProducerModel {
                     name: p.name.clone(),
                     settings: vec![
                         ("acks", c.acks.to_string()),
-                        ("enable.idempotence", c.enable_idempotence.to_string()),
+                        ("enable.idempotence", c.idempotence().to_string()),
                         ("linger.ms", c.linger_ms.to_string()),
                         ("batch.size", c.batch_size.to_string()),
                         ("buffer.memory", c.buffer_memory.to_string()),
@@ -469,7 +469,7 @@ impl ProducerModel {
                             c.max_in_flight_requests_per_connection.to_string(),
                         ),
                         ("retries", c.retries.to_string()),
-                        ("delivery.timeout.ms", c.delivery_timeout_ms.to_string()),
+                        ("delivery.timeout.ms", c.delivery_timeout().to_string()),
                         (
                             "partitioner.class",
                             match c.partitioner_class {

@@ -88,7 +88,6 @@ d! {
     d_backoff_max: u64 = 1000;
     d_reconnect: u64 = 50;
     d_reconnect_max: u64 = 1000;
-    d_delivery: u64 = 120_000;
     d_request_timeout: u64 = 30_000;
     d_partitioner: PartitionerClass = PartitionerClass::BuiltIn;
     d_metadata_age: u64 = 300_000;
@@ -133,8 +132,15 @@ pub struct ProducerConfig {
     pub client_id: Option<String>,
     #[serde(default = "d_acks")]
     pub acks: Acks,
-    #[serde(rename = "enable.idempotence", default = "d_true")]
-    pub enable_idempotence: bool,
+    /// `enable.idempotence` as the scenario set it; unset, Kafka's default
+    /// (true) holds unless another setting rules it out: see
+    /// [`ProducerConfig::idempotence`].
+    #[serde(
+        rename = "enable.idempotence",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enable_idempotence: Option<bool>,
     #[serde(rename = "linger.ms", default = "d_linger")]
     pub linger_ms: u64,
     #[serde(rename = "batch.size", default = "d_batch")]
@@ -158,8 +164,15 @@ pub struct ProducerConfig {
     pub reconnect_backoff_ms: u64,
     #[serde(rename = "reconnect.backoff.max.ms", default = "d_reconnect_max")]
     pub reconnect_backoff_max_ms: u64,
-    #[serde(rename = "delivery.timeout.ms", default = "d_delivery")]
-    pub delivery_timeout_ms: u64,
+    /// `delivery.timeout.ms` as the scenario set it; unset, Kafka's default
+    /// (120000) raised to `linger.ms + request.timeout.ms` if that is
+    /// larger: see [`ProducerConfig::delivery_timeout`].
+    #[serde(
+        rename = "delivery.timeout.ms",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub delivery_timeout_ms: Option<u64>,
     #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
     pub request_timeout_ms: u64,
     #[serde(rename = "partitioner.class", default = "d_partitioner")]
@@ -190,7 +203,45 @@ impl Default for ProducerConfig {
     }
 }
 
+/// `delivery.timeout.ms`'s default.
+const DEFAULT_DELIVERY_TIMEOUT_MS: u64 = 120_000;
+
 impl ProducerConfig {
+    /// Whether the producer is idempotent, as Kafka 3.9 decides
+    /// (`ProducerConfig.postProcessAndValidateIdempotenceConfigs`): an
+    /// explicit `enable.idempotence` holds (and `validate` refuses the
+    /// settings it conflicts with); left at its default, idempotence is
+    /// quietly turned off by `acks` other than `all`, `retries=0`, or more
+    /// than 5 requests in flight per connection.
+    pub fn idempotence(&self) -> bool {
+        match self.enable_idempotence {
+            Some(explicit) => explicit,
+            None => {
+                self.acks == Acks::ALL
+                    && self.retries > 0
+                    && self.max_in_flight_requests_per_connection <= 5
+            }
+        }
+    }
+
+    /// `delivery.timeout.ms` in force (`KafkaProducer.configureDeliveryTimeout`):
+    /// an explicit value holds (and must be at least `linger.ms +
+    /// request.timeout.ms`); the default is raised to that sum when it is
+    /// smaller.
+    pub fn delivery_timeout(&self) -> u64 {
+        match self.delivery_timeout_ms {
+            Some(explicit) => explicit,
+            None => DEFAULT_DELIVERY_TIMEOUT_MS.max(self.linger_and_request_timeout()),
+        }
+    }
+
+    /// `linger.ms + request.timeout.ms`, capped at a Java int as Kafka does.
+    fn linger_and_request_timeout(&self) -> u64 {
+        self.linger_ms
+            .saturating_add(self.request_timeout_ms)
+            .min(crate::config::JAVA_INT_MAX)
+    }
+
     /// Kafka's own checks (`ProducerConfig.postProcessAndValidateIdempotenceConfigs`
     /// and friends), with the key named.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
@@ -206,7 +257,7 @@ impl ProducerConfig {
                 kafka("buffer.memory", self.buffer_memory, 0, long),
                 kafka("max.block.ms", self.max_block_ms, 0, long),
                 kafka("retries", self.retries as u64, 0, int),
-                kafka("delivery.timeout.ms", self.delivery_timeout_ms, 0, int),
+                kafka("delivery.timeout.ms", self.delivery_timeout(), 0, int),
                 request_timeout(self.request_timeout_ms),
                 interval("metadata.max.age.ms", self.metadata_max_age_ms, long),
                 kafka(
@@ -236,7 +287,9 @@ impl ProducerConfig {
                 "must be at least batch.size (a batch has to fit in the buffer)",
             ));
         }
-        if self.enable_idempotence {
+        // Only an explicit enable.idempotence=true conflicts; at its default
+        // these settings turn idempotence off (see `idempotence`).
+        if self.enable_idempotence == Some(true) {
             if self.max_in_flight_requests_per_connection > 5 {
                 return Err(ConfigError::new(
                     f("max.in.flight.requests.per.connection"),
@@ -256,7 +309,10 @@ impl ProducerConfig {
                 ));
             }
         }
-        if self.delivery_timeout_ms < self.linger_ms.saturating_add(self.request_timeout_ms) {
+        if self
+            .delivery_timeout_ms
+            .is_some_and(|d| d < self.linger_and_request_timeout())
+        {
             return Err(ConfigError::new(
                 f("delivery.timeout.ms"),
                 "should be equal to or larger than linger.ms + request.timeout.ms",
@@ -497,12 +553,12 @@ mod tests {
     fn producer_defaults_follow_kafka_3_9() {
         let p = ProducerConfig::default();
         assert_eq!(p.acks, Acks::ALL);
-        assert!(p.enable_idempotence);
+        assert!(p.idempotence());
         assert_eq!(p.linger_ms, 0);
         assert_eq!(p.batch_size, 16_384);
         assert_eq!(p.buffer_memory, 32 * 1024 * 1024);
         assert_eq!(p.max_in_flight_requests_per_connection, 5);
-        assert_eq!(p.delivery_timeout_ms, 120_000);
+        assert_eq!(p.delivery_timeout(), 120_000);
         p.validate("producers[0].config").unwrap();
     }
 
@@ -521,8 +577,9 @@ mod tests {
     }
 
     #[test]
-    fn idempotence_needs_acks_all() {
-        let p: ProducerConfig = serde_json::from_str(r#"{"acks": 1}"#).unwrap();
+    fn explicit_idempotence_needs_acks_all() {
+        let p: ProducerConfig =
+            serde_json::from_str(r#"{"acks": 1, "enable.idempotence": true}"#).unwrap();
         assert_eq!(
             p.validate("producers[0].config").unwrap_err().field,
             "producers[0].config.acks"
@@ -546,5 +603,45 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.partition_assignment_strategy, vec![AssignorName::Sticky]);
+    }
+
+    fn producer(json: &str) -> Result<ProducerConfig, ConfigError> {
+        let p: ProducerConfig = serde_json::from_str(json).unwrap();
+        p.validate("p").map(|_| p)
+    }
+
+    /// Kafka 3.9 `ProducerConfig.postProcessAndValidateIdempotenceConfigs`:
+    /// at its default, idempotence gives way to acks=1, retries=0 or more
+    /// than 5 in flight; set explicitly, it conflicts with each of them.
+    #[test]
+    fn idempotence_at_its_default_gives_way_and_set_explicitly_conflicts() {
+        for other in [
+            r#""acks": "1""#,
+            r#""acks": "0""#,
+            r#""retries": 0"#,
+            r#""max.in.flight.requests.per.connection": 6"#,
+        ] {
+            let p = producer(&format!("{{{other}}}")).expect(other);
+            assert!(!p.idempotence(), "{other} turns default idempotence off");
+            let explicit = producer(&format!(r#"{{"enable.idempotence": true, {other}}}"#));
+            assert!(explicit.is_err(), "{other} with enable.idempotence=true");
+        }
+        assert!(producer("{}").unwrap().idempotence());
+        let off = producer(r#"{"enable.idempotence": false, "acks": "1"}"#).unwrap();
+        assert!(!off.idempotence());
+    }
+
+    /// `KafkaProducer.configureDeliveryTimeout`: the default rises to
+    /// linger.ms + request.timeout.ms; an explicit smaller value is refused.
+    #[test]
+    fn delivery_timeout_default_rises_to_linger_plus_request_timeout() {
+        let p = producer(r#"{"linger.ms": 100000, "request.timeout.ms": 30000}"#).unwrap();
+        assert_eq!(p.delivery_timeout(), 130_000);
+        let e = producer(
+            r#"{"linger.ms": 100000, "request.timeout.ms": 30000, "delivery.timeout.ms": 120000}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("delivery.timeout.ms"), "{e}");
+        assert_eq!(producer("{}").unwrap().delivery_timeout(), 120_000);
     }
 }

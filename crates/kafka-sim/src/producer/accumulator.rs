@@ -331,7 +331,7 @@ impl ProducerCx<'_> {
             if b.retry_at > now {
                 continue;
             }
-            if cfg.enable_idempotence {
+            if cfg.idempotence() {
                 // A retried batch waits until it is the first unacknowledged
                 // sequence of its partition (Sender.shouldStopDrainBatchesForPartition):
                 // in effect one request in flight while retrying.
@@ -359,7 +359,7 @@ impl ProducerCx<'_> {
         let (pid, epoch) = (self.me().producer_id, self.me().producer_epoch);
         for (tp, mut b) in drained {
             self.pop_batch(&tp);
-            if cfg.enable_idempotence && b.base_sequence.is_none() {
+            if cfg.idempotence() && b.base_sequence.is_none() {
                 let pr = self.me_mut();
                 let seq = pr.next_sequence.entry(tp.clone()).or_insert(0);
                 let s0 = *seq;
@@ -388,8 +388,8 @@ impl ProducerCx<'_> {
             };
             b.attempts += 1;
             let spec = BatchSpec {
-                producer_id: if cfg.enable_idempotence { pid } else { -1 },
-                producer_epoch: if cfg.enable_idempotence { epoch } else { -1 },
+                producer_id: if cfg.idempotence() { pid } else { -1 },
+                producer_epoch: if cfg.idempotence() { epoch } else { -1 },
                 base_sequence: b.base_sequence.unwrap_or(-1),
                 ..BatchSpec::default()
             };
@@ -474,7 +474,7 @@ impl ProducerCx<'_> {
             if let Some(b) = dq.front() {
                 consider(b.created_ms + cfg.linger_ms);
                 consider(b.retry_at);
-                consider(b.created_ms + cfg.delivery_timeout_ms);
+                consider(b.created_ms + cfg.delivery_timeout());
             }
         }
         if let Some(f) = self.me().blocked.front() {
@@ -513,7 +513,7 @@ impl ProducerCx<'_> {
     /// Fails batches older than `delivery.timeout.ms` that are not in flight.
     pub(super) fn expire(&mut self) -> Step {
         let now = self.k.now;
-        let dt = self.me().config.delivery_timeout_ms;
+        let dt = self.me().config.delivery_timeout();
         let expired: Vec<TopicPartition> = self
             .me()
             .accumulator

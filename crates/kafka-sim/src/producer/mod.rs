@@ -269,7 +269,7 @@ impl ProducerCx<'_> {
                 self.me_mut().started = true;
                 let cid = self.correlation();
                 self.net().request_metadata(cid)?;
-                if self.me().config.enable_idempotence {
+                if self.me().config.idempotence() {
                     self.init_pid()?;
                 }
                 let age = self.me().config.metadata_max_age_ms;

@@ -74,7 +74,7 @@ impl ProducerCx<'_> {
             let cid = self.correlation();
             self.net().request_metadata(cid)?;
         }
-        if cfg.enable_idempotence && self.me().producer_id < 0 {
+        if cfg.idempotence() && self.me().producer_id < 0 {
             return self.schedule_wake(); // no producer id yet: nothing can be sent
         }
         // ready(): which leaders have a sendable batch at the head of a deque?
@@ -209,7 +209,7 @@ impl ProducerCx<'_> {
         let (tp, id, attempt) = (b.tp.clone(), b.id, b.attempts);
         let pr = self.me_mut();
         let dq = pr.accumulator.entry(tp.clone()).or_default();
-        if cfg.enable_idempotence && b.base_sequence.is_some() {
+        if cfg.idempotence() && b.base_sequence.is_some() {
             let seq = b.base_sequence;
             let pos = dq
                 .iter()
@@ -236,8 +236,8 @@ impl ProducerCx<'_> {
     pub(super) fn handle_error(&mut self, b: ProducerBatch, error: ErrorCode) -> Step {
         let cfg = self.me().config.clone();
         let retriable = error.is_retriable()
-            || (cfg.enable_idempotence && error == ErrorCode::OutOfOrderSequenceNumber);
-        let within = self.k.now < b.created_ms + cfg.delivery_timeout_ms;
+            || (cfg.idempotence() && error == ErrorCode::OutOfOrderSequenceNumber);
+        let within = self.k.now < b.created_ms + cfg.delivery_timeout();
         if matches!(
             error,
             ErrorCode::NotLeaderOrFollower
