@@ -2,7 +2,6 @@
 
 use crate::event::EventKind;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::msg::Message;
 use crate::scenario::Command;
 use crate::sim::{Step, Timer, World};
 use std::sync::Arc;
@@ -83,16 +82,7 @@ impl World {
                 if !self.k.sc.cluster.config.controlled_shutdown_enable || controller < 0 {
                     return self.bcx(b).broker_kill(true);
                 }
-                self.k.gate()?;
-                std::sync::Arc::make_mut(self.brokers.get_mut(&b).expect("exists")).shutting_down =
-                    true;
-                self.k.send(
-                    NodeId::Broker(b),
-                    NodeId::Broker(BrokerId(controller)),
-                    Message::ControlledShutdown { broker: b },
-                )?;
-                // Kafka gives up waiting after a while and stops anyway.
-                Ok(())
+                self.bcx(b).broker_begin_controlled_shutdown()
             }
             Command::RestartBroker { broker } => {
                 let b = BrokerId(broker);

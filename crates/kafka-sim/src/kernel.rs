@@ -50,6 +50,8 @@ pub enum Timer {
     RetentionCheck,
     CleanerCheck,
     AutoLeaderRebalance,
+    /// Send ControlledShutdown again (`controlled.shutdown.retry.backoff.ms`).
+    ControlledShutdownRetry,
     DelayedFetchExpiry {
         id: u64,
     },

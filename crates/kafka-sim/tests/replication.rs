@@ -441,6 +441,60 @@ fn controlled_shutdown_moves_leadership_first() {
     assert!(stopped[0].time_ms < 600);
 }
 
+/// A partition with no other replica cannot move: the controller lists it
+/// as remaining, and the broker asks again `controlled.shutdown.retry.
+/// backoff.ms` later, `controlled.shutdown.max.retries` requests in all,
+/// then stops anyway (`KafkaServer.controlledShutdown`, Kafka 3.9).
+#[test]
+fn controlled_shutdown_retries_while_partitions_remain_then_stops_anyway() {
+    let t = run(&cluster(
+        "",
+        r#"{"name": "t", "partitions": 1, "replication.factor": 1, "replica.assignment": {"0": [1]}}"#,
+        "{}",
+        r#"{"at_ms": 500, "type": "shutdown_broker", "broker": 1}"#,
+        20000,
+    ));
+    let retried: Vec<(u32, u64)> = find(&t, |k| {
+        matches!(k, EventKind::ControlledShutdownRetried { .. })
+    })
+    .iter()
+    .filter_map(|e| match &e.kind {
+        EventKind::ControlledShutdownRetried {
+            attempt,
+            partitions_remaining,
+            ..
+        } => {
+            assert_eq!(partitions_remaining, &[TopicPartition::new("t", 0)]);
+            Some((*attempt, e.time_ms))
+        }
+        _ => None,
+    })
+    .collect();
+    assert_eq!(retried.iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2]);
+    assert!(retried[1].1 >= retried[0].1 + 5000, "{retried:?}");
+    let gave_up = find(&t, |k| {
+        matches!(k, EventKind::ControlledShutdownGaveUp { attempts: 3, .. })
+    });
+    assert_eq!(gave_up.len(), 1);
+    let stopped = find(&t, |k| {
+        matches!(
+            k,
+            EventKind::BrokerStopped {
+                controlled: true,
+                ..
+            }
+        )
+    });
+    assert_eq!(stopped.len(), 1);
+    // Two backoffs of 5 s after the first request at 500 ms.
+    assert!(
+        stopped[0].time_ms >= 10_500,
+        "stopped at {}",
+        stopped[0].time_ms
+    );
+    assert!(gave_up[0].id < stopped[0].id);
+}
+
 #[test]
 fn restarted_follower_truncates_to_its_checkpointed_hw_and_rejoins_the_isr() {
     let t = run(&cluster(

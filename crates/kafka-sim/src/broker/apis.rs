@@ -137,15 +137,10 @@ impl BrokerCx<'_> {
                         .map(|_| ())
                 }
             }
-            Message::ControlledShutdownResponse { .. } => {
-                if self.me().shutting_down {
-                    self.broker_kill(true)?;
-                    self.k.process_exited = Some(bnode(self.id));
-                    Ok(())
-                } else {
-                    Ok(())
-                }
-            }
+            Message::ControlledShutdownResponse {
+                error,
+                partitions_remaining,
+            } => self.broker_on_controlled_shutdown_response(error, partitions_remaining),
             Message::Produce {
                 correlation_id,
                 acks,

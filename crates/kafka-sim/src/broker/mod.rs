@@ -59,6 +59,7 @@ mod isr;
 mod log_manager;
 mod purgatory;
 mod replica_manager;
+mod shutdown;
 
 /// What the leader knows of one follower (`Replica` / `ReplicaState`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -173,6 +174,9 @@ pub struct Broker {
     pub incarnation: u32,
     pub registered: bool,
     pub shutting_down: bool,
+    /// ControlledShutdown requests sent in this shutdown
+    /// (`KafkaServer.controlledShutdown` tries `controlled.shutdown.max.retries` times).
+    pub shutdown_attempts: u32,
     /// The broker's disk (survives restarts).
     pub disk: MemStorage,
     /// Partition logs on disk (survive restarts).
@@ -203,6 +207,7 @@ impl Broker {
             incarnation: 0,
             registered: false,
             shutting_down: false,
+            shutdown_attempts: 0,
             disk: MemStorage::default(),
             logs: SortedMap::new(),
             hw_checkpoint: SortedMap::new(),
@@ -397,6 +402,7 @@ impl BrokerCx<'_> {
                     Timer::CleanerCheck,
                 )
             }
+            Timer::ControlledShutdownRetry => self.broker_send_controlled_shutdown(),
             Timer::AutoLeaderRebalance => {
                 if self.is_controller() {
                     self.controller_auto_rebalance()?;
@@ -483,6 +489,7 @@ impl BrokerCx<'_> {
             br.incarnation = inc;
             br.registered = false;
             br.shutting_down = false;
+            br.shutdown_attempts = 0;
             br.logs.len() as u32
         };
         self.k.emit(

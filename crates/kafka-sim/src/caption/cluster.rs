@@ -40,6 +40,55 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 format!("Broker {broker} 启动")
             }
         }
+        ControlledShutdownRetried {
+            broker,
+            attempt,
+            max_retries,
+            error,
+            partitions_remaining,
+            backoff_ms,
+        } => {
+            let left = tp_names(partitions_remaining);
+            let why_en = match error {
+                Some(e) => format!("the controller answered {}", e.name()),
+                None => format!("the controller could not move {left}"),
+            };
+            let why_zh = match error {
+                Some(e) => format!("controller 返回 {}", e.name()),
+                None => format!("controller 无法迁移 {left}"),
+            };
+            if en {
+                format!(
+                    "Broker {broker}'s controlled shutdown, attempt {attempt} of {max_retries}: {why_en}; it asks again in {backoff_ms} ms (controlled.shutdown.retry.backoff.ms)"
+                )
+            } else {
+                format!(
+                    "Broker {broker} 受控关闭第 {attempt}/{max_retries} 次尝试：{why_zh}；{backoff_ms} ms 后再次请求（controlled.shutdown.retry.backoff.ms）"
+                )
+            }
+        }
+        ControlledShutdownGaveUp {
+            broker,
+            attempts,
+            partitions_remaining,
+        } => {
+            let left = tp_names(partitions_remaining);
+            let s = if *attempts == 1 { "" } else { "s" };
+            match (en, partitions_remaining.is_empty()) {
+                (true, true) => format!(
+                    "Broker {broker} gave up after {attempts} controlled shutdown attempt{s} (controlled.shutdown.max.retries) and stops anyway"
+                ),
+                (true, false) => format!(
+                    "Broker {broker} gave up after {attempts} controlled shutdown attempt{s} (controlled.shutdown.max.retries) and stops anyway, still leading {left}"
+                ),
+                (false, true) => format!(
+                    "Broker {broker} 受控关闭尝试 {attempts} 次后放弃（controlled.shutdown.max.retries），仍然停止"
+                ),
+                (false, false) => format!(
+                    "Broker {broker} 受控关闭尝试 {attempts} 次后放弃（controlled.shutdown.max.retries），仍然停止，{left} 的 leader 仍是它"
+                ),
+            }
+        }
         BrokerStopped { broker, controlled } => match (en, controlled) {
             (true, true) => {
                 format!("Broker {broker} finished its controlled shutdown and stopped")

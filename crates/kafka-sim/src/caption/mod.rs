@@ -114,6 +114,8 @@ impl EventKind {
             | CommandRejected { .. }
             | BrokerStarted { .. }
             | BrokerStopped { .. }
+            | ControlledShutdownRetried { .. }
+            | ControlledShutdownGaveUp { .. }
             | ZkSessionOpened { .. }
             | ZkSessionExpired { .. }
             | ZnodeCreated { .. }

@@ -255,6 +255,8 @@ defaults! {
     d_max_session: u64 = 1_800_000;
     d_ibp: String = "3.9".to_string();
     d_request_timeout: u64 = 30_000;
+    d_shutdown_retries: u32 = 3;
+    d_shutdown_backoff: u64 = 5000;
 }
 
 /// Per-topic log settings (`segment.bytes`, `retention.ms`, ...). Unset keys
@@ -374,6 +376,20 @@ pub struct BrokerConfig {
     pub leader_imbalance_check_interval_seconds: u64,
     #[serde(rename = "controlled.shutdown.enable", default = "d_true")]
     pub controlled_shutdown_enable: bool,
+    /// `controlled.shutdown.max.retries`: how many ControlledShutdown
+    /// requests a broker sends while partitions are left to move, before it
+    /// shuts down anyway.
+    #[serde(
+        rename = "controlled.shutdown.max.retries",
+        default = "d_shutdown_retries"
+    )]
+    pub controlled_shutdown_max_retries: u32,
+    /// `controlled.shutdown.retry.backoff.ms`: the wait between them.
+    #[serde(
+        rename = "controlled.shutdown.retry.backoff.ms",
+        default = "d_shutdown_backoff"
+    )]
+    pub controlled_shutdown_retry_backoff_ms: u64,
     #[serde(rename = "replica.lag.time.max.ms", default = "d_replica_lag")]
     pub replica_lag_time_max_ms: u64,
     #[serde(rename = "replica.fetch.wait.max.ms", default = "d_fetch_wait")]

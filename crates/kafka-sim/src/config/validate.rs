@@ -66,6 +66,18 @@ impl BrokerConfig {
                 kafka("group.max.session.timeout.ms", self.group_max_session_timeout_ms, 0, int),
                 request_timeout(self.request_timeout_ms),
                 kafka(
+                    "controlled.shutdown.max.retries",
+                    self.controlled_shutdown_max_retries as u64,
+                    0,
+                    int,
+                ),
+                kafka(
+                    "controlled.shutdown.retry.backoff.ms",
+                    self.controlled_shutdown_retry_backoff_ms,
+                    0,
+                    long,
+                ),
+                kafka(
                     "leader.imbalance.check.interval.seconds",
                     self.leader_imbalance_check_interval_seconds,
                     1,

@@ -19,6 +19,8 @@ impl EventKind {
             CommandRejected { .. } => "command_rejected",
             BrokerStarted { .. } => "broker_started",
             BrokerStopped { .. } => "broker_stopped",
+            ControlledShutdownRetried { .. } => "controlled_shutdown_retried",
+            ControlledShutdownGaveUp { .. } => "controlled_shutdown_gave_up",
             ZkSessionOpened { .. } => "zk_session_opened",
             ZkSessionExpired { .. } => "zk_session_expired",
             ZnodeCreated { .. } => "znode_created",
@@ -238,6 +240,7 @@ impl EventKind {
             | NoLeaderElected { .. }
             | ControllerElected { .. }
             | BrokerStopped { .. }
+            | ControlledShutdownGaveUp { .. }
             | ZkSessionExpired { .. }
             | GuaranteeBroken { .. }
             | LogTruncated { .. }

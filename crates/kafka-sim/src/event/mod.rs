@@ -149,6 +149,34 @@ pub enum EventKind {
         /// Logs rebuilt from their `.log` files after an unclean stop.
         recovered_logs: u32,
     },
+    /// A broker's ControlledShutdown did not move everything (partitions it
+    /// still leads, or an error): it asks again after
+    /// `controlled.shutdown.retry.backoff.ms` (`KafkaServer.controlledShutdown`).
+    ControlledShutdownRetried {
+        /// The broker shutting down.
+        broker: BrokerId,
+        /// Requests sent so far.
+        attempt: u32,
+        /// `controlled.shutdown.max.retries`: requests it sends at most.
+        max_retries: u32,
+        /// The controller's error, if any.
+        error: Option<ErrorCode>,
+        /// Partitions the controller could not move.
+        partitions_remaining: Vec<TopicPartition>,
+        /// `controlled.shutdown.retry.backoff.ms`.
+        backoff_ms: u64,
+    },
+    /// A broker used up `controlled.shutdown.max.retries` with partitions
+    /// still to move, and shuts down anyway (they go offline or move when
+    /// its session ends).
+    ControlledShutdownGaveUp {
+        /// The broker shutting down.
+        broker: BrokerId,
+        /// Requests it sent.
+        attempts: u32,
+        /// Partitions the controller could not move.
+        partitions_remaining: Vec<TopicPartition>,
+    },
     /// A broker's process stopped.
     BrokerStopped {
         /// The broker it happened on.
