@@ -20,6 +20,15 @@ const RULES: &[(&str, &str)] = &[
         "TimeoutException: Expiring {} record(s) for {}: {} ms has passed since batch creation",
         "TimeoutException：{1} 的 {0} 条消息过期：批次创建后已过 {2} ms",
     ),
+    // Storage lookups
+    (
+        "offset {} is the log end offset: no record is there yet, so a fetch from it returns no records and no error",
+        "位移 {0} 就是日志末端位移（LEO）：那里还没有消息，所以从这里拉取会返回空结果，而不是错误",
+    ),
+    (
+        "offset {} is outside the log [{}, {}) (OFFSET_OUT_OF_RANGE)",
+        "位移 {0} 在日志范围 [{1}, {2}) 之外（OFFSET_OUT_OF_RANGE）",
+    ),
     // Consumer and group
     (
         "no committed offset: auto.offset.reset={} starts at the log start offset",

@@ -131,7 +131,21 @@ impl Log {
     /// offset, in a compacted log).
     pub fn lookup_offset<S: Storage>(&self, store: &S, target: i64) -> Lookup {
         let mut steps = Vec::new();
-        if target < self.log_start_offset || target >= self.log_end_offset {
+        if target == self.log_end_offset && target >= self.log_start_offset {
+            // Kafka reads nothing there and answers without an error (a
+            // fetch at the log end offset waits for new records); only past
+            // it is the offset out of range.
+            steps.push(LookupStep::NotFound {
+                reason: format!(
+                    "offset {target} is the log end offset: no record is there yet, so a fetch from it returns no records and no error"
+                ),
+            });
+            return Lookup {
+                steps,
+                result: None,
+            };
+        }
+        if target < self.log_start_offset || target > self.log_end_offset {
             steps.push(LookupStep::NotFound {
                 reason: format!(
                     "offset {target} is outside the log [{}, {}) (OFFSET_OUT_OF_RANGE)",

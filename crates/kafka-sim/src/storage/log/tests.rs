@@ -259,3 +259,21 @@ fn leader_epoch_end_offsets() {
     assert_eq!(log.end_offset_for_epoch(1), (0, 3));
     assert_eq!(log.end_offset_for_epoch(2), (2, 5));
 }
+
+/// Kafka answers a read at exactly the log end offset with no records and
+/// no error; only past it is OFFSET_OUT_OF_RANGE.
+#[test]
+fn a_lookup_at_the_log_end_offset_is_empty_not_out_of_range() {
+    let mut s = MemStorage::default();
+    let mut log = Log::create(&mut s, TopicPartition::new("t", 0), cfg(1 << 20, 4096), 0).unwrap();
+    append(&mut log, &mut s, batch(3, 10, 1000), 0);
+    let reason = |l: Lookup| match l.steps.last() {
+        Some(LookupStep::NotFound { reason }) => reason.clone(),
+        other => panic!("{other:?}"),
+    };
+    let at_end = reason(log.lookup_offset(&s, log.log_end_offset));
+    assert!(!at_end.contains("OFFSET_OUT_OF_RANGE"), "{at_end}");
+    assert!(at_end.contains("no error"), "{at_end}");
+    let past = reason(log.lookup_offset(&s, log.log_end_offset + 1));
+    assert!(past.contains("OFFSET_OUT_OF_RANGE"), "{past}");
+}
