@@ -230,8 +230,8 @@ impl EventKind {
             }
         };
         // Every file has an arm for each event routed to it (the caption
-        // tests run every kind of event); the debug form is a last resort.
-        words.unwrap_or_else(|| format!("{self:?}"))
+        // tests run every kind of event); the event's type is a last resort.
+        words.unwrap_or_else(|| self.name_str().to_string())
     }
 }
 
