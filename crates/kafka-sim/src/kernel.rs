@@ -5,7 +5,7 @@
 //! a handler left for the next step is the broker's: `BrokerCx::continue_with`.)
 //!
 //! It knows nothing of brokers, ZooKeeper or clients: those nodes live in the
-//! world (`World` in `sim.rs`), which owns one kernel and runs each work
+//! world (`World` in `sim/mod.rs`), which owns one kernel and runs each work
 //! item by handing the kernel to the node it is for. A node's code reaches
 //! other nodes only through [`Kernel::send`] (a message) — the kernel holds
 //! no node state, only which incarnation of each process a message was

@@ -77,7 +77,6 @@ pub mod client;
 pub mod client_config;
 #[allow(missing_docs)] // 43 to document
 pub mod collections;
-mod commands;
 #[allow(missing_docs)] // 75 to document
 pub mod config;
 #[allow(missing_docs)] // 12 to document

@@ -4,7 +4,7 @@
 //! events it keeps a clone of the world at a step boundary (a checkpoint; the
 //! segment pages are shared, so this is cheap). To show the state *at* event
 //! `n` it restores the nearest checkpoint at or before `n` and replays with an
-//! event budget of `n` (see `sim.rs`): stepping back is a restore and a short
+//! event budget of `n` (see `sim/mod.rs`): stepping back is a restore and a short
 //! replay. At most [`MAX_CHECKPOINTS`] are kept: when there are more, every
 //! other one goes and the spacing doubles, so memory stays bounded and a seek
 //! replays at most one spacing's worth of events.

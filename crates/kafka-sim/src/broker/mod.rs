@@ -275,7 +275,7 @@ pub(crate) struct BrokerCx<'a> {
 }
 
 /// The rest of a broker's handler that goes on partition by partition (see
-/// `sim.rs`). The world runs it at the same simulated time, before any
+/// `sim/mod.rs`). The world runs it at the same simulated time, before any
 /// queued work.
 #[derive(Clone)]
 pub(crate) enum Continuation {

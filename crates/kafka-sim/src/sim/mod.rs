@@ -34,6 +34,8 @@ use crate::msg::Message;
 use crate::scenario::Scenario;
 use std::sync::Arc;
 
+mod commands;
+
 pub(crate) use crate::broker::Continuation;
 pub(crate) use crate::kernel::Kernel;
 /// How many steps in a row may run at one simulated instant and record
@@ -48,10 +50,10 @@ pub const MAX_QUIET_STEPS: u32 = 100_000;
 /// shared copy-on-write).
 #[derive(Clone)]
 pub struct World {
-    pub(crate) k: Kernel,
+    k: Kernel,
     /// The rest of the handler being run (a broker's; see the module docs),
     /// with the cause it ran under.
-    pub(crate) continuation: Option<(Continuation, Option<crate::event::EventId>)>,
+    continuation: Option<(Continuation, Option<crate::event::EventId>)>,
     frozen: bool,
     /// Steps in a row at `quiet_at` that recorded nothing.
     quiet: u32,
@@ -61,11 +63,11 @@ pub struct World {
     /// Each broker behind an `Arc`, so a clone of the world (a checkpoint,
     /// the state shown at an event) shares them and a broker is copied only
     /// when a later step changes it (`Arc::make_mut`).
-    pub(crate) brokers: SortedMap<BrokerId, Arc<crate::broker::Broker>>,
-    pub(crate) zk: crate::zk::ZooKeeper,
-    pub(crate) producers: Vec<Arc<crate::producer::Producer>>,
-    pub(crate) consumers: Vec<Arc<crate::consumer::Consumer>>,
-    pub(crate) ledger: crate::invariants::Ledger,
+    brokers: SortedMap<BrokerId, Arc<crate::broker::Broker>>,
+    zk: crate::zk::ZooKeeper,
+    producers: Vec<Arc<crate::producer::Producer>>,
+    consumers: Vec<Arc<crate::consumer::Consumer>>,
+    ledger: crate::invariants::Ledger,
 }
 
 impl World {
