@@ -13,12 +13,17 @@ use crate::scenario::Scenario;
 use std::sync::Arc;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A client's view of the cluster (`Metadata` in the Java client).
 pub struct ClientMetadata {
+    /// Each known partition: its leader, leader epoch and replicas.
     pub partitions: SortedMap<TopicPartition, PartitionMetadata>,
+    /// The brokers the last MetadataResponse listed.
     pub brokers: Vec<BrokerId>,
     /// A refresh was asked for (an error or a new topic).
     pub stale: bool,
+    /// The correlation id of the Metadata request in flight, if any.
     pub in_flight: Option<i32>,
+    /// When the last MetadataResponse arrived (for `metadata.max.age.ms`).
     pub last_update_ms: u64,
     /// Round-robin over brokers for bootstrap / refresh requests.
     pub next_broker: usize,
@@ -29,12 +34,16 @@ pub struct ClientMetadata {
     /// next one (`retry.backoff.ms`, doubling up to `retry.backoff.max.ms`;
     /// also applied after every successful refresh, as `Metadata` does).
     pub metadata_failures: u32,
+    /// The earliest time of the next Metadata request.
     pub next_metadata_ms: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How long a client waits before connecting to a broker again.
 pub struct NodeBackoff {
+    /// Connection attempts that failed in a row.
     pub failures: u32,
+    /// When it may try again.
     pub until_ms: u64,
 }
 
@@ -109,6 +118,7 @@ impl<N: Client, A> ClientCx<'_, N, A> {
 }
 
 impl ClientMetadata {
+    /// The leader of `tp`, if the client knows one.
     pub fn leader(&self, tp: &TopicPartition) -> Option<BrokerId> {
         self.partitions
             .get(tp)
@@ -116,6 +126,7 @@ impl ClientMetadata {
             .map(|p| BrokerId(p.leader))
     }
 
+    /// The leader epoch of `tp` the client knows (-1: none).
     pub fn leader_epoch(&self, tp: &TopicPartition) -> i32 {
         self.partitions
             .get(tp)
@@ -133,6 +144,7 @@ impl ClientMetadata {
         (n > 0).then_some(n)
     }
 
+    /// The topics the client knows, in name order.
     pub fn topics(&self) -> Vec<String> {
         let mut v: Vec<String> = self
             .partitions

@@ -66,12 +66,11 @@
 mod admin;
 // Every public item of the engine is documented (`deny(missing_docs)`)
 // except in the modules marked below, whose public items are still to
-// document (the count is what `missing_docs` reports); `event` is done.
+// document (the count is what `missing_docs` reports).
 pub mod assignor;
 #[allow(missing_docs)] // 48 to document
 pub mod broker;
 pub mod caption;
-#[allow(missing_docs)] // 12 to document
 pub mod client;
 #[allow(missing_docs)] // 53 to document
 pub mod client_config;
@@ -79,9 +78,7 @@ pub mod client_config;
 pub mod collections;
 #[allow(missing_docs)] // 75 to document
 pub mod config;
-#[allow(missing_docs)] // 12 to document
 pub mod consumer;
-#[allow(missing_docs)] // 10 to document
 pub mod controller;
 #[allow(missing_docs)] // 20 to document
 pub mod election;
@@ -102,12 +99,10 @@ pub mod lesson_check;
 #[allow(missing_docs)] // 211 to document
 pub mod msg;
 pub mod names;
-#[allow(missing_docs)] // 12 to document
 pub mod partitioner;
 pub mod placement;
 #[allow(missing_docs)] // 45 to document
 pub mod producer;
-#[allow(missing_docs)] // 11 to document
 pub mod producer_state;
 pub mod regex;
 pub mod rng;
@@ -116,7 +111,6 @@ pub mod scenario;
 pub mod sim;
 #[allow(missing_docs)] // 231 to document
 pub mod storage;
-#[allow(missing_docs)] // 10 to document
 pub mod timeline;
 #[allow(missing_docs)] // 14 to document
 pub mod zk;

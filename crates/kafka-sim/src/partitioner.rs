@@ -18,26 +18,43 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum PartitionChoice {
     /// The record named its partition.
-    Explicit { partition: i32 },
+    Explicit {
+        /// The partition it named.
+        partition: i32,
+    },
     /// `toPositive(murmur2(key)) % numPartitions`.
     Key {
+        /// `murmur2` of the key's bytes.
         murmur2: i32,
+        /// `toPositive` of it (the sign bit cleared).
         positive: i32,
+        /// The topic's partition count.
         num_partitions: i32,
+        /// The result.
         partition: i32,
     },
     /// No key: the sticky partition, switched after `batch.size` bytes.
     Sticky {
+        /// The partition the record goes to.
         partition: i32,
+        /// Bytes produced to the sticky partition so far.
         produced_bytes: u64,
+        /// `batch.size`: when the partition switches.
         batch_size: u64,
+        /// The partition it switched from with this record, if it switched.
         switched_from: Option<i32>,
     },
     /// `RoundRobinPartitioner`.
-    RoundRobin { partition: i32, counter: u32 },
+    RoundRobin {
+        /// The partition the record goes to.
+        partition: i32,
+        /// The topic's counter before this record.
+        counter: u32,
+    },
 }
 
 impl PartitionChoice {
+    /// The partition chosen.
     pub fn partition(&self) -> i32 {
         match self {
             PartitionChoice::Explicit { partition }

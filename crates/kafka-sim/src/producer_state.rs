@@ -20,28 +20,40 @@ use std::collections::VecDeque;
 /// Kafka keeps this many batches per producer (`ProducerStateEntry.NUM_BATCHES_TO_RETAIN`).
 pub const NUM_BATCHES_TO_RETAIN: usize = 5;
 
+/// One batch a producer wrote (`BatchMetadata`): its sequence numbers and
+/// offsets, kept to recognise a retry.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchMetadata {
+    /// The first record's sequence number.
     pub first_seq: i32,
+    /// The last record's sequence number.
     pub last_seq: i32,
+    /// The first record's offset.
     pub first_offset: i64,
+    /// The last record's offset.
     pub last_offset: i64,
 }
 
+/// What a partition's leader knows of one producer id (`ProducerStateEntry`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProducerEntry {
+    /// The producer epoch.
     pub epoch: i16,
+    /// Its last batches, at most [`NUM_BATCHES_TO_RETAIN`], oldest first.
     pub batches: VecDeque<BatchMetadata>,
 }
 
 impl ProducerEntry {
+    /// The last sequence number written (-1: none yet).
     pub fn last_seq(&self) -> i32 {
         self.batches.back().map(|b| b.last_seq).unwrap_or(-1)
     }
 }
 
+/// A partition's producer state (`ProducerStateManager`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProducerStates {
+    /// Each producer id's entry.
     pub producers: SortedMap<i64, ProducerEntry>,
 }
 

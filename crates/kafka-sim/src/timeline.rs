@@ -15,6 +15,7 @@ use crate::scenario::Scenario;
 use crate::sim::World;
 use std::sync::Arc;
 
+/// The most checkpoints kept (their spacing doubles when there would be more).
 pub const MAX_CHECKPOINTS: usize = 256;
 /// Memory the checkpoints may take, roughly (they share segment pages).
 pub const CHECKPOINT_BUDGET_BYTES: u64 = 128 * 1024 * 1024;
@@ -23,6 +24,8 @@ pub const CHECKPOINT_INTERVAL: u64 = 256;
 /// A safety limit on trace length (a runaway scenario stops here).
 pub const MAX_EVENTS: u64 = 5_000_000;
 
+/// A run of a scenario: every event so far, checkpoints of the world, and
+/// the world at any event on demand ([`Timeline::state_at`]).
 pub struct Timeline {
     scenario: Arc<Scenario>,
     head: World,
@@ -83,6 +86,7 @@ impl Timeline {
         ((CHECKPOINT_BUDGET_BYTES / per) as usize).clamp(8, MAX_CHECKPOINTS)
     }
 
+    /// The scenario it runs.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
     }
@@ -92,6 +96,7 @@ impl Timeline {
         self.trace.len() as u64
     }
 
+    /// Whether no event has been recorded yet.
     pub fn is_empty(&self) -> bool {
         self.trace.is_empty()
     }
@@ -113,14 +118,17 @@ impl Timeline {
             .then(|| cap_reached(self.head.now(), self.max_events))
     }
 
+    /// Every event so far, in order.
     pub fn events(&self) -> &[Event] {
         &self.trace
     }
 
+    /// Event number `i`, if recorded.
     pub fn event(&self, i: u64) -> Option<&Event> {
         self.trace.get(i as usize)
     }
 
+    /// How many checkpoints are kept.
     pub fn checkpoints(&self) -> usize {
         self.checkpoints.len()
     }
@@ -279,10 +287,12 @@ impl Default for Digest {
 }
 
 impl Digest {
+    /// The digest of no events.
     pub fn new() -> Digest {
         Digest(0xcbf2_9ce4_8422_2325)
     }
 
+    /// Adds an event (its JSON line).
     pub fn add(&mut self, e: &Event) {
         let line = serde_json::to_string(e).expect("events serialise");
         for b in line.bytes().chain(std::iter::once(b'\n')) {
@@ -291,6 +301,7 @@ impl Digest {
         }
     }
 
+    /// The digest so far.
     pub fn value(&self) -> u64 {
         self.0
     }

@@ -37,13 +37,21 @@ mod coordinator;
 /// A consumer client.
 #[derive(Clone, Debug)]
 pub struct Consumer {
+    /// Its index in the scenario (its node is `NodeId::Consumer(index)`).
     pub index: u32,
+    /// Its name in the scenario.
     pub name: String,
+    /// What the scenario says of it.
     pub spec: ConsumerSpec,
+    /// Its settings (`ConsumerConfig`).
     pub config: ConsumerConfig,
+    /// Whether its process runs (false after a crash or close).
     pub alive: bool,
+    /// Whether it has started (consumers may start late).
     pub started: bool,
+    /// Its view of the cluster.
     pub metadata: ClientMetadata,
+    /// The correlation id of its next request.
     pub next_correlation: i32,
     /// Partitions this consumer reads (from `assign()` or the group).
     pub assignment: Vec<TopicPartition>,
@@ -53,8 +61,11 @@ pub struct Consumer {
     pub buffered: SortedMap<TopicPartition, VecDeque<ConsumedRecord>>,
     /// High watermark from the last fetch response (for lag).
     pub high_watermarks: SortedMap<TopicPartition, i64>,
+    /// Fetch requests in flight, per broker (their correlation ids).
     pub fetches_in_flight: SortedMap<BrokerId, i32>,
+    /// ListOffsets requests in flight (for `auto.offset.reset`), by correlation id.
     pub list_offsets_in_flight: SortedMap<i32, Vec<TopicPartition>>,
+    /// No fetch before this time (a backoff after an error).
     pub paused_until: u64,
     /// Records handed to the application so far.
     pub consumed: u64,
@@ -67,6 +78,7 @@ pub struct Consumer {
 }
 
 impl Consumer {
+    /// Consumer number `index` as the scenario describes it, not started.
     pub fn new(index: u32, spec: &ConsumerSpec) -> Consumer {
         Consumer {
             index,

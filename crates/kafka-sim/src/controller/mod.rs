@@ -52,9 +52,13 @@ mod topics;
 /// A partition's leader and ISR as the controller knows them (`LeaderIsrAndControllerEpoch`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeaderIsr {
+    /// The leader (-1: none).
     pub leader: i32,
+    /// The leader epoch.
     pub leader_epoch: i32,
+    /// The in-sync replicas.
     pub isr: Vec<BrokerId>,
+    /// The epoch of the controller that wrote it.
     pub controller_epoch: i32,
     /// The state znode's version.
     pub partition_epoch: i32,
@@ -63,14 +67,20 @@ pub struct LeaderIsr {
 /// The controller's in-memory view (`ControllerContext`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ControllerContext {
+    /// The controller's epoch.
     pub epoch: i32,
+    /// The brokers registered in `/brokers/ids`.
     pub live: SortedSet<BrokerId>,
     /// Broker epochs (KIP-380): the czxid of each live broker's registration,
     /// so a broker that restarted between two looks is recognised.
     pub broker_epochs: SortedMap<BrokerId, u64>,
+    /// Brokers in a controlled shutdown.
     pub shutting_down: SortedSet<BrokerId>,
+    /// Each partition's assigned replicas (AR), preferred leader first.
     pub assignments: SortedMap<TopicPartition, Vec<BrokerId>>,
+    /// Each partition's leader and ISR, as in its state znode.
     pub states: SortedMap<TopicPartition, LeaderIsr>,
+    /// The topics it knows.
     pub topics: SortedSet<String>,
     /// Reassignments in progress: partition → (original replicas, target replicas).
     pub reassigning: SortedMap<TopicPartition, (Vec<BrokerId>, Vec<BrokerId>)>,
