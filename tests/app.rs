@@ -1018,16 +1018,19 @@ async fn the_configuration_panel_applies_kafka_settings_and_names_a_refused_one(
     let err = q(&root, "#error").text_content().unwrap();
     assert!(err.contains("min.insync.replicas"), "{err}");
     assert_eq!(q(&root, "#position").text_content().unwrap(), at);
-    // acks=1 alone breaks Kafka's rule for the idempotent producer (the
-    // default): refused with Kafka's reason.
+    // acks=1 with enable.idempotence=true set explicitly breaks Kafka's
+    // rule for the idempotent producer: refused with Kafka's reason.
+    let idempotence = "#cfg-producers-0-config-enable-idempotence";
     type_into(&root, "#cfg-cluster-config-min-insync-replicas", "").await;
     type_into(&root, acks, "1").await;
+    type_into(&root, idempotence, "true").await;
     click(&root, "#config-apply").await;
     let err = q(&root, "#error").text_content().unwrap();
     assert!(err.contains("idempotent producer"), "{err}");
-    // With enable.idempotence=false it applies, and the scenario starts again.
+    // Left at its default, idempotence gives way to acks=1 (Kafka 3.9 turns
+    // it off quietly): it applies, and the scenario starts again.
     type_into(&root, acks, "1").await;
-    type_into(&root, "#cfg-producers-0-config-enable-idempotence", "false").await;
+    type_into(&root, idempotence, "").await;
     click(&root, "#config-apply").await;
     assert!(q(&root, "#position")
         .text_content()
