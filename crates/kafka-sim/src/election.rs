@@ -14,16 +14,23 @@
 use crate::ids::BrokerId;
 use serde::{Deserialize, Serialize};
 
+/// The controller's leader election rules (`PartitionLeaderElectionAlgorithms`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ElectionAlgorithm {
+    /// A partition without a live leader: the first live ISR member in AR order, or with
+    /// `unclean.leader.election.enable` the first live replica.
     Offline,
+    /// After a reassignment: the first live ISR member of the target replicas.
     Reassign,
+    /// Preferred leader election: the first replica in AR, if alive and in the ISR.
     Preferred,
+    /// A broker shutting down leads: the first live ISR member not shutting down.
     ControlledShutdown,
 }
 
 impl ElectionAlgorithm {
+    /// The rule's name in Kafka (`…PartitionLeaderElectionStrategy`).
     pub fn kafka_name(self) -> &'static str {
         match self {
             ElectionAlgorithm::Offline => "OfflinePartitionLeaderElectionStrategy",
@@ -39,14 +46,18 @@ impl ElectionAlgorithm {
 /// An election's inputs, as the controller sees them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ElectionInput {
+    /// The rule to apply.
     pub algorithm: ElectionAlgorithm,
     /// The assigned replicas (for `reassign`, the target assignment).
     pub assignment: Vec<BrokerId>,
+    /// The in-sync replicas.
     pub isr: Vec<BrokerId>,
     /// Brokers alive (and, for every rule, not shutting down unless listed separately).
     pub live: Vec<BrokerId>,
+    /// `unclean.leader.election.enable` for the topic.
     #[serde(default)]
     pub unclean_leader_election_enable: bool,
+    /// Brokers in a controlled shutdown.
     #[serde(default)]
     pub shutting_down: Vec<BrokerId>,
 }
@@ -54,22 +65,32 @@ pub struct ElectionInput {
 /// One replica considered, in order, and why it was taken or passed over.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Candidate {
+    /// The replica.
     pub broker: BrokerId,
+    /// Whether its broker is alive.
     pub alive: bool,
+    /// Whether it is in the ISR.
     pub in_isr: bool,
+    /// Whether its broker is shutting down.
     pub shutting_down: bool,
+    /// Whether it was elected.
     pub chosen: bool,
 }
 
+/// An election's result, and every replica considered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ElectionOutcome {
+    /// The new leader (none: no replica could lead).
     pub leader: Option<BrokerId>,
+    /// The ISR after the election.
     pub isr: Vec<BrokerId>,
     /// True when the leader came from outside the ISR.
     pub unclean: bool,
+    /// Each replica considered, in order.
     pub candidates: Vec<Candidate>,
 }
 
+/// Applies `input.algorithm` to the replicas (`PartitionLeaderElectionAlgorithms`).
 pub fn elect(input: &ElectionInput) -> ElectionOutcome {
     let live = |b: &BrokerId| input.live.contains(b);
     let in_isr = |b: &BrokerId| input.isr.contains(b);

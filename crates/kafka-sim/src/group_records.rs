@@ -20,40 +20,68 @@ use crate::msg::Subscription;
 /// A key in `__consumer_offsets`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OffsetsKey {
-    Offset { group: String, tp: TopicPartition },
-    Group { group: String },
+    /// `OffsetCommitKey` (version 1): a group's committed offset of one partition.
+    Offset {
+        /// The group.
+        group: String,
+        /// The partition.
+        tp: TopicPartition,
+    },
+    /// `GroupMetadataKey` (version 2): a group's metadata.
+    Group {
+        /// The group.
+        group: String,
+    },
 }
 
 /// A committed offset (`OffsetCommitValue` v3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OffsetValue {
+    /// The committed offset: the next record to consume.
     pub offset: i64,
+    /// The leader epoch of the last consumed record (-1: unknown).
     pub leader_epoch: i32,
+    /// The metadata string the consumer attached.
     pub metadata: String,
+    /// When it was committed (ms since the epoch).
     pub commit_timestamp: i64,
 }
 
 /// One member as stored in `GroupMetadataValue`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredMember {
+    /// The member id.
     pub member_id: String,
+    /// Its `group.instance.id`, if static.
     pub group_instance_id: Option<String>,
+    /// Its `client.id`.
     pub client_id: String,
+    /// The host it connected from.
     pub client_host: String,
+    /// Its rebalance timeout (`max.poll.interval.ms`).
     pub rebalance_timeout_ms: i32,
+    /// Its `session.timeout.ms`.
     pub session_timeout_ms: i32,
+    /// Its subscription (the chosen assignor's bytes, decoded).
     pub subscription: Subscription,
+    /// Its assignment.
     pub assignment: Vec<TopicPartition>,
 }
 
 /// `GroupMetadataValue` v3.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupValue {
+    /// `consumer` for consumer groups.
     pub protocol_type: String,
+    /// The generation.
     pub generation: i32,
+    /// The assignor chosen.
     pub protocol: Option<String>,
+    /// The leader's member id.
     pub leader: Option<String>,
+    /// When the group last changed state (ms since the epoch).
     pub current_state_timestamp: i64,
+    /// The members.
     pub members: Vec<StoredMember>,
 }
 
@@ -151,6 +179,7 @@ impl<'a> R<'a> {
     }
 }
 
+/// The bytes of an `OffsetCommitKey` v1.
 pub fn offset_key(group: &str, tp: &TopicPartition) -> Vec<u8> {
     let mut w = W(Vec::new());
     w.i16(1);
@@ -160,6 +189,7 @@ pub fn offset_key(group: &str, tp: &TopicPartition) -> Vec<u8> {
     w.0
 }
 
+/// The bytes of an `OffsetCommitValue` v3.
 pub fn offset_value(v: &OffsetValue) -> Vec<u8> {
     let mut w = W(Vec::new());
     w.i16(3);
@@ -170,6 +200,7 @@ pub fn offset_value(v: &OffsetValue) -> Vec<u8> {
     w.0
 }
 
+/// The bytes of a `GroupMetadataKey` v2.
 pub fn group_key(group: &str) -> Vec<u8> {
     let mut w = W(Vec::new());
     w.i16(2);
@@ -201,6 +232,7 @@ pub fn assignment_bytes(a: &[TopicPartition]) -> Vec<u8> {
     w.0
 }
 
+/// The bytes of a `GroupMetadataValue` v3.
 pub fn group_value(v: &GroupValue) -> Vec<u8> {
     let mut w = W(Vec::new());
     w.i16(3);
@@ -223,6 +255,7 @@ pub fn group_value(v: &GroupValue) -> Vec<u8> {
     w.0
 }
 
+/// Reads either key back (`None`: not a key this module writes).
 pub fn parse_key(b: &[u8]) -> Option<OffsetsKey> {
     let mut r = R(b, 0);
     match r.i16()? {
@@ -238,6 +271,7 @@ pub fn parse_key(b: &[u8]) -> Option<OffsetsKey> {
     }
 }
 
+/// Reads an `OffsetCommitValue` back.
 pub fn parse_offset_value(b: &[u8]) -> Option<OffsetValue> {
     let mut r = R(b, 0);
     if r.i16()? != 3 {
@@ -274,6 +308,7 @@ fn parse_assignment(b: &[u8]) -> Option<Vec<TopicPartition>> {
     r.partitions()
 }
 
+/// Reads a `GroupMetadataValue` back.
 pub fn parse_group_value(b: &[u8]) -> Option<GroupValue> {
     let mut r = R(b, 0);
     if r.i16()? != 3 {

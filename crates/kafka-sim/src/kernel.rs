@@ -34,61 +34,97 @@ pub type Step<T = ()> = Result<T, Frozen>;
 /// A timer a node set for itself.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Timer {
+    /// A broker's process starts (at time 0, or on a restart).
     BrokerStart,
+    /// ZooKeeper expires a session that sent no heartbeat for
+    /// `zookeeper.session.timeout.ms`.
     ZkSessionExpiry {
+        /// The session.
         session_id: u64,
     },
+    /// A leader checks its followers' lag (`isr-expiration`, every
+    /// `replica.lag.time.max.ms / 2`).
     IsrExpiration,
     /// An AlterPartition got no answer: give up on it and let the ISR check retry.
     AlterPartitionTimeout {
+        /// The partition.
         tp: crate::ids::TopicPartition,
+        /// The partition epoch the request was sent in.
         partition_epoch: i32,
     },
+    /// A broker writes `replication-offset-checkpoint`.
     HwCheckpoint,
     /// The OS writes dirty pages back to disk.
     OsFlush,
+    /// A broker runs retention (`log.retention.check.interval.ms`).
     RetentionCheck,
+    /// The log cleaner looks for a partition to compact (`log.cleaner.backoff.ms`).
     CleanerCheck,
+    /// The controller checks leader balance (`leader.imbalance.check.interval.seconds`).
     AutoLeaderRebalance,
     /// Send ControlledShutdown again (`controlled.shutdown.retry.backoff.ms`).
     ControlledShutdownRetry,
+    /// A parked fetch reached `fetch.max.wait.ms`: answer with what there is.
     DelayedFetchExpiry {
+        /// The parked fetch.
         id: u64,
     },
+    /// A parked acks=all produce reached its timeout.
     DelayedProduceExpiry {
+        /// The parked produce.
         id: u64,
     },
+    /// A follower fetches from `leader` again after `replica.fetch.backoff.ms`.
     ReplicaFetchBackoff {
+        /// The leader's broker.
         leader: BrokerId,
     },
     /// A request got no answer in time (clients and followers).
     RequestTimeout {
+        /// The request's correlation id.
         correlation_id: i32,
     },
     /// The peer's process died or closed: our TCP connection to it was reset.
     ConnectionClosed {
+        /// The broker at the other end.
         peer: BrokerId,
     },
+    /// A client starts.
     ClientStart,
+    /// The producer's sender thread wakes: `linger.ms` passed or a batch is ready.
     ProducerWake,
     /// `close(timeout)` ran out of time: force close what is left.
     ProducerCloseTimeout {
+        /// The close timeout.
         timeout_ms: u64,
     },
+    /// A client refreshes its metadata (`metadata.max.age.ms`, or after a backoff).
     MetadataRefresh,
+    /// The application calls `poll()` again.
     ConsumerPoll,
+    /// The consumer's heartbeat thread (`heartbeat.interval.ms`).
     ConsumerHeartbeat,
+    /// `auto.commit.interval.ms` passed.
     ConsumerAutoCommit,
+    /// A consumer's fetch backoff ends.
     ConsumerResume,
+    /// The join phase of a rebalance ends (the rebalance timeout).
     GroupJoinDeadline {
+        /// The group.
         group: String,
+        /// The generation it was set in.
         generation: i32,
     },
+    /// A member sent no heartbeat for `session.timeout.ms`.
     GroupMemberExpiry {
+        /// The group.
         group: String,
+        /// The member.
         member: String,
     },
+    /// `group.initial.rebalance.delay.ms` passed for a new group.
     GroupInitialDelay {
+        /// The group.
         group: String,
     },
 }
@@ -96,30 +132,50 @@ pub enum Timer {
 /// One item of pending work.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Work {
+    /// A message arrives.
     Deliver {
+        /// The message's id.
         id: u64,
+        /// The sender.
         from: NodeId,
+        /// The destination.
         to: NodeId,
+        /// The destination's life it was sent to (a restarted node drops it).
         to_incarnation: u32,
+        /// The message.
         msg: Message,
+        /// The event that recorded its sending.
         sent: EventId,
     },
+    /// A timer fires.
     Timer {
+        /// The node that set it.
         node: NodeId,
+        /// The node's life it was set in (a restart cancels it).
         incarnation: u32,
+        /// Which timer.
         timer: Timer,
+        /// The event that set it.
         cause: Option<EventId>,
     },
     /// The scenario's `commands[index]`.
-    Command { index: u32 },
+    Command {
+        /// Its position in the scenario.
+        index: u32,
+    },
     /// Create the scenario's `topics[index]` (at time 0).
-    InitialTopic { index: u32 },
+    InitialTopic {
+        /// Its position in the scenario.
+        index: u32,
+    },
 }
 
 /// Links between nodes: latency, cuts and slow links (turmoil-style faults).
 #[derive(Clone, Debug, Default)]
 pub struct Network {
+    /// One-way latency between brokers and clients.
     pub latency_ms: u64,
+    /// One-way latency to and from ZooKeeper.
     pub zookeeper_latency_ms: u64,
     /// Cut links, as ordered pairs (smaller node first).
     pub cut: SortedSet<(NodeId, NodeId)>,
@@ -129,6 +185,7 @@ pub struct Network {
     pub last_delivery: SortedMap<(NodeId, NodeId), Millis>,
 }
 
+/// A link's key: the pair of its ends, smaller first.
 pub fn link_key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
     if a <= b {
         (a, b)
@@ -138,10 +195,12 @@ pub fn link_key(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
 }
 
 impl Network {
+    /// Whether the link between `a` and `b` is cut.
     pub fn is_cut(&self, a: NodeId, b: NodeId) -> bool {
         self.cut.contains(&link_key(a, b))
     }
 
+    /// The one-way latency from `a` to `b`, slow-link extra included.
     pub fn latency(&self, a: NodeId, b: NodeId) -> u64 {
         let base = if a == NodeId::ZooKeeper || b == NodeId::ZooKeeper {
             self.zookeeper_latency_ms

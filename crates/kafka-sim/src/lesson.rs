@@ -33,15 +33,19 @@ use crate::collections::SortedMap;
 use crate::Lang;
 use serde::Deserialize;
 
+/// A text in English and, optionally, 简体中文.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Text {
+    /// English.
     pub en: String,
+    /// 简体中文 (empty: the English is shown).
     #[serde(default)]
     pub zh: String,
 }
 
 impl Text {
+    /// The text in `lang` (English when there is no 中文).
     pub fn get(&self, lang: Lang) -> &str {
         match lang {
             Lang::Zh if !self.zh.is_empty() => &self.zh,
@@ -54,11 +58,14 @@ fn one() -> u32 {
     1
 }
 
+/// An event of the trace, by type and match count.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EventRef {
+    /// The event's type (`leader_elected`).
     #[serde(rename = "type")]
     pub kind: String,
+    /// Which match counts (1: the first).
     #[serde(default = "one")]
     pub nth: u32,
     /// Only events whose fields have these values count (the same fields as
@@ -67,6 +74,7 @@ pub struct EventRef {
     pub with: SortedMap<String, String>,
 }
 
+/// One stop of a lesson: something to say, or a question to ask, at an event.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
@@ -74,6 +82,7 @@ pub struct Step {
     /// lists the chapters and jumps to one.
     #[serde(default)]
     pub chapter: Option<Text>,
+    /// The event the step is about.
     pub at: EventRef,
     /// Shown once the event has happened.
     #[serde(default)]
@@ -90,15 +99,18 @@ pub struct Step {
     /// and it must come at or before `at`.
     #[serde(default)]
     pub before: Option<EventRef>,
+    /// The question's choices.
     #[serde(default)]
     pub choices: Vec<String>,
     /// A field of the event (e.g. `/leader`): the engine's answer.
     #[serde(default)]
     pub answer: Option<String>,
+    /// Why the answer is what it is, shown after the learner answers.
     #[serde(default)]
     pub explain: Option<Text>,
 }
 
+/// The `lesson` object of a scenario (docs/lesson-format.md).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lesson {
@@ -118,6 +130,7 @@ pub struct Lesson {
     /// The one thing to remember: shown in the recap at the end.
     #[serde(default)]
     pub takeaway: Option<Text>,
+    /// The steps, in trace order.
     pub steps: Vec<Step>,
 }
 

@@ -80,20 +80,16 @@ pub mod collections;
 pub mod config;
 pub mod consumer;
 pub mod controller;
-#[allow(missing_docs)] // 20 to document
 pub mod election;
 pub mod event;
 #[allow(missing_docs)] // 58 to document
 pub mod exercises;
 #[allow(missing_docs)] // 57 to document
 pub mod group;
-#[allow(missing_docs)] // 30 to document
 pub mod group_records;
 pub mod ids;
 pub mod invariants;
-#[allow(missing_docs)] // 53 to document
 mod kernel;
-#[allow(missing_docs)] // 13 to document
 pub mod lesson;
 pub mod lesson_check;
 #[allow(missing_docs)] // 211 to document
@@ -112,7 +108,6 @@ pub mod sim;
 #[allow(missing_docs)] // 231 to document
 pub mod storage;
 pub mod timeline;
-#[allow(missing_docs)] // 14 to document
 pub mod zk;
 
 pub use caption::Lang;

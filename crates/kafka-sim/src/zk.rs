@@ -26,10 +26,12 @@ use crate::kernel::{Step, Timer};
 use crate::msg::{Message, ZkChange};
 use serde::{Deserialize, Serialize};
 
+/// A znode: its data, version and owner.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Znode {
     /// The znode's data: JSON, as Kafka writes it.
     pub data: String,
+    /// Its data version (one more per write).
     pub version: i32,
     /// The broker whose session owns this ephemeral znode.
     pub ephemeral_owner: Option<BrokerId>,
@@ -37,18 +39,25 @@ pub struct Znode {
     pub session: Option<u64>,
     /// ZooKeeper transaction ids of creation and last modification.
     pub czxid: u64,
+    /// The transaction id of its last change.
     pub mzxid: u64,
 }
 
+/// A broker's ZooKeeper session.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Session {
+    /// The session id.
     pub id: u64,
+    /// The broker that opened it.
     pub broker: BrokerId,
+    /// Whether it is still open (closed, or expired).
     pub open: bool,
 }
 
+/// The ZooKeeper ensemble as one node: its znodes, sessions and watches.
 #[derive(Clone, Debug, Default)]
 pub struct ZooKeeper {
+    /// Every znode, by path.
     pub nodes: SortedMap<String, Znode>,
     /// Sessions by id (a restarted broker opens a new one; the old one lives
     /// on until it expires).
@@ -90,10 +99,12 @@ impl ZooKeeper {
             .max()
     }
 
+    /// The znode at `path`.
     pub fn get(&self, path: &str) -> Option<&Znode> {
         self.nodes.get(path)
     }
 
+    /// The znode's data parsed as JSON.
     pub fn data_json(&self, path: &str) -> Option<serde_json::Value> {
         self.nodes
             .get(path)
@@ -113,12 +124,14 @@ impl ZooKeeper {
             .collect()
     }
 
+    /// The broker holding `/controller`, if any.
     pub fn controller_id(&self) -> Option<BrokerId> {
         self.data_json("/controller")
             .and_then(|v| v.get("brokerid").and_then(|b| b.as_i64()))
             .map(|b| BrokerId(b as i32))
     }
 
+    /// `/controller_epoch` (0 before any controller).
     pub fn controller_epoch(&self) -> i32 {
         self.nodes
             .get("/controller_epoch")
@@ -188,6 +201,7 @@ pub fn partition_state_json(
     )
 }
 
+/// A partition's state znode: `/brokers/topics/<t>/partitions/<p>/state`.
 pub fn partition_state_path(topic: &str, partition: i32) -> String {
     format!("/brokers/topics/{topic}/partitions/{partition}/state")
 }
