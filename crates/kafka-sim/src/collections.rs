@@ -87,32 +87,41 @@ fn bounds<Q: ?Sized + Ord>(
 }
 
 impl<K, V> SortedMap<K, V> {
+    /// An empty map.
     pub const fn new() -> Self {
         SortedMap {
             entries: Vec::new(),
         }
     }
+    /// How many entries it holds.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
+    /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+    /// Removes every entry.
     pub fn clear(&mut self) {
         self.entries.clear()
     }
+    /// The entries in key order.
     pub fn iter(&self) -> Iter<'_, K, V> {
         Iter(self.entries.iter())
     }
+    /// The entries in key order, values changeable.
     pub fn iter_mut(&mut self) -> IterMut<'_, K, V> {
         IterMut(self.entries.iter_mut())
     }
+    /// The keys in order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator + Clone {
         self.entries.iter().map(|(k, _)| k)
     }
+    /// The values in key order.
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator + Clone {
         self.entries.iter().map(|(_, v)| v)
     }
+    /// The values in key order, changeable.
     pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut V> + ExactSizeIterator {
         self.entries.iter_mut().map(|(_, v)| v)
     }
@@ -129,12 +138,14 @@ impl<K: Ord, V> SortedMap<K, V> {
     {
         self.entries.binary_search_by(|(k, _)| k.borrow().cmp(key))
     }
+    /// The value at `key`.
     pub fn get<Q: ?Sized + Ord>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
     {
         self.find(key).ok().map(|i| &self.entries[i].1)
     }
+    /// The value at `key`, changeable.
     pub fn get_mut<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<&mut V>
     where
         K: Borrow<Q>,
@@ -160,6 +171,7 @@ impl<K: Ord, V> SortedMap<K, V> {
         let (me, after) = rest.split_first_mut()?;
         Some((before, &mut me.1, after))
     }
+    /// Whether `key` has an entry.
     pub fn contains_key<Q: ?Sized + Ord>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,
@@ -182,18 +194,21 @@ impl<K: Ord, V> SortedMap<K, V> {
             }
         }
     }
+    /// Removes `key`'s entry and returns its value.
     pub fn remove<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<V>
     where
         K: Borrow<Q>,
     {
         self.remove_entry(key).map(|(_, v)| v)
     }
+    /// Removes `key`'s entry and returns it.
     pub fn remove_entry<Q: ?Sized + Ord>(&mut self, key: &Q) -> Option<(K, V)>
     where
         K: Borrow<Q>,
     {
         self.find(key).ok().map(|i| self.entries.remove(i))
     }
+    /// The entry of `key`, present or not (as `BTreeMap::entry`).
     pub fn entry(&mut self, key: K) -> Entry<'_, K, V> {
         match self.find(&key) {
             Ok(index) => Entry::Occupied(OccupiedEntry { map: self, index }),
@@ -219,15 +234,19 @@ impl<K: Ord, V> SortedMap<K, V> {
 
 /// One entry of a [`SortedMap`], present or not.
 pub enum Entry<'a, K, V> {
+    /// The key is present.
     Occupied(OccupiedEntry<'a, K, V>),
+    /// The key is absent.
     Vacant(VacantEntry<'a, K, V>),
 }
 
+/// A present entry.
 pub struct OccupiedEntry<'a, K, V> {
     map: &'a mut SortedMap<K, V>,
     index: usize,
 }
 
+/// An absent entry.
 pub struct VacantEntry<'a, K, V> {
     map: &'a mut SortedMap<K, V>,
     index: usize,
@@ -235,21 +254,25 @@ pub struct VacantEntry<'a, K, V> {
 }
 
 impl<'a, K, V> Entry<'a, K, V> {
+    /// The value, inserting `default` if absent.
     pub fn or_insert(self, default: V) -> &'a mut V {
         self.or_insert_with(|| default)
     }
+    /// The value, inserting `default()` if absent.
     pub fn or_insert_with(self, default: impl FnOnce() -> V) -> &'a mut V {
         match self {
             Entry::Occupied(o) => o.into_mut(),
             Entry::Vacant(v) => v.insert(default()),
         }
     }
+    /// The value, inserting the default if absent.
     pub fn or_default(self) -> &'a mut V
     where
         V: Default,
     {
         self.or_insert_with(V::default)
     }
+    /// The entry's key.
     pub fn key(&self) -> &K {
         match self {
             Entry::Occupied(o) => o.key(),
@@ -259,30 +282,38 @@ impl<'a, K, V> Entry<'a, K, V> {
 }
 
 impl<'a, K, V> OccupiedEntry<'a, K, V> {
+    /// The entry's key.
     pub fn key(&self) -> &K {
         &self.map.entries[self.index].0
     }
+    /// The value.
     pub fn get(&self) -> &V {
         &self.map.entries[self.index].1
     }
+    /// The value, changeable.
     pub fn get_mut(&mut self) -> &mut V {
         &mut self.map.entries[self.index].1
     }
+    /// The value, changeable, for as long as the map is borrowed.
     pub fn into_mut(self) -> &'a mut V {
         &mut self.map.entries[self.index].1
     }
+    /// Replaces the value and returns the old one.
     pub fn insert(&mut self, value: V) -> V {
         std::mem::replace(self.get_mut(), value)
     }
+    /// Removes the entry and returns its value.
     pub fn remove(self) -> V {
         self.map.entries.remove(self.index).1
     }
 }
 
 impl<'a, K, V> VacantEntry<'a, K, V> {
+    /// The key that would be inserted.
     pub fn key(&self) -> &K {
         &self.key
     }
+    /// Inserts the value and returns it, changeable.
     pub fn insert(self, value: V) -> &'a mut V {
         self.map.entries.insert(self.index, (self.key, value));
         &mut self.map.entries[self.index].1
@@ -394,27 +425,35 @@ impl<K, V> IntoIterator for SortedMap<K, V> {
 }
 
 impl<T> SortedSet<T> {
+    /// An empty set.
     pub const fn new() -> Self {
         SortedSet { items: Vec::new() }
     }
+    /// How many elements it holds.
     pub fn len(&self) -> usize {
         self.items.len()
     }
+    /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
+    /// Removes every element.
     pub fn clear(&mut self) {
         self.items.clear()
     }
+    /// The elements in order.
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.items.iter()
     }
+    /// The smallest element.
     pub fn first(&self) -> Option<&T> {
         self.items.first()
     }
+    /// The largest element.
     pub fn last(&self) -> Option<&T> {
         self.items.last()
     }
+    /// Keeps only the elements `f` accepts.
     pub fn retain(&mut self, f: impl FnMut(&T) -> bool) {
         self.items.retain(f)
     }
@@ -427,12 +466,14 @@ impl<T: Ord> SortedSet<T> {
     {
         self.items.binary_search_by(|y| y.borrow().cmp(x))
     }
+    /// Whether `x` is in the set.
     pub fn contains<Q: ?Sized + Ord>(&self, x: &Q) -> bool
     where
         T: Borrow<Q>,
     {
         self.find(x).is_ok()
     }
+    /// The element equal to `x`.
     pub fn get<Q: ?Sized + Ord>(&self, x: &Q) -> Option<&T>
     where
         T: Borrow<Q>,
@@ -454,12 +495,14 @@ impl<T: Ord> SortedSet<T> {
             }
         }
     }
+    /// Removes `x`; whether it was there.
     pub fn remove<Q: ?Sized + Ord>(&mut self, x: &Q) -> bool
     where
         T: Borrow<Q>,
     {
         self.take(x).is_some()
     }
+    /// Removes `x` and returns it.
     pub fn take<Q: ?Sized + Ord>(&mut self, x: &Q) -> Option<T>
     where
         T: Borrow<Q>,

@@ -74,7 +74,6 @@ pub mod caption;
 pub mod client;
 #[allow(missing_docs)] // 53 to document
 pub mod client_config;
-#[allow(missing_docs)] // 43 to document
 pub mod collections;
 #[allow(missing_docs)] // 75 to document
 pub mod config;
