@@ -96,7 +96,6 @@ pub mod msg;
 pub mod names;
 pub mod partitioner;
 pub mod placement;
-#[allow(missing_docs)] // 45 to document
 pub mod producer;
 pub mod producer_state;
 pub mod regex;

@@ -63,36 +63,55 @@ pub use crate::partitioner::PartitionChoice;
 /// A record between `send()` and the accumulator (blocked on metadata or memory).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PendingRecord {
+    /// The record's number at this producer, in send order.
     pub id: u64,
+    /// Its topic.
     pub topic: String,
+    /// The partition it named, if any.
     pub partition: Option<i32>,
+    /// Its key.
     pub key: Option<String>,
+    /// Its value.
     pub value: Option<String>,
+    /// When `send()` was called.
     pub send_ms: u64,
 }
 
+/// A record inside a batch.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchRecord {
+    /// The record's number at this producer.
     pub id: u64,
+    /// Its key.
     pub key: Option<String>,
+    /// Its value.
     pub value: Option<String>,
+    /// Its timestamp (ms since the epoch).
     pub timestamp: i64,
 }
 
 /// A `ProducerBatch` in the accumulator or in flight.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProducerBatch {
+    /// The batch's number at this producer.
     pub id: u64,
+    /// Its partition.
     pub tp: TopicPartition,
+    /// Its records, in order.
     pub records: Vec<BatchRecord>,
     /// Bytes the batch takes encoded (header included).
     pub bytes: u64,
     /// Buffer memory reserved for it.
     pub reserved: u64,
+    /// When it was created (its `delivery.timeout.ms` counts from here).
     pub created_ms: u64,
+    /// Sends so far.
     pub attempts: u32,
+    /// No retry before this time (`retry.backoff.ms`).
     pub retry_at: u64,
+    /// Its first sequence number once assigned (idempotence).
     pub base_sequence: Option<i32>,
+    /// Whether it reached `batch.size` (ready at once).
     pub full: bool,
 }
 
@@ -111,15 +130,21 @@ impl ProducerBatch {
     }
 }
 
+/// One Produce request in flight.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InFlight {
+    /// The batches it carries.
     pub batches: Vec<ProducerBatch>,
+    /// When it was sent.
     pub sent_ms: u64,
 }
 
+/// The sticky partition of one topic (records without a key).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StickyState {
+    /// The partition.
     pub partition: i32,
+    /// Bytes produced to it since the last switch.
     pub produced_bytes: u64,
     /// The partition given up at the last switch, for the explanation.
     pub previous: Option<i32>,
@@ -128,28 +153,46 @@ pub struct StickyState {
 /// A producer client.
 #[derive(Clone, Debug)]
 pub struct Producer {
+    /// Its index in the scenario (its node is `NodeId::Producer(index)`).
     pub index: u32,
+    /// Its name in the scenario.
     pub name: String,
+    /// Its settings (`ProducerConfig`).
     pub config: ProducerConfig,
+    /// Whether it has started.
     pub started: bool,
+    /// Its view of the cluster.
     pub metadata: ClientMetadata,
+    /// The correlation id of its next request.
     pub next_correlation: i32,
+    /// Its producer id (-1: none yet).
     pub producer_id: i64,
+    /// Its producer epoch (-1: none yet).
     pub producer_epoch: i16,
+    /// The InitProducerId request in flight, if any.
     pub init_pid_in_flight: Option<i32>,
+    /// The accumulator: the batches waiting per partition, oldest first.
     pub accumulator: SortedMap<TopicPartition, VecDeque<ProducerBatch>>,
+    /// Bytes of `buffer.memory` in use.
     pub buffer_used: u64,
+    /// Records blocked in `send()` (metadata missing or the buffer full).
     pub blocked: VecDeque<PendingRecord>,
     /// The record and reason last reported as blocked, so a retry that
     /// blocks for the same reason is not reported twice.
     pub blocked_reported: Option<(u64, String)>,
+    /// Produce requests in flight, per broker and correlation id.
     pub in_flight: SortedMap<BrokerId, SortedMap<i32, InFlight>>,
+    /// The next sequence number per partition (idempotence).
     pub next_sequence: SortedMap<TopicPartition, i32>,
     /// Sequences sent and not yet acknowledged or failed, per partition.
     pub unacked: SortedMap<TopicPartition, SortedSet<i32>>,
+    /// The sticky partition per topic.
     pub sticky: SortedMap<String, StickyState>,
+    /// The round-robin counter per topic.
     pub round_robin: SortedMap<String, u32>,
+    /// The number of the next record.
     pub next_record: u64,
+    /// The number of the next batch.
     pub next_batch: u64,
     /// Times of pending ProducerWake timers.
     pub wakes: SortedSet<u64>,
@@ -162,6 +205,7 @@ pub struct Producer {
 }
 
 impl Producer {
+    /// Producer number `index` as the scenario describes it, not started.
     pub fn new(index: u32, spec: &ProducerSpec) -> Producer {
         Producer {
             index,
@@ -191,6 +235,7 @@ impl Producer {
         }
     }
 
+    /// Produce requests in flight to broker `b`.
     pub fn in_flight_count(&self, b: BrokerId) -> usize {
         self.in_flight.get(&b).map(|m| m.len()).unwrap_or(0)
     }
