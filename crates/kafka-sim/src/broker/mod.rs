@@ -66,22 +66,32 @@ mod shutdown;
 pub struct RemoteReplica {
     /// The follower's log end offset, as its last fetch offset told us (-1 unknown).
     pub leo: i64,
+    /// When the follower last reached the leader's log end offset (`lastCaughtUpTimeMs`).
     pub last_caught_up_ms: u64,
+    /// When its last fetch arrived.
     pub last_fetch_ms: u64,
+    /// The leader's log end offset at that fetch.
     pub last_fetch_leader_leo: i64,
 }
 
 /// One replica's in-memory state on this broker (`kafka.cluster.Partition`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Partition {
+    /// The partition.
     pub tp: TopicPartition,
     /// Assigned replicas (AR), preferred leader first.
     pub replicas: Vec<BrokerId>,
+    /// The in-sync replicas.
     pub isr: Vec<BrokerId>,
+    /// The leader (-1: none).
     pub leader: i32,
+    /// The leader epoch.
     pub leader_epoch: i32,
+    /// The partition epoch (the version of its state znode).
     pub partition_epoch: i32,
+    /// The high watermark.
     pub high_watermark: i64,
+    /// Whether this broker leads it.
     pub is_leader: bool,
     /// Leader only: the followers as the leader sees them.
     pub remote: SortedMap<BrokerId, RemoteReplica>,
@@ -114,6 +124,7 @@ impl Partition {
 /// One partition a follower fetches.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FetchState {
+    /// The leader epoch the follower fetches in.
     pub leader_epoch: i32,
     /// Checked against the leader once in this leader epoch (replicas_consistent).
     pub verified: bool,
@@ -124,34 +135,50 @@ pub struct FetchState {
 /// A follower's fetcher for one leader broker (`ReplicaFetcherThread`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fetcher {
+    /// The partitions fetched from this leader.
     pub partitions: SortedMap<TopicPartition, FetchState>,
+    /// The correlation id of the fetch in flight, if any.
     pub in_flight: Option<i32>,
 }
 
 /// A fetch held until data arrives or `max.wait.ms` passes (`DelayedFetch`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DelayedFetch {
+    /// Who fetched.
     pub from: NodeId,
+    /// The request's correlation id.
     pub correlation_id: i32,
+    /// The fetching follower's id (-1: a consumer).
     pub replica_id: i32,
+    /// The partitions asked for.
     pub partitions: Vec<FetchPartition>,
+    /// `fetch.min.bytes` (or `replica.fetch.min.bytes`).
     pub min_bytes: u64,
+    /// `fetch.max.bytes` (or `replica.fetch.max.bytes`).
     pub max_bytes: u64,
 }
 
 /// One partition of an `acks=all` produce waiting for the ISR (`DelayedProduce`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DelayedProducePart {
+    /// The partition.
     pub tp: TopicPartition,
+    /// The offset the batch was written at.
     pub base_offset: i64,
+    /// The offset every ISR member must reach (the batch's last offset + 1).
     pub required_offset: i64,
+    /// The answer once decided (`Some(None)`: success).
     pub result: Option<Option<ErrorCode>>,
 }
 
+/// An `acks=all` produce waiting for the ISR (`DelayedProduce`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DelayedProduce {
+    /// Who produced.
     pub from: NodeId,
+    /// The request's correlation id.
     pub correlation_id: i32,
+    /// Its partitions still waiting.
     pub parts: Vec<DelayedProducePart>,
     /// Partitions answered at once (errors), sent with the rest.
     pub done: Vec<ProducePartitionResponse>,
@@ -160,19 +187,26 @@ pub struct DelayedProduce {
 /// What a broker serves to clients (`MetadataCache`), from UpdateMetadata.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MetadataCache {
+    /// The controller's id (-1: unknown).
     pub controller_id: i32,
+    /// The live brokers.
     pub live_brokers: Vec<BrokerId>,
+    /// Each partition's leader, ISR and replicas.
     pub partitions: SortedMap<TopicPartition, PartitionState>,
 }
 
 /// A broker.
 #[derive(Clone)]
 pub struct Broker {
+    /// Its id (`broker.id`).
     pub id: BrokerId,
+    /// Whether its process runs.
     pub alive: bool,
     /// Bumped on every start; stale timers and connections are dropped.
     pub incarnation: u32,
+    /// Whether it has registered in `/brokers/ids`.
     pub registered: bool,
+    /// Whether it is in a controlled shutdown.
     pub shutting_down: bool,
     /// ControlledShutdown requests sent in this shutdown
     /// (`KafkaServer.controlledShutdown` tries `controlled.shutdown.max.retries` times).
@@ -183,23 +217,34 @@ pub struct Broker {
     pub logs: SortedMap<TopicPartition, Log>,
     /// `replication-offset-checkpoint` (survives restarts).
     pub hw_checkpoint: SortedMap<TopicPartition, i64>,
+    /// The partitions it holds a replica of, in memory.
     pub partitions: SortedMap<TopicPartition, Partition>,
+    /// What it serves to clients (`MetadataCache`).
     pub metadata: MetadataCache,
+    /// The controller's state, while it is the controller.
     pub controller: Option<ControllerContext>,
+    /// The newest controller epoch it has seen (older requests are refused).
     pub known_controller_epoch: i32,
+    /// Its fetchers, one per leader broker.
     pub fetchers: SortedMap<BrokerId, Fetcher>,
+    /// Fetches parked in the purgatory, by id.
     pub delayed_fetches: SortedMap<u64, DelayedFetch>,
+    /// Produces parked in the purgatory, by id.
     pub delayed_produces: SortedMap<u64, DelayedProduce>,
+    /// The id of the next parked request.
     pub next_delayed: u64,
+    /// The correlation id of its next request.
     pub next_correlation: i32,
     /// Idempotent producer state per partition (see `producer_state.rs`).
     pub producer_states: SortedMap<TopicPartition, crate::producer_state::ProducerStates>,
     /// The block of producer ids this broker hands out: (next, last).
     pub producer_id_block: Option<(i64, i64)>,
+    /// The groups it coordinates (`GroupCoordinator`).
     pub groups: crate::group::Groups,
 }
 
 impl Broker {
+    /// Broker `id`, not started, with an empty disk.
     pub fn new(id: BrokerId) -> Broker {
         Broker {
             id,
@@ -229,10 +274,12 @@ impl Broker {
         }
     }
 
+    /// The log end offset of `tp` here, if it has a log.
     pub fn log_end_offset(&self, tp: &TopicPartition) -> Option<i64> {
         self.logs.get(tp).map(|l| l.log_end_offset)
     }
 
+    /// `tp`'s state here if this broker leads it.
     pub fn leader_of(&self, tp: &TopicPartition) -> Option<&Partition> {
         self.partitions.get(tp).filter(|p| p.is_leader)
     }
@@ -723,6 +770,7 @@ impl BrokerCx<'_> {
 }
 
 impl PartitionState {
+    /// The leader, if any.
     pub fn leader_id(&self) -> Option<BrokerId> {
         (self.leader >= 0).then_some(BrokerId(self.leader))
     }
