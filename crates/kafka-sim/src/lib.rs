@@ -82,7 +82,6 @@ pub mod election;
 pub mod event;
 #[allow(missing_docs)] // 58 to document
 pub mod exercises;
-#[allow(missing_docs)] // 57 to document
 pub mod group;
 pub mod group_records;
 pub mod ids;

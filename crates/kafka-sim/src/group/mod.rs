@@ -62,25 +62,38 @@ pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub enum GroupState {
+    /// No members (offsets may remain).
     Empty,
+    /// A rebalance began: waiting for the members to join.
     PreparingRebalance,
+    /// Joined: waiting for the leader's assignment (SyncGroup).
     CompletingRebalance,
+    /// Every member has its assignment.
     Stable,
 }
 
 /// A member as the coordinator keeps it (`MemberMetadata`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
+    /// The member id.
     pub member_id: String,
+    /// Its `group.instance.id`, if static.
     pub group_instance_id: Option<String>,
+    /// Its `client.id`.
     pub client_id: String,
+    /// The consumer it is (its index: where the answers go).
     pub consumer: u32,
+    /// Its `session.timeout.ms`.
     pub session_timeout_ms: u64,
+    /// Its rebalance timeout (`max.poll.interval.ms`).
     pub rebalance_timeout_ms: u64,
+    /// The assignors it supports, with its subscription, in preference order.
     pub protocols: Vec<(String, Subscription)>,
     /// A JoinGroup waiting for the rebalance to finish: (from, correlation id).
     pub awaiting_join: Option<(NodeId, i32)>,
+    /// A SyncGroup waiting for the leader's assignment: (from, correlation id).
     pub awaiting_sync: Option<(NodeId, i32)>,
+    /// Its partitions in this generation.
     pub assignment: Vec<TopicPartition>,
     /// The session ends at this time unless a heartbeat comes first.
     pub session_deadline: u64,
@@ -89,20 +102,29 @@ pub struct Member {
 /// A group as its coordinator keeps it (`GroupMetadata`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
+    /// The group's `group.id`.
     pub group_id: String,
+    /// Its `__consumer_offsets` partition.
     pub partition: i32,
+    /// Its state.
     pub state: GroupState,
+    /// Its generation.
     pub generation_id: i32,
+    /// The assignor chosen for this generation.
     pub protocol_name: Option<String>,
+    /// The leader's member id.
     pub leader_id: Option<String>,
     /// In join order (the first member becomes leader when none is left).
     pub members: Vec<Member>,
     /// Member ids handed out with MEMBER_ID_REQUIRED, not joined yet.
     pub pending_members: SortedSet<String>,
+    /// Committed offsets, per partition.
     pub offsets: SortedMap<TopicPartition, i64>,
     /// The initial delay may be extended until this time.
     pub initial_delay_until: u64,
+    /// A member joined during the initial delay (the delay is extended).
     pub new_member_added: bool,
+    /// A counter for new member ids.
     pub next_member_seq: u64,
 }
 
@@ -123,6 +145,7 @@ impl Group {
             next_member_seq: 0,
         }
     }
+    /// The member with id `id`.
     pub fn member(&self, id: &str) -> Option<&Member> {
         self.members.iter().find(|m| m.member_id == id)
     }
@@ -171,7 +194,9 @@ impl Group {
 /// All groups a broker coordinates, and the offsets partitions it has loaded.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Groups {
+    /// The groups, by id.
     pub groups: SortedMap<String, Group>,
+    /// The `__consumer_offsets` partitions loaded.
     pub loaded: SortedSet<i32>,
     /// Coordinator writes waiting for the ISR, by delayed-produce id.
     pub writes: SortedMap<u64, GroupWrite>,
@@ -180,16 +205,26 @@ pub struct Groups {
 /// What a coordinator does once its write to `__consumer_offsets` is replicated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GroupWrite {
+    /// An offset commit: answer the member once it is replicated.
     Commit {
+        /// The group.
         group: String,
+        /// The member.
         member_id: String,
+        /// Who sent it.
         from: NodeId,
+        /// The request's correlation id.
         correlation_id: i32,
+        /// The committed offsets.
         offsets: Vec<(TopicPartition, i64)>,
     },
+    /// A generation's assignment: answer the members' SyncGroup once it is replicated.
     Sync {
+        /// The group.
         group: String,
+        /// The generation.
         generation: i32,
+        /// Each member's partitions.
         assignments: Vec<(String, Vec<TopicPartition>)>,
     },
     /// A group record with no reply waiting (the group became empty).
@@ -200,37 +235,58 @@ pub enum GroupWrite {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemberPhase {
+    /// Not in a group (or left).
     Unjoined,
+    /// JoinGroup sent, waiting.
     Joining,
+    /// SyncGroup sent, waiting for the assignment.
     Syncing,
+    /// Has its assignment.
     Stable,
 }
 
 /// A consumer's membership in its group (the client's `ConsumerCoordinator`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberState {
+    /// The `group.id`.
     pub group_id: String,
+    /// Its member id (empty before the first join).
     pub member_id: String,
+    /// Its generation (-1: none).
     pub generation: i32,
+    /// The assignor chosen.
     pub protocol: Option<String>,
+    /// Where it stands.
     pub phase: MemberPhase,
+    /// Its coordinator, once found.
     pub coordinator: Option<BrokerId>,
+    /// The FindCoordinator in flight, if any.
     pub find_in_flight: Option<i32>,
+    /// The JoinGroup in flight, if any.
     pub join_in_flight: Option<i32>,
+    /// The SyncGroup in flight, if any.
     pub sync_in_flight: Option<i32>,
+    /// The Heartbeat in flight, if any.
     pub heartbeat_in_flight: Option<i32>,
+    /// The OffsetFetch in flight and its partitions, if any.
     pub offset_fetch_in_flight: Option<(i32, Vec<TopicPartition>)>,
+    /// OffsetCommits in flight: their offsets and whether synchronous, by correlation id.
     pub commits_in_flight: SortedMap<i32, (Vec<(TopicPartition, i64)>, bool)>,
     /// Partitions whose committed offset has been asked for and answered.
     pub fetched: SortedSet<TopicPartition>,
+    /// Whether it must join again.
     pub rejoin_needed: bool,
     /// The topics this member subscribes to (resolved for a pattern).
     pub subscription: Vec<String>,
     /// Partition counts the leader assigned with (a change triggers a rebalance).
     pub assigned_snapshot: SortedMap<String, i32>,
+    /// Whether it leads the group (runs the assignor).
     pub is_leader: bool,
+    /// When the application last called `poll()`.
     pub last_poll_ms: u64,
+    /// When the next auto-commit is due.
     pub next_auto_commit_ms: u64,
+    /// No coordinator request before this time (a backoff).
     pub retry_at_ms: u64,
     /// A commitSync the application is blocked on.
     pub sync_commit_pending: bool,
@@ -242,6 +298,7 @@ pub struct MemberState {
 }
 
 impl MemberState {
+    /// A member of `group_id`, not joined.
     pub fn new(group_id: &str) -> MemberState {
         MemberState {
             group_id: group_id.to_string(),
