@@ -25,6 +25,7 @@ pub fn acks_name(acks: i16) -> &'static str {
 pub struct Acks(pub i16);
 
 impl Acks {
+    /// `acks=all` (-1): the whole ISR.
     pub const ALL: Acks = Acks(-1);
 }
 
@@ -66,6 +67,7 @@ pub enum PartitionerClass {
     /// key, else the sticky partition; KIP-794).
     #[serde(rename = "default")]
     BuiltIn,
+    /// `RoundRobinPartitioner`: every record to the next partition in turn.
     #[serde(rename = "org.apache.kafka.clients.producer.RoundRobinPartitioner")]
     RoundRobin,
 }
@@ -128,8 +130,10 @@ fn backoffs(
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProducerConfig {
+    /// `client.id`: an id for the client's requests and logs (default `producer-<n>` / `consumer-<group>-<n>`).
     #[serde(rename = "client.id", default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
+    /// `acks`: how many replicas must have a record before the leader answers: `0` none, `1` the leader, `all` the ISR.
     #[serde(default = "d_acks")]
     pub acks: Acks,
     /// `enable.idempotence` as the scenario set it; unset, Kafka's default
@@ -141,27 +145,37 @@ pub struct ProducerConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub enable_idempotence: Option<bool>,
+    /// `linger.ms`: how long a batch may wait for more records before it is sent.
     #[serde(rename = "linger.ms", default = "d_linger")]
     pub linger_ms: u64,
+    /// `batch.size`: the most bytes of one batch per partition.
     #[serde(rename = "batch.size", default = "d_batch")]
     pub batch_size: u64,
+    /// `buffer.memory`: the bytes the producer may hold unsent; `send()` blocks when it is full.
     #[serde(rename = "buffer.memory", default = "d_buffer")]
     pub buffer_memory: u64,
+    /// `max.block.ms`: how long `send()` may block for metadata or buffer space.
     #[serde(rename = "max.block.ms", default = "d_max_block")]
     pub max_block_ms: u64,
+    /// `max.in.flight.requests.per.connection`: unanswered requests per broker connection.
     #[serde(
         rename = "max.in.flight.requests.per.connection",
         default = "d_inflight"
     )]
     pub max_in_flight_requests_per_connection: u32,
+    /// `retries`: how many times a failed batch is sent again (within `delivery.timeout.ms`).
     #[serde(default = "d_retries")]
     pub retries: u32,
+    /// `retry.backoff.ms`: the wait before a retry, doubling up to `retry.backoff.max.ms`.
     #[serde(rename = "retry.backoff.ms", default = "d_backoff")]
     pub retry_backoff_ms: u64,
+    /// `retry.backoff.max.ms`: the longest wait before a retry.
     #[serde(rename = "retry.backoff.max.ms", default = "d_backoff_max")]
     pub retry_backoff_max_ms: u64,
+    /// `reconnect.backoff.ms`: the wait before connecting to a broker again, doubling up to `reconnect.backoff.max.ms`.
     #[serde(rename = "reconnect.backoff.ms", default = "d_reconnect")]
     pub reconnect_backoff_ms: u64,
+    /// `reconnect.backoff.max.ms`: the longest wait before connecting again.
     #[serde(rename = "reconnect.backoff.max.ms", default = "d_reconnect_max")]
     pub reconnect_backoff_max_ms: u64,
     /// `delivery.timeout.ms` as the scenario set it; unset, Kafka's default
@@ -173,16 +187,22 @@ pub struct ProducerConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub delivery_timeout_ms: Option<u64>,
+    /// `request.timeout.ms`: how long the client waits for an answer before it gives the request up.
     #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
     pub request_timeout_ms: u64,
+    /// `partitioner.class`: how a record without a partition gets one.
     #[serde(rename = "partitioner.class", default = "d_partitioner")]
     pub partitioner_class: PartitionerClass,
+    /// `partitioner.ignore.keys`: whether keyed records use the sticky partition too.
     #[serde(rename = "partitioner.ignore.keys", default = "d_false")]
     pub partitioner_ignore_keys: bool,
+    /// `metadata.max.age.ms`: metadata is refreshed at least this often.
     #[serde(rename = "metadata.max.age.ms", default = "d_metadata_age")]
     pub metadata_max_age_ms: u64,
+    /// `key.serializer`: the class that turns keys into bytes.
     #[serde(rename = "key.serializer", default = "d_string_serializer")]
     pub key_serializer: String,
+    /// `value.serializer`: the class that turns values into bytes.
     #[serde(rename = "value.serializer", default = "d_string_serializer")]
     pub value_serializer: String,
     /// Only `none`: the simulation does not compress.
@@ -339,9 +359,13 @@ impl ProducerConfig {
 /// An assignor in `partition.assignment.strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum AssignorName {
+    /// `RangeAssignor`: per topic, consecutive partitions to each member.
     Range,
+    /// `RoundRobinAssignor`: every partition in turn over the members.
     RoundRobin,
+    /// `StickyAssignor`: balanced, keeping as much of the last assignment as it can.
     Sticky,
+    /// `CooperativeStickyAssignor`: sticky, with incremental (cooperative) rebalances.
     CooperativeSticky,
 }
 
@@ -355,6 +379,7 @@ impl AssignorName {
             AssignorName::CooperativeSticky => "cooperative-sticky",
         }
     }
+    /// The assignor's Java class name.
     pub fn class_name(self) -> &'static str {
         match self {
             AssignorName::Range => "org.apache.kafka.clients.consumer.RangeAssignor",
@@ -365,6 +390,7 @@ impl AssignorName {
             }
         }
     }
+    /// The assignor named by its class name or its protocol name (`range`, …).
     pub fn parse(s: &str) -> Option<AssignorName> {
         [
             AssignorName::Range,
@@ -402,8 +428,11 @@ impl<'de> Deserialize<'de> for AssignorName {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AutoOffsetReset {
+    /// Start at the high watermark: only new records.
     Latest,
+    /// Start at the log start offset: everything kept.
     Earliest,
+    /// Fail with `NoOffsetForPartitionException`.
     None,
 }
 
@@ -411,53 +440,74 @@ pub enum AutoOffsetReset {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConsumerConfig {
+    /// `client.id`: an id for the client's requests and logs (default `producer-<n>` / `consumer-<group>-<n>`).
     #[serde(rename = "client.id", default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
+    /// `group.id`: the consumer group it joins (none: a consumer that assigns itself).
     #[serde(rename = "group.id", default, skip_serializing_if = "Option::is_none")]
     pub group_id: Option<String>,
+    /// `group.instance.id`: a static member's id (KIP-345): rejoining under it needs no rebalance.
     #[serde(
         rename = "group.instance.id",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub group_instance_id: Option<String>,
+    /// `partition.assignment.strategy`: the assignors it supports, in preference order.
     #[serde(rename = "partition.assignment.strategy", default = "d_strategies")]
     pub partition_assignment_strategy: Vec<AssignorName>,
+    /// `enable.auto.commit`: whether positions are committed every `auto.commit.interval.ms`.
     #[serde(rename = "enable.auto.commit", default = "d_true")]
     pub enable_auto_commit: bool,
+    /// `auto.commit.interval.ms`: how often positions are committed automatically.
     #[serde(rename = "auto.commit.interval.ms", default = "d_auto_commit_interval")]
     pub auto_commit_interval_ms: u64,
+    /// `auto.offset.reset`: where to start when there is no committed offset.
     #[serde(rename = "auto.offset.reset", default = "d_reset")]
     pub auto_offset_reset: AutoOffsetReset,
+    /// `session.timeout.ms`: the coordinator removes a member silent for this long.
     #[serde(rename = "session.timeout.ms", default = "d_session")]
     pub session_timeout_ms: u64,
+    /// `heartbeat.interval.ms`: how often the member sends a heartbeat.
     #[serde(rename = "heartbeat.interval.ms", default = "d_heartbeat")]
     pub heartbeat_interval_ms: u64,
+    /// `max.poll.interval.ms`: the longest time between two `poll()` calls before the member leaves the group (also its rebalance timeout).
     #[serde(rename = "max.poll.interval.ms", default = "d_max_poll_interval")]
     pub max_poll_interval_ms: u64,
+    /// `max.poll.records`: the most records one `poll()` returns.
     #[serde(rename = "max.poll.records", default = "d_max_poll_records")]
     pub max_poll_records: u32,
+    /// `fetch.min.bytes`: the broker holds a fetch until this many bytes are ready (or `fetch.max.wait.ms`).
     #[serde(rename = "fetch.min.bytes", default = "d_fetch_min")]
     pub fetch_min_bytes: u64,
+    /// `fetch.max.wait.ms`: the longest the broker holds a fetch.
     #[serde(rename = "fetch.max.wait.ms", default = "d_fetch_wait")]
     pub fetch_max_wait_ms: u64,
+    /// `fetch.max.bytes`: the most bytes one fetch response carries.
     #[serde(rename = "fetch.max.bytes", default = "d_fetch_max")]
     pub fetch_max_bytes: u64,
+    /// `max.partition.fetch.bytes`: the most bytes per partition in one fetch response.
     #[serde(
         rename = "max.partition.fetch.bytes",
         default = "d_partition_fetch_max"
     )]
     pub max_partition_fetch_bytes: u64,
+    /// `retry.backoff.ms`: the wait before a retry, doubling up to `retry.backoff.max.ms`.
     #[serde(rename = "retry.backoff.ms", default = "d_backoff")]
     pub retry_backoff_ms: u64,
+    /// `retry.backoff.max.ms`: the longest wait before a retry.
     #[serde(rename = "retry.backoff.max.ms", default = "d_backoff_max")]
     pub retry_backoff_max_ms: u64,
+    /// `reconnect.backoff.ms`: the wait before connecting to a broker again, doubling up to `reconnect.backoff.max.ms`.
     #[serde(rename = "reconnect.backoff.ms", default = "d_reconnect")]
     pub reconnect_backoff_ms: u64,
+    /// `reconnect.backoff.max.ms`: the longest wait before connecting again.
     #[serde(rename = "reconnect.backoff.max.ms", default = "d_reconnect_max")]
     pub reconnect_backoff_max_ms: u64,
+    /// `request.timeout.ms`: how long the client waits for an answer before it gives the request up.
     #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
     pub request_timeout_ms: u64,
+    /// `metadata.max.age.ms`: metadata is refreshed at least this often.
     #[serde(rename = "metadata.max.age.ms", default = "d_metadata_age")]
     pub metadata_max_age_ms: u64,
     /// The simulation's own: how often the application calls `poll()`.
@@ -475,6 +525,7 @@ impl Default for ConsumerConfig {
 }
 
 impl ConsumerConfig {
+    /// Kafka's own checks (`ConsumerConfig` and the group rules), with the key named.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
         use crate::config::{
             check_ranges, interval, kafka, request_timeout, JAVA_INT_MAX, JAVA_LONG_MAX,

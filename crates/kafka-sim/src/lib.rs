@@ -71,7 +71,6 @@ pub mod assignor;
 pub mod broker;
 pub mod caption;
 pub mod client;
-#[allow(missing_docs)] // 53 to document
 pub mod client_config;
 pub mod collections;
 #[allow(missing_docs)] // 75 to document
