@@ -97,7 +97,6 @@ pub mod producer;
 pub mod producer_state;
 pub mod regex;
 pub mod rng;
-#[allow(missing_docs)] // 70 to document
 pub mod scenario;
 pub mod sim;
 #[allow(missing_docs)] // 231 to document

@@ -44,10 +44,13 @@ fn d_clock_start() -> i64 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// The file's format version, if given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// The scenario's name (shown on the page).
     #[serde(default)]
     pub name: String,
+    /// What it shows, in a sentence or two.
     #[serde(default)]
     pub description: String,
     /// Seeds the simulation's only random number generator.
@@ -59,13 +62,18 @@ pub struct Scenario {
     /// timestamps and retention. Default: 2023-11-14T22:13:20Z.
     #[serde(default = "d_clock_start")]
     pub clock_start_ms: i64,
+    /// The brokers and their `server.properties`.
     pub cluster: ClusterSpec,
+    /// Topics created at the start.
     #[serde(default)]
     pub topics: Vec<TopicSpec>,
+    /// Producers.
     #[serde(default)]
     pub producers: Vec<ProducerSpec>,
+    /// Consumers.
     #[serde(default)]
     pub consumers: Vec<ConsumerSpec>,
+    /// Commands, in time order.
     #[serde(default)]
     pub commands: Vec<TimedCommand>,
     /// A guided lesson over this scenario (narration and questions). Kept as
@@ -74,6 +82,7 @@ pub struct Scenario {
     pub lesson: Option<serde_json::Value>,
 }
 
+/// The cluster: broker ids, their shared settings and the network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterSpec {
@@ -82,6 +91,7 @@ pub struct ClusterSpec {
     /// `server.properties` shared by every broker.
     #[serde(default)]
     pub config: BrokerConfig,
+    /// The simulated network (latencies).
     #[serde(default)]
     pub network: NetworkConfig,
     /// The simulation's own: how often the OS writes dirty pages back to disk
@@ -99,6 +109,7 @@ fn d_os_flush() -> u64 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TopicSpec {
+    /// The topic's name.
     pub name: String,
     /// Default: the broker's `num.partitions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,18 +136,24 @@ pub struct TopicSpec {
     pub config: TopicConfigOverrides,
 }
 
+/// A producer of the scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProducerSpec {
+    /// Its name (commands refer to it).
     pub name: String,
+    /// Its settings (`ProducerConfig`).
     #[serde(default)]
     pub config: ProducerConfig,
 }
 
+/// A consumer of the scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConsumerSpec {
+    /// Its name (commands refer to it).
     pub name: String,
+    /// Its settings (`ConsumerConfig`).
     #[serde(default)]
     pub config: ConsumerConfig,
     /// `subscribe(topics)`.
@@ -163,13 +180,17 @@ pub struct ConsumerSpec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CommitMode {
+    /// `enable.auto.commit`: positions are committed in the background.
     #[default]
     Auto,
+    /// `commitSync()` right after `poll()`, before processing (at most once).
     SyncBeforeProcessing,
+    /// `commitSync()` after processing (at least once).
     SyncAfterProcessing,
 }
 
 impl CommitMode {
+    /// Whether offsets are committed automatically.
     pub fn is_auto(&self) -> bool {
         *self == CommitMode::Auto
     }
@@ -183,14 +204,20 @@ pub enum Command {
     /// `producer.send(new ProducerRecord(topic, partition, key, value))`,
     /// `count` times (values get `-1`, `-2`, ... appended when count > 1).
     Produce {
+        /// The producer's name.
         producer: String,
+        /// The topic.
         topic: String,
+        /// The key (none: a null key).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<String>,
+        /// The value (none: a tombstone).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         value: Option<String>,
+        /// The partition (none: the partitioner chooses).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         partition: Option<i32>,
+        /// How many records like it (default 1).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         count: Option<u32>,
     },
@@ -198,65 +225,93 @@ pub enum Command {
     /// With `power_failure` the machine loses power too, and with it the page
     /// cache: log data not yet written back to disk is gone on restart.
     KillBroker {
+        /// The broker's id.
         broker: i32,
+        /// A power failure: what the page cache had not written back is lost too.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         power_failure: bool,
     },
     /// A controlled shutdown: leaderships move first, then the broker stops.
     ShutdownBroker {
+        /// The broker's id.
         broker: i32,
     },
+    /// Starts a stopped broker; it recovers its logs from disk.
     RestartBroker {
+        /// The broker's id.
         broker: i32,
     },
     /// Packets between two nodes are lost until the link is healed.
     CutLink {
+        /// One end of the link.
         a: NodeId,
+        /// The other end.
         b: NodeId,
     },
+    /// Heals a cut link.
     HealLink {
+        /// One end of the link.
         a: NodeId,
+        /// The other end.
         b: NodeId,
     },
     /// Adds latency to the link (a slow follower).
     SlowLink {
+        /// One end of the link.
         a: NodeId,
+        /// The other end.
         b: NodeId,
+        /// Latency added on top of the base, in milliseconds.
         extra_latency_ms: u64,
     },
+    /// `kafka-topics --create`.
     CreateTopic {
+        /// The topic to create.
         topic: TopicSpec,
     },
     /// Raises the partition count to `partitions`.
     AddPartitions {
+        /// The topic.
         topic: String,
+        /// Its partition count after the change.
         partitions: i32,
     },
     /// `kafka-leader-election --election-type preferred`.
     ElectPreferredLeaders {
+        /// Only this topic (none: every topic).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         topic: Option<String>,
+        /// Only this partition of it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         partition: Option<i32>,
     },
     /// `kafka-reassign-partitions`: move a partition to new replicas.
     Reassign {
+        /// The topic.
         topic: String,
+        /// The partition.
         partition: i32,
+        /// The new replicas, preferred leader first.
         replicas: Vec<i32>,
     },
     /// An offset or timestamp lookup on one broker's copy, traced step by step.
     Lookup {
+        /// The broker whose log is searched.
         broker: i32,
+        /// The topic.
         topic: String,
+        /// The partition.
         partition: i32,
+        /// The offset to find.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         offset: Option<i64>,
+        /// The timestamp to find (the first record at or after it).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timestamp: Option<i64>,
     },
     /// A producer starts (its spec, as in `producers`): `new KafkaProducer(props)`.
     AddProducer {
+        /// The producer to add.
         producer: ProducerSpec,
     },
     /// `producer.close()`: no more `send()`; the Sender sends every batch
@@ -266,38 +321,48 @@ pub enum Command {
     /// whatever is still unsent or unanswered when it runs out is aborted
     /// (force close); `0` aborts at once (`close(Duration.ZERO)`).
     CloseProducer {
+        /// The producer's name.
         producer: String,
+        /// `close(timeout)`: force-close after this long (none: wait).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
     /// A consumer joins (its spec, as in `consumers`).
     AddConsumer {
+        /// The consumer to add.
         consumer: ConsumerSpec,
     },
     /// `consumer.close()`: leaves the group cleanly.
     StopConsumer {
+        /// The consumer's name.
         consumer: String,
     },
     /// The consumer's process dies: no LeaveGroup, the session times out.
     CrashConsumer {
+        /// The consumer's name.
         consumer: String,
     },
     /// `commitSync()` of the current positions.
     CommitSync {
+        /// The consumer's name.
         consumer: String,
     },
     /// `commitAsync()` of the current positions.
     CommitAsync {
+        /// The consumer's name.
         consumer: String,
     },
     /// The application stalls: no `poll()` for this long.
     PauseConsumer {
+        /// The consumer's name.
         consumer: String,
+        /// How long the application stops calling `poll()`.
         duration_ms: u64,
     },
 }
 
 impl Command {
+    /// The command's type, as in the JSON (`kill_broker`).
     pub fn name(&self) -> String {
         serde_json::to_value(self)
             .ok()
@@ -309,7 +374,9 @@ impl Command {
 /// A command and when it happens: `{"at_ms": 200, "type": "kill_broker", "broker": 1}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimedCommand {
+    /// When it runs, in simulated milliseconds.
     pub at_ms: u64,
+    /// The command.
     #[serde(flatten)]
     pub command: Command,
 }
@@ -428,14 +495,17 @@ impl Scenario {
         Ok(s)
     }
 
+    /// The scenario as indented JSON (what a download contains).
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// The index of the producer named `name`.
     pub fn producer_index(&self, name: &str) -> Option<usize> {
         self.producers.iter().position(|p| p.name == name)
     }
 
+    /// The consumers' names, in scenario order.
     pub fn consumer_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.consumers.iter().map(|c| c.name.clone()).collect();
         for c in &self.commands {
