@@ -73,7 +73,6 @@ pub mod caption;
 pub mod client;
 pub mod client_config;
 pub mod collections;
-#[allow(missing_docs)] // 75 to document
 pub mod config;
 pub mod consumer;
 pub mod controller;

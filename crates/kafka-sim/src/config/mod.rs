@@ -26,6 +26,7 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    /// An error naming `field`, with `message`.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
         ConfigError {
             field: field.into(),
@@ -52,6 +53,7 @@ impl std::error::Error for ConfigError {}
 pub struct Ratio(pub u32);
 
 impl Ratio {
+    /// A ratio of 1 (one million parts per million).
     pub const ONE: u32 = 1_000_000;
 }
 
@@ -132,15 +134,19 @@ fn parse_ratio(text: &str) -> Option<Ratio> {
 /// `cleanup.policy`: `delete`, `compact`, or both (`compact,delete`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CleanupPolicy {
+    /// Whether old segments are deleted by retention.
     pub delete: bool,
+    /// Whether the log is compacted.
     pub compact: bool,
 }
 
 impl CleanupPolicy {
+    /// `delete`.
     pub const DELETE: CleanupPolicy = CleanupPolicy {
         delete: true,
         compact: false,
     };
+    /// `compact`.
     pub const COMPACT: CleanupPolicy = CleanupPolicy {
         delete: false,
         compact: true,
@@ -212,7 +218,9 @@ pub fn ibp_is_known(v: &str) -> bool {
 /// `message.timestamp.type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TimestampType {
+    /// The producer's timestamp.
     CreateTime,
+    /// The broker's clock when it appended.
     LogAppendTime,
 }
 
@@ -264,84 +272,98 @@ defaults! {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TopicConfigOverrides {
+    /// `cleanup.policy` for this topic (unset: the broker's default).
     #[serde(
         rename = "cleanup.policy",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub cleanup_policy: Option<CleanupPolicy>,
+    /// `segment.bytes` for this topic (unset: the broker's default).
     #[serde(
         rename = "segment.bytes",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub segment_bytes: Option<u64>,
+    /// `segment.ms` for this topic (unset: the broker's default).
     #[serde(
         rename = "segment.ms",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub segment_ms: Option<u64>,
+    /// `segment.index.bytes` for this topic (unset: the broker's default).
     #[serde(
         rename = "segment.index.bytes",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub segment_index_bytes: Option<u64>,
+    /// `index.interval.bytes` for this topic (unset: the broker's default).
     #[serde(
         rename = "index.interval.bytes",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub index_interval_bytes: Option<u64>,
+    /// `retention.ms` for this topic (unset: the broker's default).
     #[serde(
         rename = "retention.ms",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub retention_ms: Option<i64>,
+    /// `retention.bytes` for this topic (unset: the broker's default).
     #[serde(
         rename = "retention.bytes",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub retention_bytes: Option<i64>,
+    /// `min.insync.replicas` for this topic (unset: the broker's default).
     #[serde(
         rename = "min.insync.replicas",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub min_insync_replicas: Option<i32>,
+    /// `unclean.leader.election.enable` for this topic (unset: the broker's default).
     #[serde(
         rename = "unclean.leader.election.enable",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub unclean_leader_election_enable: Option<bool>,
+    /// `min.cleanable.dirty.ratio` for this topic (unset: the broker's default).
     #[serde(
         rename = "min.cleanable.dirty.ratio",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub min_cleanable_dirty_ratio: Option<Ratio>,
+    /// `delete.retention.ms` for this topic (unset: the broker's default).
     #[serde(
         rename = "delete.retention.ms",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub delete_retention_ms: Option<u64>,
+    /// `file.delete.delay.ms` for this topic (unset: the broker's default).
     #[serde(
         rename = "file.delete.delay.ms",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub file_delete_delay_ms: Option<u64>,
+    /// `min.compaction.lag.ms` for this topic (unset: the broker's default).
     #[serde(
         rename = "min.compaction.lag.ms",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub min_compaction_lag_ms: Option<u64>,
+    /// `message.timestamp.type` for this topic (unset: the broker's default).
     #[serde(
         rename = "message.timestamp.type",
         default,
@@ -354,26 +376,34 @@ pub struct TopicConfigOverrides {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BrokerConfig {
+    /// `default.replication.factor`: replicas of an auto-created topic, or of one created without a replication factor.
     #[serde(rename = "default.replication.factor", default = "d_one_i32")]
     pub default_replication_factor: i32,
+    /// `num.partitions`: partitions of a topic created without a count.
     #[serde(rename = "num.partitions", default = "d_one_i32")]
     pub num_partitions: i32,
+    /// `min.insync.replicas`: with acks=all, the fewest in-sync replicas a write needs (at most the replica count, Kafka ≥ 3.7).
     #[serde(rename = "min.insync.replicas", default = "d_one_i32")]
     pub min_insync_replicas: i32,
+    /// `unclean.leader.election.enable`: whether a replica outside the ISR may become leader when no ISR member is alive (data loss).
     #[serde(rename = "unclean.leader.election.enable", default = "d_false")]
     pub unclean_leader_election_enable: bool,
+    /// `auto.leader.rebalance.enable`: whether the controller moves leadership back to preferred leaders.
     #[serde(rename = "auto.leader.rebalance.enable", default = "d_true")]
     pub auto_leader_rebalance_enable: bool,
+    /// `leader.imbalance.per.broker.percentage`: the share of a broker's partitions led elsewhere that triggers a preferred leader election.
     #[serde(
         rename = "leader.imbalance.per.broker.percentage",
         default = "d_imbalance_pct"
     )]
     pub leader_imbalance_per_broker_percentage: u32,
+    /// `leader.imbalance.check.interval.seconds`: how often the controller checks leader balance.
     #[serde(
         rename = "leader.imbalance.check.interval.seconds",
         default = "d_imbalance_interval_s"
     )]
     pub leader_imbalance_check_interval_seconds: u64,
+    /// `controlled.shutdown.enable`: whether a stopping broker first asks the controller to move its leaderships.
     #[serde(rename = "controlled.shutdown.enable", default = "d_true")]
     pub controlled_shutdown_enable: bool,
     /// `controlled.shutdown.max.retries`: how many ControlledShutdown
@@ -390,117 +420,148 @@ pub struct BrokerConfig {
         default = "d_shutdown_backoff"
     )]
     pub controlled_shutdown_retry_backoff_ms: u64,
+    /// `replica.lag.time.max.ms`: a follower that has not caught up for this long leaves the ISR.
     #[serde(rename = "replica.lag.time.max.ms", default = "d_replica_lag")]
     pub replica_lag_time_max_ms: u64,
+    /// `replica.fetch.wait.max.ms`: the longest a leader holds a follower's fetch.
     #[serde(rename = "replica.fetch.wait.max.ms", default = "d_fetch_wait")]
     pub replica_fetch_wait_max_ms: u64,
+    /// `replica.fetch.min.bytes`: a leader holds a follower's fetch until this many bytes are ready.
     #[serde(rename = "replica.fetch.min.bytes", default = "d_fetch_min_bytes")]
     pub replica_fetch_min_bytes: u64,
+    /// `replica.fetch.max.bytes`: the most bytes per partition in a follower's fetch.
     #[serde(rename = "replica.fetch.max.bytes", default = "d_fetch_max_bytes")]
     pub replica_fetch_max_bytes: u64,
+    /// `replica.fetch.backoff.ms`: a follower's wait before fetching again after an error.
     #[serde(rename = "replica.fetch.backoff.ms", default = "d_fetch_backoff")]
     pub replica_fetch_backoff_ms: u64,
+    /// `replica.high.watermark.checkpoint.interval.ms`: how often a broker writes `replication-offset-checkpoint`.
     #[serde(
         rename = "replica.high.watermark.checkpoint.interval.ms",
         default = "d_hw_checkpoint"
     )]
     pub replica_high_watermark_checkpoint_interval_ms: u64,
+    /// `zookeeper.session.timeout.ms`: a broker silent this long loses its session and its ephemeral znodes.
     #[serde(rename = "zookeeper.session.timeout.ms", default = "d_zk_session")]
     pub zookeeper_session_timeout_ms: u64,
     /// Below `0.11` followers truncate to their high watermark (the source
     /// notes' rule); from `0.11` on they use leader epochs (KIP-101).
     #[serde(rename = "inter.broker.protocol.version", default = "d_ibp")]
     pub inter_broker_protocol_version: String,
+    /// `log.segment.bytes`: a segment rolls when it would grow past this size.
     #[serde(rename = "log.segment.bytes", default = "d_segment_bytes")]
     pub log_segment_bytes: u64,
+    /// `log.roll.ms`: a segment rolls when its first record is this old (wins over `log.roll.hours`).
     #[serde(
         rename = "log.roll.ms",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub log_roll_ms: Option<u64>,
+    /// `log.roll.hours`: a segment rolls when its first record is this old.
     #[serde(
         rename = "log.roll.hours",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub log_roll_hours: Option<u64>,
+    /// `log.index.size.max.bytes`: the most bytes of one segment's `.index` (and `.timeindex`).
     #[serde(rename = "log.index.size.max.bytes", default = "d_segment_index_bytes")]
     pub log_index_size_max_bytes: u64,
+    /// `log.index.interval.bytes`: bytes of records between two `.index` entries.
     #[serde(
         rename = "log.index.interval.bytes",
         default = "d_index_interval_bytes"
     )]
     pub log_index_interval_bytes: u64,
+    /// `log.retention.ms`: segments older than this are deleted (wins over minutes and hours; -1: forever).
     #[serde(
         rename = "log.retention.ms",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub log_retention_ms: Option<i64>,
+    /// `log.retention.minutes`: segments older than this are deleted (wins over hours).
     #[serde(
         rename = "log.retention.minutes",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub log_retention_minutes: Option<i64>,
+    /// `log.retention.hours`: segments older than this are deleted.
     #[serde(
         rename = "log.retention.hours",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub log_retention_hours: Option<i64>,
+    /// `log.retention.bytes`: a partition's log is cut back to this size (-1: no limit).
     #[serde(rename = "log.retention.bytes", default = "d_retention_bytes")]
     pub log_retention_bytes: i64,
+    /// `log.retention.check.interval.ms`: how often retention runs.
     #[serde(
         rename = "log.retention.check.interval.ms",
         default = "d_retention_check"
     )]
     pub log_retention_check_interval_ms: u64,
+    /// `log.cleanup.policy`: `delete` (retention), `compact` (keep the last record per key), or both.
     #[serde(rename = "log.cleanup.policy", default = "d_cleanup")]
     pub log_cleanup_policy: CleanupPolicy,
+    /// `log.cleaner.min.cleanable.ratio`: the dirty share of a log that makes the cleaner compact it.
     #[serde(rename = "log.cleaner.min.cleanable.ratio", default = "d_dirty_ratio")]
     pub log_cleaner_min_cleanable_ratio: Ratio,
+    /// `log.cleaner.delete.retention.ms`: how long a tombstone is kept after compaction.
     #[serde(
         rename = "log.cleaner.delete.retention.ms",
         default = "d_delete_retention_ms"
     )]
     pub log_cleaner_delete_retention_ms: u64,
+    /// `log.cleaner.min.compaction.lag.ms`: records younger than this are not compacted.
     #[serde(
         rename = "log.cleaner.min.compaction.lag.ms",
         default = "d_min_compaction_lag_ms"
     )]
     pub log_cleaner_min_compaction_lag_ms: u64,
+    /// `log.cleaner.backoff.ms`: the cleaner's wait when nothing needs cleaning.
     #[serde(rename = "log.cleaner.backoff.ms", default = "d_cleaner_backoff")]
     pub log_cleaner_backoff_ms: u64,
+    /// `log.segment.delete.delay.ms`: how long a `.deleted` file waits before it is removed.
     #[serde(
         rename = "log.segment.delete.delay.ms",
         default = "d_file_delete_delay_ms"
     )]
     pub log_segment_delete_delay_ms: u64,
+    /// `log.message.timestamp.type`: `CreateTime` (the producer's) or `LogAppendTime` (the broker's).
     #[serde(rename = "log.message.timestamp.type", default = "d_ts_type")]
     pub log_message_timestamp_type: TimestampType,
+    /// `offsets.topic.num.partitions`: partitions of `__consumer_offsets`.
     #[serde(
         rename = "offsets.topic.num.partitions",
         default = "d_offsets_partitions"
     )]
     pub offsets_topic_num_partitions: i32,
+    /// `offsets.topic.replication.factor`: replicas of `__consumer_offsets`.
     #[serde(rename = "offsets.topic.replication.factor", default = "d_offsets_rf")]
     pub offsets_topic_replication_factor: i32,
+    /// `offsets.topic.segment.bytes`: the segment size of `__consumer_offsets`.
     #[serde(
         rename = "offsets.topic.segment.bytes",
         default = "d_offsets_segment_bytes"
     )]
     pub offsets_topic_segment_bytes: u64,
+    /// `group.initial.rebalance.delay.ms`: how long a new group waits for more members before its first rebalance.
     #[serde(
         rename = "group.initial.rebalance.delay.ms",
         default = "d_initial_rebalance_delay"
     )]
     pub group_initial_rebalance_delay_ms: u64,
+    /// `group.min.session.timeout.ms`: the smallest `session.timeout.ms` a member may ask for.
     #[serde(rename = "group.min.session.timeout.ms", default = "d_min_session")]
     pub group_min_session_timeout_ms: u64,
+    /// `group.max.session.timeout.ms`: the largest `session.timeout.ms` a member may ask for.
     #[serde(rename = "group.max.session.timeout.ms", default = "d_max_session")]
     pub group_max_session_timeout_ms: u64,
+    /// `request.timeout.ms`: how long a broker waits for an answer to its own requests.
     #[serde(rename = "request.timeout.ms", default = "d_request_timeout")]
     pub request_timeout_ms: u64,
 }
@@ -608,14 +669,19 @@ impl Default for BrokerConfig {
 /// broker's `log.*` defaults. Field names are the topic-level Kafka keys.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LogConfig {
+    /// `cleanup.policy` in force for this topic.
     #[serde(rename = "cleanup.policy")]
     pub cleanup_policy: CleanupPolicy,
+    /// `segment.bytes` in force for this topic.
     #[serde(rename = "segment.bytes")]
     pub segment_bytes: u64,
+    /// `segment.ms` in force for this topic.
     #[serde(rename = "segment.ms")]
     pub segment_ms: u64,
+    /// `segment.index.bytes` in force for this topic.
     #[serde(rename = "segment.index.bytes")]
     pub segment_index_bytes: u64,
+    /// `index.interval.bytes` in force for this topic.
     #[serde(rename = "index.interval.bytes")]
     pub index_interval_bytes: u64,
     /// `-1` = keep forever.
@@ -624,18 +690,25 @@ pub struct LogConfig {
     /// `-1` = no size limit.
     #[serde(rename = "retention.bytes")]
     pub retention_bytes: i64,
+    /// `min.insync.replicas` in force for this topic.
     #[serde(rename = "min.insync.replicas")]
     pub min_insync_replicas: i32,
+    /// `unclean.leader.election.enable` in force for this topic.
     #[serde(rename = "unclean.leader.election.enable")]
     pub unclean_leader_election_enable: bool,
+    /// `min.cleanable.dirty.ratio` in force for this topic.
     #[serde(rename = "min.cleanable.dirty.ratio")]
     pub min_cleanable_dirty_ratio: Ratio,
+    /// `delete.retention.ms` in force for this topic.
     #[serde(rename = "delete.retention.ms")]
     pub delete_retention_ms: u64,
+    /// `file.delete.delay.ms` in force for this topic.
     #[serde(rename = "file.delete.delay.ms")]
     pub file_delete_delay_ms: u64,
+    /// `min.compaction.lag.ms` in force for this topic.
     #[serde(rename = "min.compaction.lag.ms")]
     pub min_compaction_lag_ms: u64,
+    /// `message.timestamp.type` in force for this topic.
     #[serde(rename = "message.timestamp.type")]
     pub message_timestamp_type: TimestampType,
 }
@@ -686,6 +759,7 @@ impl BrokerConfig {
             && !self.inter_broker_protocol_version.starts_with("0.10.")
     }
 
+    /// The log settings for a topic: its overrides over the broker's `log.*` defaults.
     pub fn log_config(&self, o: &TopicConfigOverrides) -> LogConfig {
         LogConfig {
             cleanup_policy: o.cleanup_policy.unwrap_or(self.log_cleanup_policy),

@@ -216,6 +216,7 @@ impl LogConfig {
 }
 
 impl NetworkConfig {
+    /// Checks the network's settings, naming the key.
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
         if self.latency_ms == 0 {
             return Err(ConfigError::new(
