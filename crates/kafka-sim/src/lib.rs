@@ -78,7 +78,6 @@ pub mod consumer;
 pub mod controller;
 pub mod election;
 pub mod event;
-#[allow(missing_docs)] // 58 to document
 pub mod exercises;
 pub mod group;
 pub mod group_records;

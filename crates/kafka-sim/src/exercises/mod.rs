@@ -55,6 +55,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every template, in the order the page lists them.
     pub const ALL: [Kind; 9] = [
         Kind::Partition,
         Kind::Coordinator,
@@ -66,9 +67,11 @@ impl Kind {
         Kind::Retention,
         Kind::Compaction,
     ];
+    /// The template named `s` (its [`Kind::name`]).
     pub fn parse(s: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == s)
     }
+    /// The template's short name (`partition`, `election`, …).
     pub fn name(self) -> &'static str {
         match self {
             Kind::Partition => "partition",
@@ -84,15 +87,20 @@ impl Kind {
     }
 }
 
+/// How big an instance is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
+    /// Small: few partitions, members or replicas.
     Easy,
+    /// Medium.
     Medium,
+    /// Large, with the harder cases (an unclean election, unequal subscriptions).
     Hard,
 }
 
 impl Level {
+    /// The level named `s` (`easy`, `medium`, `hard`).
     pub fn parse(s: &str) -> Option<Level> {
         match s {
             "easy" => Some(Level::Easy),
@@ -109,7 +117,9 @@ pub const NONE: &str = "none";
 /// One replica of the election template, in AR order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ElectionReplica {
+    /// The broker.
     pub broker: i32,
+    /// Whether it is in the ISR.
     pub in_isr: bool,
     /// Alive after the leader died.
     pub alive: bool,
@@ -118,15 +128,20 @@ pub struct ElectionReplica {
 /// One replica of the high-watermark template.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HwReplica {
+    /// The broker.
     pub broker: i32,
+    /// Its log end offset.
     pub leo: i64,
+    /// Whether it is in the ISR.
     pub in_isr: bool,
 }
 
 /// One segment of the retention template.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SegmentInfo {
+    /// Its first offset (its base offset).
     pub first_offset: i64,
+    /// Its last offset.
     pub last_offset: i64,
     /// The newest record's timestamp (the segment's largest timestamp), ms.
     pub newest_ms: i64,
@@ -135,8 +150,11 @@ pub struct SegmentInfo {
 /// One record of the compaction template.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KeyedRecord {
+    /// The record's offset.
     pub offset: i64,
+    /// Its key.
     pub key: String,
+    /// Its value.
     pub value: String,
 }
 
@@ -146,21 +164,29 @@ pub struct KeyedRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Instance {
+    /// Which partition a key goes to.
     Partition {
+        /// The key.
         key: String,
+        /// `murmur2` of the key's bytes.
         murmur2: i32,
         /// `Utils.toPositive(murmur2)`: the sign bit cleared.
         to_positive: i32,
+        /// The topic's partition count.
         partitions: i32,
     },
+    /// Which `__consumer_offsets` partition holds a group.
     Coordinator {
+        /// The group.
         group: String,
         /// Java's `"group".hashCode()`.
         hash_code: i32,
         /// `Utils.abs(hash_code)`.
         abs: i32,
+        /// `offsets.topic.num.partitions`.
         partitions: i32,
     },
+    /// Which member an assignor gives a partition.
     Assignment {
         /// `range` or `roundrobin`.
         assignor: String,
@@ -170,41 +196,63 @@ pub enum Instance {
         members: Vec<(String, Vec<String>)>,
         /// The partition asked about.
         topic: String,
+        /// The partition number asked about.
         partition: i32,
     },
+    /// Which replica the controller elects after the leader died.
     Election {
         /// The replicas in AR order.
         replicas: Vec<ElectionReplica>,
         /// The leader that died (still in the ISR as ZooKeeper stores it).
         died: i32,
+        /// `unclean.leader.election.enable` for the topic.
         unclean_leader_election_enable: bool,
     },
+    /// Where the leader's high watermark stands.
     HighWatermark {
+        /// The leader.
         leader: i32,
+        /// The replicas with their log end offsets.
         replicas: Vec<HwReplica>,
     },
+    /// Where `assignReplicasToBrokers` puts a partition's replicas.
     Placement {
+        /// The broker count.
         brokers: i32,
+        /// The replication factor.
         replication_factor: i32,
+        /// The start index (the random one Kafka draws).
         start_index: i32,
+        /// The partition count.
         partitions: i32,
         /// Replica lists of the partitions before the one asked.
         known: Vec<Vec<i32>>,
+        /// The partition asked about.
         asked: i32,
     },
+    /// Where a lookup in the sparse `.index` goes.
     Lookup {
+        /// The segment's base offset.
         base_offset: i64,
         /// (absolute offset, position) of each `.index` entry.
         entries: Vec<(i64, i64)>,
+        /// The offset looked for.
         target: i64,
     },
+    /// What a time-based retention check deletes.
     Retention {
+        /// The segments, oldest first.
         segments: Vec<SegmentInfo>,
+        /// `retention.ms`.
         retention_ms: i64,
+        /// The time of the check.
         now_ms: i64,
+        /// The log end offset.
         log_end_offset: i64,
     },
+    /// What compaction keeps.
     Compaction {
+        /// The records, in offset order.
         records: Vec<KeyedRecord>,
         /// The active segment's base offset: the cleaner stops before it.
         active_from: i64,
@@ -214,15 +262,25 @@ pub enum Instance {
 /// A generated question.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Exercise {
+    /// Its template.
     pub kind: Kind,
+    /// Its level.
     pub level: Level,
+    /// The seed it was drawn from (the same seed draws it again).
     pub seed: u64,
+    /// The question, in English.
     pub question_en: String,
+    /// The question, in 简体中文.
     pub question_zh: String,
+    /// The choices (at least four).
     pub choices: Vec<String>,
+    /// The right choice.
     pub answer: String,
+    /// Why, in English.
     pub explanation_en: String,
+    /// Why, in 简体中文.
     pub explanation_zh: String,
+    /// What the question is about, as data the page draws.
     pub instance: Instance,
 }
 
