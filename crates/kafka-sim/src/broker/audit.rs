@@ -55,8 +55,25 @@ impl<'a> BrokerView<'a> {
 /// cannot read the other brokers through it; only the checks do.
 pub(crate) struct BrokerAudit<'a> {
     ledger: &'a mut Ledger,
+    others: Others<'a>,
+}
+
+/// The brokers before and after the one whose handle is running.
+#[derive(Clone, Copy)]
+struct Others<'a> {
     before: &'a [(BrokerId, Arc<Broker>)],
     after: &'a [(BrokerId, Arc<Broker>)],
+}
+
+impl<'a> Others<'a> {
+    /// Every broker: these and `me` in its place.
+    fn with(self, me: &'a Broker) -> BrokerView<'a> {
+        BrokerView {
+            before: self.before,
+            me: Some(me),
+            after: self.after,
+        }
+    }
 }
 
 impl<'a> BrokerAudit<'a> {
@@ -70,8 +87,7 @@ impl<'a> BrokerAudit<'a> {
         (
             BrokerAudit {
                 ledger,
-                before,
-                after,
+                others: Others { before, after },
             },
             me,
         )
@@ -223,20 +239,12 @@ impl<'a> Audit<'a> {
 impl BrokerCx<'_> {
     /// Every broker, this one included, for a check.
     fn view(&self) -> BrokerView<'_> {
-        BrokerView {
-            before: self.audit.before,
-            me: Some(&**self.me),
-            after: self.audit.after,
-        }
+        self.audit.others.with(self.me())
     }
 
     /// `acknowledged_records_survive` for one partition.
     pub(crate) fn check_acked_records(&mut self, tp: &TopicPartition) -> Step {
-        let brokers = BrokerView {
-            before: self.audit.before,
-            me: Some(&**self.me),
-            after: self.audit.after,
-        };
+        let brokers = self.audit.others.with(self.me);
         Audit::new(self.audit.ledger, brokers).check_acked_range(self.k, tp, i64::MIN..i64::MAX)
     }
     /// `replicas_consistent`: a follower that has just settled with a new

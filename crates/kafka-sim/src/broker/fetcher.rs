@@ -170,16 +170,7 @@ impl BrokerCx<'_> {
                     .get(&r.tp)
                     .map(|p| p.high_watermark)
                     .unwrap_or(0);
-                let (to, reason) = if div.end_offset < 0 {
-                    // The leader knows nothing of our epoch: fall back to the high watermark.
-                    let rule = TruncateReason::LeaderEpoch {
-                        epoch: div.epoch,
-                        end_offset: div.end_offset,
-                    };
-                    (hw, rule)
-                } else {
-                    truncation_for(log, div)
-                };
+                let (to, reason) = truncation_for(log, div, hw);
                 // An intermediate cut changes our last epoch, so the next
                 // fetch asks again from there (another round).
                 self.truncate(&r.tp, to.max(0), reason)?;
@@ -271,16 +262,23 @@ impl BrokerCx<'_> {
 ///   ends, and fetch again with that epoch; the leader answers again, and a
 ///   few rounds converge.
 /// * It has no epoch that old: cut to the leader's end offset.
+///
+/// When the leader knows nothing of the follower's epoch (no end offset),
+/// the follower falls back to its high watermark `hw`.
 fn truncation_for(
     log: &crate::storage::log::Log,
     div: crate::msg::DivergingEpoch,
+    hw: i64,
 ) -> (i64, TruncateReason) {
     let leo = log.log_end_offset;
-    let (my_epoch, my_end) = log.end_offset_for_epoch(div.epoch);
     let epoch_rule = TruncateReason::LeaderEpoch {
         epoch: div.epoch,
         end_offset: div.end_offset,
     };
+    if div.end_offset < 0 {
+        return (hw, epoch_rule);
+    }
+    let (my_epoch, my_end) = log.end_offset_for_epoch(div.epoch);
     if my_end < 0 {
         (div.end_offset.min(leo), epoch_rule)
     } else if my_epoch == div.epoch {

@@ -209,7 +209,7 @@ impl BrokerCx<'_> {
 
 impl BrokerCx<'_> {
     pub(crate) fn is_controller(&self) -> bool {
-        self.me().alive && self.me().controller.is_some()
+        self.me().is_active_controller()
     }
 
     /// Tries to win `/controller` (at startup, or when the znode disappears).

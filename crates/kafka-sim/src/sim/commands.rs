@@ -109,11 +109,11 @@ impl World {
                 self.zkc().admin_add_partitions(&topic, partitions)
             }
             Command::ElectPreferredLeaders { topic, partition } => {
-                let Some(c) = self
-                    .zk
-                    .controller_id()
-                    .filter(|c| self.bcx(*c).is_controller())
-                else {
+                let Some(c) = self.zk.controller_id().filter(|c| {
+                    self.brokers
+                        .get(c)
+                        .is_some_and(|b| b.is_active_controller())
+                }) else {
                     return self.reject(index, "no controller is running".into());
                 };
                 let only = topic.map(|t| {

@@ -70,6 +70,17 @@ pub struct Lookup {
     pub result: Option<(i64, u64)>,
 }
 
+impl Lookup {
+    /// A lookup that ends without a record: its steps, then why.
+    fn not_found(mut steps: Vec<LookupStep>, reason: String) -> Lookup {
+        steps.push(LookupStep::NotFound { reason });
+        Lookup {
+            steps,
+            result: None,
+        }
+    }
+}
+
 impl Log {
     pub(super) fn segment_search_traced(
         &self,
@@ -135,36 +146,21 @@ impl Log {
             // Kafka reads nothing there and answers without an error (a
             // fetch at the log end offset waits for new records); only past
             // it is the offset out of range.
-            steps.push(LookupStep::NotFound {
-                reason: format!(
+            return Lookup::not_found(steps, format!(
                     "offset {target} is the log end offset: no record is there yet, so a fetch from it returns no records and no error"
-                ),
-            });
-            return Lookup {
-                steps,
-                result: None,
-            };
+                ));
         }
         if target < self.log_start_offset || target > self.log_end_offset {
-            steps.push(LookupStep::NotFound {
-                reason: format!(
+            return Lookup::not_found(
+                steps,
+                format!(
                     "offset {target} is outside the log [{}, {}) (OFFSET_OUT_OF_RANGE)",
                     self.log_start_offset, self.log_end_offset
                 ),
-            });
-            return Lookup {
-                steps,
-                result: None,
-            };
+            );
         }
         let Some(mut ix) = self.segment_search_traced(target, &mut steps) else {
-            steps.push(LookupStep::NotFound {
-                reason: format!("offset {target} is below the first segment"),
-            });
-            return Lookup {
-                steps,
-                result: None,
-            };
+            return Lookup::not_found(steps, format!("offset {target} is below the first segment"));
         };
         steps.push(self.chosen(ix));
         let mut from_index = true;
@@ -203,13 +199,7 @@ impl Log {
             let mut pos = start;
             while pos < seg.size {
                 let Ok(h) = self.header_at(store, seg.base_offset, pos) else {
-                    steps.push(LookupStep::NotFound {
-                        reason: format!("unreadable batch at position {pos}"),
-                    });
-                    return Lookup {
-                        steps,
-                        result: None,
-                    };
+                    return Lookup::not_found(steps, format!("unreadable batch at position {pos}"));
                 };
                 // Compaction can empty the tail of a batch (it keeps the batch's
                 // last offset), so a batch "reaching" the target may hold no
@@ -245,13 +235,7 @@ impl Log {
             }
             ix += 1;
             if ix >= self.segments.len() {
-                steps.push(LookupStep::NotFound {
-                    reason: format!("no record at or after offset {target}"),
-                });
-                return Lookup {
-                    steps,
-                    result: None,
-                };
+                return Lookup::not_found(steps, format!("no record at or after offset {target}"));
             }
             steps.push(self.chosen(ix));
         }
@@ -297,13 +281,10 @@ impl Log {
             }
         }
         let Some(ix) = ix else {
-            steps.push(LookupStep::NotFound {
-                reason: format!("no segment holds a timestamp at or after {target}"),
-            });
-            return Lookup {
+            return Lookup::not_found(
                 steps,
-                result: None,
-            };
+                format!("no segment holds a timestamp at or after {target}"),
+            );
         };
         steps.push(self.chosen(ix));
         let seg = &self.segments[ix];
@@ -405,12 +386,9 @@ impl Log {
             }
             pos += h.size_in_bytes();
         }
-        steps.push(LookupStep::NotFound {
-            reason: format!("no record with a timestamp at or after {target}"),
-        });
-        Lookup {
+        Lookup::not_found(
             steps,
-            result: None,
-        }
+            format!("no record with a timestamp at or after {target}"),
+        )
     }
 }
