@@ -11,6 +11,7 @@ use kafka_sim::placement::assign_replicas_to_brokers;
 use kafka_sim::rng::Rng;
 use serde::Deserialize;
 use serde_json::json;
+use std::io::IsTerminal;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -213,11 +214,24 @@ pub fn partition(a: &mut Args<'_>) -> Res {
     if n < 1 {
         return Err(format!("--partitions must be at least 1, got {n}"));
     }
-    if a.rest.is_empty() {
-        return Err("give at least one KEY".into());
+    let from_stdin;
+    let mut keys: Vec<&str> = a.positional();
+    if keys.is_empty() {
+        // No KEY arguments: one key per line on stdin (a terminal would only
+        // wait, so there it is an error).
+        if std::io::stdin().is_terminal() {
+            return Err("give at least one KEY, or pipe keys on stdin, one per line".into());
+        }
+        from_stdin = read_stdin()?;
+        keys = from_stdin
+            .lines()
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .collect();
+        if keys.is_empty() {
+            return Err("give at least one KEY: none as arguments, and stdin was empty".into());
+        }
     }
-    let results: Vec<serde_json::Value> = a
-        .rest
+    let results: Vec<serde_json::Value> = keys
         .iter()
         .map(|k| {
             let h = murmur2(k.as_bytes());

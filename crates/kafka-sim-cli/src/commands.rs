@@ -22,16 +22,34 @@ pub fn parse_request<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, St
 
 pub type Res = Result<(), String>;
 
-/// Minimal flag parsing: `--name value` and `--flag`.
+/// Minimal flag parsing: `--name value` and `--flag`. A lone `--` ends the
+/// options: everything after it is an argument, even if it starts with `--`
+/// (a key such as `--abc` for `kafka-sim partition`), as in POSIX tools.
 pub struct Args<'a> {
-    pub rest: Vec<&'a str>,
+    /// The arguments before `--` that no flag has taken yet.
+    rest: Vec<&'a str>,
+    /// The arguments after `--`, never read as options.
+    after: Vec<&'a str>,
 }
 
 impl<'a> Args<'a> {
     fn new(a: &'a [String]) -> Args<'a> {
-        Args {
-            rest: a.iter().map(String::as_str).collect(),
+        let all: Vec<&str> = a.iter().map(String::as_str).collect();
+        match all.iter().position(|x| *x == "--") {
+            Some(i) => Args {
+                rest: all[..i].to_vec(),
+                after: all[i + 1..].to_vec(),
+            },
+            None => Args {
+                rest: all,
+                after: Vec::new(),
+            },
         }
+    }
+
+    /// The plain arguments: those no flag took, then those after `--`.
+    pub fn positional(&self) -> Vec<&'a str> {
+        self.rest.iter().chain(&self.after).copied().collect()
     }
 
     pub fn flag(&mut self, name: &str) -> bool {
@@ -68,7 +86,7 @@ impl<'a> Args<'a> {
     /// For a command that takes no other arguments: refuses any left over.
     pub fn nothing_else(&self) -> Res {
         self.no_more_flags()?;
-        match self.rest.first() {
+        match self.positional().first() {
             Some(x) => Err(format!("unexpected argument `{x}` (see kafka-sim --help)")),
             None => Ok(()),
         }
@@ -113,10 +131,10 @@ fn load_scenario(path: &str) -> Result<Scenario, String> {
 }
 
 fn one_path<'a>(a: &Args<'a>, what: &str) -> Result<&'a str, String> {
-    match a.rest.as_slice() {
+    match a.positional().as_slice() {
         [p] => Ok(p),
         [] => Err(format!("missing {what}")),
-        _ => Err(format!("expected one {what}, got {}", a.rest.len())),
+        more => Err(format!("expected one {what}, got {}", more.len())),
     }
 }
 
@@ -205,11 +223,29 @@ fn digest(a: &mut Args<'_>) -> Res {
     Ok(())
 }
 
-/// All of stdin (the JSON calculators read their request here).
+/// The most stdin may hold: the calculators' requests and key lists are
+/// small, and a runaway pipe must not grow memory without bound.
+pub const STDIN_LIMIT: u64 = 64 << 20;
+
+/// All of stdin (the JSON calculators read their request here), at most
+/// [`STDIN_LIMIT`] bytes of UTF-8.
 pub fn read_stdin() -> Result<String, String> {
-    let mut s = String::new();
+    let mut bytes = Vec::new();
     std::io::stdin()
-        .read_to_string(&mut s)
+        .lock()
+        .take(STDIN_LIMIT + 1)
+        .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read stdin: {e}"))?;
-    Ok(s)
+    if bytes.len() as u64 > STDIN_LIMIT {
+        return Err(format!(
+            "stdin holds more than {} MiB; kafka-sim reads at most that",
+            STDIN_LIMIT >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "stdin is not UTF-8 text (invalid byte at position {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }

@@ -30,8 +30,9 @@ USAGE:
       Kafka's replica placement (AdminUtils.assignReplicasToBrokers).
   kafka-sim elect --json < REQUEST.json
       Kafka's partition leader election rules.
-  kafka-sim partition --partitions N [--json] KEY...
-      murmur2 partitioning of keys.
+  kafka-sim partition --partitions N [--json] [--] KEY...
+      murmur2 partitioning of keys. With no KEY, reads one key per line from
+      stdin. `--` ends the options, so a key may start with `--`.
   kafka-sim assign --strategy range|roundrobin|sticky|cooperative-sticky --json < REQUEST.json
       Consumer group partition assignment.
   kafka-sim coordinator --group G [--offsets-partitions 50] [--json]

@@ -35,7 +35,7 @@ pub fn segments(a: &mut Args<'_>) -> Res {
     let segment_bytes: u64 = a.number("--segment-bytes")?.unwrap_or(1_073_741_824);
     let interval: u64 = a.number("--index-interval-bytes")?.unwrap_or(4096);
     a.no_more_flags()?;
-    if let Some(extra) = a.rest.first() {
+    if let Some(extra) = a.positional().first() {
         return Err(format!("unexpected argument `{extra}`"));
     }
     if !(14..=i32::MAX as u64).contains(&segment_bytes) {
@@ -139,10 +139,11 @@ fn text(b: &Option<Vec<u8>>) -> String {
 
 pub fn dump_log(a: &mut Args<'_>) -> Res {
     a.no_more_flags()?;
-    if a.rest.is_empty() {
+    let paths = a.positional();
+    if paths.is_empty() {
         return Err("give at least one .log, .index or .timeindex file".into());
     }
-    for path in a.rest.clone() {
+    for path in paths {
         let base = base_offset_of(path)?;
         let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
         println!("Dumping {path}");
@@ -233,7 +234,7 @@ pub fn lookup(a: &mut Args<'_>) -> Res {
     if offset.is_some() == ts.is_some() {
         return Err("give exactly one of --offset N and --timestamp T".into());
     }
-    let dir = match a.rest.as_slice() {
+    let dir = match a.positional().as_slice() {
         [d] => *d,
         [] => return Err("missing DIR (a partition directory such as out/first-0)".into()),
         _ => return Err("expected one DIR".into()),

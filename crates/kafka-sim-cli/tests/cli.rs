@@ -280,6 +280,98 @@ fn partition_prints_murmur2_like_kafka() {
     );
 }
 
+/// `--` ends the options, so a key that looks like an option is a key; with
+/// no key arguments, `partition` reads one key per line from stdin.
+#[test]
+fn partition_takes_dash_dash_keys_and_keys_on_stdin() {
+    let key = |o: &Output, i: usize| {
+        assert!(o.status.success(), "{}", stderr(o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
+        v["results"][i].clone()
+    };
+    // Before `--`, an unknown option is refused...
+    assert_clean_error(
+        &kafka_sim(&["partition", "--partitions", "10", "--abc"], None),
+        "unknown option --abc",
+    );
+    // ...after it, `--abc` and `--json` are keys; options before it still count.
+    let o = kafka_sim(
+        &[
+            "partition",
+            "--partitions",
+            "10",
+            "--json",
+            "--",
+            "--abc",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(key(&o, 0)["key"], "--abc");
+    assert_eq!(key(&o, 1)["key"], "--json");
+    assert_eq!(key(&o, 0)["murmur2"], kafka_sim_murmur2(b"--abc"));
+    // The same keys piped on stdin give the same answers (CRLF lines too).
+    let o = kafka_sim(
+        &["partition", "--partitions", "10", "--json"],
+        Some("foobar\r\n21\n--abc\n"),
+    );
+    assert_eq!(
+        key(&o, 0),
+        serde_json::json!({"key": "foobar", "murmur2": -790332482, "positive": 1357151166, "partition": 6})
+    );
+    assert_eq!(key(&o, 1)["murmur2"], -973932308);
+    assert_eq!(key(&o, 2)["key"], "--abc");
+    // Nothing anywhere: one clear line.
+    assert_clean_error(
+        &kafka_sim(&["partition", "--partitions", "10"], Some("")),
+        "stdin was empty",
+    );
+    // `--` works for the other commands' paths too.
+    assert_clean_error(
+        &kafka_sim(&["dump-log", "--", "--no-such.log"], None),
+        "--no-such.log",
+    );
+}
+
+/// Kafka's murmur2 (Utils.murmur2), written out again so the test does not
+/// trust the binary it checks.
+fn kafka_sim_murmur2(data: &[u8]) -> i32 {
+    let m: u32 = 0x5bd1e995;
+    let mut h: u32 = 0x9747b28c ^ data.len() as u32;
+    let chunks = data.chunks_exact(4);
+    let tail = chunks.remainder();
+    for c in chunks {
+        let mut k = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        k = k.wrapping_mul(m);
+        k ^= k >> 24;
+        k = k.wrapping_mul(m);
+        h = h.wrapping_mul(m);
+        h ^= k;
+    }
+    match tail.len() {
+        3 => {
+            h ^= (tail[2] as u32) << 16;
+            h ^= (tail[1] as u32) << 8;
+            h ^= tail[0] as u32;
+            h = h.wrapping_mul(m);
+        }
+        2 => {
+            h ^= (tail[1] as u32) << 8;
+            h ^= tail[0] as u32;
+            h = h.wrapping_mul(m);
+        }
+        1 => {
+            h ^= tail[0] as u32;
+            h = h.wrapping_mul(m);
+        }
+        _ => {}
+    }
+    h ^= h >> 13;
+    h = h.wrapping_mul(m);
+    h ^= h >> 15;
+    h as i32
+}
+
 #[test]
 fn coordinator_uses_java_hash_code_and_utils_abs() {
     let o = kafka_sim(&["coordinator", "--group", "hello", "--json"], None);
