@@ -314,17 +314,37 @@ fn errors_name_the_field_and_kafkas_values_are_accepted() {
     }
     let bom = format!("\u{feff}{}", base("", "", "", ""));
     Scenario::from_json(&bom).expect("a byte-order mark is skipped");
-    // Refused, as Kafka refuses them.
-    let e = refused(&base(
-        r#""inter.broker.protocol.version": "banana""#,
-        "",
-        "",
-        "",
-    ));
-    assert_eq!(
-        e.field, "cluster.config.inter.broker.protocol.version",
-        "{e}"
-    );
+    // Refused, as Kafka refuses them: not a version, and (0.10.2) a protocol
+    // older than record format v2, with which Kafka 3.9 will not start.
+    let ibp = |v: &str| {
+        let e = refused(&base(
+            &format!(r#""inter.broker.protocol.version": "{v}""#),
+            "",
+            "",
+            "",
+        ));
+        assert_eq!(
+            e.field, "cluster.config.inter.broker.protocol.version",
+            "{e}"
+        );
+        e
+    };
+    ibp("banana");
+    let e = ibp("0.10.2");
+    assert!(e.message.contains("0.11.0 or higher"), "{e}");
+    assert!(e.message.contains("follower_truncation"), "{e}");
+    // The simulation's own truncation knob takes its two modes only.
+    let with_mode = |m: &str| {
+        base("", "", "", "").replacen(
+            r#""cluster": {"#,
+            &format!(r#""cluster": {{"follower_truncation": {m}, "#),
+            1,
+        )
+    };
+    Scenario::from_json(&with_mode(r#""high_watermark""#)).expect("high_watermark");
+    Scenario::from_json(&with_mode(r#""leader_epoch""#)).expect("leader_epoch");
+    let e = refused(&with_mode(r#""zero""#));
+    assert_eq!(e.field, "cluster.follower_truncation", "{e}");
     let e = refused(&base("", "", "", "").replace(r#""subscribe": ["t"]"#, r#""subscribe": [""]"#));
     assert_eq!(e.field, "consumers[0].subscribe[0]", "{e}");
     let e = refused(&base("", "", "", "").replace(r#""group.id": "g""#, r#""group.id": """#));

@@ -23,7 +23,7 @@ impl BrokerCx<'_> {
         if f.in_flight.is_some() || !self.me().alive {
             return Ok(());
         }
-        let epochs = self.k.sc.cluster.config.uses_leader_epochs();
+        let epochs = self.k.sc.cluster.follower_truncation.uses_leader_epochs();
         let cfg = &self.k.sc.cluster.config;
         let (wait, min_bytes, max_bytes) = (
             cfg.replica_fetch_wait_max_ms,

@@ -14,11 +14,14 @@
 //! * **Follower side** (`ReplicaFetcherThread`): one fetcher per leader broker
 //!   sends `Fetch` in a loop, appends what comes back and takes the leader's
 //!   high watermark (so it learns the new HW one fetch later).
-//! * **Truncation** after a leader change or a restart follows
-//!   `inter.broker.protocol.version`: below 0.11 the follower cuts its log to
-//!   its high watermark (the source notes' rule); from 0.11 on it uses leader
-//!   epochs (KIP-101; since 2.7 the follower sends its last fetched epoch in
-//!   each `Fetch` and the leader answers with the diverging epoch's end).
+//! * **Truncation** after a leader change or a restart uses leader epochs
+//!   (KIP-101; since 2.7 the follower sends its last fetched epoch in each
+//!   `Fetch` and the leader answers with the diverging epoch's end). A
+//!   scenario can set `cluster.follower_truncation: "high_watermark"` to
+//!   replay Kafka before 0.11, where the follower cut its log to its high
+//!   watermark (the source notes' rule). That is a knob of the simulation:
+//!   Kafka 3.9 refuses `inter.broker.protocol.version` below 0.11.0, the
+//!   versions that behaved so (see `config::validate`).
 //! * **acks**: `acks=all` waits (in "purgatory") until the high watermark
 //!   passes the batch; `NOT_ENOUGH_REPLICAS` when the ISR is below
 //!   `min.insync.replicas` before appending.

@@ -209,7 +209,7 @@ impl BrokerCx<'_> {
             self.fail_delayed_produces(&ps.tp, Some(ErrorCode::NotLeaderOrFollower))?;
         }
         self.coordinator_on_resign(&ps.tp)?;
-        if !self.k.sc.cluster.config.uses_leader_epochs() && leo > hw {
+        if !self.k.sc.cluster.follower_truncation.uses_leader_epochs() && leo > hw {
             // The source notes' rule: cut everything at or above the high watermark.
             self.truncate(
                 &ps.tp,

@@ -197,6 +197,16 @@ impl<'de> Deserialize<'de> for CleanupPolicy {
     }
 }
 
+/// Whether `v` is older than inter-broker protocol 0.11.0, the first with
+/// record format v2 (`MetadataVersion.highestSupportedRecordVersion`: V0
+/// below 0.10.0, V1 below 0.11.0). Assumes [`ibp_is_known`].
+pub fn ibp_before_record_v2(v: &str) -> bool {
+    let base = v.split('-').next().unwrap_or("");
+    let mut parts = base.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    major == 0 && minor < 11
+}
+
 /// Whether `v` names a Kafka release (`0.10.2`, `0.11.0-IV2`, `2.8`, `3.9`):
 /// `inter.broker.protocol.version`'s values (`MetadataVersion`).
 pub fn ibp_is_known(v: &str) -> bool {
@@ -747,16 +757,6 @@ impl BrokerConfig {
             return ms;
         }
         self.log_roll_hours.unwrap_or(168).saturating_mul(3_600_000)
-    }
-
-    /// Leader epochs (KIP-101) are in use from inter-broker protocol 0.11.0 on.
-    pub fn uses_leader_epochs(&self) -> bool {
-        !matches!(
-            self.inter_broker_protocol_version.as_str(),
-            "0.8" | "0.9" | "0.10" | "0.10.0" | "0.10.1" | "0.10.2"
-        ) && !self.inter_broker_protocol_version.starts_with("0.8.")
-            && !self.inter_broker_protocol_version.starts_with("0.9.")
-            && !self.inter_broker_protocol_version.starts_with("0.10.")
     }
 
     /// The log settings for a topic: its overrides over the broker's `log.*` defaults.

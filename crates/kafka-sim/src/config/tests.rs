@@ -13,7 +13,6 @@ fn broker_defaults_are_kafkas() {
     assert_eq!(b.offsets_topic_num_partitions, 50);
     assert_eq!(b.default_replication_factor, 1);
     assert!(!b.unclean_leader_election_enable);
-    assert!(b.uses_leader_epochs());
 }
 
 #[test]
@@ -61,11 +60,28 @@ fn unknown_keys_and_bad_values_are_named() {
     assert!(serde_json::from_str::<CleanupPolicy>(r#""shred""#).is_err());
 }
 
+/// Kafka 3.9 refuses a protocol older than record format v2 needs
+/// (`KafkaConfig.validateValues`), and takes 0.11.0 and later.
 #[test]
-fn old_protocol_versions_truncate_to_high_watermark() {
-    let b = BrokerConfig {
-        inter_broker_protocol_version: "0.10.2".into(),
-        ..BrokerConfig::default()
-    };
-    assert!(!b.uses_leader_epochs());
+fn protocol_versions_before_0_11_are_refused_as_kafka_refuses_them() {
+    for old in ["0.10.2", "0.10.0-IV1", "0.9.0", "0.8.2", "0.10"] {
+        let b = BrokerConfig {
+            inter_broker_protocol_version: old.into(),
+            ..BrokerConfig::default()
+        };
+        let e = b.validate("cluster.config").unwrap_err();
+        assert_eq!(e.field, "cluster.config.inter.broker.protocol.version");
+        assert!(
+            e.message.contains("can only be used when inter.broker.protocol.version is set to version 0.11.0 or higher"),
+            "{old}: {}",
+            e.message
+        );
+    }
+    for ok in ["0.11.0", "0.11.0-IV2", "1.0", "2.8", "3.9"] {
+        let b = BrokerConfig {
+            inter_broker_protocol_version: ok.into(),
+            ..BrokerConfig::default()
+        };
+        assert!(b.validate("cluster.config").is_ok(), "{ok}");
+    }
 }

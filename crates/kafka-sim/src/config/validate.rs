@@ -157,7 +157,21 @@ impl BrokerConfig {
             return Err(ConfigError::new(
                 format!("{at}.inter.broker.protocol.version"),
                 format!(
-                    "`{}` is not a Kafka version (expected one such as 0.10.2, 0.11.0, 2.8 or 3.9)",
+                    "`{}` is not a Kafka version (expected one such as 0.11.0, 2.8 or 3.9)",
+                    self.inter_broker_protocol_version
+                ),
+            ));
+        }
+        // KafkaConfig.validateValues (3.9, lines 1040-1043): the message
+        // format (log.message.format.version, ignored from IBP 3.0 but not
+        // below it, default 3.0-IV1, record format v2) needs a protocol that
+        // carries it. Kafka refuses to start; so does the simulation, which
+        // writes only record format v2.
+        if ibp_before_record_v2(&self.inter_broker_protocol_version) {
+            return Err(ConfigError::new(
+                format!("{at}.inter.broker.protocol.version"),
+                format!(
+                    "Kafka 3.9 refuses to start: log.message.format.version 3.0-IV1 can only be used when inter.broker.protocol.version is set to version 0.11.0 or higher (got {}). To replay Kafka before 0.11, which truncated followers to their high watermark, set cluster.follower_truncation to \"high_watermark\"",
                     self.inter_broker_protocol_version
                 ),
             ));

@@ -99,6 +99,39 @@ pub struct ClusterSpec {
     /// default; a power failure loses what was not written back.
     #[serde(default = "d_os_flush")]
     pub os_flush_interval_ms: u64,
+    /// The simulation's own: how a follower truncates its log when it
+    /// follows a new leader or restarts. Kafka 3.9 always uses leader epochs;
+    /// `high_watermark` replays Kafka before 0.11 (before KIP-101), the rule
+    /// the source notes teach. Not a Kafka setting: a Kafka 3.9 broker refuses
+    /// the `inter.broker.protocol.version` (0.10.2 and older) that behaved so.
+    #[serde(default, skip_serializing_if = "FollowerTruncation::is_default")]
+    pub follower_truncation: FollowerTruncation,
+}
+
+/// How a follower finds where its log stops agreeing with its new leader's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FollowerTruncation {
+    /// Kafka 0.11 and later (KIP-101, and since 2.7 KIP-595's diverging
+    /// epoch in `Fetch`): ask the leader where the follower's last epoch
+    /// ended and truncate there; records below that survive.
+    #[default]
+    LeaderEpoch,
+    /// Kafka before 0.11: cut the log back to the follower's own high
+    /// watermark and fetch from there. Replicas can diverge or lose records.
+    HighWatermark,
+}
+
+impl FollowerTruncation {
+    /// Whether this is the default (leader epochs).
+    pub fn is_default(&self) -> bool {
+        *self == FollowerTruncation::LeaderEpoch
+    }
+
+    /// Whether followers use leader epochs (KIP-101).
+    pub fn uses_leader_epochs(self) -> bool {
+        self == FollowerTruncation::LeaderEpoch
+    }
 }
 
 fn d_os_flush() -> u64 {
