@@ -49,7 +49,11 @@ fn random_scenario(seed: u64) -> (String, u64) {
         .collect();
     let mut running: SortedSet<String> = (0..n).map(|i| format!("c{i}")).collect();
     let mut cmds = Vec::new();
-    let mut down: Option<i32> = None;
+    // The broker down and when it was killed: its ZooKeeper session (6 s)
+    // keeps /brokers/ids/<id> until then, and a restart before that fails
+    // with NODEEXISTS as in Kafka, so it stays down until a later restart.
+    let zk_session = 6000;
+    let mut down: Option<(i32, u64)> = None;
     let mut t = 4000u64;
     let quiet_from = run_until - 45_000;
     while t < quiet_from {
@@ -88,20 +92,23 @@ fn random_scenario(seed: u64) -> (String, u64) {
             9 | 10 => match down {
                 None => {
                     let b = r.below(3) as i32;
-                    down = Some(b);
+                    down = Some((b, t));
                     cmds.push(format!(r#"{{"at_ms": {t}, "type": "kill_broker", "broker": {b}}}"#));
                 }
-                Some(b) => {
-                    down = None;
+                Some((b, killed)) => {
+                    if t > killed + zk_session + 100 {
+                        down = None;
+                    }
                     cmds.push(format!(r#"{{"at_ms": {t}, "type": "restart_broker", "broker": {b}}}"#));
                 }
             },
             _ => {}
         }
     }
-    if let Some(b) = down {
+    if let Some((b, killed)) = down {
+        let at = quiet_from.max(killed + zk_session + 100);
         cmds.push(format!(
-            r#"{{"at_ms": {quiet_from}, "type": "restart_broker", "broker": {b}}}"#
+            r#"{{"at_ms": {at}, "type": "restart_broker", "broker": {b}}}"#
         ));
     }
     let json = format!(

@@ -505,8 +505,8 @@ fn restarted_follower_truncates_to_its_checkpointed_hw_and_rejoins_the_isr() {
         r#"{"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v", "count": 3},
            {"at_ms": 5200, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "w", "count": 2},
            {"at_ms": 5300, "type": "kill_broker", "broker": 2},
-           {"at_ms": 5400, "type": "restart_broker", "broker": 2}"#,
-        16_000,
+           {"at_ms": 11400, "type": "restart_broker", "broker": 2}"#,
+        18_000,
     )
     .replace(
         r#""cluster": {"#,
@@ -533,6 +533,68 @@ fn restarted_follower_truncates_to_its_checkpointed_hw_and_rejoins_the_isr() {
     let w = t.head();
     let tp = kafka_sim::TopicPartition::new("t", 0);
     assert_eq!(w.brokers()[&b(2)].logs[&tp].log_end_offset, 5);
+}
+
+/// Kafka 3.9 (`KafkaZkClient.registerBroker` → `checkedEphemeralCreate`)
+/// will not start a broker while `/brokers/ids/<id>` belongs to its previous
+/// process's session: NODEEXISTS, and the process exits. After the session
+/// expires, the same restart works; after a controlled shutdown (which
+/// closes the session) it works at once.
+#[test]
+fn restart_before_the_old_session_expires_fails_with_nodeexists_and_exits() {
+    let t = run(&cluster(
+        "",
+        r#"{"name": "t", "partitions": 1, "replication.factor": 3}"#,
+        "{}",
+        r#"{"at_ms": 1000, "type": "kill_broker", "broker": 2},
+           {"at_ms": 2000, "type": "restart_broker", "broker": 2},
+           {"at_ms": 3000, "type": "restart_broker", "broker": 2},
+           {"at_ms": 7100, "type": "restart_broker", "broker": 2},
+           {"at_ms": 9000, "type": "shutdown_broker", "broker": 1},
+           {"at_ms": 9500, "type": "restart_broker", "broker": 1}"#,
+        12_000,
+    ));
+    let failed = find(&t, |k| {
+        matches!(k, EventKind::BrokerRegistrationFailed { .. })
+    });
+    // Both restarts inside the 6 s session (killed at 1 s: until 7 s) fail.
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    for (f, at) in failed.iter().zip([2000, 3000]) {
+        assert_eq!(f.time_ms, at);
+        match &f.kind {
+            EventKind::BrokerRegistrationFailed {
+                broker,
+                owner_session,
+                session_id,
+                timeout_ms,
+            } => {
+                assert_eq!(*broker, b(2));
+                assert_ne!(owner_session, session_id);
+                assert_eq!(*timeout_ms, 6000);
+            }
+            _ => unreachable!(),
+        }
+    }
+    // The failed process is down: the restart after it is accepted, not
+    // refused as "running"; the third start registers.
+    let registered = find(
+        &t,
+        |k| matches!(k, EventKind::ZnodeCreated { path, .. } if path == "/brokers/ids/2"),
+    );
+    assert_eq!(registered.len(), 2, "at start and at 7.1 s");
+    assert!(registered[1].time_ms >= 7100);
+    let w = t.head();
+    assert!(w.brokers()[&b(2)].alive && w.brokers()[&b(2)].registered);
+    // A controlled shutdown closed broker 1's session: its restart works.
+    assert!(failed.iter().all(|f| f.time_ms < 9000));
+    assert!(w.brokers()[&b(1)].alive && w.brokers()[&b(1)].registered);
+    // The failing process's own session was closed, not left to expire.
+    let sessions: Vec<_> = w.zookeeper().sessions.values().filter(|s| s.open).collect();
+    assert_eq!(
+        sessions.len(),
+        3,
+        "one open session per running broker: {sessions:?}"
+    );
 }
 
 #[test]

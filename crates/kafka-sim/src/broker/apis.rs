@@ -21,9 +21,6 @@ impl BrokerCx<'_> {
                         change,
                     },
                 )?;
-                if path == format!("/brokers/ids/{}", b.0) && !self.me().registered {
-                    return self.broker_register();
-                }
                 self.controller_on_watch(&path)
             }
             Message::LeaderAndIsr {

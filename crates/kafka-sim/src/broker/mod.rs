@@ -550,8 +550,10 @@ impl BrokerCx<'_> {
                 recovered_logs: recovered,
             },
         );
-        self.zkc().open_session(b)?;
-        self.broker_register()?;
+        let session = self.zkc().open_session(b)?;
+        if !self.broker_register(session)? {
+            return Ok(());
+        }
         let now = self.k.now;
         self.k.set_timer(
             bnode(b),
@@ -581,9 +583,13 @@ impl BrokerCx<'_> {
         Ok(())
     }
 
-    /// Creates `/brokers/ids/<id>`; if a previous life's znode is still there
-    /// (its session has not expired yet), watch it and try again when it goes.
-    fn broker_register(&mut self) -> Step {
+    /// Creates `/brokers/ids/<id>` (`KafkaZkClient.registerBroker`, Kafka
+    /// 3.9 lines 109-115). If the znode still belongs to another session (the
+    /// previous process's, not yet expired), `checkedEphemeralCreate` throws
+    /// NODEEXISTS (lines 2218-2236: a fresh client's session id matches no
+    /// owner, so it does not re-create); `KafkaServer.startup` catches it,
+    /// shuts down and the process exits (lines 675-681). `Ok(false)` then.
+    fn broker_register(&mut self, session: u64) -> Step<bool> {
         let b = self.id;
         let path = format!("/brokers/ids/{}", b.0);
         let data = format!(
@@ -594,10 +600,26 @@ impl BrokerCx<'_> {
         if self.zkc().create(bnode(b), &path, data, Some(b))? {
             self.k.gate()?;
             self.me_mut().registered = true;
-            self.controller_try_elect()
-        } else {
-            self.zkc().watch(b, &path)
+            self.controller_try_elect()?;
+            return Ok(true);
         }
+        let owner_session = self.zk.get(&path).and_then(|n| n.session).unwrap_or(0);
+        self.k.gate()?;
+        self.broker_forget();
+        self.k.emit(
+            vec![bnode(b), NodeId::ZooKeeper],
+            EventKind::BrokerRegistrationFailed {
+                broker: b,
+                owner_session,
+                session_id: session,
+                timeout_ms: self.k.sc.cluster.config.zookeeper_session_timeout_ms,
+            },
+        );
+        // The exiting process closes its own session; the old one still
+        // runs out its timeout.
+        self.zkc().close_session(b, false)?;
+        self.k.process_exited = Some(bnode(b));
+        Ok(false)
     }
 
     /// Hard kill: the process dies; memory is lost, the disk is kept.
@@ -694,21 +716,7 @@ impl BrokerCx<'_> {
     pub(crate) fn broker_kill(&mut self, controlled: bool) -> Step {
         let b = self.id;
         self.k.gate()?;
-        {
-            let br = self.me_mut();
-            br.alive = false;
-            br.partitions.clear();
-            br.fetchers.clear();
-            br.delayed_fetches.clear();
-            br.delayed_produces.clear();
-            br.metadata = MetadataCache {
-                controller_id: -1,
-                ..Default::default()
-            };
-            br.controller = None;
-            br.groups = Default::default();
-            br.registered = false;
-        }
+        self.broker_forget();
         self.k.emit(
             vec![bnode(b)],
             EventKind::BrokerStopped {
@@ -721,6 +729,23 @@ impl BrokerCx<'_> {
         } else {
             self.zkc().broker_died(b)
         }
+    }
+
+    /// The process ends: everything in memory goes; the disk stays.
+    fn broker_forget(&mut self) {
+        let br = self.me_mut();
+        br.alive = false;
+        br.partitions.clear();
+        br.fetchers.clear();
+        br.delayed_fetches.clear();
+        br.delayed_produces.clear();
+        br.metadata = MetadataCache {
+            controller_id: -1,
+            ..Default::default()
+        };
+        br.controller = None;
+        br.groups = Default::default();
+        br.registered = false;
     }
 
     /// A request of ours could not reach a dead broker.

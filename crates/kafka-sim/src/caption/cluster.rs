@@ -99,6 +99,22 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
             (false, true) => format!("Broker {broker} 完成受控关闭并停止"),
             (false, false) => format!("Broker {broker} 宕机（内存状态丢失，磁盘数据保留）"),
         },
+        BrokerRegistrationFailed {
+            broker,
+            owner_session,
+            session_id,
+            timeout_ms,
+        } => {
+            if en {
+                format!(
+                    "Broker {broker} failed to start and exited: /brokers/ids/{broker} still belongs to its previous ZooKeeper session 0x{owner_session:x}, which has not expired yet (zookeeper.session.timeout.ms {timeout_ms}), so registering answered NODEEXISTS; it closed its new session 0x{session_id:x}. Start it again once the old session has expired"
+                )
+            } else {
+                format!(
+                    "Broker {broker} 启动失败并退出：/brokers/ids/{broker} 仍属于它上一个 ZooKeeper 会话 0x{owner_session:x}，该会话尚未过期（zookeeper.session.timeout.ms {timeout_ms}），注册返回 NODEEXISTS；它关闭了新会话 0x{session_id:x}。等旧会话过期后再启动它"
+                )
+            }
+        }
         ZkSessionOpened { broker, session_id } => {
             if en {
                 format!("Broker {broker} opened ZooKeeper session 0x{session_id:x}")

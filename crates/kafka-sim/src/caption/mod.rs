@@ -122,6 +122,7 @@ impl EventKind {
             | ZnodeUpdated { .. }
             | ZnodeDeleted { .. }
             | ZnodeExists { .. }
+            | BrokerRegistrationFailed { .. }
             | WatchFired { .. }
             | ControllerElected { .. }
             | ControllerLoaded { .. }

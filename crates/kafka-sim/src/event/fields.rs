@@ -27,6 +27,7 @@ impl EventKind {
             ZnodeUpdated { .. } => "znode_updated",
             ZnodeDeleted { .. } => "znode_deleted",
             ZnodeExists { .. } => "znode_exists",
+            BrokerRegistrationFailed { .. } => "broker_registration_failed",
             WatchFired { .. } => "watch_fired",
             ControllerElected { .. } => "controller_elected",
             ControllerLoaded { .. } => "controller_loaded",

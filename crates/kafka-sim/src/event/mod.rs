@@ -184,6 +184,22 @@ pub enum EventKind {
         /// Whether it shut down cleanly (controlled shutdown) rather than crashed.
         controlled: bool,
     },
+    /// A broker's startup failed and its process exited:
+    /// `/brokers/ids/<id>` still belonged to another ZooKeeper session (the
+    /// previous process's, not yet expired), so registering failed with
+    /// NODEEXISTS (`KafkaZkClient.registerBroker`, `checkedEphemeralCreate`;
+    /// `KafkaServer.startup` then shuts down and `Kafka.main` exits).
+    BrokerRegistrationFailed {
+        /// The broker it happened on.
+        broker: BrokerId,
+        /// The session that still owns `/brokers/ids/<id>`.
+        owner_session: u64,
+        /// The session this start opened, closed as the process exits.
+        session_id: u64,
+        /// `zookeeper.session.timeout.ms`: how long after the old process
+        /// died its session (and so the znode) goes.
+        timeout_ms: u64,
+    },
     /// A broker opened a ZooKeeper session.
     ZkSessionOpened {
         /// The broker it happened on.

@@ -388,7 +388,13 @@ impl World {
 
     fn on_timer(&mut self, node: NodeId, timer: Timer) -> Step {
         match node {
-            NodeId::Broker(b) => self.bcx(b).broker_timer(timer),
+            NodeId::Broker(b) => {
+                self.bcx(b).broker_timer(timer)?;
+                match self.k.process_exited.take() {
+                    Some(NodeId::Broker(x)) => self.broker_connections_reset(x),
+                    _ => Ok(()),
+                }
+            }
             NodeId::Producer(p) => self.producer_cx(p).timer(timer),
             NodeId::Consumer(c) => self.consumer_cx(c).timer(timer),
             NodeId::ZooKeeper => self.zkc().timer(timer),
