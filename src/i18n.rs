@@ -186,6 +186,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("producer_closed", "closed", "已关闭"),
     ("producer_closing", "close() called: sending what is left", "已调用 close()：正在发送剩余批次"),
     ("projector", "Projector", "投影模式"),
+    ("rack", "rack", "机架"),
     ("recap", "Recap:", "小结："),
     ("record", "Record", "记录"),
     ("records", "records", "消息"),

@@ -42,6 +42,8 @@ pub struct BrokerView {
     /// Has it ever started (incarnation > 0)?
     pub started: bool,
     pub controller: bool,
+    /// Its `broker.rack`, if the scenario gives one.
+    pub rack: Option<String>,
     pub replicas: Vec<ReplicaView>,
 }
 
@@ -136,6 +138,7 @@ impl ClusterModel {
                     alive: b.alive,
                     started: b.incarnation > 0,
                     controller: b.alive && Some(b.id) == controller && b.controller.is_some(),
+                    rack: w.scenario().cluster.broker_rack.get(&b.id.0).cloned(),
                     replicas,
                 }
             })

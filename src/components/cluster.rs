@@ -389,8 +389,11 @@ fn layout(m: &ClusterModel) -> Layout {
         .max()
         .unwrap_or(0) as i32;
     let broker_h = HEADER_H + rows.max(1) * ROW_H + 10;
-    let broker_xy = m
-        .brokers
+    // Brokers of one rack (broker.rack) side by side, racks in name order,
+    // brokers without a rack last; without racks, id order.
+    let mut order: Vec<&BrokerView> = m.brokers.iter().collect();
+    order.sort_by(|a, b| (a.rack.is_none(), &a.rack, a.id).cmp(&(b.rack.is_none(), &b.rack, b.id)));
+    let broker_xy = order
         .iter()
         .enumerate()
         .map(|(i, b)| {
@@ -569,6 +572,42 @@ fn replica_row(
             { cells }
             { ghosts }
             <line class="hw" x1={pos(r.hw).to_string()} x2={pos(r.hw).to_string()} y1={(top - 3).to_string()} y2={(top + 23).to_string()} />
+        </g>
+    }
+}
+
+/// A dashed frame, named, around each rack's brokers (per row of boxes):
+/// where `broker.rack` puts them, so a learner sees replicas spread across
+/// racks. Nothing without racks.
+fn rack_groups(m: &ClusterModel, l: &Layout, lang: Lang) -> Html {
+    // (rack, row top) → the boxes' left edges.
+    let mut groups: Vec<(&str, i32, i32, i32)> = Vec::new();
+    for (id, (x, y)) in &l.broker_xy {
+        let Some(rack) = m
+            .brokers
+            .iter()
+            .find(|b| b.id == *id)
+            .and_then(|b| b.rack.as_deref())
+        else {
+            continue;
+        };
+        match groups.iter_mut().find(|g| g.0 == rack && g.1 == *y) {
+            Some(g) => {
+                g.2 = g.2.min(*x);
+                g.3 = g.3.max(*x);
+            }
+            None => groups.push((rack, *y, *x, *x)),
+        }
+    }
+    html! {
+        <g class="racks">
+            { for groups.iter().map(|(rack, top, first, last)| html! {
+                <g class="rack" data-rack={rack.to_string()}>
+                    <rect x={(first - 8).to_string()} y={(top - 28).to_string()}
+                        width={(last - first + l.broker_w + 16).to_string()} height={(l.broker_h + 36).to_string()} rx="14" />
+                    <text x={(first - 2).to_string()} y={(top - 10).to_string()}>{ format!("{} {rack}", t(lang, "rack")) }</text>
+                </g>
+            }) }
         </g>
     }
 }
@@ -839,6 +878,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     <path key={msg.id} class={classes!("path", (selected == Some(msg.id)).then_some("selected"))} d={r.d()} />
                 }) }
             </g>
+            { rack_groups(m, &l, lang) }
             { for m.brokers.iter().map(|b| {
                 let xy = l.broker_xy.iter().find(|(id, _)| *id == b.id).map(|(_, xy)| *xy).unwrap_or((0, BROKER_TOP));
                 broker_box(b, xy, &l, m.max_leo, lang, &p.on_broker, &p.marks)
@@ -905,6 +945,7 @@ mod tests {
                     alive: true,
                     started: true,
                     controller: b == 0,
+                    rack: None,
                     replicas: (0..replicas).map(replica).collect(),
                 })
                 .collect(),
@@ -968,6 +1009,35 @@ mod tests {
             // A box is wide enough for a replica row's name, bar and marks.
             assert!(l.broker_w >= 200, "{n}: {}", l.broker_w);
         }
+    }
+
+    /// With `broker.rack`, each rack's brokers stand side by side in one
+    /// frame per row, racks in name order, and no frame holds another
+    /// rack's broker.
+    #[test]
+    fn brokers_of_a_rack_stand_together_in_one_frame() {
+        let mut m = model(6, 3);
+        for b in &mut m.brokers {
+            b.rack = Some(["az-b", "az-a", "az-c"][b.id as usize % 3].to_string());
+        }
+        let l = layout(&m);
+        let x = |id: i32| l.broker_xy.iter().find(|(b, _)| *b == id).unwrap().1;
+        // 6 brokers: two rows of 3. Rack order a, b, c: 1 4 | 0 3 | 2 5.
+        let order: Vec<i32> = {
+            let mut v: Vec<(i32, i32, i32)> = (0..6).map(|b| (x(b).1, x(b).0, b)).collect();
+            v.sort();
+            v.into_iter().map(|(_, _, b)| b).collect()
+        };
+        assert_eq!(order, [1, 4, 0, 3, 2, 5]);
+        let html = format!("{:?}", rack_groups(&m, &l, Lang::En));
+        for rack in ["az-a", "az-b", "az-c"] {
+            assert!(html.contains(&format!("rack {rack}")), "{html}");
+        }
+        // Without racks: id order and no frames.
+        let plain = layout(&model(6, 3));
+        let ids: Vec<i32> = plain.broker_xy.iter().map(|(b, _)| *b).collect();
+        assert_eq!(ids, [0, 1, 2, 3, 4, 5]);
+        assert!(!format!("{:?}", rack_groups(&model(6, 3), &plain, Lang::En)).contains("rack "));
     }
 
     #[test]

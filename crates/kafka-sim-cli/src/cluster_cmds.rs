@@ -7,7 +7,7 @@ use kafka_sim::ids::BrokerId;
 use kafka_sim::partitioner::{
     coordinator_partition, java_string_hash, kafka_abs, murmur2, to_positive,
 };
-use kafka_sim::placement::assign_replicas_to_brokers;
+use kafka_sim::placement::{assign_replicas_to_brokers, BrokerMetadata};
 use kafka_sim::rng::Rng;
 use serde::Deserialize;
 use serde_json::json;
@@ -26,6 +26,10 @@ struct PlaceRequest {
     /// Seeds the RNG that picks the start index and shift when not fixed.
     #[serde(default)]
     seed: u64,
+    /// Each broker's `broker.rack` (`{"0": "a", ...}`); rack-aware
+    /// placement when given.
+    #[serde(default)]
+    racks: SortedMap<i32, String>,
 }
 
 fn minus_one() -> i32 {
@@ -84,7 +88,27 @@ pub fn place(a: &mut Args<'_>) -> Res {
             req.brokers.len()
         ));
     }
-    let brokers: Vec<BrokerId> = req.brokers.iter().map(|b| BrokerId(*b)).collect();
+    if let Some(b) = req.racks.keys().find(|b| !req.brokers.contains(b)) {
+        return Err(format!("bad request: racks: broker {b} is not in brokers"));
+    }
+    if let Some((b, r)) = req
+        .racks
+        .iter()
+        .find(|(_, r)| !kafka_sim::scenario::rack_is_valid(r))
+    {
+        return Err(format!(
+            "bad request: racks.{b}: `{}` is not a rack name (1-255 printable characters)",
+            r.escape_debug()
+        ));
+    }
+    let brokers: Vec<BrokerMetadata> = req
+        .brokers
+        .iter()
+        .map(|b| BrokerMetadata {
+            id: BrokerId(*b),
+            rack: req.racks.get(b).cloned(),
+        })
+        .collect();
     let mut rng = Rng::new(req.seed);
     let (a, choices) = assign_replicas_to_brokers(
         &brokers,
@@ -105,19 +129,34 @@ pub fn place(a: &mut Args<'_>) -> Res {
                 )
             })
             .collect();
-        println!("{}", json!({ "assignment": m }));
+        let mut out = json!({ "assignment": m });
+        if let Some(list) = &choices.rack_alternated {
+            out["rack_alternated"] = json!(list.iter().map(|b| b.0).collect::<Vec<_>>());
+        }
+        println!("{out}");
     } else {
-        println!(
-            "start index {}, initial shift {} ({} brokers sorted: {:?})",
-            choices.start_index,
-            choices.initial_shift,
-            brokers.len(),
-            {
-                let mut s = req.brokers.clone();
-                s.sort();
-                s
-            }
-        );
+        match &choices.rack_alternated {
+            None => println!(
+                "start index {}, initial shift {} ({} brokers sorted: {:?})",
+                choices.start_index,
+                choices.initial_shift,
+                brokers.len(),
+                {
+                    let mut s = req.brokers.clone();
+                    s.sort();
+                    s
+                }
+            ),
+            Some(list) => println!(
+                "rack-aware: start index {}, initial shift {} (rack-alternated list: {})",
+                choices.start_index,
+                choices.initial_shift,
+                list.iter()
+                    .map(|b| format!("{}@{}", b.0, req.racks[&b.0]))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        }
         for (p, r) in &a {
             let r: Vec<String> = r.iter().map(|b| b.0.to_string()).collect();
             println!("partition {p:>4}: [{}]  leader {}", r.join(","), r[0]);

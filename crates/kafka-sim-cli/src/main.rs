@@ -27,7 +27,8 @@ USAGE:
   kafka-sim lookup DIR (--offset N | --timestamp T) [--json]
       Look up an offset or timestamp in a partition directory, step by step.
   kafka-sim place --json < REQUEST.json
-      Kafka's replica placement (AdminUtils.assignReplicasToBrokers).
+      Kafka's replica placement (AdminUtils.assignReplicasToBrokers);
+      rack-aware with \"racks\": {\"0\": \"a\", ...} (broker.rack per broker).
   kafka-sim elect --json < REQUEST.json
       Kafka's partition leader election rules.
   kafka-sim partition --partitions N [--json] [--] KEY...

@@ -173,6 +173,63 @@ fn digest_matches_the_pinned_one() {
     );
 }
 
+/// `"racks"` makes `place` rack-aware, as `AdminRackAwareTest` expects.
+#[test]
+fn place_takes_racks_and_places_rack_aware() {
+    let o = kafka_sim(
+        &["place", "--json"],
+        Some(
+            r#"{"brokers":[0,1,2,3,4,5],"num_partitions":7,"replication_factor":3,"fixed_start_index":0,"start_partition_id":0,
+               "racks":{"0":"rack1","1":"rack3","2":"rack3","3":"rack2","4":"rack2","5":"rack1"}}"#,
+        ),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["rack_alternated"], serde_json::json!([0, 3, 1, 5, 4, 2]));
+    assert_eq!(v["assignment"]["0"], serde_json::json!([0, 3, 1]));
+    assert_eq!(v["assignment"]["6"], serde_json::json!([0, 4, 2]));
+    // The text form names each broker's rack in the list.
+    let o = kafka_sim(
+        &["place"],
+        Some(
+            r#"{"brokers":[0,1,2],"num_partitions":1,"replication_factor":2,"racks":{"0":"a","1":"b","2":"a"}}"#,
+        ),
+    );
+    assert!(
+        stdout(&o).contains("rack-alternated list: 0@a 1@b 2@a"),
+        "{}",
+        stdout(&o)
+    );
+    // Some brokers without a rack: Kafka's AdminOperationException.
+    assert_clean_error(
+        &kafka_sim(
+            &["place", "--json"],
+            Some(
+                r#"{"brokers":[0,1,2],"num_partitions":1,"replication_factor":2,"racks":{"0":"a"}}"#,
+            ),
+        ),
+        "Not all brokers have rack information for replica rack aware assignment.",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["place", "--json"],
+            Some(
+                r#"{"brokers":[0,1],"num_partitions":1,"replication_factor":2,"racks":{"0":"a","7":"b"}}"#,
+            ),
+        ),
+        "racks: broker 7 is not in brokers",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["place", "--json"],
+            Some(
+                r#"{"brokers":[0,1],"num_partitions":1,"replication_factor":2,"racks":{"0":"","1":"b"}}"#,
+            ),
+        ),
+        "racks.0",
+    );
+}
+
 #[test]
 fn place_reproduces_the_source_notes_example_and_kafkas_errors() {
     let o = kafka_sim(

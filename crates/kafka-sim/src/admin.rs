@@ -63,18 +63,19 @@ impl ZkCx<'_> {
             }
             (m, None)
         } else {
-            // Kafka places on the brokers registered now.
-            let live = self.zk.live_brokers();
-            let brokers = if live.is_empty() {
-                self.k
-                    .sc
-                    .cluster
-                    .brokers
-                    .iter()
-                    .map(|b| BrokerId(*b))
-                    .collect()
-            } else {
-                live
+            // Kafka places on the brokers registered now, with their racks.
+            let brokers = match self.rack_aware_brokers() {
+                Ok(b) => b,
+                Err(error) => {
+                    self.k.record(
+                        vec![actor],
+                        EventKind::TopicCreationFailed {
+                            topic: spec.name.clone(),
+                            error,
+                        },
+                    )?;
+                    return Ok(());
+                }
             };
             self.k.gate()?;
             match crate::placement::assign_replicas_to_brokers(
@@ -118,6 +119,31 @@ impl ZkCx<'_> {
         Ok(())
     }
 
+    /// `AdminZkClient.getBrokerMetadatas(RackAwareMode.Enforced)` (Kafka
+    /// 3.9, lines 74-90): the registered brokers in id order with their
+    /// racks (before any has registered, the scenario's brokers), refusing
+    /// when some have a rack and some do not.
+    fn rack_aware_brokers(&self) -> Result<Vec<crate::placement::BrokerMetadata>, String> {
+        let mut brokers = self.zk.live_broker_metadata();
+        if brokers.is_empty() {
+            let racks = &self.k.sc.cluster.broker_rack;
+            let mut ids = self.k.sc.cluster.brokers.clone();
+            ids.sort();
+            brokers = ids
+                .into_iter()
+                .map(|b| crate::placement::BrokerMetadata {
+                    id: BrokerId(b),
+                    rack: racks.get(&b).cloned(),
+                })
+                .collect();
+        }
+        let with_rack = brokers.iter().filter(|b| b.rack.is_some()).count();
+        if with_rack > 0 && with_rack < brokers.len() {
+            return Err("AdminOperationException: Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information.".into());
+        }
+        Ok(brokers)
+    }
+
     /// `kafka-topics --alter --partitions N`.
     pub(crate) fn admin_add_partitions(&mut self, topic: &str, total: i32) -> Step {
         let current = self.zk.topic_assignment(topic);
@@ -129,7 +155,17 @@ impl ZkCx<'_> {
             })?;
             return Ok(());
         }
-        let live = self.zk.live_brokers();
+        let brokers = match self.rack_aware_brokers() {
+            Ok(b) => b,
+            Err(reason) => {
+                self.k.record(
+                    vec![NodeId::User],
+                    EventKind::CommandRejected { index: 0, reason },
+                )?;
+                return Ok(());
+            }
+        };
+        let live: Vec<BrokerId> = brokers.iter().map(|b| b.id).collect();
         let rf = current.values().next().map(|v| v.len() as i32).unwrap_or(1);
         self.k.gate()?;
         let start_index = current
@@ -139,7 +175,7 @@ impl ZkCx<'_> {
             .map(|i| i as i32)
             .unwrap_or(-1);
         let added = match crate::placement::assign_replicas_to_brokers(
-            &live,
+            &brokers,
             total - have,
             rf,
             start_index,

@@ -150,6 +150,20 @@ impl ZooKeeper {
         v
     }
 
+    /// Live brokers with their `broker.rack` as registered
+    /// (`getAllBrokersInCluster`, in id order).
+    pub fn live_broker_metadata(&self) -> Vec<crate::placement::BrokerMetadata> {
+        self.live_brokers()
+            .into_iter()
+            .map(|id| crate::placement::BrokerMetadata {
+                id,
+                rack: self
+                    .data_json(&format!("/brokers/ids/{}", id.0))
+                    .and_then(|v| v.get("rack").and_then(|r| r.as_str()).map(str::to_string)),
+            })
+            .collect()
+    }
+
     /// Live brokers with their broker epoch (the registration's czxid, KIP-380).
     pub fn live_broker_epochs(&self) -> SortedMap<BrokerId, u64> {
         self.live_brokers()

@@ -597,6 +597,70 @@ fn restart_before_the_old_session_expires_fails_with_nodeexists_and_exits() {
     );
 }
 
+/// `broker.rack` on every broker: each broker registers its rack in
+/// ZooKeeper, and topic creation reads it back and places every partition's
+/// replicas on different racks (AdminZkClient → AdminUtils, rack-aware).
+/// With racks on some brokers only, creation fails as AdminZkClient fails.
+#[test]
+fn topics_are_placed_rack_aware_from_the_racks_brokers_register() {
+    let racks = r#""broker.rack": {"0": "az-a", "1": "az-a", "2": "az-b", "3": "az-b", "4": "az-c", "5": "az-c"}"#;
+    let t = run(&format!(
+        r#"{{"seed": 4, "run_until_ms": 1000,
+            "cluster": {{"brokers": [0, 1, 2, 3, 4, 5], {racks}}},
+            "topics": [{{"name": "t", "partitions": 12, "replication.factor": 3}}],
+            "commands": [{{"at_ms": 500, "type": "create_topic", "topic": {{"name": "u", "partitions": 6, "replication.factor": 2}}}}]}}"#
+    ));
+    let zone = |b: &BrokerId| ["az-a", "az-a", "az-b", "az-b", "az-c", "az-c"][b.0 as usize];
+    let created = find(&t, |k| matches!(k, EventKind::TopicCreated { .. }));
+    let user: Vec<_> = created
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::TopicCreated { topic, .. } if !topic.starts_with("__")))
+        .collect();
+    assert_eq!(user.len(), 2);
+    for e in user {
+        let EventKind::TopicCreated {
+            assignment,
+            placement,
+            ..
+        } = &e.kind
+        else {
+            unreachable!()
+        };
+        let list = placement.as_ref().unwrap().rack_alternated.clone().unwrap();
+        assert_eq!(list, [0, 2, 4, 1, 3, 5].map(b).to_vec());
+        for reps in assignment.values() {
+            let zones: std::collections::BTreeSet<_> = reps.iter().map(zone).collect();
+            assert_eq!(zones.len(), reps.len(), "{reps:?} shares a zone");
+        }
+        let c = e.caption(kafka_sim::Lang::En);
+        assert!(c.contains("rack-aware"), "{c}");
+        let zh = e.caption(kafka_sim::Lang::Zh);
+        assert!(zh.contains("机架感知"), "{zh}");
+    }
+    // The registration carries the rack, as Kafka's BrokerIdZNode does.
+    let w = t.head();
+    let reg = w.zookeeper().data_json("/brokers/ids/3").unwrap();
+    assert_eq!(reg["rack"], "az-b");
+    // Racks on some brokers only: AdminZkClient (Enforced) refuses.
+    let t = run(r#"{"seed": 4, "run_until_ms": 500,
+            "cluster": {"brokers": [0, 1, 2], "broker.rack": {"0": "a", "1": "b"}},
+            "topics": [{"name": "t", "partitions": 1, "replication.factor": 2}]}"#);
+    let failed = find(
+        &t,
+        |k| matches!(k, EventKind::TopicCreationFailed { topic, .. } if topic == "t"),
+    );
+    assert_eq!(failed.len(), 1);
+    let c = failed[0].caption(kafka_sim::Lang::En);
+    assert!(c.contains("Not all brokers have rack information"), "{c}");
+    // A rack for a broker that is not in the cluster is a scenario error.
+    let e = Scenario::from_json(
+        r#"{"seed": 1, "run_until_ms": 10,
+            "cluster": {"brokers": [0], "broker.rack": {"9": "a"}}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "cluster.broker.rack.9");
+}
+
 #[test]
 fn reassignment_moves_a_partition_to_new_brokers() {
     let t = run(r#"{"seed": 3, "run_until_ms": 4000,

@@ -592,8 +592,13 @@ impl BrokerCx<'_> {
     fn broker_register(&mut self, session: u64) -> Step<bool> {
         let b = self.id;
         let path = format!("/brokers/ids/{}", b.0);
+        // BrokerIdZNode v5's JSON; "rack" only when broker.rack is set.
+        let rack = match self.k.sc.cluster.broker_rack.get(&b.0) {
+            Some(r) => format!(",\"rack\":{}", serde_json::Value::from(r.as_str())),
+            None => String::new(),
+        };
         let data = format!(
-            "{{\"features\":{{}},\"listener_security_protocol_map\":{{\"PLAINTEXT\":\"PLAINTEXT\"}},\"endpoints\":[\"PLAINTEXT://broker-{0}:9092\"],\"jmx_port\":-1,\"port\":9092,\"host\":\"broker-{0}\",\"version\":5,\"timestamp\":\"{1}\"}}",
+            "{{\"features\":{{}},\"listener_security_protocol_map\":{{\"PLAINTEXT\":\"PLAINTEXT\"}},\"endpoints\":[\"PLAINTEXT://broker-{0}:9092\"]{rack},\"jmx_port\":-1,\"port\":9092,\"host\":\"broker-{0}\",\"version\":5,\"timestamp\":\"{1}\"}}",
             b.0,
             self.k.wall_ms()
         );

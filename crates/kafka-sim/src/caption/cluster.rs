@@ -291,15 +291,31 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 .map(|(p, r)| format!("{p}:{}", ids_list(r)))
                 .collect();
             let more = if assignment.len() > 4 { " …" } else { "" };
+            let racks = placement
+                .as_ref()
+                .and_then(|c| c.rack_alternated.as_ref())
+                .map(|l| ids_list(l));
             let how = match (placement, en) {
-                (Some(c), true) => format!(
-                    " (placement start index {}, shift {})",
-                    c.start_index, c.initial_shift
-                ),
-                (Some(c), false) => format!(
-                    "（副本分配起始下标 {}，偏移 {}）",
-                    c.start_index, c.initial_shift
-                ),
+                (Some(c), true) => match racks {
+                    Some(l) => format!(
+                        " (rack-aware placement over the rack-alternated broker list {l}: replicas of a partition on different racks; start index {}, shift {})",
+                        c.start_index, c.initial_shift
+                    ),
+                    None => format!(
+                        " (placement start index {}, shift {})",
+                        c.start_index, c.initial_shift
+                    ),
+                },
+                (Some(c), false) => match racks {
+                    Some(l) => format!(
+                        "（机架感知分配，按机架交替的 broker 列表 {l}：同一分区的副本放在不同机架上；起始下标 {}，偏移 {}）",
+                        c.start_index, c.initial_shift
+                    ),
+                    None => format!(
+                        "（副本分配起始下标 {}，偏移 {}）",
+                        c.start_index, c.initial_shift
+                    ),
+                },
                 (None, true) => " (assignment given)".into(),
                 (None, false) => "（指定分配）".into(),
             };

@@ -139,7 +139,8 @@ pub(super) fn placement(r: &mut Rng, size: u64) -> Drawn {
     let rf = if size == 1 { 2 } else { 3 };
     let parts = nb * 2 + r.below(nb as u64) as i32;
     let start = r.below(nb as u64) as i32;
-    let brokers: Vec<BrokerId> = (0..nb).map(BrokerId).collect();
+    let ids: Vec<BrokerId> = (0..nb).map(BrokerId).collect();
+    let brokers = crate::placement::BrokerMetadata::without_racks(&ids);
     let (a, _) = crate::placement::assign_replicas_to_brokers(&brokers, parts, rf, start, -1, r)
         .expect("valid placement");
     let p = r.below(parts as u64) as i32;

@@ -106,6 +106,23 @@ pub struct ClusterSpec {
     /// the `inter.broker.protocol.version` (0.10.2 and older) that behaved so.
     #[serde(default, skip_serializing_if = "FollowerTruncation::is_default")]
     pub follower_truncation: FollowerTruncation,
+    /// Each broker's `broker.rack` (`{"0": "a", "1": "b"}`): the rack (or
+    /// availability zone) it stands in. With racks on every broker, topic
+    /// creation places each partition's replicas on different racks
+    /// (`placement`); with racks on some but not all, Kafka refuses to place.
+    #[serde(
+        rename = "broker.rack",
+        default,
+        skip_serializing_if = "SortedMap::is_empty"
+    )]
+    pub broker_rack: SortedMap<i32, String>,
+}
+
+/// Whether `r` is a rack name the simulation takes: 1 to 255 characters,
+/// none of them a control character. (Kafka takes any string; the limit
+/// keeps drawings and captions readable.)
+pub fn rack_is_valid(r: &str) -> bool {
+    !r.is_empty() && r.chars().count() <= 255 && !r.chars().any(char::is_control)
 }
 
 /// How a follower finds where its log stops agreeing with its new leader's.

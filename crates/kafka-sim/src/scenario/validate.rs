@@ -80,6 +80,20 @@ impl Scenario {
             }
         }
         self.cluster.network.validate("cluster.network")?;
+        for (b, rack) in self.cluster.broker_rack.iter() {
+            if !brokers.contains(b) {
+                return Err(ConfigError::new(
+                    format!("cluster.broker.rack.{b}"),
+                    format!("no broker {b} in cluster.brokers {brokers:?}"),
+                ));
+            }
+            if !super::rack_is_valid(rack) {
+                return Err(ConfigError::new(
+                    format!("cluster.broker.rack.{b}"),
+                    "a rack name is 1 to 255 characters, none of them a control character",
+                ));
+            }
+        }
         if self.cluster.os_flush_interval_ms == 0 {
             return Err(ConfigError::new(
                 "cluster.os_flush_interval_ms",
