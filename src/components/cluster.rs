@@ -363,13 +363,50 @@ fn clients_alone(count: usize) -> usize {
     }
 }
 
-fn layout(m: &ClusterModel) -> Layout {
+/// The brokers' ids, row by row. Up to MAX_PER_ROW side by side; more wrap
+/// onto rows of equal length (10 brokers: two rows of 5). With racks
+/// (`broker.rack`), racks in name order, each rack's brokers together and a
+/// rack never split across rows unless it alone is longer than a row;
+/// brokers without a rack last.
+fn broker_rows(m: &ClusterModel) -> Vec<Vec<i32>> {
     let n = m.brokers.len().max(1);
+    if m.brokers.iter().all(|b| b.rack.is_none()) {
+        let per_row = n.div_ceil(n.div_ceil(MAX_PER_ROW));
+        return m
+            .brokers
+            .chunks(per_row)
+            .map(|c| c.iter().map(|b| b.id).collect())
+            .collect();
+    }
+    let mut order: Vec<&BrokerView> = m.brokers.iter().collect();
+    order.sort_by(|a, b| (a.rack.is_none(), &a.rack, a.id).cmp(&(b.rack.is_none(), &b.rack, b.id)));
+    let mut racks: Vec<Vec<i32>> = Vec::new();
+    for (i, b) in order.iter().enumerate() {
+        if i == 0 || order[i - 1].rack != b.rack {
+            racks.push(Vec::new());
+        }
+        racks.last_mut().expect("pushed").push(b.id);
+    }
+    let mut rows: Vec<Vec<i32>> = Vec::new();
+    for rack in racks {
+        match rows.last_mut() {
+            Some(row) if row.len() + rack.len() <= MAX_PER_ROW => row.extend(rack),
+            _ => rows.extend(rack.chunks(MAX_PER_ROW).map(<[i32]>::to_vec)),
+        }
+    }
+    rows
+}
+
+fn layout(m: &ClusterModel) -> Layout {
     let left = 150;
-    // Up to MAX_PER_ROW brokers side by side; more wrap onto rows of equal
-    // length (10 brokers: two rows of 5).
-    let broker_rows = n.div_ceil(MAX_PER_ROW);
-    let per_row = n.div_ceil(broker_rows) as i32;
+    let rows_of_brokers = broker_rows(m);
+    let broker_rows = rows_of_brokers.len().max(1);
+    let per_row = rows_of_brokers
+        .iter()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(1)
+        .max(1) as i32;
     // Each broker gets at least MIN_SLOT, so that its replica rows (name,
     // log bar, HW and LEO marks) fit in its box: a full row widens the
     // drawing instead of overlapping.
@@ -389,17 +426,14 @@ fn layout(m: &ClusterModel) -> Layout {
         .max()
         .unwrap_or(0) as i32;
     let broker_h = HEADER_H + rows.max(1) * ROW_H + 10;
-    // Brokers of one rack (broker.rack) side by side, racks in name order,
-    // brokers without a rack last; without racks, id order.
-    let mut order: Vec<&BrokerView> = m.brokers.iter().collect();
-    order.sort_by(|a, b| (a.rack.is_none(), &a.rack, a.id).cmp(&(b.rack.is_none(), &b.rack, b.id)));
-    let broker_xy = order
+    let broker_xy = rows_of_brokers
         .iter()
         .enumerate()
-        .map(|(i, b)| {
-            let (row, col) = (i as i32 / per_row, i as i32 % per_row);
-            let x = left + slot * col + (slot - broker_w) / 2;
-            (b.id, (x, BROKER_TOP + row * (broker_h + ROW_GAP)))
+        .flat_map(|(row, ids)| {
+            ids.iter().enumerate().map(move |(col, id)| {
+                let x = left + slot * col as i32 + (slot - broker_w) / 2;
+                (*id, (x, BROKER_TOP + row as i32 * (broker_h + ROW_GAP)))
+            })
         })
         .collect();
     // Tall enough for the clients' boxes too.
@@ -1022,13 +1056,18 @@ mod tests {
         }
         let l = layout(&m);
         let x = |id: i32| l.broker_xy.iter().find(|(b, _)| *b == id).unwrap().1;
-        // 6 brokers: two rows of 3. Rack order a, b, c: 1 4 | 0 3 | 2 5.
+        // Rack order a, b, c: 1 4 | 0 3 | 2 5; a rack is never split across
+        // rows (a and b share the first, c has the second).
         let order: Vec<i32> = {
             let mut v: Vec<(i32, i32, i32)> = (0..6).map(|b| (x(b).1, x(b).0, b)).collect();
             v.sort();
             v.into_iter().map(|(_, _, b)| b).collect()
         };
         assert_eq!(order, [1, 4, 0, 3, 2, 5]);
+        for (a, b) in [(1, 4), (0, 3), (2, 5)] {
+            assert_eq!(x(a).1, x(b).1, "brokers {a} and {b} share a rack and a row");
+        }
+        assert_ne!(x(0).1, x(2).1);
         let html = format!("{:?}", rack_groups(&m, &l, Lang::En));
         for rack in ["az-a", "az-b", "az-c"] {
             assert!(html.contains(&format!("rack {rack}")), "{html}");
