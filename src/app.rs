@@ -421,6 +421,25 @@ pub fn App(props: &AppProps) -> Html {
             crate::components::placement::PlacementModel::from_world(player.world()).map(Rc::new)
         })
         .flatten();
+    // The admin tools' views cost a pass over every partition: computed
+    // only while the learner has them open.
+    let describe_open = use_state(|| false);
+    let on_describe_toggle = {
+        let open = describe_open.clone();
+        Callback::from(move |now: bool| open.set(now))
+    };
+    let describe = match view {
+        View::Cluster => Some((
+            "topics",
+            (*describe_open).then(|| kafka_sim::describe::topics(player.world(), None, true)),
+        )),
+        View::Groups => Some((
+            "groups",
+            (*describe_open).then(|| kafka_sim::describe::groups(player.world(), None)),
+        )),
+        _ => None,
+    }
+    .map(|(what, text)| (what, Rc::new(text.unwrap_or_default())));
     let zk_rows = (view == View::Cluster).then(|| {
         let changed = player.current().and_then(|e| e.kind.field("path"));
         Rc::new(crate::view_model::zk_rows(
@@ -740,6 +759,9 @@ pub fn App(props: &AppProps) -> Html {
                     on_batch={on_batch} on_lookup={on_lookup} on_seek={on_seek.clone()} />
             } else if let Some(m) = groups {
                 <GroupsView model={m} lang={lang} />
+                if let Some((what, text)) = describe.clone() {
+                    <crate::components::describe::DescribeView {what} {text} lang={lang} open={*describe_open} on_toggle={on_describe_toggle.clone()} />
+                }
                 <h3 class="seq-title">{ t(lang, "sequence") }</h3>
                 if let Some(s) = sequence {
                     <crate::components::sequence::SequenceView model={s} lang={lang} />
@@ -750,6 +772,9 @@ pub fn App(props: &AppProps) -> Html {
                 <crate::components::placement::PlacementView model={placement} lang={lang} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />
+                }
+                if let Some((what, text)) = describe {
+                    <crate::components::describe::DescribeView {what} {text} lang={lang} open={*describe_open} on_toggle={on_describe_toggle} />
                 }
             }
         </section>

@@ -4,6 +4,7 @@ pub mod act;
 pub mod cluster;
 pub mod config;
 pub mod controls;
+pub mod describe;
 pub mod election;
 pub mod event_log;
 pub mod groups;

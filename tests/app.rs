@@ -878,6 +878,25 @@ async fn the_scenario_trace_and_view_export_as_files() {
 }
 
 #[wasm_bindgen_test]
+async fn kafka_topics_describe_opens_under_the_cluster_and_follows_the_step() {
+    let root = mount().await;
+    seek_to(&root, 150).await;
+    // Closed at first: nothing computed, nothing shown.
+    let pre = q(&root, "#describe-topics pre").text_content().unwrap();
+    assert!(!pre.contains("Topic: first"), "{pre}");
+    click(&root, "#describe-topics summary").await;
+    // `toggle` is fired after the click's task.
+    gloo_timers::future::TimeoutFuture::new(30).await;
+    yew::scheduler::flush().await;
+    let pre = q(&root, "#describe-topics pre").text_content().unwrap();
+    assert!(pre.starts_with("$ kafka-topics.sh"), "{pre}");
+    assert!(pre.contains("Topic: first\tTopicId: "), "{pre}");
+    assert!(pre.contains("\tPartition: 0\tLeader: "), "{pre}");
+    assert!(pre.contains("\tElr: N/A\tLastKnownElr: N/A"), "{pre}");
+    assert!(!pre.contains("__consumer_offsets"), "--exclude-internal");
+}
+
+#[wasm_bindgen_test]
 async fn the_zookeeper_tree_shows_znodes_and_marks_the_one_just_written() {
     let root = mount().await;
     // Step one event at a time (routine ones too) to the partition state znode.

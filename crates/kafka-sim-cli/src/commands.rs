@@ -115,6 +115,7 @@ pub fn dispatch(all: &[String]) -> Res {
         "coordinator" => crate::cluster_cmds::coordinator(&mut a),
         "assign" => crate::cluster_cmds::assign(&mut a),
         "exercise" => crate::cluster_cmds::exercise(&mut a),
+        "describe" => describe(&mut a),
         _ => Err(format!("unknown command `{cmd}` (see kafka-sim --help)")),
     }
 }
@@ -128,6 +129,54 @@ fn load_scenario(path: &str) -> Result<Scenario, String> {
             format!("{path}: {}: {}", e.field, e.message)
         }
     })
+}
+
+/// `kafka-sim describe SCENARIO.json [--at STEP] topics|groups`: the
+/// admin tools' views (`kafka-topics --describe`,
+/// `kafka-consumer-groups --describe`) after STEP events (default: the end).
+fn describe(a: &mut Args<'_>) -> Res {
+    let at: Option<u64> = a.number("--at")?;
+    let topic = a.value("--topic")?;
+    let group = a.value("--group")?;
+    let exclude_internal = a.flag("--exclude-internal");
+    a.no_more_flags()?;
+    let (path, what) = match a.positional().as_slice() {
+        [p, w] => (*p, *w),
+        [_] => return Err("say what to describe: topics or groups".into()),
+        [] => return Err("missing SCENARIO.json and topics|groups".into()),
+        more => {
+            return Err(format!(
+                "expected SCENARIO.json and topics|groups, got {} arguments",
+                more.len()
+            ))
+        }
+    };
+    if !matches!(what, "topics" | "groups") {
+        return Err(format!("`{what}` is not topics or groups"));
+    }
+    if what == "topics" && group.is_some() {
+        return Err("--group goes with groups, not topics".into());
+    }
+    if what == "groups" && (topic.is_some() || exclude_internal) {
+        return Err("--topic and --exclude-internal go with topics, not groups".into());
+    }
+    let sc = load_scenario(path)?;
+    let mut t = kafka_sim::Timeline::headless(sc).map_err(|e| format!("{path}: {e}"))?;
+    let end = t.run_to_end();
+    if let Some(why) = t.stopped_early() {
+        return Err(format!("{path}: {why}"));
+    }
+    let step = at.unwrap_or(end);
+    if step > end {
+        return Err(format!("--at {step}: the run has {end} events"));
+    }
+    let w = t.state_at(step);
+    let text = match what {
+        "topics" => kafka_sim::describe::topics(&w, topic, exclude_internal),
+        _ => kafka_sim::describe::groups(&w, group),
+    };
+    print!("{text}");
+    Ok(())
 }
 
 fn one_path<'a>(a: &Args<'a>, what: &str) -> Result<&'a str, String> {

@@ -36,6 +36,10 @@ USAGE:
       stdin. `--` ends the options, so a key may start with `--`.
   kafka-sim assign --strategy range|roundrobin|sticky|cooperative-sticky --json < REQUEST.json
       Consumer group partition assignment.
+  kafka-sim describe SCENARIO.json [--at STEP] topics [--topic T] [--exclude-internal]
+  kafka-sim describe SCENARIO.json [--at STEP] groups [--group G]
+      kafka-topics --describe / kafka-consumer-groups --describe, laid out as
+      Kafka 3.9 prints them, after STEP events (default: the end of the run).
   kafka-sim coordinator --group G [--offsets-partitions 50] [--json]
       The __consumer_offsets partition (and so the coordinator) of a group.
   kafka-sim exercise --kind partition|coordinator|assignment|election|high-watermark|placement|lookup|retention|compaction

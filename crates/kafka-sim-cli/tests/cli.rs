@@ -337,6 +337,79 @@ fn partition_prints_murmur2_like_kafka() {
     );
 }
 
+/// `describe`: the admin tools' views at a step, in Kafka's layout.
+#[test]
+fn describe_prints_kafka_topics_and_consumer_groups_views() {
+    let o = kafka_sim(
+        &[
+            "describe",
+            "scenarios/leader-failover.json",
+            "--at",
+            "100",
+            "topics",
+            "--topic",
+            "first",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("Topic: first\tTopicId: "), "{out}");
+    assert!(
+        lines[0].contains("\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: "),
+        "{out}"
+    );
+    assert_eq!(
+        lines[1],
+        "\tTopic: first\tPartition: 0\tLeader: 1\tReplicas: 1,0,2\tIsr: 1,0,2\tElr: N/A\tLastKnownElr: N/A"
+    );
+    // At the end, broker 1 has failed over to 0 and left the ISR.
+    let end = stdout(&kafka_sim(
+        &[
+            "describe",
+            "scenarios/leader-failover.json",
+            "topics",
+            "--exclude-internal",
+        ],
+        None,
+    ));
+    assert!(
+        end.contains("\tLeader: 0\tReplicas: 1,0,2\tIsr: 0,2\t"),
+        "{end}"
+    );
+    assert!(!end.contains("__consumer_offsets"));
+    let g = stdout(&kafka_sim(
+        &["describe", "scenarios/group-rebalance.json", "groups"],
+        None,
+    ));
+    let header = g.lines().nth(1).unwrap_or("");
+    assert!(
+        header.starts_with("GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID"),
+        "{g:?}"
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["describe", "scenarios/leader-failover.json", "brokers"],
+            None,
+        ),
+        "not topics or groups",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &[
+                "describe",
+                "scenarios/leader-failover.json",
+                "--at",
+                "99999999",
+                "topics",
+            ],
+            None,
+        ),
+        "the run has",
+    );
+}
+
 /// `--` ends the options, so a key that looks like an option is a key; with
 /// no key arguments, `partition` reads one key per line from stdin.
 #[test]

@@ -76,6 +76,7 @@ pub mod collections;
 pub mod config;
 pub mod consumer;
 pub mod controller;
+pub mod describe;
 pub mod election;
 pub mod event;
 pub mod exercises;

@@ -70,7 +70,7 @@ pub struct ZooKeeper {
 
 impl ZooKeeper {
     /// The replicas of each partition of `topic`, from `/brokers/topics/<t>`.
-    pub(crate) fn topic_assignment(&self, topic: &str) -> SortedMap<i32, Vec<BrokerId>> {
+    pub fn topic_assignment(&self, topic: &str) -> SortedMap<i32, Vec<BrokerId>> {
         let mut out = SortedMap::new();
         if let Some(v) = self.data_json(&format!("/brokers/topics/{topic}")) {
             if let Some(ps) = v.get("partitions").and_then(|p| p.as_object()) {

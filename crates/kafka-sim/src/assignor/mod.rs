@@ -160,7 +160,7 @@ pub fn java_hash_order(hashes: &[i32]) -> Vec<usize> {
 }
 
 /// `TopicPartition.hashCode`.
-fn tp_hash(topic_hash: i32, partition: i32) -> i32 {
+pub fn tp_hash(topic_hash: i32, partition: i32) -> i32 {
     31i32
         .wrapping_add(partition)
         .wrapping_mul(31)
