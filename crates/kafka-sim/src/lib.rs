@@ -57,7 +57,9 @@
 //!   [`assignor`], [`partitioner`], [`group_records`], [`producer_state`].
 //! * What comes out: [`event`] (past-tense events), [`caption`] (English
 //!   and 简体中文), [`timeline`] (checkpoints, seek), [`invariants`]
-//!   (Kafka's promises, checked as it runs).
+//!   (Kafka's promises, checked as it runs), [`describe`] (the admin
+//!   tools' views of a world, as `kafka-topics` and
+//!   `kafka-consumer-groups` print them).
 //! * What goes in: [`scenario`], [`config`], [`client_config`],
 //!   [`lesson`].
 //!
