@@ -48,7 +48,10 @@ cargo bench -p kafka-sim --no-run
 
 step "browser tests (wasm-bindgen-test, headless Chromium)"
 # In Chromium (wasm-bindgen-test-runner prefers a GECKODRIVER if one is set).
-env -u GECKODRIVER -u SAFARIDRIVER cargo test -p kafka-visualiser --target wasm32-unknown-unknown
+# The runner's timeout (20 s by default) is for the whole suite in one page,
+# which plays every shipped lesson: a loaded CI machine needs more.
+env -u GECKODRIVER -u SAFARIDRIVER WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}" \
+  cargo test -p kafka-visualiser --target wasm32-unknown-unknown
 
 step "release build of the page (trunk, offline: its crates were fetched by setup)"
 trunk build --release --offline

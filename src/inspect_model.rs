@@ -618,6 +618,7 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
                 topics: m.subscription.clone(),
                 owned_partitions: Vec::new(),
                 generation: None,
+                rack_id: None,
             }
         })
         .collect();
@@ -637,6 +638,7 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
             .map(|m| MemberSubscription {
                 owned_partitions: before.assignment[&m.member_id].clone(),
                 generation: Some(1),
+                rack_id: None,
                 ..m.clone()
             })
             .collect();

@@ -321,6 +321,10 @@ pub fn coordinator(a: &mut Args<'_>) -> Res {
 struct AssignRequest {
     partitions_per_topic: SortedMap<String, i32>,
     members: Vec<kafka_sim::assignor::MemberSubscription>,
+    /// Topic → for each partition, its replicas' racks (KIP-881; with the
+    /// members' `rack_id`).
+    #[serde(default)]
+    partition_racks: kafka_sim::assignor::PartitionRacks,
 }
 
 /// `kafka-sim assign`: what the group leader's assignor decides.
@@ -354,8 +358,22 @@ pub fn assign(a: &mut Args<'_>) -> Res {
             kafka_sim::scenario::MAX_PARTITIONS * 10
         ));
     }
-    let r = kafka_sim::assignor::assign(strategy, &req.partitions_per_topic, &req.members)
-        .map_err(|e| format!("bad request: {e}"))?;
+    for (t, racks) in req.partition_racks.iter() {
+        let n = req.partitions_per_topic.get(t).copied().unwrap_or(0).max(0) as usize;
+        if racks.len() != n {
+            return Err(format!(
+                "bad request: partition_racks.{t}: {} entries for {n} partition(s)",
+                racks.len()
+            ));
+        }
+    }
+    let r = kafka_sim::assignor::assign_with_racks(
+        strategy,
+        &req.partitions_per_topic,
+        &req.partition_racks,
+        &req.members,
+    )
+    .map_err(|e| format!("bad request: {e}"))?;
     // Members in the order given, each list in the assignor's order.
     let list = |m: &str, map: &SortedMap<String, Vec<kafka_sim::assignor::PartitionName>>| {
         map.get(m)

@@ -35,7 +35,9 @@ USAGE:
       murmur2 partitioning of keys. With no KEY, reads one key per line from
       stdin. `--` ends the options, so a key may start with `--`.
   kafka-sim assign --strategy range|roundrobin|sticky|cooperative-sticky --json < REQUEST.json
-      Consumer group partition assignment.
+      Consumer group partition assignment. Members may carry \"rack_id\" and the
+      request \"partition_racks\" (topic -> each partition's replica racks):
+      rack-aware Range (KIP-881).
   kafka-sim describe SCENARIO.json [--at STEP] topics [--topic T] [--exclude-internal]
   kafka-sim describe SCENARIO.json [--at STEP] groups [--group G]
       kafka-topics --describe / kafka-consumer-groups --describe, laid out as

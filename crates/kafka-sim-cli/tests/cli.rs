@@ -173,6 +173,41 @@ fn digest_matches_the_pinned_one() {
     );
 }
 
+/// Members' `rack_id` and `partition_racks` make Range rack-aware
+/// (RangeAssignorTest.testRackAwareAssignmentWithUniformSubscription, rf 1).
+#[test]
+fn assign_range_is_rack_aware_with_racks() {
+    let req = r#"{"partitions_per_topic":{"t1":6,"t2":7,"t3":2},
+        "members":[{"member_id":"consumer0","topics":["t1","t2","t3"],"rack_id":"a"},
+                   {"member_id":"consumer1","topics":["t1","t2","t3"],"rack_id":"b"},
+                   {"member_id":"consumer2","topics":["t1","t2","t3"],"rack_id":"c"}],
+        "partition_racks":{"t1":[["a"],["b"],["c"],["a"],["b"],["c"]],
+                           "t2":[["a"],["b"],["c"],["a"],["b"],["c"],["a"]],
+                           "t3":[["b"],["c"]]}}"#;
+    let o = kafka_sim(&["assign", "--strategy", "range", "--json"], Some(req));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["assignment"]["consumer0"],
+        serde_json::json!(["t1-0", "t1-3", "t2-0", "t2-3", "t2-6"])
+    );
+    assert_eq!(
+        v["assignment"]["consumer1"],
+        serde_json::json!(["t1-1", "t1-4", "t2-1", "t2-4", "t3-0"])
+    );
+    assert_clean_error(
+        &kafka_sim(&["assign", "--strategy", "sticky", "--json"], Some(req)),
+        "not simulated yet",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["assign", "--strategy", "range", "--json"],
+            Some(&req.replace(r#""t3":[["b"],["c"]]"#, r#""t3":[["b"]]"#)),
+        ),
+        "partition_racks.t3: 1 entries for 2 partition(s)",
+    );
+}
+
 /// `"racks"` makes `place` rack-aware, as `AdminRackAwareTest` expects.
 #[test]
 fn place_takes_racks_and_places_rack_aware() {

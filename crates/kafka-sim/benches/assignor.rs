@@ -28,6 +28,7 @@ fn group() -> (SortedMap<String, i32>, Vec<MemberSubscription>) {
             topics: topics.clone(),
             owned_partitions: Vec::new(),
             generation: None,
+            rack_id: None,
         })
         .collect();
     (ppt, members)

@@ -144,6 +144,33 @@ impl ClientMetadata {
         (n > 0).then_some(n)
     }
 
+    /// For each partition of `topic` (0..`count`), the racks of its
+    /// replicas, as the Java client's `Cluster` gives them: a replica on a
+    /// broker the last MetadataResponse listed carries that broker's rack
+    /// (`broker.rack`, static, as the broker registered it); a replica on a
+    /// broker not listed (down) has no rack.
+    pub fn replica_racks(
+        &self,
+        topic: &str,
+        count: i32,
+        broker_rack: &SortedMap<i32, String>,
+    ) -> Vec<crate::collections::SortedSet<String>> {
+        (0..count)
+            .map(|p| {
+                self.partitions
+                    .get(&TopicPartition::new(topic, p))
+                    .map(|pm| {
+                        pm.replicas
+                            .iter()
+                            .filter(|b| self.brokers.contains(b))
+                            .filter_map(|b| broker_rack.get(&b.0).cloned())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
     /// The topics the client knows, in name order.
     pub fn topics(&self) -> Vec<String> {
         let mut v: Vec<String> = self

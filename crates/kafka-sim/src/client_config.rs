@@ -453,6 +453,16 @@ pub struct ConsumerConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub group_instance_id: Option<String>,
+    /// `client.rack`: the rack (availability zone) the consumer runs in
+    /// (default empty: none). Sent in its subscription; the rack-aware
+    /// Range assignor (KIP-881, Kafka 3.5+) prefers partitions with a
+    /// replica on that rack.
+    #[serde(
+        rename = "client.rack",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub client_rack: String,
     /// `partition.assignment.strategy`: the assignors it supports, in preference order.
     #[serde(rename = "partition.assignment.strategy", default = "d_strategies")]
     pub partition_assignment_strategy: Vec<AssignorName>,
@@ -591,6 +601,25 @@ impl ConsumerConfig {
                 f("group.instance.id"),
                 "needs a group.id (static membership is a group feature)",
             ));
+        }
+        if !self.client_rack.is_empty() {
+            if !crate::scenario::rack_is_valid(&self.client_rack) {
+                return Err(ConfigError::new(
+                    f("client.rack"),
+                    "a rack name is 1 to 255 characters, none of them a control character",
+                ));
+            }
+            // The default list is [range, cooperative-sticky]: Range first
+            // is fine; a sticky assignor first would be rack-aware in Kafka.
+            if matches!(
+                self.partition_assignment_strategy.first(),
+                Some(AssignorName::Sticky | AssignorName::CooperativeSticky)
+            ) {
+                return Err(ConfigError::new(
+                    f("client.rack"),
+                    "the rack-aware sticky assignors (KIP-881) are not simulated yet: put range (or roundrobin) first in partition.assignment.strategy",
+                ));
+            }
         }
         Ok(())
     }

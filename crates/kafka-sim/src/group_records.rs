@@ -208,7 +208,7 @@ pub fn group_key(group: &str) -> Vec<u8> {
     w.0
 }
 
-/// `ConsumerProtocolSubscription` v3 (no rack).
+/// `ConsumerProtocolSubscription` v3.
 pub fn subscription_bytes(s: &Subscription) -> Vec<u8> {
     let mut w = W(Vec::new());
     w.i16(3);
@@ -219,7 +219,7 @@ pub fn subscription_bytes(s: &Subscription) -> Vec<u8> {
     w.i32(-1); // userData: null
     w.partitions(&s.owned_partitions);
     w.i32(s.generation_id);
-    w.i16(-1); // rackId: null
+    w.nstr(&s.rack_id); // rackId: null without client.rack
     w.0
 }
 
@@ -295,10 +295,12 @@ fn parse_subscription(b: &[u8]) -> Option<Subscription> {
     r.nbytes()?;
     let owned_partitions = if v >= 1 { r.partitions()? } else { Vec::new() };
     let generation_id = if v >= 2 { r.i32()? } else { -1 };
+    let rack_id = if v >= 3 { r.nstr()? } else { None };
     Some(Subscription {
         topics,
         owned_partitions,
         generation_id,
+        rack_id,
     })
 }
 
@@ -398,6 +400,7 @@ mod tests {
                     topics: vec!["t".into()],
                     owned_partitions: vec![TopicPartition::new("t", 0)],
                     generation_id: 6,
+                    rack_id: Some("az-1".into()),
                 },
                 assignment: vec![TopicPartition::new("t", 0), TopicPartition::new("t", 1)],
             }],

@@ -467,6 +467,9 @@ pub struct Subscription {
     pub topics: Vec<String>,
     pub owned_partitions: Vec<TopicPartition>,
     pub generation_id: i32,
+    /// The member's `client.rack` (v3's `rackId`), if set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack_id: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,6 +25,7 @@ fn sub(
         topics: topics.iter().map(|t| t.to_string()).collect(),
         owned_partitions: owned.to_vec(),
         generation,
+        rack_id: None,
     }
 }
 
@@ -327,6 +328,7 @@ fn random_group(rng: &mut Rng, uniform: bool) -> Group {
                 topics: subs,
                 owned_partitions: Vec::new(),
                 generation: None,
+                rack_id: None,
             }
         })
         .collect();
@@ -438,6 +440,7 @@ fn next_generation(rng: &mut Rng, g: &Group, r: &AssignmentResult, generation: i
             topics,
             owned_partitions: Vec::new(),
             generation: None,
+            rack_id: None,
         });
     }
     Group {

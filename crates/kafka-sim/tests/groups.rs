@@ -910,3 +910,78 @@ fn a_one_broker_cluster_with_min_insync_2_lets_a_group_settle() {
     );
     no_broken_guarantees(&t);
 }
+
+/// KIP-881: consumers with `client.rack` in a cluster with `broker.rack`
+/// get, from the rack-aware Range assignor, the partitions whose replica is
+/// in their own zone; the leader reads the replicas' racks off its metadata.
+/// Without `client.rack`, the same group gets plain ranges across zones.
+#[test]
+fn client_rack_makes_range_assign_partitions_in_each_members_zone() {
+    let json = |racks: bool| {
+        let c = |name: &str, zone: &str| {
+            let rack = if racks {
+                format!(r#", "client.rack": "{zone}""#)
+            } else {
+                String::new()
+            };
+            format!(
+                r#"{{"name": "{name}", "subscribe": ["orders"], "config": {{"group.id": "g", "client.id": "{name}"{rack}}}}}"#
+            )
+        };
+        format!(
+            r#"{{"seed": 3, "run_until_ms": 8000,
+            "cluster": {{"brokers": [0, 1, 2], "config": {{"offsets.topic.num.partitions": 3, "offsets.topic.replication.factor": 3}},
+                        "broker.rack": {{"0": "az-a", "1": "az-b", "2": "az-c"}}}},
+            "topics": [{{"name": "orders", "partitions": 6, "replication.factor": 1, "fixed_start_index": 0}}],
+            "consumers": [{}, {}, {}]}}"#,
+            c("ca", "az-a"),
+            c("cb", "az-b"),
+            c("cc", "az-c")
+        )
+    };
+    // orders-p is on broker p % 3: az-a holds 0 and 3, az-b 1 and 4, az-c 2 and 5.
+    let zone_of = |p: i32| ["az-a", "az-b", "az-c"][(p % 3) as usize];
+    let last_assignment = |t: &Timeline| -> SortedMap<String, Vec<TopicPartition>> {
+        let a = find(t, |k| matches!(k, EventKind::AssignmentComputed { .. }));
+        match &a.last().expect("an assignment").kind {
+            EventKind::AssignmentComputed { assignment, .. } => assignment.clone(),
+            _ => unreachable!(),
+        }
+    };
+    let t = run(&json(true));
+    let a = last_assignment(&t);
+    assert_eq!(a.len(), 3, "{a:?}");
+    for (member, parts) in a.iter() {
+        let zone = match &member[..3] {
+            "ca-" => "az-a",
+            "cb-" => "az-b",
+            "cc-" => "az-c",
+            other => panic!("member {other}"),
+        };
+        assert_eq!(parts.len(), 2, "{member}: {parts:?}");
+        for tp in parts {
+            assert_eq!(zone_of(tp.partition), zone, "{member} got {tp}");
+        }
+    }
+    // No client.rack: Range's consecutive ranges, two of them across zones.
+    let plain = last_assignment(&run(&json(false)));
+    let crossing = plain
+        .iter()
+        .filter(|(m, parts)| {
+            let zone = ["az-a", "az-b", "az-c"][["ca-", "cb-", "cc-"]
+                .iter()
+                .position(|p| m.starts_with(p))
+                .unwrap()];
+            parts.iter().any(|tp| zone_of(tp.partition) != zone)
+        })
+        .count();
+    assert!(crossing >= 2, "{plain:?}");
+    // client.rack with a sticky assignor is refused, naming the key.
+    let e = kafka_sim::Scenario::from_json(&json(true).replacen(
+        r#""client.rack": "az-a""#,
+        r#""client.rack": "az-a", "partition.assignment.strategy": ["cooperative-sticky"]"#,
+        1,
+    ))
+    .unwrap_err();
+    assert_eq!(e.field, "consumers[0].config.client.rack", "{e}");
+}

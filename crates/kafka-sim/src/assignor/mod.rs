@@ -8,9 +8,20 @@
 //! sticky assignor keeps previously owned partitions), this module reproduces
 //! that order: bucket index `(h ^ h >>> 16) & (capacity − 1)` of Java's
 //! `String.hashCode`, capacity growing from 16 at load factor 0.75, insertion
-//! order within a bucket. Two things are not modelled: rack-aware assignment
-//! (`client.rack`; the simulation's consumers have no rack) and Java's
-//! treeified buckets (a bucket of 9+ colliding keys).
+//! order within a bucket. Java's treeified buckets (a bucket of 9+ colliding
+//! keys) are not modelled.
+//!
+//! Rack-aware Range (KIP-881, Kafka 3.5+; `RangeAssignor.assignPartitions`,
+//! Kafka 3.9 lines 125-215): when members send a `client.rack` and the
+//! partitions' replicas have racks that differ between partitions, a first
+//! pass gives each member, within Range's per-topic quotas, partitions with
+//! a replica on its rack (co-partitioned topics, same members and partition
+//! count, move together); the ordinary Range pass places the rest, and each
+//! member's list is then sorted by topic and partition. The rack-aware
+//! sticky assignors are not simulated yet: `assign_with_racks` answers an
+//! error, a scenario refuses `client.rack` on a consumer whose first
+//! assignor is sticky, and a group whose vote still picks a sticky assignor
+//! is assigned without racks (a known gap).
 //!
 //! The sticky algorithm follows `AbstractStickyAssignor`: the *constrained*
 //! builder when every member subscribes to the same topics (keep up to the
@@ -57,7 +68,14 @@ pub struct MemberSubscription {
     /// `generation` field), if it sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i32>,
+    /// Its `client.rack`, if it set one (KIP-881).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack_id: Option<String>,
 }
+
+/// Topic → for each partition, the racks of its replicas (what the leader
+/// reads off its metadata: the brokers' `broker.rack`).
+pub type PartitionRacks = SortedMap<String, Vec<SortedSet<String>>>;
 
 /// A partition written `topic-N`, as Kafka prints a `TopicPartition`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -360,15 +378,52 @@ impl Ctx {
     }
 }
 
-/// Runs one assignor over a group.
+/// Runs one assignor over a group, without racks.
 pub fn assign(
     strategy: AssignorName,
     partitions_per_topic: &SortedMap<String, i32>,
     members: &[MemberSubscription],
 ) -> Result<AssignmentResult, AssignError> {
+    assign_with_racks(
+        strategy,
+        partitions_per_topic,
+        &PartitionRacks::new(),
+        members,
+    )
+}
+
+/// Runs one assignor over a group, with the members' racks and the
+/// partitions' replica racks (KIP-881).
+pub fn assign_with_racks(
+    strategy: AssignorName,
+    partitions_per_topic: &SortedMap<String, i32>,
+    partition_racks: &PartitionRacks,
+    members: &[MemberSubscription],
+) -> Result<AssignmentResult, AssignError> {
     let ctx = Ctx::new(partitions_per_topic, members)?;
+    let any_rack = members
+        .iter()
+        .any(|m| m.rack_id.as_ref().is_some_and(|r| !r.is_empty()));
+    if any_rack
+        && !partition_racks.is_empty()
+        && matches!(
+            strategy,
+            AssignorName::Sticky | AssignorName::CooperativeSticky
+        )
+    {
+        return Err(AssignError(
+            "the rack-aware sticky assignors (KIP-881) are not simulated yet".into(),
+        ));
+    }
     let lists = match strategy {
-        AssignorName::Range => range(&ctx),
+        AssignorName::Range => {
+            let racks = RackInfo::new(&ctx, partition_racks, members);
+            if racks.any_needed {
+                range_rack_aware(&ctx, &racks)
+            } else {
+                range(&ctx)
+            }
+        }
         AssignorName::RoundRobin => round_robin(&ctx),
         AssignorName::Sticky => sticky(&ctx).0,
         AssignorName::CooperativeSticky => {
@@ -453,6 +508,197 @@ fn range(ctx: &Ctx) -> Vec<Vec<Tp>> {
             }
             next += take;
         }
+    }
+    out
+}
+
+/// Racks for the rack-aware Range pass: each member's (non-empty) rack and,
+/// per topic, each partition's replica racks and whether the topic needs
+/// rack-aware assignment.
+struct RackInfo {
+    member: Vec<Option<String>>,
+    /// Per topic index: per partition, the replicas' racks; empty when no
+    /// member of the topic has a rack (Kafka's `partitionRacks` is then
+    /// empty, so its size, the grouping key, is 0).
+    partitions: Vec<Vec<SortedSet<String>>>,
+    /// Per topic index: `useRackAwareAssignment`.
+    needed: Vec<bool>,
+    any_needed: bool,
+}
+
+impl RackInfo {
+    fn new(ctx: &Ctx, racks: &PartitionRacks, members: &[MemberSubscription]) -> RackInfo {
+        let member: Vec<Option<String>> = members
+            .iter()
+            .map(|m| m.rack_id.clone().filter(|r| !r.is_empty()))
+            .collect();
+        let mut partitions = Vec::new();
+        let mut needed = Vec::new();
+        for t in 0..ctx.topics.len() {
+            let consumer_racks: SortedSet<&String> = (0..ctx.members())
+                .filter(|&m| ctx.subscribed[m][t])
+                .filter_map(|m| member[m].as_ref())
+                .collect();
+            let per: Vec<SortedSet<String>> = if consumer_racks.is_empty() {
+                Vec::new()
+            } else {
+                (0..ctx.counts[t] as usize)
+                    .map(|p| {
+                        racks
+                            .get(&ctx.topics[t])
+                            .and_then(|v| v.get(p).cloned())
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            };
+            let all: SortedSet<&String> = per.iter().flat_map(|s| s.iter()).collect();
+            // AbstractPartitionAssignor.useRackAwareAssignment (not the
+            // test-only preferRackAwareLogic): some member rack has replicas,
+            // and not every partition has replicas on every rack.
+            let need = !consumer_racks.is_empty()
+                && consumer_racks.iter().any(|r| all.contains(r))
+                && !per
+                    .iter()
+                    .all(|s| s.len() == all.len() && s.iter().all(|r| all.contains(r)));
+            partitions.push(per);
+            needed.push(need);
+        }
+        let any_needed = needed.iter().any(|n| *n);
+        RackInfo {
+            member,
+            partitions,
+            needed,
+            any_needed,
+        }
+    }
+
+    /// `racksMatch`: a member without a rack matches anything; one with a
+    /// rack, a partition with a replica there.
+    fn matches(&self, m: usize, t: u32, p: i32) -> bool {
+        match &self.member[m] {
+            None => true,
+            Some(r) => self.partitions[t as usize]
+                .get(p as usize)
+                .is_some_and(|s| s.contains(r)),
+        }
+    }
+}
+
+/// One topic's Range state (`TopicAssignmentState`).
+struct TopicRange {
+    t: u32,
+    /// Its members in `MemberInfo` order.
+    consumers: Vec<usize>,
+    unassigned: Vec<i32>,
+    assigned: Vec<usize>,
+    per: usize,
+    extra: i64,
+}
+
+impl TopicRange {
+    fn max_assignable(&self, m: usize) -> usize {
+        (self.per + usize::from(self.extra > 0)).saturating_sub(self.assigned[m])
+    }
+
+    fn assign(&mut self, m: usize, parts: &[i32], out: &mut [Vec<Tp>]) {
+        out[m].extend(parts.iter().map(|&p| Tp { t: self.t, p }));
+        self.assigned[m] += parts.len();
+        if self.assigned[m] > self.per {
+            self.extra -= 1;
+        }
+        self.unassigned.retain(|p| !parts.contains(p));
+    }
+
+    /// `assignRanges`: each member in turn takes up to its quota of the
+    /// unassigned partitions `may` allows, in partition order.
+    fn assign_ranges(&mut self, may: impl Fn(usize, i32) -> bool, out: &mut [Vec<Tp>]) {
+        for m in self.consumers.clone() {
+            if self.unassigned.is_empty() {
+                break;
+            }
+            let take: Vec<i32> = self
+                .unassigned
+                .iter()
+                .copied()
+                .filter(|&p| may(m, p))
+                .take(self.max_assignable(m))
+                .collect();
+            if !take.is_empty() {
+                self.assign(m, &take, out);
+            }
+        }
+    }
+}
+
+/// Rack-aware `RangeAssignor.assignPartitions`: the rack-matching pass
+/// (`assignWithRackMatching`), then plain ranges for what is left, then each
+/// member's list sorted by topic and partition.
+fn range_rack_aware(ctx: &Ctx, racks: &RackInfo) -> Vec<Vec<Tp>> {
+    let mut out = vec![Vec::new(); ctx.members()];
+    let mut states: Vec<TopicRange> = (0..ctx.topics.len() as u32)
+        .map(|t| {
+            let consumers = ctx.sorted_members(|m| ctx.subscribed[m][t as usize]);
+            let n = ctx.counts[t as usize] as usize;
+            let k = consumers.len();
+            TopicRange {
+                t,
+                per: n.checked_div(k).unwrap_or(0),
+                extra: n.checked_rem(k).unwrap_or(0) as i64,
+                consumers,
+                unassigned: (0..n as i32).collect(),
+                assigned: vec![0; ctx.members()],
+            }
+        })
+        .collect();
+    // Grouped by (members with their racks, number of partitions with rack
+    // information); the groups' order does not change the result.
+    let mut groups: Vec<(Vec<usize>, usize, Vec<usize>)> = Vec::new();
+    for (i, s) in states.iter().enumerate() {
+        let size = racks.partitions[s.t as usize].len();
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == s.consumers && g.1 == size)
+        {
+            Some(g) => g.2.push(i),
+            None => groups.push((s.consumers.clone(), size, vec![i])),
+        }
+    }
+    for (consumers, size, members) in groups {
+        if members.len() > 1 {
+            // assignCoPartitionedWithRackMatching: partition p of every
+            // topic in the group to the first member that matches them all.
+            let mut remaining = consumers.clone();
+            for p in 0..size as i32 {
+                let found = remaining.iter().copied().find(|&m| {
+                    members.iter().all(|&i| {
+                        racks.matches(m, states[i].t, p) && states[i].max_assignable(m) > 0
+                    })
+                });
+                if let Some(m) = found {
+                    for &i in &members {
+                        states[i].assign(m, &[p], &mut out);
+                    }
+                    if members.iter().all(|&i| states[i].max_assignable(m) == 0) {
+                        remaining.retain(|&x| x != m);
+                        if remaining.is_empty() {
+                            break;
+                        }
+                    }
+                }
+            }
+        } else {
+            let i = members[0];
+            if racks.needed[states[i].t as usize] {
+                let t = states[i].t;
+                states[i].assign_ranges(|m, p| racks.matches(m, t, p), &mut out);
+            }
+        }
+    }
+    for s in &mut states {
+        s.assign_ranges(|_, _| true, &mut out);
+    }
+    for list in &mut out {
+        list.sort();
     }
     out
 }

@@ -9,6 +9,7 @@ fn member(id: &str, topics: &[&str]) -> MemberSubscription {
         topics: topics.iter().map(|t| t.to_string()).collect(),
         owned_partitions: Vec::new(),
         generation: None,
+        rack_id: None,
     }
 }
 
@@ -178,4 +179,342 @@ fn bad_input_is_named() {
         Some(PartitionName::new("my-topic", 12))
     );
     assert_eq!(PartitionName::parse("nodash"), None);
+}
+
+/// `AbstractPartitionAssignorTest.verifyRackAssignment`: brokers on
+/// `broker_racks` (broker i on rack i), topics in the given order with
+/// partition i of a topic on brokers `(i + j + next) % brokers` for j in
+/// 0..rf (`next` counts the partitions of the topics before it); members
+/// `consumer0..` with `consumer_racks`. Checks each member's sorted
+/// assignment and, when `mismatched >= 0`, how many assigned partitions have
+/// no replica on their member's rack.
+#[allow(clippy::too_many_arguments)]
+fn verify_rack_assignment(
+    topics_in_order: &[(&str, i32)],
+    rf: usize,
+    broker_racks: &[&str],
+    consumer_racks: &[Option<&str>],
+    consumer_topics: &[Vec<&str>],
+    expected: &[&str],
+    mismatched: i32,
+) {
+    let mut racks = PartitionRacks::new();
+    let mut next = 0usize;
+    for (t, n) in topics_in_order {
+        let per: Vec<SortedSet<String>> = (0..*n as usize)
+            .map(|i| {
+                (0..rf)
+                    .map(|j| broker_racks[(i + j + next) % broker_racks.len()].to_string())
+                    .collect()
+            })
+            .collect();
+        racks.insert(t.to_string(), per);
+        next += *n as usize;
+    }
+    let members: Vec<MemberSubscription> = consumer_topics
+        .iter()
+        .enumerate()
+        .map(|(i, ts)| MemberSubscription {
+            rack_id: consumer_racks[i].map(str::to_string),
+            ..member(&format!("consumer{i}"), ts)
+        })
+        .collect();
+    let r = assign_with_racks(
+        AssignorName::Range,
+        &topics(topics_in_order),
+        &racks,
+        &members,
+    )
+    .unwrap();
+    let mut off = 0;
+    for (i, want) in expected.iter().enumerate() {
+        let id = format!("consumer{i}");
+        let mut got = names(&r, &id);
+        got.sort();
+        assert_eq!(got.join(", "), *want, "{id}");
+        if let Some(rack) = consumer_racks[i] {
+            for pn in &r.assignment[&id] {
+                if !racks[&pn.topic][pn.partition as usize].contains(rack) {
+                    off += 1;
+                }
+            }
+        }
+    }
+    if mismatched >= 0 {
+        assert_eq!(off, mismatched, "partitions off their member's rack");
+    }
+}
+
+fn r(n: usize) -> Vec<&'static str> {
+    ["a", "b", "c", "d", "e", "f"][..n].to_vec()
+}
+
+fn some(v: &[&'static str]) -> Vec<Option<&'static str>> {
+    v.iter().map(|r| Some(*r)).collect()
+}
+
+/// RangeAssignorTest.testRackAwareAssignmentWithUniformSubscription.
+#[test]
+fn rack_aware_range_with_uniform_subscription_matches_kafka() {
+    let t = [("t1", 6), ("t2", 7), ("t3", 2)];
+    let all = vec!["t1", "t2", "t3"];
+    let ct = vec![all.clone(), all.clone(), all.clone()];
+    verify_rack_assignment(
+        &t,
+        1,
+        &r(3),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-0, t1-3, t2-0, t2-3, t2-6",
+            "t1-1, t1-4, t2-1, t2-4, t3-0",
+            "t1-2, t1-5, t2-2, t2-5, t3-1",
+        ],
+        0,
+    );
+    verify_rack_assignment(
+        &t,
+        2,
+        &r(3),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-0, t1-2, t2-0, t2-2, t2-3, t3-1",
+            "t1-1, t1-3, t2-1, t2-4, t3-0",
+            "t1-4, t1-5, t2-5, t2-6",
+        ],
+        1,
+    );
+    // One consumer on a rack with no partitions.
+    verify_rack_assignment(
+        &t,
+        3,
+        &r(2),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-0, t1-1, t2-0, t2-1, t2-2, t3-0",
+            "t1-2, t1-3, t2-3, t2-4, t3-1",
+            "t1-4, t1-5, t2-5, t2-6",
+        ],
+        4,
+    );
+    // Without rack information (no consumer racks), plain Range.
+    verify_rack_assignment(
+        &t,
+        3,
+        &r(3),
+        &[None, None, None],
+        &ct,
+        &[
+            "t1-0, t1-1, t2-0, t2-1, t2-2, t3-0",
+            "t1-2, t1-3, t2-3, t2-4, t3-1",
+            "t1-4, t1-5, t2-5, t2-6",
+        ],
+        -1,
+    );
+}
+
+/// RangeAssignorTest.testRackAwareAssignmentWithNonEqualSubscription.
+#[test]
+fn rack_aware_range_with_non_equal_subscription_matches_kafka() {
+    let t = [("t1", 6), ("t2", 7), ("t3", 2)];
+    let all = vec!["t1", "t2", "t3"];
+    let ct = vec![all.clone(), all.clone(), vec!["t1", "t3"]];
+    verify_rack_assignment(
+        &t,
+        1,
+        &r(3),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-0, t1-3, t2-0, t2-2, t2-3, t2-6",
+            "t1-1, t1-4, t2-1, t2-4, t2-5, t3-0",
+            "t1-2, t1-5, t3-1",
+        ],
+        2,
+    );
+    verify_rack_assignment(
+        &t,
+        2,
+        &r(3),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-0, t1-2, t2-0, t2-2, t2-3, t2-5, t3-1",
+            "t1-1, t1-3, t2-1, t2-4, t2-6, t3-0",
+            "t1-4, t1-5",
+        ],
+        0,
+    );
+    verify_rack_assignment(
+        &t,
+        3,
+        &r(2),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0",
+            "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1",
+            "t1-4, t1-5",
+        ],
+        2,
+    );
+}
+
+/// RangeAssignorTest.testRackAwareAssignmentWithUniformPartitions and
+/// ...NonEqualSubscription: co-partitioning first, racks second.
+#[test]
+fn rack_aware_range_keeps_co_partitioning_as_kafka_does() {
+    let t = [("t1", 5), ("t2", 5), ("t3", 5)];
+    let all = vec!["t1", "t2", "t3"];
+    let ct = vec![all.clone(), all.clone(), all.clone()];
+    let plain = [
+        "t1-0, t1-1, t2-0, t2-1, t3-0, t3-1",
+        "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3",
+        "t1-4, t2-4, t3-4",
+    ];
+    verify_rack_assignment(&t, 1, &r(3), &some(&r(3)), &ct, &plain, 10);
+    verify_rack_assignment(&t, 2, &r(3), &some(&r(3)), &ct, &plain, 5);
+    verify_rack_assignment(&t, 3, &r(2), &some(&r(3)), &ct, &plain, 3);
+    let ct = vec![all.clone(), all.clone(), vec!["t1", "t3"]];
+    verify_rack_assignment(
+        &t,
+        1,
+        &r(3),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-0, t1-1, t2-0, t2-1, t2-4, t3-0, t3-1",
+            "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3",
+            "t1-4, t3-4",
+        ],
+        9,
+    );
+    verify_rack_assignment(
+        &t,
+        2,
+        &r(3),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-2, t2-0, t2-1, t2-3, t3-2",
+            "t1-0, t1-3, t2-2, t2-4, t3-0, t3-3",
+            "t1-1, t1-4, t3-1, t3-4",
+        ],
+        0,
+    );
+    verify_rack_assignment(
+        &t,
+        3,
+        &r(2),
+        &some(&r(3)),
+        &ct,
+        &[
+            "t1-0, t1-1, t2-0, t2-1, t2-2, t3-0, t3-1",
+            "t1-2, t1-3, t2-3, t2-4, t3-2, t3-3",
+            "t1-4, t3-4",
+        ],
+        2,
+    );
+}
+
+/// RangeAssignorTest.testRackAwareAssignmentWithCoPartitioning.
+#[test]
+fn rack_aware_range_with_co_partitioned_topics_matches_kafka() {
+    let t = [("t1", 6), ("t2", 6), ("t3", 2), ("t4", 2)];
+    let ct = vec![
+        vec!["t1", "t2"],
+        vec!["t1", "t2"],
+        vec!["t3", "t4"],
+        vec!["t3", "t4"],
+    ];
+    let cr = some(&["a", "b", "b", "a"]);
+    let plain = [
+        "t1-0, t1-1, t1-2, t2-0, t2-1, t2-2",
+        "t1-3, t1-4, t1-5, t2-3, t2-4, t2-5",
+        "t3-0, t4-0",
+        "t3-1, t4-1",
+    ];
+    verify_rack_assignment(&t, 3, &r(2), &cr, &ct, &plain, -1);
+    verify_rack_assignment(&t, 2, &r(2), &cr, &ct, &plain, 0);
+    verify_rack_assignment(
+        &t,
+        1,
+        &r(2),
+        &cr,
+        &ct,
+        &[
+            "t1-0, t1-2, t1-4, t2-0, t2-2, t2-4",
+            "t1-1, t1-3, t1-5, t2-1, t2-3, t2-5",
+            "t3-1, t4-1",
+            "t3-0, t4-0",
+        ],
+        0,
+    );
+    let all = vec!["t1", "t2", "t3", "t4"];
+    let ct = vec![all.clone(), all.clone(), all.clone(), all.clone()];
+    let plain = [
+        "t1-0, t1-1, t2-0, t2-1, t3-0, t4-0",
+        "t1-2, t1-3, t2-2, t2-3, t3-1, t4-1",
+        "t1-4, t2-4",
+        "t1-5, t2-5",
+    ];
+    verify_rack_assignment(&t, 3, &r(2), &cr, &ct, &plain, -1);
+    verify_rack_assignment(&t, 2, &r(2), &cr, &ct, &plain, 0);
+    verify_rack_assignment(
+        &t,
+        1,
+        &r(2),
+        &cr,
+        &ct,
+        &[
+            "t1-0, t1-2, t2-0, t2-2, t3-0, t4-0",
+            "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1",
+            "t1-5, t2-5",
+            "t1-4, t2-4",
+        ],
+        0,
+    );
+    verify_rack_assignment(
+        &t,
+        1,
+        &r(3),
+        &cr,
+        &ct,
+        &[
+            "t1-0, t1-3, t2-0, t2-3, t3-0, t4-0",
+            "t1-1, t1-4, t2-1, t2-4, t3-1, t4-1",
+            "t1-2, t2-2",
+            "t1-5, t2-5",
+        ],
+        6,
+    );
+}
+
+/// KIP-881 is Range and Sticky only: the sticky ones with racks are not
+/// simulated yet and say so; RoundRobin ignores racks, as in Kafka.
+#[test]
+fn sticky_with_racks_is_refused_and_round_robin_ignores_racks() {
+    let t = topics(&[("t", 4)]);
+    let racks: PartitionRacks = [(
+        "t".to_string(),
+        (0..4)
+            .map(|p| [["a", "b"][p % 2].to_string()].into_iter().collect())
+            .collect(),
+    )]
+    .into_iter()
+    .collect();
+    let members = vec![
+        MemberSubscription {
+            rack_id: Some("b".into()),
+            ..member("m1", &["t"])
+        },
+        member("m2", &["t"]),
+    ];
+    assert!(assign_with_racks(AssignorName::Sticky, &t, &racks, &members).is_err());
+    assert_eq!(
+        assign_with_racks(AssignorName::RoundRobin, &t, &racks, &members).unwrap(),
+        assign(AssignorName::RoundRobin, &t, &members).unwrap()
+    );
 }

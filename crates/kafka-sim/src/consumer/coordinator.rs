@@ -11,7 +11,7 @@
 //! application). The coordinator it talks to is `group/` on the broker.
 
 use super::*;
-use crate::assignor::{assign, MemberSubscription, PartitionName};
+use crate::assignor::{assign_with_racks, MemberSubscription, PartitionName, PartitionRacks};
 use crate::client_config::AssignorName;
 use crate::collections::SortedMap;
 use crate::event::EventKind;
@@ -255,6 +255,7 @@ impl ConsumerCx<'_> {
             topics: subs.clone(),
             owned_partitions: if coop { owned } else { Vec::new() },
             generation_id: m.generation,
+            rack_id: Some(self.me().config.client_rack.clone()).filter(|r| !r.is_empty()),
         };
         let protocols: Vec<(String, Subscription)> = self
             .me()

@@ -99,6 +99,7 @@ pub(super) fn assignment(r: &mut Rng, size: u64) -> Drawn {
                 topics: subs,
                 owned_partitions: Vec::new(),
                 generation: None,
+                rack_id: None,
             }
         })
         .collect();

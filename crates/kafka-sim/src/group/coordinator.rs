@@ -472,6 +472,7 @@ impl BrokerCx<'_> {
                         topics: Vec::new(),
                         owned_partitions: Vec::new(),
                         generation_id: -1,
+                        rack_id: None,
                     }),
             })
             .collect();
