@@ -107,6 +107,8 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("home", "Start", "开始页"),
     ("in_flight", "In-flight requests", "在途请求"),
     ("in_isr", "in ISR", "在 ISR 中"),
+    ("in_rack", "with a replica in its client.rack", "副本在其 client.rack 内"),
+    ("in_rack_hint", "KIP-881: with client.rack, the Range assignor prefers partitions with a replica in the consumer's rack (zone), within its fair share.", "KIP-881：设置 client.rack 后，Range 分配策略在公平份额之内优先分配在该消费者机架（可用区）内有副本的分区。"),
     ("index_entries", "Sparse index entries", "稀疏索引项"),
     ("jump", "Jump to the next", "跳到下一个"),
     ("kept", "The current scenario is unchanged.", "当前场景保持不变。"),

@@ -464,6 +464,9 @@ pub struct MemberRow {
     /// (partition, the consumer's own `records-lag` metric: high watermark
     /// − position, as the consumer last heard the HW).
     pub lag: Vec<(String, i64)>,
+    /// Its `client.rack`, and how many of its partitions have a replica on
+    /// that rack (KIP-881), when it has one.
+    pub rack: Option<(String, usize)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -549,6 +552,24 @@ fn group_view(w: &World, g: &str) -> GroupView {
                     .into_iter()
                     .map(|(tp, l)| (tp.to_string(), l))
                     .collect(),
+                rack: Some(c.config.client_rack.clone())
+                    .filter(|r| !r.is_empty())
+                    .map(|r| {
+                        let racks = &w.scenario().cluster.broker_rack;
+                        let zk = w.zookeeper();
+                        let near = c
+                            .assignment
+                            .iter()
+                            .filter(|tp| {
+                                zk.topic_assignment(&tp.topic)
+                                    .get(&tp.partition)
+                                    .is_some_and(|reps| {
+                                        reps.iter().any(|b| racks.get(&b.0) == Some(&r))
+                                    })
+                            })
+                            .count();
+                        (r, near)
+                    }),
             })
         })
         .collect();
@@ -927,5 +948,39 @@ mod tests {
             .find_nth_where(1, |e| e.caption(Lang::En).contains("found offset 2"))
             .expect("the branch looks offset 2 up");
         assert!(i >= 100);
+    }
+
+    /// KIP-881 in the groups view: each member with a client.rack says how
+    /// many of its partitions have a replica in that rack.
+    #[test]
+    fn a_member_with_client_rack_shows_how_many_partitions_are_in_its_rack() {
+        let c = |name: &str, zone: &str| {
+            format!(
+                r#"{{"name": "{name}", "subscribe": ["orders"], "config": {{"group.id": "g", "client.rack": "{zone}"}}}}"#
+            )
+        };
+        let json = format!(
+            r#"{{"seed": 3, "run_until_ms": 8000,
+            "cluster": {{"brokers": [0, 1, 2], "config": {{"offsets.topic.num.partitions": 3}},
+                        "broker.rack": {{"0": "az-a", "1": "az-b", "2": "az-c"}}}},
+            "topics": [{{"name": "orders", "partitions": 6, "replication.factor": 1, "fixed_start_index": 0}}],
+            "consumers": [{}, {}]}}"#,
+            c("ca", "az-a"),
+            c("cx", "az-x")
+        );
+        let mut p = Player::from_json(&json).unwrap();
+        p.seek(u64::MAX);
+        let g = &GroupsModel::from_world(p.world()).groups[0];
+        let row = |name: &str| g.members.iter().find(|m| m.consumer == name).unwrap();
+        // ca is in az-a with replicas of orders-0 and -3 there: Range gives
+        // it those; cx's rack holds no replica, so none of its are near.
+        assert_eq!(
+            row("ca").rack,
+            Some(("az-a".to_string(), 2)),
+            "{:?}",
+            row("ca")
+        );
+        assert_eq!(row("ca").assignment.len(), 3);
+        assert_eq!(row("cx").rack, Some(("az-x".to_string(), 0)));
     }
 }

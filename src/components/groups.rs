@@ -47,7 +47,11 @@ fn group(g: &GroupView, lang: Lang) -> Html {
                         <td class="mono">{ if m.member_id.is_empty() { "–".to_string() } else { m.member_id.clone() } }</td>
                         <td>{ t(lang, &format!("phase_{}", m.phase)) }</td>
                         <td class="num">{ m.generation }</td>
-                        <td class="mono">{ list(&m.assignment) }</td>
+                        <td class="mono">{ list(&m.assignment) }
+                            if let Some((rack, near)) = &m.rack {
+                                <div class="rack-fit" title={t(lang, "in_rack_hint")}>{ format!("{} {rack}: {near}/{}", t(lang, "in_rack"), m.assignment.len()) }</div>
+                            }
+                        </td>
                         <td class="mono">{ list(&m.lag.iter().map(|(tp, l)| format!("{tp}:{l}")).collect::<Vec<_>>()) }</td>
                     </tr>
                 }) }
