@@ -435,7 +435,16 @@ pub fn App(props: &AppProps) -> Html {
         )),
         View::Groups => Some((
             "groups",
-            (*describe_open).then(|| kafka_sim::describe::groups(player.world(), None)),
+            (*describe_open).then(|| {
+                let w = player.world();
+                let cmd = "$ kafka-consumer-groups.sh --bootstrap-server broker-0:9092 --describe --all-groups";
+                format!(
+                    "{}\n{cmd} --members --verbose\n{}\n{cmd} --state\n{}",
+                    kafka_sim::describe::groups(w, None),
+                    kafka_sim::describe::group_members(w, None, true),
+                    kafka_sim::describe::group_states(w, None)
+                )
+            }),
         )),
         _ => None,
     }

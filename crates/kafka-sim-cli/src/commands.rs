@@ -139,6 +139,9 @@ fn describe(a: &mut Args<'_>) -> Res {
     let topic = a.value("--topic")?;
     let group = a.value("--group")?;
     let exclude_internal = a.flag("--exclude-internal");
+    let members = a.flag("--members");
+    let verbose = a.flag("--verbose");
+    let state = a.flag("--state");
     a.no_more_flags()?;
     let (path, what) = match a.positional().as_slice() {
         [p, w] => (*p, *w),
@@ -160,6 +163,15 @@ fn describe(a: &mut Args<'_>) -> Res {
     if what == "groups" && (topic.is_some() || exclude_internal) {
         return Err("--topic and --exclude-internal go with topics, not groups".into());
     }
+    if what == "topics" && (members || verbose || state) {
+        return Err("--members, --verbose and --state go with groups, not topics".into());
+    }
+    if members && state {
+        return Err("give one of --members and --state (as kafka-consumer-groups does)".into());
+    }
+    if verbose && !members {
+        return Err("--verbose goes with --members".into());
+    }
     let sc = load_scenario(path)?;
     let mut t = kafka_sim::Timeline::headless(sc).map_err(|e| format!("{path}: {e}"))?;
     let end = t.run_to_end();
@@ -173,6 +185,8 @@ fn describe(a: &mut Args<'_>) -> Res {
     let w = t.state_at(step);
     let text = match what {
         "topics" => kafka_sim::describe::topics(&w, topic, exclude_internal),
+        _ if members => kafka_sim::describe::group_members(&w, group, verbose),
+        _ if state => kafka_sim::describe::group_states(&w, group),
         _ => kafka_sim::describe::groups(&w, group),
     };
     print!("{text}");

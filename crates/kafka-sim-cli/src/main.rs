@@ -39,7 +39,7 @@ USAGE:
       request \"partition_racks\" (topic -> each partition's replica racks):
       rack-aware Range (KIP-881).
   kafka-sim describe SCENARIO.json [--at STEP] topics [--topic T] [--exclude-internal]
-  kafka-sim describe SCENARIO.json [--at STEP] groups [--group G]
+  kafka-sim describe SCENARIO.json [--at STEP] groups [--group G] [--members [--verbose] | --state]
       kafka-topics --describe / kafka-consumer-groups --describe, laid out as
       Kafka 3.9 prints them, after STEP events (default: the end of the run).
   kafka-sim coordinator --group G [--offsets-partitions 50] [--json]

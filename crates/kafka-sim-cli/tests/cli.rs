@@ -423,6 +423,49 @@ fn describe_prints_kafka_topics_and_consumer_groups_views() {
         header.starts_with("GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID"),
         "{g:?}"
     );
+    let m = stdout(&kafka_sim(
+        &[
+            "describe",
+            "scenarios/group-rebalance.json",
+            "groups",
+            "--members",
+            "--verbose",
+        ],
+        None,
+    ));
+    assert!(
+        m.lines()
+            .nth(1)
+            .unwrap_or("")
+            .ends_with("#PARTITIONS     ASSIGNMENT"),
+        "{m:?}"
+    );
+    let st = stdout(&kafka_sim(
+        &[
+            "describe",
+            "scenarios/group-rebalance.json",
+            "groups",
+            "--state",
+        ],
+        None,
+    ));
+    assert!(
+        st.contains("COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE           #MEMBERS"),
+        "{st:?}"
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &[
+                "describe",
+                "scenarios/group-rebalance.json",
+                "groups",
+                "--members",
+                "--state",
+            ],
+            None,
+        ),
+        "give one of --members and --state",
+    );
     assert_clean_error(
         &kafka_sim(
             &["describe", "scenarios/leader-failover.json", "brokers"],

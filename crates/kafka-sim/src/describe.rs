@@ -19,6 +19,13 @@
 //!   leader's **high watermark**, not its log end offset, so LAG is
 //!   HW − committed offset (G12).
 //!
+//! * [`group_members`] and [`group_states`]: `--describe --members
+//!   [--verbose]` and `--describe --state` (`printMembers`, lines 363-424;
+//!   `printStates`, lines 426-439), with their quirks kept: the state view
+//!   pads the GROUP column to the coordinator column's width, and 3.9's
+//!   verbose ASSIGNMENT lists each topic's partitions as `(0,1)` without the
+//!   topic's name.
+//!
 //! Where Kafka's order comes from a hash map, this module follows it where
 //! the map is Java's (a member's partitions, in `HashMap<TopicPartition, _>`
 //! order, which [`crate::assignor::java_hash_order`] reproduces) and says
@@ -134,6 +141,18 @@ fn topic_overrides(w: &World, t: &str) -> String {
 /// `kafka-consumer-groups.sh --describe --group G` (or `--all-groups`) at
 /// this moment, stdout and stderr together in the order Kafka prints them.
 pub fn groups(w: &World, only: Option<&str>) -> String {
+    let mut out = String::new();
+    for g in group_ids(w, only) {
+        match coordinator_group(w, &g) {
+            None => out.push_str(&format!("Error: Consumer group '{g}' does not exist.\n")),
+            Some(group) => out.push_str(&describe_group(w, group)),
+        }
+    }
+    out
+}
+
+/// The groups to describe (`--group G`, or every group anyone knows).
+fn group_ids(w: &World, only: Option<&str>) -> Vec<String> {
     let mut ids: Vec<String> = w
         .consumers()
         .iter()
@@ -151,12 +170,155 @@ pub fn groups(w: &World, only: Option<&str>) -> String {
     }
     ids.sort();
     ids.dedup();
-    let mut out = String::new();
-    for g in &ids {
-        match coordinator_group(w, g) {
-            None => out.push_str(&format!("Error: Consumer group '{g}' does not exist.\n")),
-            Some(group) => out.push_str(&describe_group(w, group)),
+    ids
+}
+
+/// `shouldPrintMemberState`'s notices, printed before a group's table.
+fn state_notice(g: &Group) -> String {
+    match g.state {
+        GroupState::Empty => format!("\nConsumer group '{}' has no active members.\n", g.group_id),
+        GroupState::PreparingRebalance | GroupState::CompletingRebalance => {
+            format!(
+                "\nWarning: Consumer group '{}' is rebalancing.\n",
+                g.group_id
+            )
         }
+        GroupState::Stable => String::new(),
+    }
+}
+
+/// `kafka-consumer-groups.sh --describe --members [--verbose]`.
+pub fn group_members(w: &World, only: Option<&str>, verbose: bool) -> String {
+    let mut out = String::new();
+    for id in group_ids(w, only) {
+        let Some(g) = coordinator_group(w, &id) else {
+            out.push_str(&format!("Error: Consumer group '{id}' does not exist.\n"));
+            continue;
+        };
+        out.push_str(&state_notice(g));
+        if g.members.is_empty() {
+            continue;
+        }
+        let hosts: Vec<String> = g
+            .members
+            .iter()
+            .map(|m| format!("/consumer-{}", m.consumer))
+            .collect();
+        // printMembers' widths: each column at least its minimum, else its
+        // longest value.
+        let width = |min: usize, f: &dyn Fn(&crate::group::Member) -> usize| {
+            g.members.iter().map(f).fold(min, usize::max)
+        };
+        let gw = g.group_id.chars().count().max(15);
+        let cw = width(15, &|m| m.member_id.chars().count());
+        let iw = width(17, &|m| {
+            m.group_instance_id.as_deref().unwrap_or("").chars().count()
+        });
+        let hw = hosts.iter().map(|h| h.chars().count()).fold(15, usize::max);
+        let lw = width(15, &|m| m.client_id.chars().count());
+        let with_instance = g.members.iter().any(|m| m.group_instance_id.is_some());
+        let line = |cols: [&str; 6]| {
+            if with_instance {
+                format!(
+                    "{:<gw$} {:<cw$} {:<iw$} {:<hw$} {:<lw$} {:<15} ",
+                    cols[0], cols[1], cols[2], cols[3], cols[4], cols[5]
+                )
+            } else {
+                format!(
+                    "{:<gw$} {:<cw$} {:<hw$} {:<lw$} {:<15} ",
+                    cols[0], cols[1], cols[3], cols[4], cols[5]
+                )
+            }
+        };
+        out.push('\n');
+        out.push_str(&line([
+            "GROUP",
+            "CONSUMER-ID",
+            "GROUP-INSTANCE-ID",
+            "HOST",
+            "CLIENT-ID",
+            "#PARTITIONS",
+        ]));
+        if verbose {
+            out.push_str("ASSIGNMENT");
+        }
+        out.push('\n');
+        for (m, host) in g.members.iter().zip(&hosts) {
+            out.push_str(&line([
+                &g.group_id,
+                &m.member_id,
+                m.group_instance_id.as_deref().unwrap_or(""),
+                host,
+                &m.client_id,
+                &m.assignment.len().to_string(),
+            ]));
+            if verbose {
+                out.push_str(&verbose_assignment(&m.assignment));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// 3.9's verbose ASSIGNMENT: per topic, its partitions as strings sorted
+/// and joined `(0,1)`; those sorted and joined by `, ` (no topic names).
+fn verbose_assignment(tps: &[TopicPartition]) -> String {
+    if tps.is_empty() {
+        return MISSING.to_string();
+    }
+    let mut by_topic: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    for tp in tps {
+        by_topic
+            .entry(&tp.topic)
+            .or_default()
+            .push(tp.partition.to_string());
+    }
+    let mut parts: Vec<String> = by_topic
+        .into_values()
+        .map(|mut v| {
+            v.sort();
+            format!("({})", v.join(","))
+        })
+        .collect();
+    parts.sort();
+    parts.join(", ")
+}
+
+/// `kafka-consumer-groups.sh --describe --state`.
+pub fn group_states(w: &World, only: Option<&str>) -> String {
+    let mut out = String::new();
+    for id in group_ids(w, only) {
+        let tp = TopicPartition::new("__consumer_offsets", w.group_partition(&id));
+        let (Some(g), Some(leader)) = (coordinator_group(w, &id), w.current_leader(&tp)) else {
+            out.push_str(&format!("Error: Consumer group '{id}' does not exist.\n"));
+            continue;
+        };
+        out.push_str(&state_notice(g));
+        let coordinator = format!("broker-{0}:9092  ({0})", leader.0);
+        let cw = coordinator.chars().count().max(25);
+        let line = |cols: [&str; 5]| {
+            format!(
+                "\n{:<cw$} {:<25} {:<20} {:<15} {}",
+                cols[0], cols[1], cols[2], cols[3], cols[4]
+            )
+        };
+        let state = format!("{:?}", g.state);
+        out.push_str(&line([
+            "GROUP",
+            "COORDINATOR (ID)",
+            "ASSIGNMENT-STRATEGY",
+            "STATE",
+            "#MEMBERS",
+        ]));
+        out.push_str(&line([
+            &g.group_id,
+            &coordinator,
+            g.protocol_name.as_deref().unwrap_or(""),
+            &state,
+            &g.members.len().to_string(),
+        ]));
+        out.push('\n');
     }
     out
 }
@@ -410,6 +572,63 @@ mod tests {
         assert_eq!(
             groups(&w, Some("nope")),
             "Error: Consumer group 'nope' does not exist.\n"
+        );
+    }
+
+    /// `--members --verbose` and `--state`, with 3.9's own quirks.
+    #[test]
+    fn members_and_state_views_follow_kafkas_format_strings() {
+        let w = world_at_end(
+            r#"{"seed": 1, "run_until_ms": 9000,
+                "cluster": {"brokers": [0, 1, 2], "config": {"offsets.topic.num.partitions": 3}},
+                "topics": [{"name": "t", "partitions": 3, "replication.factor": 3}],
+                "consumers": [{"name": "c", "subscribe": ["t"], "config": {"group.id": "g"}}]}"#,
+        );
+        let text = group_members(&w, Some("g"), true);
+        let lines: Vec<&str> = text.split('\n').collect();
+        assert_eq!(lines[0], "");
+        // CONSUMER-ID as wide as the longest member id (at least 15).
+        let id = lines[2].split_whitespace().nth(1).unwrap_or("");
+        let cw = id.len().max(15);
+        assert_eq!(
+            lines[1],
+            format!(
+                "{:<15} {:<cw$} {:<15} {:<15} {:<15} ASSIGNMENT",
+                "GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"
+            )
+        );
+        assert!(
+            lines[2].starts_with("g               consumer-g-1-"),
+            "{text}"
+        );
+        assert!(
+            lines[2].ends_with(" consumer-g-1    3               (0,1,2)"),
+            "{text:?}"
+        );
+        let state = group_states(&w, Some("g"));
+        let rows: Vec<&str> = state.split('\n').collect();
+        assert_eq!(rows[0], "");
+        // GROUP padded to the coordinator column's width (25 at least).
+        assert!(
+            rows[1].starts_with(&format!("{:<25} {:<25} ", "GROUP", "COORDINATOR (ID)")),
+            "{state:?}"
+        );
+        assert!(
+            rows[2].starts_with(&format!("{:<25} broker-", "g")),
+            "{state:?}"
+        );
+        assert!(
+            rows[2].ends_with(&format!("{:<20} {:<15} 1", "range", "Stable")),
+            "{state:?}"
+        );
+        assert_eq!(verbose_assignment(&[]), "-");
+        assert_eq!(
+            verbose_assignment(&[
+                TopicPartition::new("b", 10),
+                TopicPartition::new("b", 2),
+                TopicPartition::new("a", 1)
+            ]),
+            "(1), (10,2)"
         );
     }
 
