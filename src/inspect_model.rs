@@ -2,7 +2,7 @@
 //! engine's world at the cursor. Layout data only: every value (bytes,
 //! offsets, assignments, lag) comes from the engine.
 
-use kafka_sim::assignor::{assign, MemberSubscription, PartitionName};
+use kafka_sim::assignor::{assign_in_group, MemberSubscription, PartitionName, PartitionRacks};
 use kafka_sim::client_config::AssignorName;
 use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::group::MemberPhase;
@@ -639,8 +639,19 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
                 topics: m.subscription.clone(),
                 owned_partitions: Vec::new(),
                 generation: None,
-                rack_id: None,
+                rack_id: Some(c.config.client_rack.clone()).filter(|r| !r.is_empty()),
             }
+        })
+        .collect();
+    // The replicas' racks as a leader would read them (KIP-881).
+    let broker_rack = &w.scenario().cluster.broker_rack;
+    let racks: PartitionRacks = topics
+        .iter()
+        .map(|(t, n)| {
+            (
+                t.clone(),
+                running[0].metadata.replica_racks(t, *n, broker_rack),
+            )
         })
         .collect();
     let leaving = subs.last().map(|m| m.member_id.clone());
@@ -651,7 +662,7 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
         AssignorName::Sticky,
         AssignorName::CooperativeSticky,
     ] {
-        let Ok(before) = assign(s, &topics, &subs) else {
+        let Ok(before) = assign_in_group(s, &topics, &racks, &subs) else {
             continue;
         };
         let stay: Vec<MemberSubscription> = subs[..subs.len() - 1]
@@ -659,11 +670,10 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
             .map(|m| MemberSubscription {
                 owned_partitions: before.assignment[&m.member_id].clone(),
                 generation: Some(1),
-                rack_id: None,
                 ..m.clone()
             })
             .collect();
-        let Ok(after) = assign(s, &topics, &stay) else {
+        let Ok(after) = assign_in_group(s, &topics, &racks, &stay) else {
             continue;
         };
         let moved = stay
@@ -982,5 +992,10 @@ mod tests {
         );
         assert_eq!(row("ca").assignment.len(), 3);
         assert_eq!(row("cx").rack, Some(("az-x".to_string(), 0)));
+        // The side-by-side comparison runs Range with the same racks, so its
+        // "before" is what the group really got.
+        let range = g.comparison.iter().find(|r| r.strategy == "range").unwrap();
+        let before = &range.before.iter().find(|(m, _)| m == "ca").unwrap().1;
+        assert_eq!(before, &row("ca").assignment);
     }
 }

@@ -48,7 +48,7 @@ fn group(g: &GroupView, lang: Lang) -> Html {
                         <td>{ t(lang, &format!("phase_{}", m.phase)) }</td>
                         <td class="num">{ m.generation }</td>
                         <td class="mono">{ list(&m.assignment) }
-                            if let Some((rack, near)) = &m.rack {
+                            if let Some((rack, near)) = m.rack.as_ref().filter(|_| !m.assignment.is_empty()) {
                                 <div class="rack-fit" title={t(lang, "in_rack_hint")}>{ format!("{} {rack}: {near}/{}", t(lang, "in_rack"), m.assignment.len()) }</div>
                             }
                         </td>

@@ -91,17 +91,8 @@ impl ConsumerCx<'_> {
                 .collect()
         };
         // A group whose vote picked a sticky assignor although a member
-        // sent a rack: the rack-aware sticky assignors are not simulated, so
-        // it runs without racks (a known gap, see `assignor`).
-        let racks = if matches!(
-            strategy,
-            AssignorName::Sticky | AssignorName::CooperativeSticky
-        ) {
-            PartitionRacks::new()
-        } else {
-            racks
-        };
-        let result = match assign_with_racks(strategy, &topics, &racks, &subs) {
+        // sent a rack runs it without racks (a known gap, see `assignor`).
+        let result = match assign_in_group(strategy, &topics, &racks, &subs) {
             Ok(r) => r,
             Err(_) => return Ok(Vec::new()),
         };
