@@ -702,3 +702,46 @@ fn objects_written_as_arrays_are_refused() {
         "{e}"
     );
 }
+
+/// Scenario-wide bounds (issue 24): clients and partitions in all, each
+/// with one message naming the limit; 40 groups of 40 members still fit.
+#[test]
+fn scenario_wide_bounds_on_clients_and_partitions_are_named() {
+    use kafka_sim::scenario::{MAX_CLIENTS, MAX_TOTAL_PARTITIONS};
+    let consumers = |n: usize| -> String {
+        (0..n)
+            .map(|i| {
+                format!(
+                    r#"{{"name": "c{i}", "subscribe": ["t"], "config": {{"group.id": "g{}"}}}}"#,
+                    i % 40
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let sc = |consumers: String, topics: &str| {
+        format!(
+            r#"{{"seed": 1, "run_until_ms": 10, "cluster": {{"brokers": [0, 1, 2]}},
+                "topics": [{topics}], "consumers": [{consumers}]}}"#
+        )
+    };
+    let t = r#"{"name": "t", "partitions": 3}"#;
+    Scenario::from_json(&sc(consumers(1600), t)).expect("40 groups of 40 members");
+    let e = refused(&sc(consumers(MAX_CLIENTS + 1), t));
+    assert_eq!(e.field, "consumers", "{e}");
+    assert!(e.message.contains(&format!("at most {MAX_CLIENTS}")), "{e}");
+    // Three topics of 10,000 partitions, plus __consumer_offsets' 50.
+    let big: Vec<String> = (0..3)
+        .map(|i| format!(r#"{{"name": "t{i}", "partitions": 10000}}"#))
+        .collect();
+    let e = refused(&sc(consumers(1), &format!("{t},{}", big.join(","))));
+    assert_eq!(e.field, "topics", "{e}");
+    assert!(
+        e.message.contains("30053 partitions in all")
+            && e.message
+                .contains(&format!("at most {MAX_TOTAL_PARTITIONS}")),
+        "{e}"
+    );
+    // Without consumers (no __consumer_offsets) the same topics fit.
+    Scenario::from_json(&sc(String::new(), &big.join(","))).expect("30,000 partitions");
+}

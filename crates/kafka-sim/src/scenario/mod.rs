@@ -32,6 +32,15 @@ pub const MAX_CLOCK_START_MS: i64 = 253_402_300_799_999;
 /// `num.partitions`, `offsets.topic.num.partitions`, `add_partitions`,
 /// `replica.assignment`).
 pub const MAX_PARTITIONS: i32 = 10_000;
+/// The most partitions a scenario may declare in all: its topics, the
+/// topics its `create_topic` commands create, the totals its
+/// `add_partitions` commands ask for, and `__consumer_offsets` when it has
+/// consumers. Memory grows with partitions (about 65 KB each in a run);
+/// this keeps a shared link from exhausting a browser tab (issue 24).
+pub const MAX_TOTAL_PARTITIONS: u64 = 30_000;
+/// The most clients (producers and consumers, with those added by
+/// commands) a scenario may declare: enough for 40 groups of 40 members.
+pub const MAX_CLIENTS: usize = 2_000;
 
 fn d_run_until() -> u64 {
     10_000

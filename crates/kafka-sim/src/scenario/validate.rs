@@ -6,6 +6,59 @@
 use super::*;
 
 impl Scenario {
+    /// The scenario-wide bounds: [`MAX_CLIENTS`] clients and
+    /// [`MAX_TOTAL_PARTITIONS`] partitions in all (each topic's own bound,
+    /// [`MAX_PARTITIONS`], is checked with the topic).
+    fn check_size(&self) -> Result<(), ConfigError> {
+        let added_clients = self
+            .commands
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.command,
+                    Command::AddProducer { .. } | Command::AddConsumer { .. }
+                )
+            })
+            .count();
+        let clients = self.producers.len() + self.consumers.len() + added_clients;
+        if clients > MAX_CLIENTS {
+            return Err(ConfigError::new(
+                "consumers",
+                format!(
+                    "{clients} producers and consumers (with those the commands add); at most {MAX_CLIENTS} are simulated"
+                ),
+            ));
+        }
+        let default = self.cluster.config.num_partitions.max(1) as u64;
+        let count = |t: &TopicSpec| -> u64 {
+            match (t.partitions, &t.replica_assignment) {
+                (Some(p), _) => p.max(0) as u64,
+                (None, Some(a)) => a.len() as u64,
+                (None, None) => default,
+            }
+        };
+        let mut total: u64 = self.topics.iter().map(count).sum();
+        for c in &self.commands {
+            total += match &c.command {
+                Command::CreateTopic { topic } => count(topic),
+                Command::AddPartitions { partitions, .. } => (*partitions).max(0) as u64,
+                _ => 0,
+            };
+        }
+        if !self.consumers.is_empty() || added_clients > 0 {
+            total += self.cluster.config.offsets_topic_num_partitions.max(0) as u64;
+        }
+        if total > MAX_TOTAL_PARTITIONS {
+            return Err(ConfigError::new(
+                "topics",
+                format!(
+                    "{total} partitions in all (topics, create_topic and add_partitions commands, __consumer_offsets); at most {MAX_TOTAL_PARTITIONS} are simulated"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Cross-field checks a JSON schema cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if let Some(l) = &self.lesson {
@@ -395,6 +448,8 @@ impl Scenario {
                 }
             }
         }
+        // Each field's own bound first (more precise), then the totals.
+        self.check_size()?;
         Ok(())
     }
 
