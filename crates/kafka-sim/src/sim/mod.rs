@@ -386,14 +386,21 @@ impl World {
         }
     }
 
+    /// A broker handler that ended its own process (after a controlled
+    /// shutdown, or a start that could not register) left word in the
+    /// kernel; its peers' connections to it reset now (a global act).
+    fn after_process_exit(&mut self) -> Step {
+        match self.k.process_exited.take() {
+            Some(NodeId::Broker(x)) => self.broker_connections_reset(x),
+            _ => Ok(()),
+        }
+    }
+
     fn on_timer(&mut self, node: NodeId, timer: Timer) -> Step {
         match node {
             NodeId::Broker(b) => {
                 self.bcx(b).broker_timer(timer)?;
-                match self.k.process_exited.take() {
-                    Some(NodeId::Broker(x)) => self.broker_connections_reset(x),
-                    _ => Ok(()),
-                }
+                self.after_process_exit()
             }
             NodeId::Producer(p) => self.producer_cx(p).timer(timer),
             NodeId::Consumer(c) => self.consumer_cx(c).timer(timer),
@@ -406,10 +413,7 @@ impl World {
         match to {
             NodeId::Broker(b) => {
                 self.bcx(b).broker_on_message(from, msg)?;
-                match self.k.process_exited.take() {
-                    Some(NodeId::Broker(x)) => self.broker_connections_reset(x),
-                    _ => Ok(()),
-                }
+                self.after_process_exit()
             }
             NodeId::Producer(p) => self.producer_cx(p).on_message(from, msg),
             NodeId::Consumer(c) => self.consumer_cx(c).on_message(from, msg),
