@@ -2,7 +2,7 @@
 //! engine's world at the cursor. Layout data only: every value (bytes,
 //! offsets, assignments, lag) comes from the engine.
 
-use kafka_sim::assignor::{assign_in_group, MemberSubscription, PartitionName, PartitionRacks};
+use kafka_sim::assignor::{assign_with_racks, MemberSubscription, PartitionName, PartitionRacks};
 use kafka_sim::client_config::AssignorName;
 use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::group::MemberPhase;
@@ -662,7 +662,7 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
         AssignorName::Sticky,
         AssignorName::CooperativeSticky,
     ] {
-        let Ok(before) = assign_in_group(s, &topics, &racks, &subs) else {
+        let Ok(before) = assign_with_racks(s, &topics, &racks, &subs) else {
             continue;
         };
         let stay: Vec<MemberSubscription> = subs[..subs.len() - 1]
@@ -673,7 +673,7 @@ fn compare_assignors(w: &World, g: &str) -> (Vec<CompareRow>, Option<String>) {
                 ..m.clone()
             })
             .collect();
-        let Ok(after) = assign_in_group(s, &topics, &racks, &stay) else {
+        let Ok(after) = assign_with_racks(s, &topics, &racks, &stay) else {
             continue;
         };
         let moved = stay

@@ -173,7 +173,8 @@ fn digest_matches_the_pinned_one() {
     );
 }
 
-/// Members' `rack_id` and `partition_racks` make Range rack-aware
+/// Members' `rack_id` and `partition_racks` make Range and the sticky
+/// assignors rack-aware
 /// (RangeAssignorTest.testRackAwareAssignmentWithUniformSubscription, rf 1).
 #[test]
 fn assign_range_is_rack_aware_with_racks() {
@@ -195,10 +196,17 @@ fn assign_range_is_rack_aware_with_racks() {
         v["assignment"]["consumer1"],
         serde_json::json!(["t1-1", "t1-4", "t2-1", "t2-4", "t3-0"])
     );
-    assert_clean_error(
-        &kafka_sim(&["assign", "--strategy", "sticky", "--json"], Some(req)),
-        "not simulated yet",
+    // The sticky assignors are rack-aware too
+    // (AbstractStickyAssignorTest.testRackAwareAssignmentWithUniformSubscription).
+    let o = kafka_sim(
+        &["assign", "--strategy", "cooperative-sticky", "--json"],
+        Some(req),
     );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let mut c2: Vec<String> = serde_json::from_value(v["assignment"]["consumer2"].clone()).unwrap();
+    c2.sort();
+    assert_eq!(c2, ["t1-2", "t1-5", "t2-2", "t2-5", "t3-1"]);
     assert_clean_error(
         &kafka_sim(
             &["assign", "--strategy", "range", "--json"],

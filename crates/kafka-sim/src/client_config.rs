@@ -602,24 +602,11 @@ impl ConsumerConfig {
                 "needs a group.id (static membership is a group feature)",
             ));
         }
-        if !self.client_rack.is_empty() {
-            if !crate::scenario::rack_is_valid(&self.client_rack) {
-                return Err(ConfigError::new(
-                    f("client.rack"),
-                    "a rack name is 1 to 255 characters, none of them a control character",
-                ));
-            }
-            // The default list is [range, cooperative-sticky]: Range first
-            // is fine; a sticky assignor first would be rack-aware in Kafka.
-            if matches!(
-                self.partition_assignment_strategy.first(),
-                Some(AssignorName::Sticky | AssignorName::CooperativeSticky)
-            ) {
-                return Err(ConfigError::new(
-                    f("client.rack"),
-                    "the rack-aware sticky assignors (KIP-881) are not simulated yet: put range (or roundrobin) first in partition.assignment.strategy",
-                ));
-            }
+        if !self.client_rack.is_empty() && !crate::scenario::rack_is_valid(&self.client_rack) {
+            return Err(ConfigError::new(
+                f("client.rack"),
+                "a rack name is 1 to 255 characters, none of them a control character",
+            ));
         }
         Ok(())
     }

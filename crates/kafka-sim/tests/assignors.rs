@@ -2,7 +2,9 @@
 //! (`AbstractStickyAssignorTest`, `RangeAssignorTest`, `RoundRobinAssignorTest`),
 //! expected lists in Kafka's order, plus property tests over random groups.
 
-use kafka_sim::assignor::{assign, AssignmentResult, MemberSubscription, PartitionName};
+use kafka_sim::assignor::{
+    assign, assign_with_racks, AssignmentResult, MemberSubscription, PartitionName, PartitionRacks,
+};
 use kafka_sim::client_config::AssignorName;
 use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::rng::Rng;
@@ -586,4 +588,95 @@ fn next_generation_same(g: &Group, r: &AssignmentResult, generation: i32) -> Gro
             })
             .collect(),
     }
+}
+
+/// Random racks for a group: each member on one of three zones or none,
+/// each partition's replicas on one to three of them.
+fn random_racks(rng: &mut Rng, g: &mut Group) -> PartitionRacks {
+    let zones = ["a", "b", "c"];
+    for m in &mut g.members {
+        m.rack_id = match rng.below(4) {
+            3 => None,
+            z => Some(zones[z as usize].to_string()),
+        };
+    }
+    g.topics
+        .iter()
+        .map(|(t, n)| {
+            let per = (0..*n)
+                .map(|_| {
+                    let first = rng.below(3) as usize;
+                    let rf = 1 + rng.below(3) as usize;
+                    (0..rf)
+                        .map(|j| zones[(first + j) % 3].to_string())
+                        .collect()
+                })
+                .collect();
+            (t.clone(), per)
+        })
+        .collect()
+}
+
+/// KIP-881: the rack-aware sticky assignors still put balance first, as
+/// Kafka's do (valid and balanced over generations, with random racks);
+/// when every partition has a replica on every rack, racks change nothing.
+#[test]
+fn property_rack_aware_sticky_stays_valid_and_balanced() {
+    let mut failures = Vec::new();
+    let mut in_rack_used = 0;
+    for seed in 0..seeds() / 4 {
+        let mut rng = Rng::new(seed ^ 0x4ac4);
+        let uniform = seed % 2 == 0;
+        let mut g = random_group(&mut rng, uniform);
+        let racks = random_racks(&mut rng, &mut g);
+        let strategy = if seed % 4 < 2 {
+            AssignorName::Sticky
+        } else {
+            AssignorName::CooperativeSticky
+        };
+        let everywhere: PartitionRacks = racks
+            .iter()
+            .map(|(t, per)| {
+                let all: SortedSet<String> = ["a", "b", "c"].map(String::from).into();
+                (t.clone(), vec![all; per.len()])
+            })
+            .collect();
+        let same = assign_with_racks(strategy, &g.topics, &everywhere, &g.members).unwrap();
+        if same != run(strategy, &g.topics, &g.members) {
+            failures.push(format!("seed {seed}: racks everywhere changed the result"));
+        }
+        let mut r = assign_with_racks(strategy, &g.topics, &racks, &g.members).unwrap();
+        for generation in 1..4 {
+            let complete = strategy == AssignorName::Sticky;
+            let check = check_valid(&g, &r, complete).and_then(|_| match (complete, uniform) {
+                (false, _) => Ok(()),
+                (true, true) => check_balanced(&r),
+                (true, false) => check_balanced_general(&g, &r),
+            });
+            if let Err(e) = check {
+                failures.push(format!(
+                    "seed {seed} {strategy:?} generation {generation}: {e}"
+                ));
+                break;
+            }
+            in_rack_used += g
+                .members
+                .iter()
+                .filter(|m| m.rack_id.is_some())
+                .flat_map(|m| r.assignment[&m.member_id].iter().map(move |p| (m, p)))
+                .filter(|(m, p)| {
+                    racks[&p.topic][p.partition as usize].contains(m.rack_id.as_ref().unwrap())
+                })
+                .count();
+            // Members keep their racks; one who joins has none.
+            g = next_generation(&mut rng, &g, &r, generation);
+            r = assign_with_racks(strategy, &g.topics, &racks, &g.members).unwrap();
+        }
+    }
+    assert!(in_rack_used > 0);
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures[..failures.len().min(10)].join("\n")
+    );
 }

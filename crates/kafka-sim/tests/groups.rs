@@ -948,21 +948,24 @@ fn client_rack_makes_range_assign_partitions_in_each_members_zone() {
             _ => unreachable!(),
         }
     };
-    let t = run(&json(true));
-    let a = last_assignment(&t);
-    assert_eq!(a.len(), 3, "{a:?}");
-    for (member, parts) in a.iter() {
-        let zone = match &member[..3] {
-            "ca-" => "az-a",
-            "cb-" => "az-b",
-            "cc-" => "az-c",
-            other => panic!("member {other}"),
-        };
-        assert_eq!(parts.len(), 2, "{member}: {parts:?}");
-        for tp in parts {
-            assert_eq!(zone_of(tp.partition), zone, "{member} got {tp}");
+    let in_zone = |t: &Timeline| {
+        let a = last_assignment(t);
+        assert_eq!(a.len(), 3, "{a:?}");
+        for (member, parts) in a.iter() {
+            let zone = match &member[..3] {
+                "ca-" => "az-a",
+                "cb-" => "az-b",
+                "cc-" => "az-c",
+                other => panic!("member {other}"),
+            };
+            assert_eq!(parts.len(), 2, "{member}: {parts:?}");
+            for tp in parts {
+                assert_eq!(zone_of(tp.partition), zone, "{member} got {tp}");
+            }
         }
-    }
+    };
+    let t = run(&json(true));
+    in_zone(&t);
     // No client.rack: Range's consecutive ranges, two of them across zones.
     let plain = last_assignment(&run(&json(false)));
     let crossing = plain
@@ -976,12 +979,17 @@ fn client_rack_makes_range_assign_partitions_in_each_members_zone() {
         })
         .count();
     assert!(crossing >= 2, "{plain:?}");
-    // client.rack with a sticky assignor is refused, naming the key.
-    let e = kafka_sim::Scenario::from_json(&json(true).replacen(
-        r#""client.rack": "az-a""#,
-        r#""client.rack": "az-a", "partition.assignment.strategy": ["cooperative-sticky"]"#,
-        1,
-    ))
-    .unwrap_err();
-    assert_eq!(e.field, "consumers[0].config.client.rack", "{e}");
+    // The sticky assignors are rack-aware too (KIP-881): a group on
+    // cooperative-sticky ends with the same in-zone assignment.
+    let coop = json(true).replace(
+        r#""client.rack""#,
+        r#""partition.assignment.strategy": ["cooperative-sticky"], "client.rack""#,
+    );
+    let t = run(&coop);
+    assert!(
+        !find(&t, |k| matches!(k, EventKind::AssignmentComputed { strategy, .. } if strategy == "cooperative-sticky")).is_empty(),
+        "the group ran cooperative-sticky"
+    );
+    in_zone(&t);
+    no_broken_guarantees(&t);
 }

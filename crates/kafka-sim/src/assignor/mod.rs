@@ -17,11 +17,9 @@
 //! pass gives each member, within Range's per-topic quotas, partitions with
 //! a replica on its rack (co-partitioned topics, same members and partition
 //! count, move together); the ordinary Range pass places the rest, and each
-//! member's list is then sorted by topic and partition. The rack-aware
-//! sticky assignors are not simulated yet: `assign_with_racks` answers an
-//! error, a scenario refuses `client.rack` on a consumer whose first
-//! assignor is sticky, and a group whose vote still picks a sticky assignor
-//! is assigned without racks (a known gap).
+//! member's list is then sorted by topic and partition. The sticky
+//! assignors are rack-aware too (KIP-881; see the `sticky` module);
+//! RoundRobin ignores racks, as in Kafka.
 //!
 //! The sticky algorithm follows `AbstractStickyAssignor`: the *constrained*
 //! builder when every member subscribes to the same topics (keep up to the
@@ -392,46 +390,34 @@ pub fn assign(
     )
 }
 
-/// What a group leader runs: [`assign_with_racks`], except that the sticky
-/// assignors run without racks, since their rack-aware forms are not
-/// simulated yet (a known gap; Range and RoundRobin are exact).
-pub fn assign_in_group(
-    strategy: AssignorName,
-    partitions_per_topic: &SortedMap<String, i32>,
-    partition_racks: &PartitionRacks,
-    members: &[MemberSubscription],
-) -> Result<AssignmentResult, AssignError> {
-    let none = PartitionRacks::new();
-    let racks = match strategy {
-        AssignorName::Sticky | AssignorName::CooperativeSticky => &none,
-        _ => partition_racks,
-    };
-    assign_with_racks(strategy, partitions_per_topic, racks, members)
-}
-
 /// Runs one assignor over a group, with the members' racks and the
-/// partitions' replica racks (KIP-881).
+/// partitions' replica racks (KIP-881): what a group leader runs.
 pub fn assign_with_racks(
     strategy: AssignorName,
     partitions_per_topic: &SortedMap<String, i32>,
     partition_racks: &PartitionRacks,
     members: &[MemberSubscription],
 ) -> Result<AssignmentResult, AssignError> {
+    assign_racks(
+        strategy,
+        partitions_per_topic,
+        partition_racks,
+        members,
+        false,
+    )
+}
+
+/// [`assign_with_racks`]; `prefer_racks` is Kafka's test-only
+/// `preferRackAwareLogic` (rack-aware even when every partition has a
+/// replica on every rack), for the ported tests.
+fn assign_racks(
+    strategy: AssignorName,
+    partitions_per_topic: &SortedMap<String, i32>,
+    partition_racks: &PartitionRacks,
+    members: &[MemberSubscription],
+    prefer_racks: bool,
+) -> Result<AssignmentResult, AssignError> {
     let ctx = Ctx::new(partitions_per_topic, members)?;
-    let any_rack = members
-        .iter()
-        .any(|m| m.rack_id.as_ref().is_some_and(|r| !r.is_empty()));
-    if any_rack
-        && !partition_racks.is_empty()
-        && matches!(
-            strategy,
-            AssignorName::Sticky | AssignorName::CooperativeSticky
-        )
-    {
-        return Err(AssignError(
-            "the rack-aware sticky assignors (KIP-881) are not simulated yet".into(),
-        ));
-    }
     let lists = match strategy {
         AssignorName::Range => {
             let racks = RackInfo::new(&ctx, partition_racks, members);
@@ -442,9 +428,13 @@ pub fn assign_with_racks(
             }
         }
         AssignorName::RoundRobin => round_robin(&ctx),
-        AssignorName::Sticky => sticky(&ctx).0,
+        AssignorName::Sticky => {
+            let racks = StickyRacks::new(&ctx, partition_racks, members, prefer_racks);
+            sticky(&ctx, &racks).0
+        }
         AssignorName::CooperativeSticky => {
-            let (mut lists, transferring) = sticky(&ctx);
+            let racks = StickyRacks::new(&ctx, partition_racks, members, prefer_racks);
+            let (mut lists, transferring) = sticky(&ctx, &racks);
             let transferring = match transferring {
                 Some(t) => t,
                 None => compute_transferring(&ctx, &lists),

@@ -4,8 +4,116 @@
 //! the same topics (`constrainedAssign`), the general path otherwise
 //! (`generalAssign`, with its partition movements), and, for the
 //! cooperative protocol, which partitions must be revoked first.
+//!
+//! Rack awareness (KIP-881, Kafka 3.5+; `AbstractStickyAssignor.RackInfo`
+//! and the two builders, Kafka 3.9 lines 449-535, 664-790, 1020-1060 and
+//! 1325-1340): when members send a `client.rack` and the partitions'
+//! replica racks are not the same for every partition, owned partitions off
+//! their member's rack are given up (the constrained path may hand them
+//! back), the constrained path fills members round robin within racks
+//! before the plain round robin (partitions with the fewest in-rack members
+//! first), and the general path gives each partition to the least loaded
+//! in-rack member before it falls back to the least loaded member. Kafka's
+//! rack branch in `performReassignments` picks the same move as its plain
+//! branch, so the movement phase needs no rack case here.
 
 use super::*;
+
+/// `AbstractStickyAssignor.RackInfo`: each member's rack and each
+/// partition's replica racks, both empty unless rack-aware assignment is
+/// used (`useRackAwareAssignment` over all the group's partitions).
+pub(super) struct StickyRacks {
+    active: bool,
+    member: Vec<Option<String>>,
+    /// Per global partition index.
+    partition: Vec<SortedSet<String>>,
+    /// Per global partition index, `numConsumersByPartition`: how many
+    /// members sit on a rack holding one of its replicas.
+    in_rack_members: Vec<usize>,
+}
+
+impl StickyRacks {
+    /// `prefer` is Kafka's test-only `preferRackAwareLogic`: rack-aware even
+    /// when every partition has replicas on every rack.
+    pub(super) fn new(
+        ctx: &Ctx,
+        racks: &PartitionRacks,
+        members: &[MemberSubscription],
+        prefer: bool,
+    ) -> StickyRacks {
+        let off = StickyRacks {
+            active: false,
+            member: vec![None; ctx.members()],
+            partition: Vec::new(),
+            in_rack_members: Vec::new(),
+        };
+        let member: Vec<Option<String>> = members
+            .iter()
+            .map(|m| m.rack_id.clone().filter(|r| !r.is_empty()))
+            .collect();
+        if member.iter().all(Option::is_none) {
+            return off;
+        }
+        let mut partition = Vec::with_capacity(ctx.total);
+        for (t, name) in ctx.topics.iter().enumerate() {
+            let of_topic = racks.get(name);
+            for p in 0..ctx.counts[t] as usize {
+                partition.push(of_topic.and_then(|v| v.get(p).cloned()).unwrap_or_default());
+            }
+        }
+        let all: SortedSet<&String> = partition.iter().flatten().collect();
+        let mut per_rack: SortedMap<&String, usize> = SortedMap::new();
+        for r in member.iter().flatten() {
+            *per_rack.entry(r).or_default() += 1;
+        }
+        let use_racks = per_rack.keys().any(|r| all.contains(r))
+            && (prefer || !partition.iter().all(|s| s.len() == all.len()));
+        if !use_racks {
+            return off;
+        }
+        let in_rack_members = partition
+            .iter()
+            .map(|s| {
+                s.iter()
+                    .map(|r| per_rack.get(r).copied().unwrap_or(0))
+                    .sum()
+            })
+            .collect();
+        StickyRacks {
+            active: true,
+            member,
+            partition,
+            in_rack_members,
+        }
+    }
+
+    /// `racksMismatch`: the member has a rack and the partition no replica there.
+    fn mismatch(&self, m: usize, g: usize) -> bool {
+        self.member[m]
+            .as_ref()
+            .is_some_and(|r| !self.partition[g].contains(r))
+    }
+
+    /// `nextRackConsumer`: from `first`, wrapping, the index of the first
+    /// member (`at(i)` of `len`) whose rack holds a replica of partition `g`.
+    fn next_rack_consumer(
+        &self,
+        g: usize,
+        len: usize,
+        first: usize,
+        at: impl Fn(usize) -> usize,
+    ) -> Option<usize> {
+        let racks = &self.partition[g];
+        if racks.is_empty() {
+            return None;
+        }
+        (0..len).map(|i| (first + i) % len).find(|&i| {
+            self.member[at(i)]
+                .as_ref()
+                .is_some_and(|r| racks.contains(r))
+        })
+    }
+}
 
 /// Previously owned partitions after the generation rules, and whether all
 /// members subscribe to the same topics (`allSubscriptionsEqual`).
@@ -67,21 +175,25 @@ pub(super) type Lists = Vec<Vec<Tp>>;
 /// Partitions changing owner: (partition, new owner).
 pub(super) type Transfers = Vec<(Tp, usize)>;
 
-pub(super) fn sticky(ctx: &Ctx) -> (Lists, Option<Transfers>) {
+pub(super) fn sticky(ctx: &Ctx, racks: &StickyRacks) -> (Lists, Option<Transfers>) {
     if ctx.members() == 0 {
         return (Vec::new(), Some(Vec::new()));
     }
     let owned = previously_owned(ctx);
     if owned.all_equal {
-        let (lists, transferring) = constrained(ctx, owned);
+        let (lists, transferring) = constrained(ctx, owned, racks);
         (lists, Some(transferring))
     } else {
-        (General::new(ctx, owned).build(), None)
+        (General::new(ctx, owned, racks).build(), None)
     }
 }
 
 /// `ConstrainedAssignmentBuilder`: every member subscribes to the same topics.
-pub(super) fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, usize)>) {
+pub(super) fn constrained(
+    ctx: &Ctx,
+    owned: Owned,
+    racks: &StickyRacks,
+) -> (Vec<Vec<Tp>>, Vec<(Tp, usize)>) {
     let n = ctx.members();
     let total = ctx.total;
     let min_quota = total / n;
@@ -96,11 +208,15 @@ pub(super) fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, us
     let mut transferring: Vec<(Tp, usize)> = Vec::new();
 
     for &m in &ctx.hash_order {
-        let mut mine: Vec<Tp> = owned.current[m]
-            .iter()
-            .copied()
-            .filter(|tp| !owned.multiple_owners.contains(tp))
-            .collect();
+        // Owned partitions off the member's rack may go to another member.
+        let mut mine: Vec<Tp> = Vec::new();
+        for &tp in &owned.current[m] {
+            if racks.mismatch(m, ctx.gidx(tp)) {
+                maybe_revoked.insert(tp, m);
+            } else if !owned.multiple_owners.contains(&tp) {
+                mine.push(tp);
+            }
+        }
         mine.sort_by(|a, b| a.p.cmp(&b.p).then(a.t.cmp(&b.t)));
         if mine.len() < min_quota {
             for tp in &mine {
@@ -134,7 +250,7 @@ pub(super) fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, us
         }
     }
 
-    let mut unassigned = Vec::with_capacity(total);
+    let mut unassigned: Vec<Tp> = Vec::with_capacity(total);
     for t in 0..ctx.topics.len() as u32 {
         for p in 0..ctx.counts[t as usize] {
             let tp = Tp { t, p };
@@ -145,6 +261,63 @@ pub(super) fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, us
     }
     under.sort_by_key(|&m| ctx.rank[m]);
     exact.make_contiguous().sort_by_key(|&m| ctx.rank[m]);
+    let give = |assignment: &mut Vec<Vec<Tp>>,
+                transferring: &mut Vec<(Tp, usize)>,
+                tp: Tp,
+                m: usize| {
+        assignment[m].push(tp);
+        if maybe_revoked.get(&tp).is_some_and(|&o| o != m) || owned.multiple_owners.contains(&tp) {
+            transferring.push((tp, m));
+        }
+    };
+
+    // assignRackAwareRoundRobin: partitions with the fewest in-rack members
+    // first, each to the next unfilled member on one of its racks.
+    if racks.active {
+        unassigned.sort_by_key(|tp| racks.in_rack_members[ctx.gidx(*tp)]);
+        let mut rest = Vec::with_capacity(unassigned.len());
+        let mut next = 0usize;
+        for tp in unassigned {
+            let g = ctx.gidx(tp);
+            let mut chosen = None;
+            if let Some(i) = racks.next_rack_consumer(g, under.len(), next, |i| under[i]) {
+                let m = under[i];
+                let count = assignment[m].len() + 1;
+                let mut after = i;
+                if count >= min_quota {
+                    under.remove(i);
+                    if count < max_quota && current_over < expected_over {
+                        exact.push_back(m);
+                    }
+                } else {
+                    after += 1;
+                }
+                next = if under.is_empty() {
+                    0
+                } else {
+                    after % under.len()
+                };
+                chosen = Some(m);
+            } else if !exact.is_empty() {
+                if let Some(i) = racks.next_rack_consumer(g, exact.len(), 0, |i| exact[i]) {
+                    let m = exact[i];
+                    if assignment[m].len() + 1 == max_quota {
+                        exact.remove(i);
+                        current_over += 1;
+                        if current_over == expected_over {
+                            exact.clear();
+                        }
+                    }
+                    chosen = Some(m);
+                }
+            }
+            match chosen {
+                Some(m) => give(&mut assignment, &mut transferring, tp, m),
+                None => rest.push(tp),
+            }
+        }
+        unassigned = rest;
+    }
 
     // assignRoundRobin: an iterator over `under` that restarts at its head.
     let mut pos = 0usize;
@@ -166,10 +339,7 @@ pub(super) fn constrained(ctx: &Ctx, owned: Owned) -> (Vec<Vec<Tp>>, Vec<(Tp, us
             pos += 1;
             from_under = true;
         }
-        assignment[m].push(tp);
-        if maybe_revoked.get(&tp).is_some_and(|&o| o != m) || owned.multiple_owners.contains(&tp) {
-            transferring.push((tp, m));
-        }
+        give(&mut assignment, &mut transferring, tp, m);
         let count = assignment[m].len();
         if count == min_quota {
             if from_under {
@@ -275,6 +445,7 @@ impl Movements {
 /// `GeneralAssignmentBuilder`: members subscribe to different topics.
 pub(super) struct General<'a> {
     ctx: &'a Ctx,
+    racks: &'a StickyRacks,
     max_generation: i32,
     /// None once a member is set aside as unable to take part.
     current: Vec<Option<Vec<Tp>>>,
@@ -292,7 +463,7 @@ pub(super) struct General<'a> {
 }
 
 impl<'a> General<'a> {
-    fn new(ctx: &'a Ctx, owned: Owned) -> General<'a> {
+    fn new(ctx: &'a Ctx, owned: Owned, racks: &'a StickyRacks) -> General<'a> {
         let n = ctx.members();
         let mut potential = vec![0usize; ctx.topics.len()];
         for s in &ctx.subs {
@@ -314,6 +485,7 @@ impl<'a> General<'a> {
         }
         General {
             ctx,
+            racks,
             max_generation: owned.max_generation,
             current: owned.current.into_iter().map(Some).collect(),
             owner,
@@ -354,13 +526,14 @@ impl<'a> General<'a> {
                 }
             }
         }
-        // assignOwnedPartitions: drop what a member no longer subscribes to.
+        // assignOwnedPartitions: drop what a member no longer subscribes to,
+        // or (rack-aware) what is off its rack.
         let mut assigned = vec![false; ctx.total];
         for m in 0..ctx.members() {
             let list = self.current[m].take().unwrap_or_default();
             let mut keep = Vec::with_capacity(list.len());
             for tp in list {
-                if ctx.subscribed[m][tp.t as usize] {
+                if ctx.subscribed[m][tp.t as usize] && !self.racks.mismatch(m, ctx.gidx(tp)) {
                     assigned[ctx.gidx(tp)] = true;
                     keep.push(tp);
                 } else {
@@ -432,18 +605,24 @@ impl<'a> General<'a> {
         score
     }
 
-    fn assign_to_least_loaded(&mut self, tp: Tp) {
+    /// `maybeAssignPartition`: to the least loaded subscriber (on one of
+    /// the partition's racks when `in_rack`); false when there is none.
+    fn assign_to_least_loaded(&mut self, tp: Tp, in_rack: bool) -> bool {
+        let g = self.ctx.gidx(tp);
         let found = self
             .sorted
             .iter()
             .map(|&(_, r)| self.by_rank[r])
-            .find(|&m| self.ctx.subscribed[m][tp.t as usize]);
+            .find(|&m| {
+                self.ctx.subscribed[m][tp.t as usize] && !(in_rack && self.racks.mismatch(m, g))
+            });
         if let Some(m) = found {
             self.sorted.remove(&self.key(m));
             self.current[m].get_or_insert_with(Vec::new).push(tp);
-            self.owner[self.ctx.gidx(tp)] = Some(m);
+            self.owner[g] = Some(m);
             self.sorted.insert(self.key(m));
         }
+        found.is_some()
     }
 
     fn can_participate(&self, m: usize) -> bool {
@@ -459,9 +638,15 @@ impl<'a> General<'a> {
     fn balance(&mut self, prev: &HashMap<Tp, (usize, i32)>, unassigned: &mut Vec<Tp>) {
         let ctx = self.ctx;
         let initializing = self.sorted.last().is_none_or(|&(size, _)| size == 0);
-        for tp in unassigned.clone() {
+        let mut to_assign = unassigned.clone();
+        if self.racks.active {
+            to_assign.retain(|&tp| {
+                !(self.potential[tp.t as usize] > 0 && self.assign_to_least_loaded(tp, true))
+            });
+        }
+        for tp in to_assign {
             if self.potential[tp.t as usize] > 0 {
-                self.assign_to_least_loaded(tp);
+                self.assign_to_least_loaded(tp, false);
             }
         }
         let fixed_topic = |t: u32| self.potential[t as usize] < 2;

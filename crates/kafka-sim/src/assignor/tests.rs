@@ -198,50 +198,127 @@ fn verify_rack_assignment(
     expected: &[&str],
     mismatched: i32,
 ) {
-    let mut racks = PartitionRacks::new();
-    let mut next = 0usize;
-    for (t, n) in topics_in_order {
-        let per: Vec<SortedSet<String>> = (0..*n as usize)
-            .map(|i| {
-                (0..rf)
-                    .map(|j| broker_racks[(i + j + next) % broker_racks.len()].to_string())
-                    .collect()
+    RackCase {
+        strategy: AssignorName::Range,
+        prefer: false,
+        topics: topics_in_order,
+        consumer_topics,
+    }
+    .verify(rf, broker_racks, consumer_racks, None, expected, mismatched);
+}
+
+/// One of Kafka's rack test setups (`AbstractPartitionAssignorTest.
+/// verifyRackAssignment`): an assignor (`prefer` is its test-only
+/// `preferRackAwareLogic`), topics in insertion order and each member's
+/// subscription.
+struct RackCase<'a> {
+    strategy: AssignorName,
+    prefer: bool,
+    topics: &'a [(&'a str, i32)],
+    consumer_topics: &'a [Vec<&'a str>],
+}
+
+impl RackCase<'_> {
+    /// Brokers `broker_racks` (broker i on rack i; "" for no rack), partition
+    /// i of a topic on brokers `(i + j + next) % brokers` for j in 0..rf
+    /// (`next` counts the partitions of the topics before it); members
+    /// `consumer0..` with `consumer_racks` and, if given, owned partitions
+    /// (generation unset). Checks each member's sorted assignment and, when
+    /// `mismatched >= 0`, how many assigned partitions have no replica on
+    /// their member's rack.
+    fn verify(
+        &self,
+        rf: usize,
+        broker_racks: &[&str],
+        consumer_racks: &[Option<&str>],
+        owned: Option<&[&str]>,
+        expected: &[&str],
+        mismatched: i32,
+    ) {
+        let mut racks = PartitionRacks::new();
+        let mut next = 0usize;
+        for (t, n) in self.topics {
+            let per: Vec<SortedSet<String>> = (0..*n as usize)
+                .map(|i| {
+                    (0..rf)
+                        .map(|j| broker_racks[(i + j + next) % broker_racks.len()].to_string())
+                        .filter(|r| !r.is_empty())
+                        .collect()
+                })
+                .collect();
+            racks.insert(t.to_string(), per);
+            next += *n as usize;
+        }
+        let members: Vec<MemberSubscription> = self
+            .consumer_topics
+            .iter()
+            .enumerate()
+            .map(|(i, ts)| MemberSubscription {
+                rack_id: consumer_racks[i].map(str::to_string),
+                owned_partitions: owned
+                    .map(|o| {
+                        o[i].split(", ")
+                            .map(|p| PartitionName::parse(p).unwrap())
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                ..member(&format!("consumer{i}"), ts)
             })
             .collect();
-        racks.insert(t.to_string(), per);
-        next += *n as usize;
-    }
-    let members: Vec<MemberSubscription> = consumer_topics
-        .iter()
-        .enumerate()
-        .map(|(i, ts)| MemberSubscription {
-            rack_id: consumer_racks[i].map(str::to_string),
-            ..member(&format!("consumer{i}"), ts)
-        })
-        .collect();
-    let r = assign_with_racks(
-        AssignorName::Range,
-        &topics(topics_in_order),
-        &racks,
-        &members,
-    )
-    .unwrap();
-    let mut off = 0;
-    for (i, want) in expected.iter().enumerate() {
-        let id = format!("consumer{i}");
-        let mut got = names(&r, &id);
-        got.sort();
-        assert_eq!(got.join(", "), *want, "{id}");
-        if let Some(rack) = consumer_racks[i] {
-            for pn in &r.assignment[&id] {
-                if !racks[&pn.topic][pn.partition as usize].contains(rack) {
-                    off += 1;
+        let r = assign_racks(
+            self.strategy,
+            &topics(self.topics),
+            &racks,
+            &members,
+            self.prefer,
+        )
+        .unwrap();
+        let mut off = 0;
+        for (i, want) in expected.iter().enumerate() {
+            let id = format!("consumer{i}");
+            let mut got = names(&r, &id);
+            got.sort();
+            assert_eq!(
+                got.join(", "),
+                *want,
+                "{id}, {:?} rf {rf}, owned {owned:?}",
+                self.strategy
+            );
+            if let Some(rack) = consumer_racks[i] {
+                for pn in &r.assignment[&id] {
+                    if !racks[&pn.topic][pn.partition as usize].contains(rack) {
+                        off += 1;
+                    }
                 }
             }
         }
+        if mismatched >= 0 {
+            assert_eq!(off, mismatched, "partitions off their member's rack");
+        }
     }
-    if mismatched >= 0 {
-        assert_eq!(off, mismatched, "partitions off their member's rack");
+
+    /// `verifyUniformSubscription` / `verifyNonEqualSubscription`: from
+    /// scratch, then again with the expected assignment already owned. Kafka's
+    /// `StickyAssignor` reads owned partitions from its user data, which these
+    /// tests leave empty, so for it the second run is from scratch too.
+    fn verify_twice(
+        &self,
+        rf: usize,
+        broker_racks: &[&str],
+        consumer_racks: &[Option<&str>],
+        expected: &[&str],
+        mismatched: i32,
+    ) {
+        self.verify(rf, broker_racks, consumer_racks, None, expected, mismatched);
+        let owned = (self.strategy == AssignorName::CooperativeSticky).then_some(expected);
+        self.verify(
+            rf,
+            broker_racks,
+            consumer_racks,
+            owned,
+            expected,
+            mismatched,
+        );
     }
 }
 
@@ -492,10 +569,9 @@ fn rack_aware_range_with_co_partitioned_topics_matches_kafka() {
     );
 }
 
-/// KIP-881 is Range and Sticky only: the sticky ones with racks are not
-/// simulated yet and say so; RoundRobin ignores racks, as in Kafka.
+/// RoundRobin ignores racks, as in Kafka (KIP-881 is Range and Sticky).
 #[test]
-fn sticky_with_racks_is_refused_and_round_robin_ignores_racks() {
+fn round_robin_ignores_racks() {
     let t = topics(&[("t", 4)]);
     let racks: PartitionRacks = [(
         "t".to_string(),
@@ -512,9 +588,141 @@ fn sticky_with_racks_is_refused_and_round_robin_ignores_racks() {
         },
         member("m2", &["t"]),
     ];
-    assert!(assign_with_racks(AssignorName::Sticky, &t, &racks, &members).is_err());
     assert_eq!(
         assign_with_racks(AssignorName::RoundRobin, &t, &racks, &members).unwrap(),
         assign(AssignorName::RoundRobin, &t, &members).unwrap()
     );
+}
+
+const STICKY_TOPICS: [(&str, i32); 3] = [("t1", 6), ("t2", 7), ("t3", 2)];
+
+fn null_racks(n: usize) -> Vec<Option<&'static str>> {
+    vec![None; n]
+}
+
+/// The shared part of `testRackAwareAssignmentWithUniformSubscription` and
+/// `testRackAwareAssignmentWithNonEqualSubscription`: when racks cannot or
+/// need not be used, the plain sticky assignment.
+fn sticky_rack_cases_without_effect(strategy: AssignorName, ct: &[Vec<&str>], plain: &[&str]) {
+    let mut case = RackCase {
+        strategy,
+        prefer: false,
+        topics: &STICKY_TOPICS,
+        consumer_topics: ct,
+    };
+    case.verify_twice(3, &["", "", ""], &some(&r(3)), plain, -1);
+    case.verify_twice(3, &r(3), &null_racks(3), plain, -1);
+    case.prefer = true;
+    case.verify_twice(3, &r(3), &some(&r(3)), plain, 0);
+    case.verify_twice(4, &r(4), &some(&r(3)), plain, 0);
+    case.prefer = false;
+    case.verify_twice(3, &r(3), &some(&r(3)), plain, 0);
+    case.verify_twice(3, &r(3), &some(&["d", "e", "f"]), plain, -1);
+    case.verify_twice(3, &r(3), &[None, Some("e"), Some("f")], plain, -1);
+}
+
+/// AbstractStickyAssignorTest.testRackAwareAssignmentWithUniformSubscription,
+/// for StickyAssignor and CooperativeStickyAssignor.
+#[test]
+fn rack_aware_sticky_with_uniform_subscription_matches_kafka() {
+    let all = vec!["t1", "t2", "t3"];
+    let ct = vec![all.clone(), all.clone(), all.clone()];
+    let assignment = [
+        "t1-0, t1-3, t2-0, t2-3, t2-6",
+        "t1-1, t1-4, t2-1, t2-4, t3-0",
+        "t1-2, t1-5, t2-2, t2-5, t3-1",
+    ];
+    let owned = [
+        "t1-0, t1-1, t1-2, t1-3, t1-4",
+        "t1-5, t2-0, t2-1, t2-2, t2-3",
+        "t2-4, t2-5, t2-6, t3-0, t3-1",
+    ];
+    for strategy in [AssignorName::Sticky, AssignorName::CooperativeSticky] {
+        sticky_rack_cases_without_effect(strategy, &ct, &assignment);
+        let mut case = RackCase {
+            strategy,
+            prefer: false,
+            topics: &STICKY_TOPICS,
+            consumer_topics: &ct,
+        };
+        // Lower replication factors: rack-aligned.
+        case.verify_twice(1, &r(3), &some(&r(3)), &assignment, 0);
+        case.verify_twice(2, &r(3), &some(&r(3)), &assignment, 0);
+        // One member on a rack with no replicas: off its rack, for balance.
+        case.verify_twice(3, &r(2), &some(&r(3)), &assignment, 5);
+        if strategy == AssignorName::CooperativeSticky {
+            // Misaligned owned partitions: the ones that move are revoked first.
+            let first = ["t1-0, t1-3", "t2-1", "t2-5, t3-1"];
+            case.verify(1, &r(3), &some(&r(3)), Some(&owned), &first, 0);
+            case.prefer = true;
+            case.verify(3, &r(3), &some(&r(3)), Some(&assignment), &assignment, 0);
+        } else {
+            case.verify(1, &r(3), &some(&r(3)), None, &assignment, 0);
+            case.prefer = true;
+            case.verify(3, &r(3), &some(&r(3)), None, &assignment, 0);
+        }
+    }
+}
+
+/// AbstractStickyAssignorTest.testRackAwareAssignmentWithNonEqualSubscription
+/// (the general builder), for StickyAssignor and CooperativeStickyAssignor.
+#[test]
+fn rack_aware_sticky_with_non_equal_subscription_matches_kafka() {
+    let all = vec!["t1", "t2", "t3"];
+    let ct = vec![all.clone(), all.clone(), vec!["t1", "t3"]];
+    let plain = [
+        "t1-5, t2-0, t2-2, t2-4, t2-6",
+        "t1-3, t2-1, t2-3, t2-5, t3-0",
+        "t1-0, t1-1, t1-2, t1-4, t3-1",
+    ];
+    let rf1 = [
+        "t1-3, t2-0, t2-2, t2-3, t2-6",
+        "t1-4, t2-1, t2-4, t2-5, t3-0",
+        "t1-0, t1-1, t1-2, t1-5, t3-1",
+    ];
+    let rf2 = [
+        "t1-3, t2-0, t2-2, t2-5, t2-6",
+        "t1-0, t2-1, t2-3, t2-4, t3-0",
+        "t1-1, t1-2, t1-4, t1-5, t3-1",
+    ];
+    let owned = [
+        "t1-0, t1-1, t1-2, t1-3, t1-4",
+        "t1-5, t2-0, t2-1, t2-2, t2-3",
+        "t2-4, t2-5, t2-6, t3-0, t3-1",
+    ];
+    for strategy in [AssignorName::Sticky, AssignorName::CooperativeSticky] {
+        sticky_rack_cases_without_effect(strategy, &ct, &plain);
+        let mut case = RackCase {
+            strategy,
+            prefer: false,
+            topics: &STICKY_TOPICS,
+            consumer_topics: &ct,
+        };
+        // Best effort: with one rack per partition some stay misaligned.
+        case.verify_twice(1, &r(3), &some(&r(3)), &rf1, 4);
+        case.verify_twice(2, &r(3), &some(&r(3)), &rf2, 0);
+        case.verify_twice(3, &r(2), &some(&r(3)), &plain, 5);
+        if strategy == AssignorName::Sticky {
+            case.verify(1, &r(3), &some(&r(3)), None, &rf1, 4);
+            for prefer in [false, true] {
+                case.prefer = prefer;
+                case.verify(3, &r(3), &some(&r(3)), None, &plain, 0);
+            }
+        } else {
+            let first = ["t1-3", "t2-1", "t3-1"];
+            case.verify(1, &r(3), &some(&r(3)), Some(&owned), &first, 0);
+            case.verify(1, &r(3), &some(&r(3)), Some(&first), &rf1, 4);
+            let first = ["t1-2, t1-3, t1-4", "t2-0, t2-1, t2-2, t2-3", "t3-0, t3-1"];
+            let then = [
+                "t1-2, t1-3, t1-4, t2-4, t2-5",
+                "t2-0, t2-1, t2-2, t2-3, t2-6",
+                "t1-0, t1-1, t1-5, t3-0, t3-1",
+            ];
+            for prefer in [false, true] {
+                case.prefer = prefer;
+                case.verify(3, &r(3), &some(&r(3)), Some(&owned), &first, 0);
+                case.verify(3, &r(3), &some(&r(3)), Some(&first), &then, 0);
+            }
+        }
+    }
 }

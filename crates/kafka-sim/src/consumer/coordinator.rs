@@ -11,7 +11,7 @@
 //! application). The coordinator it talks to is `group/` on the broker.
 
 use super::*;
-use crate::assignor::{assign_in_group, MemberSubscription, PartitionName, PartitionRacks};
+use crate::assignor::{assign_with_racks, MemberSubscription, PartitionName, PartitionRacks};
 use crate::client_config::AssignorName;
 use crate::collections::SortedMap;
 use crate::event::EventKind;

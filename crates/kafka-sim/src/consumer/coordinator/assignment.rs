@@ -92,7 +92,7 @@ impl ConsumerCx<'_> {
         };
         // A group whose vote picked a sticky assignor although a member
         // sent a rack runs it without racks (a known gap, see `assignor`).
-        let result = match assign_in_group(strategy, &topics, &racks, &subs) {
+        let result = match assign_with_racks(strategy, &topics, &racks, &subs) {
             Ok(r) => r,
             Err(_) => return Ok(Vec::new()),
         };
