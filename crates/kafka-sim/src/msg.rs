@@ -205,7 +205,18 @@ pub struct FetchPartition {
     /// The epoch of the last batch the follower has (Kafka ≥ 2.7 sends it so
     /// the leader can detect a diverging log; -1 when unknown).
     pub last_fetched_epoch: i32,
+    /// A follower's log start offset (-1 from a consumer).
+    #[serde(default = "minus_one", skip_serializing_if = "is_minus_one")]
+    pub log_start_offset: i64,
     pub partition_max_bytes: u64,
+}
+
+fn minus_one() -> i64 {
+    -1
+}
+
+fn is_minus_one(v: &i64) -> bool {
+    *v == -1
 }
 
 /// The leader's answer when a follower's log diverges (`EpochEndOffset`).
@@ -223,6 +234,10 @@ pub struct FetchPartitionResponse {
     pub log_start_offset: i64,
     pub log_end_offset: i64,
     pub diverging_epoch: Option<DivergingEpoch>,
+    /// KIP-392: the replica the consumer should fetch from instead (the
+    /// leader answers with no records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_read_replica: Option<BrokerId>,
     pub records: Bytes,
 }
 
@@ -245,6 +260,9 @@ pub struct FetchRequest {
     pub min_bytes: u64,
     pub max_bytes: u64,
     pub partitions: Vec<FetchPartition>,
+    /// A consumer's `client.rack` (v11+ `RackId`; empty when unset).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rack_id: String,
 }
 
 /// `JoinGroupRequest`: a member asks to join (or rejoin) a group, with

@@ -113,12 +113,30 @@ fn random_scenario(seed: u64) -> String {
             .unwrap_or(0)
     });
     let brokers: Vec<String> = (0..n_brokers).map(|b| b.to_string()).collect();
+    // Odd seeds: brokers in three zones, follower fetching on (KIP-392) and
+    // a consumer reading t0 from its zone.
+    let (racks, selector, consumers) = if seed % 2 == 1 {
+        let zone = |b: i32| ["az-a", "az-b", "az-c"][(b % 3) as usize];
+        let racks: Vec<String> = (0..n_brokers)
+            .map(|b| format!(r#""{b}": "{}""#, zone(b)))
+            .collect();
+        (
+            format!(r#", "broker.rack": {{{}}}"#, racks.join(",")),
+            r#", "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector""#,
+            format!(
+                r#", "consumers": [{{"name": "c", "assign": ["t0-0"], "config": {{"auto.offset.reset": "earliest", "client.rack": "{}"}}}}]"#,
+                zone(r.below(3) as i32)
+            ),
+        )
+    } else {
+        (String::new(), "", String::new())
+    };
     format!(
         r#"{{"seed": {seed}, "run_until_ms": {run_until},
             "cluster": {{"brokers": [{}], "config": {{"min.insync.replicas": 2, "zookeeper.session.timeout.ms": {session},
-                "replica.lag.time.max.ms": {lag}, "replica.fetch.wait.max.ms": 200}}}},
+                "replica.lag.time.max.ms": {lag}, "replica.fetch.wait.max.ms": 200{selector}}}{racks}}},
             "topics": [{}],
-            "producers": [{{"name": "p", "config": {{"acks": "all", "linger.ms": {}, "request.timeout.ms": 5000, "delivery.timeout.ms": 20000}}}}],
+            "producers": [{{"name": "p", "config": {{"acks": "all", "linger.ms": {}, "request.timeout.ms": 5000, "delivery.timeout.ms": 20000}}}}]{consumers},
             "commands": [{}]}}"#,
         brokers.join(","),
         topics.join(","),
@@ -127,17 +145,30 @@ fn random_scenario(seed: u64) -> String {
     )
 }
 
-fn check_seed(seed: u64) -> Result<(u64, u64, u64), String> {
+/// What one seed did: events, acknowledged records, refused restarts,
+/// records consumed, and how many times a leader sent the consumer to a
+/// follower (KIP-392).
+type SeedFigures = (u64, u64, u64, u64, u64);
+
+fn check_seed(seed: u64) -> Result<SeedFigures, String> {
     let json = random_scenario(seed);
     let mut acked = 0u64;
     let mut refused_starts = 0u64;
+    let mut consumed: Vec<(kafka_sim::ids::TopicPartition, i64, Option<String>)> = Vec::new();
+    let mut to_follower = 0u64;
     let mut leader_hw: SortedMap<(i32, u32, String, i32), i64> = SortedMap::new();
-    let (_, events) = common::run_checked(
+    let (w, events) = common::run_checked(
         seed,
         &json,
-        |e| match e.kind {
+        |e| match &e.kind {
             EventKind::RecordAcknowledged { .. } => acked += 1,
             EventKind::BrokerRegistrationFailed { .. } => refused_starts += 1,
+            EventKind::PreferredReadReplicaChosen { .. } => to_follower += 1,
+            EventKind::RecordsConsumed { tp, records, .. } => consumed.extend(
+                records
+                    .iter()
+                    .map(|r| (tp.clone(), r.offset, r.value.clone())),
+            ),
             _ => {}
         },
         |w, _| {
@@ -157,7 +188,29 @@ fn check_seed(seed: u64) -> Result<(u64, u64, u64), String> {
             Ok(())
         },
     )?;
-    Ok((events, acked, refused_starts))
+    // Whatever replica served it, a consumed record was committed: the
+    // final leader holds the same value at that offset.
+    for (tp, offset, value) in &consumed {
+        let leader = w
+            .brokers()
+            .values()
+            .find(|b| b.alive && b.partitions.get(tp).is_some_and(|p| p.is_leader));
+        let Some(b) = leader else { continue };
+        let found = kafka_sim::invariants::record_at(&b.logs[tp], &b.disk, *offset)
+            .map(|(_, v)| v.map(|v| String::from_utf8_lossy(&v).into_owned()));
+        if found.as_ref() != Some(value) {
+            return Err(format!(
+                "seed {seed}: consumed {value:?} at {tp} offset {offset}, the leader has {found:?}\n{json}"
+            ));
+        }
+    }
+    Ok((
+        events,
+        acked,
+        refused_starts,
+        consumed.len() as u64,
+        to_follower,
+    ))
 }
 
 #[test]
@@ -167,9 +220,13 @@ fn invariants_hold_under_random_faults() {
     let events: u64 = results.iter().map(|r| r.0).sum();
     let acked: u64 = results.iter().map(|r| r.1).sum();
     let refused: u64 = results.iter().map(|r| r.2).sum();
+    let consumed: u64 = results.iter().map(|r| r.3).sum();
+    let to_follower: u64 = results.iter().map(|r| r.4).sum();
     eprintln!(
-        "{n} seeds, {events} events, {acked} acknowledged records, {refused} restarts refused (NODEEXISTS), no guarantee broken"
+        "{n} seeds, {events} events, {acked} acknowledged records, {refused} restarts refused (NODEEXISTS), {consumed} records consumed, {to_follower} fetches sent to a follower (KIP-392), no guarantee broken"
     );
+    // Half the seeds read through follower fetching.
+    assert!(n < 100 || (consumed > 0 && to_follower > 0));
     assert!(
         acked > n,
         "the sweep should acknowledge records in most runs"

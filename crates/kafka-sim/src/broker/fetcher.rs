@@ -48,6 +48,7 @@ impl BrokerCx<'_> {
                 } else {
                     -1
                 },
+                log_start_offset: log.log_start_offset,
                 partition_max_bytes: max_bytes,
             });
         }
@@ -73,6 +74,7 @@ impl BrokerCx<'_> {
                 min_bytes,
                 max_bytes: 10 * 1024 * 1024,
                 partitions: parts,
+                rack_id: String::new(),
             }),
         )?;
         let timeout = self.k.now + self.k.sc.cluster.config.request_timeout_ms;
@@ -224,6 +226,9 @@ impl BrokerCx<'_> {
                         isr_leos: vec![],
                     },
                 );
+                // Consumers reading from this follower (KIP-392) may now
+                // have records below its new high watermark.
+                self.complete_delayed_fetches(&r.tp)?;
             }
         }
         self.fetcher_maybe_send(leader)

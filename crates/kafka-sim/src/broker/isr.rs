@@ -55,6 +55,7 @@ impl BrokerCx<'_> {
         };
         let changed = r.leo != fp.fetch_offset;
         r.leo = fp.fetch_offset;
+        r.log_start_offset = fp.log_start_offset;
         r.last_fetch_leader_leo = r.last_fetch_leader_leo.max(leader_leo);
         r.last_fetch_ms = now;
         if changed {

@@ -75,6 +75,8 @@ pub struct RemoteReplica {
     pub last_fetch_ms: u64,
     /// The leader's log end offset at that fetch.
     pub last_fetch_leader_leo: i64,
+    /// The follower's log start offset, as its last fetch told us.
+    pub log_start_offset: i64,
 }
 
 /// One replica's in-memory state on this broker (`kafka.cluster.Partition`).
@@ -159,6 +161,8 @@ pub struct DelayedFetch {
     pub min_bytes: u64,
     /// `fetch.max.bytes` (or `replica.fetch.max.bytes`).
     pub max_bytes: u64,
+    /// A consumer's `client.rack` (empty: none).
+    pub rack_id: String,
 }
 
 /// One partition of an `acks=all` produce waiting for the ISR (`DelayedProduce`).

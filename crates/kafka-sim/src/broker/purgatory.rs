@@ -20,6 +20,7 @@ impl BrokerCx<'_> {
             min_bytes,
             max_bytes,
             partitions,
+            rack_id,
         } = req;
         if replica_id >= 0 {
             // Followers' fetch offsets are their log end offsets: record them first.
@@ -34,6 +35,7 @@ impl BrokerCx<'_> {
             partitions,
             min_bytes,
             max_bytes,
+            rack_id,
         };
         let (responses, bytes, urgent) = self.read_fetch(&d);
         if urgent || bytes >= min_bytes || max_wait_ms == 0 {
@@ -75,9 +77,17 @@ impl BrokerCx<'_> {
                 log_start_offset: -1,
                 log_end_offset: -1,
                 diverging_epoch: None,
+                preferred_read_replica: None,
                 records: Bytes::default(),
             };
-            let Some(p) = br.partitions.get(&fp.tp).filter(|p| p.is_leader) else {
+            // A follower fetches from the leader only; a consumer (Fetch v11+
+            // carries its client metadata) may read from a follower too
+            // (KIP-392, `FetchParams.fetchOnlyLeader`).
+            let Some(p) = br
+                .partitions
+                .get(&fp.tp)
+                .filter(|p| p.is_leader || (d.replica_id < 0 && br.logs.contains_key(&fp.tp)))
+            else {
                 r.error = Some(ErrorCode::NotLeaderOrFollower);
                 urgent = true;
                 out.push(r);
@@ -111,6 +121,16 @@ impl BrokerCx<'_> {
                     continue;
                 }
             }
+            if let Some(replica) = self.preferred_read_replica(p, d, fp.fetch_offset) {
+                // Skip the read: the consumer should go to `replica`.
+                r.preferred_read_replica = Some(replica);
+                urgent = true;
+                out.push(r);
+                continue;
+            }
+            // Followers read up to the leader's log end; consumers up to the
+            // high watermark of the replica they ask (a follower's own HW
+            // trails the leader's until its next fetch response).
             let upper = if d.replica_id >= 0 {
                 log.log_end_offset
             } else {
@@ -134,6 +154,55 @@ impl BrokerCx<'_> {
         (out, total, urgent)
     }
 
+    /// `ReplicaManager.findPreferredReadReplica` with Kafka's
+    /// `RackAwareReplicaSelector` (Kafka 3.9, ReplicaManager lines
+    /// 1812-1858; RackAwareReplicaSelector.select): on the leader, for a
+    /// consumer that sent a `client.rack`, when `replica.selector.class` is
+    /// set. Candidates are the leader and the in-sync followers whose log
+    /// holds `fetch_offset` (log start ≤ offset ≤ log end, as the leader
+    /// last heard); of those on the consumer's rack, the leader if it is one,
+    /// otherwise the most caught up (largest log end offset, then the most
+    /// recently caught up, then the largest id). None: read here.
+    fn preferred_read_replica(
+        &self,
+        p: &Partition,
+        d: &DelayedFetch,
+        fetch_offset: i64,
+    ) -> Option<BrokerId> {
+        let cluster = &self.k.sc.cluster;
+        if !p.is_leader || d.replica_id >= 0 || d.rack_id.is_empty() {
+            return None;
+        }
+        cluster.config.replica_selector_class.as_ref()?;
+        let br = self.me();
+        // A replica whose broker the metadata cache does not list has no
+        // endpoint, so no rack.
+        let in_rack = |b: BrokerId| {
+            br.metadata.live_brokers.contains(&b)
+                && cluster.broker_rack.get(&b.0) == Some(&d.rack_id)
+        };
+        if in_rack(self.id) {
+            return None;
+        }
+        let now = self.k.now;
+        p.remote
+            .iter()
+            .filter(|(f, st)| {
+                p.isr.contains(f)
+                    && st.leo >= fetch_offset
+                    && st.log_start_offset <= fetch_offset
+                    && in_rack(**f)
+            })
+            .max_by_key(|(f, st)| {
+                (
+                    st.leo,
+                    std::cmp::Reverse(now.saturating_sub(st.last_caught_up_ms)),
+                    f.0,
+                )
+            })
+            .map(|(f, _)| *f)
+    }
+
     pub(super) fn send_fetch_response(
         &mut self,
         d: &DelayedFetch,
@@ -149,6 +218,18 @@ impl BrokerCx<'_> {
                         tp: r.tp.clone(),
                         from: d.from,
                         error: e,
+                    },
+                )?;
+            }
+            if let Some(replica) = r.preferred_read_replica {
+                self.k.record(
+                    vec![bnode(b), d.from, bnode(replica)],
+                    EventKind::PreferredReadReplicaChosen {
+                        broker: b,
+                        tp: r.tp.clone(),
+                        from: d.from,
+                        replica,
+                        rack: d.rack_id.clone(),
                     },
                 )?;
             }

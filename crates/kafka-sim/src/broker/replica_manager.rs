@@ -124,6 +124,7 @@ impl BrokerCx<'_> {
                         last_caught_up_ms: if ps.isr.contains(r) { now } else { 0 },
                         last_fetch_ms: 0,
                         last_fetch_leader_leo: -1,
+                        log_start_offset: -1,
                     },
                 )
             })

@@ -166,6 +166,8 @@ impl EventKind {
             | ProduceParked { .. }
             | ProduceTimedOut { .. }
             | FetchParked { .. }
+            | PreferredReadReplicaChosen { .. }
+            | PreferredReadReplicaCleared { .. }
             | FetchRejected { .. } => replication::words(self, l),
             SegmentsDeleted { .. }
             | FilesDeleted { .. }

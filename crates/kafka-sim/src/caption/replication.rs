@@ -398,6 +398,37 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 )
             }
         }
+        PreferredReadReplicaChosen {
+            broker,
+            tp,
+            from,
+            replica,
+            rack,
+        } => {
+            if en {
+                format!(
+                    "Broker {broker} leads {tp} but is not in {}'s rack {rack}: it sends no records and names broker {replica}, an in-sync follower in that rack, as the replica to fetch from (KIP-392, replica.selector.class)",
+                    node(from, l)
+                )
+            } else {
+                format!(
+                    "Broker {broker} 是 {tp} 的 leader，但不在 {} 所在的机架 {rack}：这次不返回消息，而是指定同一机架中的同步 follower broker {replica} 作为拉取副本（KIP-392，replica.selector.class）",
+                    node(from, l)
+                )
+            }
+        }
+        PreferredReadReplicaCleared {
+            consumer,
+            tp,
+            replica,
+            reason,
+        } => {
+            if en {
+                format!("Consumer {consumer} stops reading {tp} from follower broker {replica} ({reason}): it fetches from the leader again")
+            } else {
+                format!("消费者 {consumer} 不再从 follower broker {replica} 读取 {tp}（{reason}）：改回从 leader 拉取")
+            }
+        }
         FetchRejected {
             broker,
             tp,

@@ -31,6 +31,12 @@ const RULES: &[(&str, &str)] = &[
     ),
     // Consumer and group
     (
+        "metadata.max.age.ms ({} ms) has passed since the leader named it",
+        "自 leader 指定它以来已过 metadata.max.age.ms（{0} ms）",
+    ),
+    ("the broker is not in its metadata", "该 broker 不在它的元数据中"),
+    ("its fetch to broker {} failed", "它发往 broker {0} 的拉取失败"),
+    (
         "no committed offset: auto.offset.reset={} starts at the log start offset",
         "没有已提交位移：auto.offset.reset={0}，从日志起始位移开始",
     ),

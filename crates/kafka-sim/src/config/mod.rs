@@ -445,6 +445,17 @@ pub struct BrokerConfig {
     /// `replica.fetch.backoff.ms`: a follower's wait before fetching again after an error.
     #[serde(rename = "replica.fetch.backoff.ms", default = "d_fetch_backoff")]
     pub replica_fetch_backoff_ms: u64,
+    /// `replica.selector.class`: how a leader picks the replica a consumer
+    /// should read from (KIP-392). Unset: always the leader. Kafka's one
+    /// selector, `org.apache.kafka.common.replica.RackAwareReplicaSelector`,
+    /// sends a consumer with a `client.rack` to an in-sync replica on its
+    /// rack.
+    #[serde(
+        rename = "replica.selector.class",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub replica_selector_class: Option<String>,
     /// `replica.high.watermark.checkpoint.interval.ms`: how often a broker writes `replication-offset-checkpoint`.
     #[serde(
         rename = "replica.high.watermark.checkpoint.interval.ms",
@@ -665,6 +676,11 @@ pub(crate) fn interval(key: &str, value: u64, max: u64) -> Range<'_> {
 
 /// A settings struct with every field at its default: read from `{}`, so the
 /// `#[serde(default = …)]` attributes are the one place defaults are written.
+/// Kafka's rack-aware `ReplicaSelector` (KIP-392), the value of
+/// `replica.selector.class` that turns on fetching from followers.
+pub const RACK_AWARE_REPLICA_SELECTOR: &str =
+    "org.apache.kafka.common.replica.RackAwareReplicaSelector";
+
 pub(crate) fn defaults<T: serde::de::DeserializeOwned>() -> T {
     serde_json::from_str("{}").expect("every setting has a default")
 }

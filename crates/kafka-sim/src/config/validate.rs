@@ -153,6 +153,16 @@ impl BrokerConfig {
                 }
             }
         }
+        if let Some(class) = &self.replica_selector_class {
+            if class != RACK_AWARE_REPLICA_SELECTOR {
+                return Err(ConfigError::new(
+                    format!("{at}.replica.selector.class"),
+                    format!(
+                        "`{class}` is not a ReplicaSelector the simulation has; Kafka ships one, {RACK_AWARE_REPLICA_SELECTOR} (leave the key out to read from leaders only)"
+                    ),
+                ));
+            }
+        }
         if !ibp_is_known(&self.inter_broker_protocol_version) {
             return Err(ConfigError::new(
                 format!("{at}.inter.broker.protocol.version"),

@@ -3,6 +3,15 @@
 //! reset by `auto.offset.reset` through `ListOffsets`, one `Fetch` per
 //! partition leader with `fetch.min.bytes` and `fetch.max.wait.ms`, and the
 //! answers buffered for `poll()` (only records below the high watermark).
+//!
+//! Fetching from a follower (KIP-392): when a leader answers with a
+//! preferred read replica, the consumer fetches that partition from it
+//! until `metadata.max.age.ms` has passed, the broker leaves its metadata,
+//! a fetch to it fails, or it answers an error (`selectReadReplica`,
+//! `FetchCollector.updatePartitionState` and `handleInitializeErrors`,
+//! `SubscriptionState.preferredReadReplica`, Kafka 3.9). An
+//! OFFSET_OUT_OF_RANGE from a follower (the consumer is ahead of what it
+//! has) sends the consumer back to the leader instead of resetting.
 
 use super::*;
 use crate::msg::FetchRequest;
@@ -77,38 +86,102 @@ impl ConsumerCx<'_> {
         Ok(())
     }
 
+    /// `AbstractFetch.selectReadReplica`: the follower the leader named,
+    /// while it is fresh and in the metadata; otherwise the leader.
+    fn select_read_replica(&mut self, tp: &TopicPartition, leader: BrokerId) -> Step<BrokerId> {
+        let Some(pref) = self.me().preferred_read_replicas.get(tp).copied() else {
+            return Ok(leader);
+        };
+        let max_age = self.me().config.metadata_max_age_ms;
+        if self.k.now > pref.expires_ms {
+            self.clear_read_replica(
+                tp,
+                format!("metadata.max.age.ms ({max_age} ms) has passed since the leader named it"),
+            )?;
+            return Ok(leader);
+        }
+        if self.me().metadata.brokers.contains(&pref.broker) {
+            return Ok(pref.broker);
+        }
+        // requestMetadataUpdate: refresh, and forget the replica.
+        self.k.gate()?;
+        self.me_mut().metadata.stale = true;
+        self.clear_read_replica(tp, "the broker is not in its metadata".into())?;
+        Ok(leader)
+    }
+
+    /// `SubscriptionState.clearPreferredReadReplica`, narrated.
+    fn clear_read_replica(&mut self, tp: &TopicPartition, reason: String) -> Step {
+        let c = self.id;
+        let Some(pref) = self.me().preferred_read_replicas.get(tp).copied() else {
+            return Ok(());
+        };
+        self.k.gate()?;
+        self.me_mut().preferred_read_replicas.remove(tp);
+        self.k.emit(
+            vec![cnode(c), NodeId::Broker(pref.broker)],
+            EventKind::PreferredReadReplicaCleared {
+                consumer: c,
+                tp: tp.clone(),
+                replica: pref.broker,
+                reason,
+            },
+        );
+        Ok(())
+    }
+
+    /// A fetch to `b` failed (timeout, disconnect): the partitions read
+    /// from `b` as a follower go back to their leader
+    /// (`AbstractFetch.handleFetchFailure`).
+    pub(super) fn fetch_failed(&mut self, b: BrokerId) -> Step {
+        let tps: Vec<TopicPartition> = self
+            .me()
+            .preferred_read_replicas
+            .iter()
+            .filter(|(_, p)| p.broker == b)
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        for tp in tps {
+            self.clear_read_replica(&tp, format!("its fetch to broker {b} failed"))?;
+        }
+        Ok(())
+    }
+
     pub(super) fn send_fetches(&mut self) -> Step {
         let cfg = self.me().config.clone();
-        let mut by_leader: SortedMap<BrokerId, Vec<FetchPartition>> = SortedMap::new();
-        for tp in &self.me().assignment {
-            let Some(pos) = self.me().positions.get(tp) else {
+        let mut by_node: SortedMap<BrokerId, Vec<FetchPartition>> = SortedMap::new();
+        for tp in self.me().assignment.clone() {
+            let Some(pos) = self.me().positions.get(&tp).copied() else {
                 continue;
             };
-            if self.me().buffered.get(tp).is_some_and(|b| !b.is_empty()) {
+            if self.me().buffered.get(&tp).is_some_and(|b| !b.is_empty()) {
                 continue;
             }
-            let Some(l) = self.me().metadata.leader(tp) else {
+            let Some(l) = self.me().metadata.leader(&tp) else {
                 continue;
             };
-            if self.me().fetches_in_flight.contains_key(&l)
-                || !self.me().metadata.ready(self.k.now, l)
+            let node = self.select_read_replica(&tp, l)?;
+            if self.me().fetches_in_flight.contains_key(&node)
+                || !self.me().metadata.ready(self.k.now, node)
             {
                 continue;
             }
-            by_leader.entry(l).or_default().push(FetchPartition {
-                tp: tp.clone(),
-                fetch_offset: *pos,
-                current_leader_epoch: self.me().metadata.leader_epoch(tp),
+            let current_leader_epoch = self.me().metadata.leader_epoch(&tp);
+            by_node.entry(node).or_default().push(FetchPartition {
+                tp,
+                fetch_offset: pos,
+                current_leader_epoch,
                 last_fetched_epoch: -1,
+                log_start_offset: -1,
                 partition_max_bytes: cfg.max_partition_fetch_bytes,
             });
         }
-        for (leader, parts) in by_leader {
+        for (node, parts) in by_node {
             self.k.gate()?;
             let cid = self.correlation();
-            self.me_mut().fetches_in_flight.insert(leader, cid);
+            self.me_mut().fetches_in_flight.insert(node, cid);
             self.request(
-                leader,
+                node,
                 cid,
                 cfg.request_timeout_ms,
                 Message::Fetch(FetchRequest {
@@ -118,6 +191,7 @@ impl ConsumerCx<'_> {
                     min_bytes: cfg.fetch_min_bytes,
                     max_bytes: cfg.fetch_max_bytes,
                     partitions: parts,
+                    rack_id: cfg.client_rack.clone(),
                 }),
             )?;
         }
@@ -144,6 +218,14 @@ impl ConsumerCx<'_> {
                 continue;
             };
             match r.error {
+                Some(ErrorCode::OffsetOutOfRange)
+                    if self.me().preferred_read_replicas.contains_key(&r.tp) =>
+                {
+                    // The follower does not have the position yet: back to
+                    // the leader, no reset.
+                    self.clear_read_replica(&r.tp, "OFFSET_OUT_OF_RANGE".into())?;
+                    continue;
+                }
                 Some(ErrorCode::OffsetOutOfRange) => {
                     let reset = match self.me().config.auto_offset_reset {
                         AutoOffsetReset::Earliest => "earliest",
@@ -160,9 +242,12 @@ impl ConsumerCx<'_> {
                     });
                     continue;
                 }
-                Some(_) => {
+                Some(e) => {
                     self.k.gate()?;
                     self.me_mut().metadata.stale = true;
+                    if e != ErrorCode::UnknownLeaderEpoch {
+                        self.clear_read_replica(&r.tp, e.to_string())?;
+                    }
                     continue;
                 }
                 None => {}
@@ -171,6 +256,15 @@ impl ConsumerCx<'_> {
             self.me_mut()
                 .high_watermarks
                 .insert(r.tp.clone(), r.high_watermark);
+            if let Some(broker) = r.preferred_read_replica {
+                // updatePreferredReadReplica: a new choice starts its clock.
+                let expires_ms = self.k.now + self.me().config.metadata_max_age_ms;
+                let me = self.me_mut();
+                if me.preferred_read_replicas.get(&r.tp).map(|p| p.broker) != Some(broker) {
+                    me.preferred_read_replicas
+                        .insert(r.tp.clone(), PreferredReadReplica { broker, expires_ms });
+                }
+            }
             let mut recs = Vec::new();
             let bytes = &r.records.0;
             let mut at = 0usize;

@@ -63,6 +63,9 @@ pub struct Consumer {
     pub high_watermarks: SortedMap<TopicPartition, i64>,
     /// Fetch requests in flight, per broker (their correlation ids).
     pub fetches_in_flight: SortedMap<BrokerId, i32>,
+    /// KIP-392: partitions read from a follower the leader named, and until
+    /// when (`SubscriptionState`'s preferred read replica and its expiry).
+    pub preferred_read_replicas: SortedMap<TopicPartition, PreferredReadReplica>,
     /// ListOffsets requests in flight (for `auto.offset.reset`), by correlation id.
     pub list_offsets_in_flight: SortedMap<i32, Vec<TopicPartition>>,
     /// No fetch before this time (a backoff after an error).
@@ -75,6 +78,16 @@ pub struct Consumer {
     pub reset_failed: SortedSet<TopicPartition>,
     /// Records the application is processing now: (partition, first, last offset).
     pub processing: Vec<(TopicPartition, i64, i64)>,
+}
+
+/// A follower a consumer reads one partition from (KIP-392).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PreferredReadReplica {
+    /// The follower the leader named.
+    pub broker: BrokerId,
+    /// When the consumer forgets it and asks the leader again (the time it
+    /// was named + `metadata.max.age.ms`).
+    pub expires_ms: u64,
 }
 
 impl Consumer {
@@ -94,6 +107,7 @@ impl Consumer {
             buffered: SortedMap::new(),
             high_watermarks: SortedMap::new(),
             fetches_in_flight: SortedMap::new(),
+            preferred_read_replicas: SortedMap::new(),
             list_offsets_in_flight: SortedMap::new(),
             paused_until: 0,
             consumed: 0,
@@ -191,6 +205,7 @@ impl ConsumerCx<'_> {
                     self.k.gate()?;
                     self.me_mut().fetches_in_flight.remove(&b);
                     self.me_mut().metadata.stale = true;
+                    self.fetch_failed(b)?;
                 }
                 if self
                     .me()
@@ -210,6 +225,7 @@ impl ConsumerCx<'_> {
                 self.k.gate()?;
                 self.me_mut().fetches_in_flight.remove(&peer);
                 self.me_mut().metadata.stale = true;
+                self.fetch_failed(peer)?;
                 self.k.emit(
                     vec![cnode(c)],
                     EventKind::ConnectionClosed {
@@ -454,7 +470,7 @@ impl ConsumerCx<'_> {
                 self.k.gate()?;
                 self.me_mut().fetches_in_flight.remove(&b);
                 self.me_mut().metadata.stale = true;
-                Ok(())
+                self.fetch_failed(b)
             }
             (Message::Metadata { correlation_id, .. }, _) => {
                 self.net().metadata_failed(*correlation_id)?;

@@ -71,6 +71,8 @@ impl EventKind {
             ProduceParked { .. } => "produce_parked",
             ProduceTimedOut { .. } => "produce_timed_out",
             FetchParked { .. } => "fetch_parked",
+            PreferredReadReplicaChosen { .. } => "preferred_read_replica_chosen",
+            PreferredReadReplicaCleared { .. } => "preferred_read_replica_cleared",
             FetchRejected { .. } => "fetch_rejected",
             SegmentsDeleted { .. } => "segments_deleted",
             FilesDeleted { .. } => "files_deleted",
@@ -221,6 +223,10 @@ impl EventKind {
                 list(&records.iter().map(|r| r.offset).collect::<Vec<_>>())
             }
             (ConsumerPositionReset { position, .. }, "position") => s(position),
+            (PreferredReadReplicaChosen { replica, .. }, "replica") => s(replica.0),
+            (PreferredReadReplicaChosen { tp, .. }, "tp")
+            | (PreferredReadReplicaCleared { tp, .. }, "tp") => s(tp),
+            (PreferredReadReplicaCleared { consumer, .. }, "consumer") => s(consumer),
             (OffsetsCommitted { offsets, .. }, "offsets") => list(
                 &offsets
                     .iter()

@@ -735,6 +735,32 @@ pub enum EventKind {
         /// `fetch.min.bytes` (or `replica.fetch.min.bytes`).
         min_bytes: u64,
     },
+    /// KIP-392: the leader answered a consumer's fetch with no records and
+    /// the replica to read from instead (`replica.selector.class`).
+    PreferredReadReplicaChosen {
+        /// The leader.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// The consumer that fetched.
+        from: NodeId,
+        /// The replica it should fetch from.
+        replica: BrokerId,
+        /// The rack they share (the consumer's `client.rack`).
+        rack: String,
+    },
+    /// KIP-392: a consumer stopped fetching a partition from a follower and
+    /// goes back to the leader.
+    PreferredReadReplicaCleared {
+        /// The consumer (its index in the scenario).
+        consumer: u32,
+        /// The partition.
+        tp: TopicPartition,
+        /// The follower it was reading from.
+        replica: BrokerId,
+        /// Why, in Kafka's terms.
+        reason: String,
+    },
     /// A broker refused a fetch for a partition.
     FetchRejected {
         /// The broker it happened on.
