@@ -1,8 +1,9 @@
 //! Storage benchmarks (`cargo bench -p kafka-sim --bench storage`):
 //! * append throughput with 1 KiB records, beside a plain memcpy of the same
 //!   bytes in the same run;
-//! * offset lookups on a 1,000,000-record log over many segments, beside a
-//!   linear scan from the start;
+//! * offset lookups on a 1,000,000-record log over many segments: the
+//!   traced walk (the lookup command, the storage view), the untraced path
+//!   the simulation's fetches take, and a linear scan from the start;
 //! * memory per payload byte of the paged store (printed).
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
@@ -109,6 +110,17 @@ fn bench(c: &mut Criterion) {
         "segment search + index binary search + scan (traced)",
         |b| b.iter(|| black_box(log.lookup_offset(&store, next()).result)),
     );
+    g.bench_function("untraced (the simulation's own reads: Log::locate)", |b| {
+        b.iter(|| black_box(log.locate(&store, next())))
+    });
+    g.bench_function("fetch read of one batch (Log::read, untraced)", |b| {
+        b.iter(|| {
+            black_box(
+                log.read(&store, next(), 1, i64::MAX, true)
+                    .map(|d| d.bytes.len()),
+            )
+        })
+    });
     g.sample_size(10);
     g.bench_function("linear scan from the first batch", |b| {
         b.iter(|| {

@@ -28,6 +28,7 @@ use crate::storage::log::Log;
 use crate::storage::paged::MemStorage;
 use crate::storage::record;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// A record a producer saw acknowledged.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,8 +46,11 @@ pub struct AckedRecord {
 /// What the checks remember between steps.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ledger {
-    /// Acknowledged records per partition, by offset.
-    pub acked: SortedMap<TopicPartition, SortedMap<i64, AckedRecord>>,
+    /// Acknowledged records per partition, by offset. Each partition's map
+    /// is shared with the checkpoints that hold it until it changes, so a
+    /// checkpoint (and every seek) does not copy every record acknowledged
+    /// so far.
+    pub acked: SortedMap<TopicPartition, Arc<SortedMap<i64, AckedRecord>>>,
     /// Acknowledged records already reported lost (reported once).
     pub lost: SortedSet<(TopicPartition, i64)>,
     /// (broker, its incarnation, partition) → (leader epoch, highest HW seen

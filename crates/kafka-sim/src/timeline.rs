@@ -7,7 +7,11 @@
 //! event budget of `n` (see `sim/mod.rs`): stepping back is a restore and a short
 //! replay. At most [`MAX_CHECKPOINTS`] are kept: when there are more, every
 //! other one goes and the spacing doubles, so memory stays bounded and a seek
-//! replays at most one spacing's worth of events.
+//! replays at most one spacing's worth of events. Beside them, the newest
+//! stretch of the trace keeps [`RECENT_CHECKPOINTS`] more, a quarter
+//! spacing apart: the thinning leaves the gap before the head up to two
+//! spacings wide, and stepping back from the end of a run (where a learner
+//! is after playing it) would replay all of it.
 
 use crate::config::ConfigError;
 use crate::event::Event;
@@ -19,6 +23,8 @@ use std::sync::Arc;
 pub const MAX_CHECKPOINTS: usize = 256;
 /// Memory the checkpoints may take, roughly (they share segment pages).
 pub const CHECKPOINT_BUDGET_BYTES: u64 = 128 * 1024 * 1024;
+/// Checkpoints kept near the head, a quarter spacing apart.
+pub const RECENT_CHECKPOINTS: usize = 4;
 /// Initial spacing of checkpoints, in events.
 pub const CHECKPOINT_INTERVAL: u64 = 256;
 /// A safety limit on trace length (a runaway scenario stops here).
@@ -32,6 +38,9 @@ pub struct Timeline {
     trace: Vec<Event>,
     /// (events before it, world at that step boundary), ascending.
     checkpoints: Vec<(u64, World)>,
+    /// The newest checkpoints between the last of `checkpoints` and the
+    /// head, ascending, at most [`RECENT_CHECKPOINTS`].
+    recent: std::collections::VecDeque<(u64, World)>,
     interval: u64,
     finished: bool,
     /// False for a headless run that never seeks (the CLI).
@@ -55,6 +64,7 @@ impl Timeline {
         Ok(Timeline {
             scenario: sc,
             checkpoints: vec![(0, head.clone())],
+            recent: Default::default(),
             head,
             trace: Vec::new(),
             interval: CHECKPOINT_INTERVAL,
@@ -83,7 +93,9 @@ impl Timeline {
     /// How many checkpoints fit the memory budget for a world of this size.
     fn max_checkpoints(&self) -> usize {
         let per = self.head.approx_clone_bytes().max(1);
-        ((CHECKPOINT_BUDGET_BYTES / per) as usize).clamp(8, MAX_CHECKPOINTS)
+        ((CHECKPOINT_BUDGET_BYTES / per) as usize)
+            .saturating_sub(RECENT_CHECKPOINTS)
+            .clamp(8, MAX_CHECKPOINTS)
     }
 
     /// The scenario it runs.
@@ -130,7 +142,7 @@ impl Timeline {
 
     /// How many checkpoints are kept.
     pub fn checkpoints(&self) -> usize {
-        self.checkpoints.len()
+        self.checkpoints.len() + self.recent.len()
     }
 
     /// Runs until at least `target` events exist (or the scenario ends).
@@ -169,6 +181,16 @@ impl Timeline {
                     self.interval *= 2;
                 }
             }
+            if self.keep_checkpoints && !self.head.is_frozen() {
+                let main = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
+                let newest = self.recent.back().map_or(main, |c| c.0.max(main));
+                if n >= newest + (self.interval / 4).max(1) {
+                    self.recent.push_back((n, self.head.clone()));
+                    if self.recent.len() > RECENT_CHECKPOINTS {
+                        self.recent.pop_front();
+                    }
+                }
+            }
         }
         self.trace.len() as u64
     }
@@ -199,7 +221,11 @@ impl Timeline {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        &self.checkpoints[idx].1
+        let main = &self.checkpoints[idx];
+        match self.recent.iter().rev().find(|c| c.0 <= n) {
+            Some(r) if r.0 > main.0 => &r.1,
+            _ => &main.1,
+        }
     }
 
     /// The largest step boundary at or before `n` events (0 is one): a world

@@ -910,3 +910,36 @@ fn truncation_converges_over_rounds_when_the_follower_lacks_the_leaders_epoch() 
     .collect();
     assert!(cuts.contains(&1), "the follower cut to offset 1: {cuts:?}");
 }
+
+/// Seeking restores a checkpoint (one of the spaced ones, or one of the
+/// recent ones near the head) and replays: a world restored at any step
+/// boundary, near the end of the run as anywhere else, runs on to exactly
+/// the recorded events.
+#[test]
+fn a_world_restored_anywhere_runs_on_to_the_recorded_trace() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios/group-rebalance.json"),
+    )
+    .unwrap();
+    let mut t = kafka_sim::Timeline::new(kafka_sim::Scenario::from_json(&text).unwrap()).unwrap();
+    let n = t.run_to_end();
+    assert!(t.checkpoints() > 4, "{} checkpoints", t.checkpoints());
+    let trace = t.events().to_vec();
+    for target in [n - 1, n - 2, n - 5, n - 40, n - 300, n / 2, n / 3, 100, 1] {
+        let b = t.boundary_at_or_before(target);
+        let mut w = t.boundary_world(b);
+        assert_eq!(w.events_emitted(), b);
+        let mut got = Vec::new();
+        while got.len() < 60 && w.step() {
+            got.extend(w.drain_events());
+        }
+        let end = (b as usize + got.len()).min(trace.len());
+        assert_eq!(
+            &got[..end - b as usize],
+            &trace[b as usize..end],
+            "from {b}"
+        );
+        assert_eq!(t.state_at(target).events_emitted(), target);
+    }
+}

@@ -151,8 +151,27 @@ proptest! {
             let segment = log.segments.iter().rev().find(|x| x.base_offset <= target).unwrap();
             let h = log.header_at(&s, segment.base_offset, pos).unwrap();
             prop_assert!(h.base_offset <= target && target <= h.last_offset());
+            // The simulation's untraced path lands on the same batch.
+            prop_assert_eq!(log.locate(&s, target), Some((segment.base_offset, pos)));
         }
         prop_assert!(log.lookup_offset(&s, log.log_end_offset).result.is_none());
+        prop_assert_eq!(log.locate(&s, log.log_end_offset), None);
+    }
+
+    /// Every offset of the log: the traced walk (the lookup command, the
+    /// storage view) and the untraced one (fetches) agree.
+    #[test]
+    fn the_traced_and_the_untraced_lookup_agree_on_every_offset(input in batches(), seg in 700u64..4000, interval in 0u64..1500) {
+        let (s, log, _) = build(small_cfg(seg, interval), &input);
+        for target in log.log_start_offset..log.log_end_offset {
+            let l = log.lookup_offset(&s, target);
+            let chosen = l.steps.iter().rev().find_map(|st| match st {
+                LookupStep::SegmentChosen { base_offset, .. } => Some(*base_offset),
+                _ => None,
+            });
+            let traced = l.result.map(|(_, pos)| (chosen.unwrap(), pos));
+            prop_assert_eq!(log.locate(&s, target), traced, "offset {}", target);
+        }
     }
 
     #[test]

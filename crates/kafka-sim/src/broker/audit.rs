@@ -135,10 +135,7 @@ impl<'a> Audit<'a> {
             return Ok(());
         }
         k.gate()?;
-        self.ledger
-            .acked
-            .entry(tp.clone())
-            .or_default()
+        std::sync::Arc::make_mut(self.ledger.acked.entry(tp.clone()).or_default())
             .insert(offset, record);
         Ok(())
     }

@@ -13,7 +13,7 @@
 //! falls among them). Every entry the search reads is reported as a [`Probe`]
 //! so the UI can animate the search.
 
-use super::paged::{Storage, StorageError};
+use super::paged::{FileReader, Storage, StorageError};
 use super::DecodeError;
 use serde::{Deserialize, Serialize};
 
@@ -100,10 +100,7 @@ pub fn read_entry<S: Storage>(
     base_offset: i64,
     slot: u64,
 ) -> Result<IndexEntry, StorageError> {
-    let mut buf = [0u8; 12];
-    let n = kind.entry_size() as usize;
-    store.read_into(file, slot * kind.entry_size(), &mut buf[..n])?;
-    Ok(decode_entry(kind, base_offset, slot, &buf[..n]))
+    read_entry_in(&store.reader(file)?, kind, base_offset, slot)
 }
 
 /// Decodes a whole index file (for `dump-log` and the storage inspector).
@@ -177,32 +174,73 @@ pub fn largest_lower_bound<S: Storage>(
     target: i64,
     probes: &mut Vec<Probe>,
 ) -> Result<Option<u64>, StorageError> {
+    let f = store.reader(file)?;
+    search(&f, kind, base_offset, entries, target, Some(probes))
+}
+
+/// [`largest_lower_bound`] without recording its probes: the simulation's
+/// own reads (a fetch, a truncation), on a file already opened.
+pub fn largest_lower_bound_in(
+    file: &FileReader,
+    kind: IndexKind,
+    base_offset: i64,
+    entries: u64,
+    target: i64,
+) -> Result<Option<u64>, StorageError> {
+    search(file, kind, base_offset, entries, target, None)
+}
+
+/// Reads slot `slot` of an index file already opened.
+pub fn read_entry_in(
+    file: &FileReader,
+    kind: IndexKind,
+    base_offset: i64,
+    slot: u64,
+) -> Result<IndexEntry, StorageError> {
+    let mut buf = [0u8; 12];
+    let n = kind.entry_size() as usize;
+    file.read_into(slot * kind.entry_size(), &mut buf[..n])?;
+    Ok(decode_entry(kind, base_offset, slot, &buf[..n]))
+}
+
+fn search(
+    file: &FileReader,
+    kind: IndexKind,
+    base_offset: i64,
+    entries: u64,
+    target: i64,
+    mut probes: Option<&mut Vec<Probe>>,
+) -> Result<Option<u64>, StorageError> {
     if entries == 0 {
         return Ok(None);
     }
-    let read = |slot| read_entry(store, file, kind, base_offset, slot);
+    let read = |slot| read_entry_in(file, kind, base_offset, slot);
     let first_hot = (entries as i64 - 1 - kind.warm_entries() as i64).max(0) as u64;
     let e = read(first_hot)?;
     let c = cmp(e.key, target);
-    probes.push(Probe {
-        role: ProbeRole::WarmSectionCheck,
-        entry: e,
-        lo: 0,
-        hi: entries - 1,
-        cmp: c,
-    });
+    if let Some(p) = probes.as_deref_mut() {
+        p.push(Probe {
+            role: ProbeRole::WarmSectionCheck,
+            entry: e,
+            lo: 0,
+            hi: entries - 1,
+            cmp: c,
+        });
+    }
     if c < 0 {
         return binary_search(&read, target, first_hot, entries - 1, probes).map(Some);
     }
     let e0 = read(0)?;
     let c0 = cmp(e0.key, target);
-    probes.push(Probe {
-        role: ProbeRole::FirstEntryCheck,
-        entry: e0,
-        lo: 0,
-        hi: first_hot,
-        cmp: c0,
-    });
+    if let Some(p) = probes.as_deref_mut() {
+        p.push(Probe {
+            role: ProbeRole::FirstEntryCheck,
+            entry: e0,
+            lo: 0,
+            hi: first_hot,
+            cmp: c0,
+        });
+    }
     if c0 > 0 {
         return Ok(None);
     }
@@ -214,7 +252,7 @@ fn binary_search(
     target: i64,
     begin: u64,
     end: u64,
-    probes: &mut Vec<Probe>,
+    mut probes: Option<&mut Vec<Probe>>,
 ) -> Result<u64, StorageError> {
     let (mut lo, mut hi) = (begin, end);
     while lo < hi {
@@ -222,13 +260,15 @@ fn binary_search(
         let mid = (lo + hi).div_ceil(2);
         let e = read(mid)?;
         let c = cmp(e.key, target);
-        probes.push(Probe {
-            role: ProbeRole::BinarySearch,
-            entry: e,
-            lo,
-            hi,
-            cmp: c,
-        });
+        if let Some(p) = probes.as_deref_mut() {
+            p.push(Probe {
+                role: ProbeRole::BinarySearch,
+                entry: e,
+                lo,
+                hi,
+                cmp: c,
+            });
+        }
         match c {
             1 => hi = mid - 1,
             -1 => lo = mid,

@@ -82,7 +82,11 @@ pub trait Storage {
     /// over the end extends the file).
     fn write_at(&mut self, name: &str, position: u64, data: &[u8]) -> Result<(), StorageError>;
     /// Fills `buf` from `position`; the whole range must be inside the file.
-    fn read_into(&self, name: &str, position: u64, buf: &mut [u8]) -> Result<(), StorageError>;
+    fn read_into(&self, name: &str, position: u64, buf: &mut [u8]) -> Result<(), StorageError> {
+        self.reader(name)?.read_into(position, buf)
+    }
+    /// Opens a file for many small reads: the name is looked up once.
+    fn reader<'a>(&'a self, name: &'a str) -> Result<FileReader<'a>, StorageError>;
     /// Shortens a file to `len` bytes (never lengthens it).
     fn truncate(&mut self, name: &str, len: u64) -> Result<(), StorageError>;
     fn rename(&mut self, from: &str, to: &str) -> Result<(), StorageError>;
@@ -102,6 +106,52 @@ pub trait Storage {
     fn read_all(&self, name: &str) -> Result<Vec<u8>, StorageError> {
         let n = self.len(name)?;
         self.read(name, 0, n)
+    }
+}
+
+/// A file opened for reading ([`Storage::reader`]): its pages, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub struct FileReader<'a> {
+    name: &'a str,
+    pages: &'a [Arc<Vec<u8>>],
+    len: u64,
+    page_size: u64,
+}
+
+impl FileReader<'_> {
+    /// The file's length.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Fills `buf` from `position`; the whole range must be inside the file.
+    pub fn read_into(&self, position: u64, buf: &mut [u8]) -> Result<(), StorageError> {
+        let ps = self.page_size;
+        let end = position.checked_add(buf.len() as u64);
+        if end.is_none_or(|e| e > self.len) {
+            return Err(StorageError::OutOfBounds {
+                file: self.name.to_string(),
+                position,
+                len: buf.len() as u64,
+                file_len: self.len,
+            });
+        }
+        let mut pos = position;
+        let mut out = &mut buf[..];
+        while !out.is_empty() {
+            let page = &self.pages[(pos / ps) as usize];
+            let in_page = (pos % ps) as usize;
+            let n = out.len().min(ps as usize - in_page);
+            out[..n].copy_from_slice(&page[in_page..in_page + n]);
+            out = &mut out[n..];
+            pos += n as u64;
+        }
+        Ok(())
     }
 }
 
@@ -220,29 +270,14 @@ impl Storage for MemStorage {
         Ok(())
     }
 
-    fn read_into(&self, name: &str, position: u64, buf: &mut [u8]) -> Result<(), StorageError> {
-        let ps = self.page_size as u64;
+    fn reader<'a>(&'a self, name: &'a str) -> Result<FileReader<'a>, StorageError> {
         let f = self.file(name)?;
-        let end = position.checked_add(buf.len() as u64);
-        if end.is_none_or(|e| e > f.len) {
-            return Err(StorageError::OutOfBounds {
-                file: name.to_string(),
-                position,
-                len: buf.len() as u64,
-                file_len: f.len,
-            });
-        }
-        let mut pos = position;
-        let mut out = &mut buf[..];
-        while !out.is_empty() {
-            let page = &f.pages[(pos / ps) as usize];
-            let in_page = (pos % ps) as usize;
-            let n = out.len().min(ps as usize - in_page);
-            out[..n].copy_from_slice(&page[in_page..in_page + n]);
-            out = &mut out[n..];
-            pos += n as u64;
-        }
-        Ok(())
+        Ok(FileReader {
+            name,
+            pages: &f.pages,
+            len: f.len,
+            page_size: self.page_size as u64,
+        })
     }
 
     fn truncate(&mut self, name: &str, len: u64) -> Result<(), StorageError> {

@@ -26,7 +26,7 @@
 //! cache keeps only what KIP-101 truncation needs.
 
 use super::index::{self, IndexEntry, IndexKind, Probe};
-use super::paged::{Storage, StorageError};
+use super::paged::{FileReader, Storage, StorageError};
 use super::record::{self, BatchHeader, RECORD_BATCH_OVERHEAD};
 use super::{index_file, log_file, time_index_file, DecodeError};
 use crate::config::LogConfig;
@@ -677,15 +677,12 @@ impl Log {
         position: u64,
     ) -> Result<BatchHeader, DecodeError> {
         let name = log_file(&self.dir, base);
-        let mut buf = [0u8; RECORD_BATCH_OVERHEAD];
-        store
-            .read_into(&name, position, &mut buf)
-            .map_err(|e| DecodeError {
-                position,
-                field: "batch header",
-                message: e.to_string(),
-            })?;
-        record::read_header(&buf, position)
+        let file = store.reader(&name).map_err(|e| DecodeError {
+            position,
+            field: "batch header",
+            message: e.to_string(),
+        })?;
+        header_in(&file, position)
     }
 
     fn segment_index_for(&self, offset: i64) -> Option<usize> {
@@ -709,37 +706,45 @@ impl Log {
         offset: i64,
     ) -> Result<Option<(u64, BatchHeader)>, StorageError> {
         let seg = &self.segments[ix];
-        let mut probes = Vec::new();
-        let slot = index::largest_lower_bound(
-            store,
-            &index_file(&self.dir, seg.base_offset),
+        let index_name = index_file(&self.dir, seg.base_offset);
+        let log_name = log_file(&self.dir, seg.base_offset);
+        self.translate_in(
+            &store.reader(&index_name)?,
+            &store.reader(&log_name)?,
+            ix,
+            offset,
+        )
+    }
+
+    /// [`Log::translate_offset`] on files already opened: no probe is
+    /// recorded (the traced walk is `lookup_offset`, for the learner).
+    fn translate_in(
+        &self,
+        index: &FileReader,
+        log: &FileReader,
+        ix: usize,
+        offset: i64,
+    ) -> Result<Option<(u64, BatchHeader)>, StorageError> {
+        let seg = &self.segments[ix];
+        let slot = index::largest_lower_bound_in(
+            index,
             IndexKind::Offset,
             seg.base_offset,
             seg.index_entries,
             offset,
-            &mut probes,
         )?;
         let mut pos = match slot {
             Some(s) => {
-                index::read_entry(
-                    store,
-                    &index_file(&self.dir, seg.base_offset),
-                    IndexKind::Offset,
-                    seg.base_offset,
-                    s,
-                )?
-                .value as u64
+                index::read_entry_in(index, IndexKind::Offset, seg.base_offset, s)?.value as u64
             }
             None => 0,
         };
         while pos < seg.size {
-            let h = self.header_at(store, seg.base_offset, pos).map_err(|e| {
-                StorageError::OutOfBounds {
-                    file: format!("{} ({e})", log_file(&self.dir, seg.base_offset)),
-                    position: pos,
-                    len: 0,
-                    file_len: seg.size,
-                }
+            let h = header_in(log, pos).map_err(|e| StorageError::OutOfBounds {
+                file: format!("{} ({e})", log_file(&self.dir, seg.base_offset)),
+                position: pos,
+                len: 0,
+                file_len: seg.size,
             })?;
             if h.last_offset() >= offset {
                 return Ok(Some((pos, h)));
@@ -747,6 +752,38 @@ impl Log {
             pos += h.size_in_bytes();
         }
         Ok(None)
+    }
+
+    /// Where the batch holding `offset` (or the next one) starts: its
+    /// segment's base offset and its position in that `.log`. The
+    /// simulation's own path, untraced; [`Log::lookup_offset`] walks the
+    /// same search step by step.
+    pub fn locate<S: Storage>(&self, store: &S, offset: i64) -> Option<(i64, u64)> {
+        if offset < self.log_start_offset || offset >= self.log_end_offset {
+            return None;
+        }
+        let mut ix = self.segment_index_for(offset)?;
+        let mut first = true;
+        while ix < self.segments.len() {
+            let seg = &self.segments[ix];
+            let log_name = log_file(&self.dir, seg.base_offset);
+            let log = store.reader(&log_name).ok()?;
+            let found = if first {
+                let index_name = index_file(&self.dir, seg.base_offset);
+                let index = store.reader(&index_name).ok()?;
+                self.translate_in(&index, &log, ix, offset).ok()?
+            } else if seg.size > 0 {
+                header_in(&log, 0).ok().map(|h| (0, h))
+            } else {
+                None
+            };
+            if let Some((pos, _)) = found {
+                return Some((seg.base_offset, pos));
+            }
+            first = false;
+            ix += 1;
+        }
+        None
     }
 
     /// Reads whole batches starting with the one that holds `start_offset` (or
@@ -778,8 +815,16 @@ impl Log {
         let mut first = true;
         loop {
             let seg = &self.segments[ix];
+            let log_name = log_file(&self.dir, seg.base_offset);
+            let Ok(log) = store.reader(&log_name) else {
+                return Ok(out);
+            };
             let start = if first {
-                match self.translate_offset(store, ix, start_offset) {
+                let index_name = index_file(&self.dir, seg.base_offset);
+                match store
+                    .reader(&index_name)
+                    .and_then(|index| self.translate_in(&index, &log, ix, start_offset))
+                {
                     Ok(Some((p, _))) => Some(p),
                     _ => None,
                 }
@@ -789,7 +834,7 @@ impl Log {
             first = false;
             if let Some(mut pos) = start {
                 while pos < seg.size {
-                    let Ok(h) = self.header_at(store, seg.base_offset, pos) else {
+                    let Ok(h) = header_in(&log, pos) else {
                         return Ok(out);
                     };
                     if h.last_offset() >= max_offset {
@@ -800,10 +845,12 @@ impl Log {
                     if over && !(min_one_message && out.batches.is_empty()) {
                         return Ok(out);
                     }
-                    let Ok(b) = store.read(&log_file(&self.dir, seg.base_offset), pos, size) else {
+                    let at = out.bytes.len();
+                    out.bytes.resize(at + size as usize, 0);
+                    if log.read_into(pos, &mut out.bytes[at..]).is_err() {
+                        out.bytes.truncate(at);
                         return Ok(out);
-                    };
-                    out.bytes.extend_from_slice(&b);
+                    }
                     out.batches.push(BatchInfo::from_header(&h));
                     pos += size;
                 }
@@ -814,6 +861,17 @@ impl Log {
             }
         }
     }
+}
+
+/// Reads the batch header at `position` of an opened `.log`.
+fn header_in(log: &FileReader, position: u64) -> Result<BatchHeader, DecodeError> {
+    let mut buf = [0u8; RECORD_BATCH_OVERHEAD];
+    log.read_into(position, &mut buf).map_err(|e| DecodeError {
+        position,
+        field: "batch header",
+        message: e.to_string(),
+    })?;
+    record::read_header(&buf, position)
 }
 
 #[cfg(test)]
