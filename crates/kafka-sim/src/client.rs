@@ -8,7 +8,7 @@ use crate::ids::Millis;
 use crate::ids::{BrokerId, NodeId, TopicPartition};
 use crate::kernel::Kernel;
 use crate::kernel::{Step, Timer};
-use crate::msg::{Message, PartitionMetadata};
+use crate::msg::{LeaderView, Message, PartitionTable};
 use crate::scenario::Scenario;
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// A client's view of the cluster (`Metadata` in the Java client).
 pub struct ClientMetadata {
     /// Each known partition: its leader, leader epoch and replicas.
-    pub partitions: SortedMap<TopicPartition, PartitionMetadata>,
+    pub partitions: PartitionTable,
     /// The brokers the last MetadataResponse listed.
     pub brokers: Vec<BrokerId>,
     /// A refresh was asked for (an error or a new topic).
@@ -136,11 +136,7 @@ impl ClientMetadata {
 
     /// Number of partitions of a topic, if known.
     pub fn partition_count(&self, topic: &str) -> Option<i32> {
-        let n = self
-            .partitions
-            .keys()
-            .filter(|tp| &*tp.topic == topic)
-            .count() as i32;
+        let n = self.partitions.topic(topic).len() as i32;
         (n > 0).then_some(n)
     }
 
@@ -173,12 +169,12 @@ impl ClientMetadata {
 
     /// The topics the client knows, in name order.
     pub fn topics(&self) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .partitions
-            .keys()
-            .map(|tp| tp.topic.to_string())
-            .collect();
-        v.dedup();
+        let mut v: Vec<String> = Vec::new();
+        for p in self.partitions.iter() {
+            if v.last().map(String::as_str) != Some(&*p.tp.topic) {
+                v.push(p.tp.topic.to_string());
+            }
+        }
         v
     }
 }
@@ -305,7 +301,7 @@ impl NetworkClient<'_> {
         &mut self,
         correlation_id: i32,
         brokers: Vec<BrokerId>,
-        partitions: Vec<PartitionMetadata>,
+        partitions: PartitionTable,
     ) -> Step<bool> {
         if self.md.in_flight != Some(correlation_id) {
             return Ok(false);
@@ -314,18 +310,15 @@ impl NetworkClient<'_> {
         self.k.gate()?;
         let now = self.k.now;
         let empty = brokers.is_empty();
-        let leaders: SortedMap<TopicPartition, i32> =
-            SortedMap::from_iter(partitions.iter().map(|p| (p.tp.clone(), p.leader)));
+        let leaders = LeaderView::of(&partitions);
         let n = partitions.len() as u32;
         let m = &mut *self.md;
         m.in_flight = None;
         if !empty {
             m.brokers = brokers;
         }
-        for p in partitions {
-            m.partitions.insert(p.tp.clone(), p);
-        }
-        m.stale = empty || leaders.values().any(|l| *l < 0);
+        m.partitions = m.partitions.updated_with(&partitions);
+        m.stale = empty || leaders.values().any(|l| l < 0);
         m.last_update_ms = now;
         m.metadata_failures = 0;
         m.next_metadata_ms = now + self.backoffs.retry_ms;

@@ -197,6 +197,138 @@ pub struct PartitionMetadata {
     pub isr: Vec<BrokerId>,
 }
 
+/// A MetadataResponse's partitions, sorted by partition and shared: a
+/// broker builds its table once per UpdateMetadata, and every response, the
+/// clients that keep it and the trace events that carry it hold one copy
+/// (serialized as the plain list).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PartitionTable(Arc<Vec<PartitionMetadata>>);
+
+impl PartitionTable {
+    /// A table of `partitions` (sorted here; the last of duplicates wins).
+    pub fn new(mut partitions: Vec<PartitionMetadata>) -> PartitionTable {
+        partitions.reverse();
+        partitions.sort_by(|a, b| a.tp.cmp(&b.tp));
+        partitions.dedup_by(|later, first| later.tp == first.tp);
+        PartitionTable(Arc::new(partitions))
+    }
+
+    /// The entry of `tp`.
+    pub fn get(&self, tp: &TopicPartition) -> Option<&PartitionMetadata> {
+        self.0
+            .binary_search_by(|p| p.tp.cmp(tp))
+            .ok()
+            .map(|i| &self.0[i])
+    }
+
+    /// The entries of one topic.
+    pub fn topic(&self, topic: &str) -> &[PartitionMetadata] {
+        let from = self.0.partition_point(|p| &*p.tp.topic < topic);
+        let to = self.0.partition_point(|p| &*p.tp.topic <= topic);
+        &self.0[from..to]
+    }
+
+    /// Every entry, in partition order.
+    pub fn iter(&self) -> std::slice::Iter<'_, PartitionMetadata> {
+        self.0.iter()
+    }
+
+    /// How many partitions.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// This table updated with `newer`: its entries replace these, the
+    /// rest stay. When `newer` covers every partition here, it is `newer`
+    /// itself, shared.
+    pub fn updated_with(&self, newer: &PartitionTable) -> PartitionTable {
+        if self.iter().all(|p| newer.get(&p.tp).is_some()) {
+            return newer.clone();
+        }
+        let mut all: Vec<PartitionMetadata> = self
+            .iter()
+            .filter(|p| newer.get(&p.tp).is_none())
+            .cloned()
+            .collect();
+        all.extend(newer.iter().cloned());
+        PartitionTable::new(all)
+    }
+}
+
+/// The leader of each partition of a [`PartitionTable`], shared with it:
+/// what a `metadata_updated` event shows, serialized as a map from
+/// partition to leader.
+#[derive(Clone, Debug, Default)]
+pub struct LeaderView(PartitionTable);
+
+impl LeaderView {
+    /// The leaders of `table`'s partitions.
+    pub fn of(table: &PartitionTable) -> LeaderView {
+        LeaderView(table.clone())
+    }
+
+    /// (partition, leader) in partition order; -1: none.
+    pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, i32)> {
+        self.0.iter().map(|p| (&p.tp, p.leader))
+    }
+
+    /// The leaders, in partition order.
+    pub fn values(&self) -> impl Iterator<Item = i32> + '_ {
+        self.0.iter().map(|p| p.leader)
+    }
+
+    /// The leader of `tp`.
+    pub fn get(&self, tp: &TopicPartition) -> Option<i32> {
+        self.0.get(tp).map(|p| p.leader)
+    }
+
+    /// How many partitions.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl PartialEq for LeaderView {
+    fn eq(&self, o: &Self) -> bool {
+        self.len() == o.len() && self.iter().eq(o.iter())
+    }
+}
+
+impl Serialize for LeaderView {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for LeaderView {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let m = crate::collections::SortedMap::<TopicPartition, i32>::deserialize(d)?;
+        Ok(LeaderView(PartitionTable::new(
+            m.into_iter()
+                .map(|(tp, leader)| PartitionMetadata {
+                    tp,
+                    error: None,
+                    leader,
+                    leader_epoch: -1,
+                    replicas: Vec::new(),
+                    isr: Vec::new(),
+                })
+                .collect(),
+        )))
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FetchPartition {
     pub tp: TopicPartition,
@@ -391,7 +523,7 @@ pub enum Message {
         correlation_id: i32,
         brokers: Vec<BrokerId>,
         controller_id: i32,
-        partitions: Vec<PartitionMetadata>,
+        partitions: PartitionTable,
         /// Topics asked for that do not exist.
         unknown_topics: Vec<String>,
     },

@@ -271,7 +271,7 @@ fn retries_after_a_leader_change_refresh_metadata() {
     // The producer refreshed its metadata to find the new leader.
     let md_after = find(
         &t,
-        |k| matches!(k, EventKind::MetadataUpdated { leaders, .. } if leaders.values().any(|l| *l == 1)),
+        |k| matches!(k, EventKind::MetadataUpdated { leaders, .. } if leaders.values().any(|l| l == 1)),
     );
     assert!(!md_after.is_empty());
 }

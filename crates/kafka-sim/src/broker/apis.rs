@@ -55,6 +55,7 @@ impl BrokerCx<'_> {
                 for p in partitions {
                     br.metadata.partitions.insert(p.tp.clone(), p);
                 }
+                br.metadata.client_view = br.metadata.build_client_view(None);
                 // Metadata updates are frequent and change no replica: routine, no event.
                 Ok(())
             }
@@ -179,33 +180,16 @@ impl BrokerCx<'_> {
     ) -> Step {
         let b = self.id;
         let md = &self.me().metadata;
-        let mut partitions = Vec::new();
+        // A request for every topic (what the clients send) gets the table
+        // built at the last UpdateMetadata; a list of topics, its own.
+        let partitions = match &topics {
+            None => md.client_view.clone(),
+            Some(ts) => md.build_client_view(Some(ts)),
+        };
         let mut unknown = Vec::new();
-        let wanted: Option<SortedSet<&String>> = topics.as_ref().map(|t| t.iter().collect());
-        for (tp, s) in &md.partitions {
-            if wanted
-                .as_ref()
-                .is_some_and(|w| !w.contains(&tp.topic.to_string()))
-            {
-                continue;
-            }
-            let leader_alive = md.live_brokers.contains(&BrokerId(s.leader));
-            partitions.push(PartitionMetadata {
-                tp: tp.clone(),
-                error: if leader_alive {
-                    None
-                } else {
-                    Some(ErrorCode::LeaderNotAvailable)
-                },
-                leader: if leader_alive { s.leader } else { -1 },
-                leader_epoch: s.leader_epoch,
-                replicas: s.replicas.clone(),
-                isr: s.isr.clone(),
-            });
-        }
         if let Some(ts) = &topics {
             for t in ts {
-                if !partitions.iter().any(|p| &*p.tp.topic == t) {
+                if partitions.topic(t).is_empty() {
                     unknown.push(t.clone());
                 }
             }

@@ -48,7 +48,7 @@ use crate::kernel::{Kernel, Step, Timer};
 use crate::msg::FetchRequest;
 use crate::msg::{
     Bytes, DivergingEpoch, ErrorCode, FetchPartition, FetchPartitionResponse, Message,
-    PartitionMetadata, PartitionState, ProducePartitionResponse,
+    PartitionMetadata, PartitionState, PartitionTable, ProducePartitionResponse,
 };
 use crate::storage::log::{AppendError, Log};
 use crate::storage::paged::MemStorage;
@@ -200,6 +200,38 @@ pub struct MetadataCache {
     pub live_brokers: Vec<BrokerId>,
     /// Each partition's leader, ISR and replicas.
     pub partitions: SortedMap<TopicPartition, PartitionState>,
+    /// What a Metadata request for every topic is answered with, built at
+    /// each UpdateMetadata ([`MetadataCache::build_client_view`]) and shared
+    /// by the responses.
+    #[serde(skip)]
+    pub client_view: PartitionTable,
+}
+
+impl MetadataCache {
+    /// The MetadataResponse partitions for `topics` (all when `None`): a
+    /// partition whose leader is not a live broker answers
+    /// LEADER_NOT_AVAILABLE with leader -1.
+    pub fn build_client_view(&self, topics: Option<&[String]>) -> PartitionTable {
+        let wanted: Option<SortedSet<&str>> =
+            topics.map(|t| t.iter().map(String::as_str).collect());
+        let partitions = self
+            .partitions
+            .iter()
+            .filter(|(tp, _)| wanted.as_ref().is_none_or(|w| w.contains(&*tp.topic)))
+            .map(|(tp, s)| {
+                let leader_alive = self.live_brokers.contains(&BrokerId(s.leader));
+                PartitionMetadata {
+                    tp: tp.clone(),
+                    error: (!leader_alive).then_some(ErrorCode::LeaderNotAvailable),
+                    leader: if leader_alive { s.leader } else { -1 },
+                    leader_epoch: s.leader_epoch,
+                    replicas: s.replicas.clone(),
+                    isr: s.isr.clone(),
+                }
+            })
+            .collect();
+        PartitionTable::new(partitions)
+    }
 }
 
 /// A broker.

@@ -829,8 +829,9 @@ pub enum EventKind {
         client: NodeId,
         /// How many partitions it knows.
         partitions: u32,
-        /// The leader of each partition it knows.
-        leaders: SortedMap<TopicPartition, i32>,
+        /// The leader of each partition the response named (shared with
+        /// the response).
+        leaders: crate::msg::LeaderView,
     },
     /// A producer got its producer id and epoch (InitProducerId).
     ProducerIdAssigned {
