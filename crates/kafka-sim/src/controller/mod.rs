@@ -42,6 +42,7 @@ use crate::msg::{ErrorCode, Message, PartitionState};
 use crate::zk::{partition_state_json, partition_state_path};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 mod election;
 use election::IsrChange;
@@ -269,8 +270,11 @@ impl BrokerCx<'_> {
         for t in self.zk.children("/brokers/topics") {
             self.zkc().watch(c, &format!("/brokers/topics/{t}"))?;
             topics.insert(t.clone());
+            // One shared name for all the topic's partitions: comparing two
+            // of them (map lookups everywhere) then skips the bytes.
+            let name: Arc<str> = Arc::from(t.as_str());
             for (p, reps) in self.zk.topic_assignment(&t) {
-                let tp = TopicPartition::new(t.as_str(), p);
+                let tp = TopicPartition::new(name.clone(), p);
                 if let Some(st) = zk_partition_state(self.zk, &tp) {
                     states.insert(tp.clone(), st);
                 }
@@ -591,8 +595,9 @@ impl BrokerCx<'_> {
                     }
                     let parts = self.zk.topic_assignment(&topic);
                     let n = parts.len();
+                    let name: Arc<str> = Arc::from(topic.as_str());
                     for (i, (p, replicas)) in parts.into_iter().enumerate() {
-                        let tp = TopicPartition::new(topic.as_str(), p);
+                        let tp = TopicPartition::new(name.clone(), p);
                         k.ops.insert(i, ControllerOp::NewPartition { tp, replicas });
                     }
                     k.ops.insert(n, ControllerOp::TopicDone(topic));
