@@ -2,7 +2,12 @@
 //! * simulated throughput: records produced → replicated at RF 3 →
 //!   acknowledged (acks=all), per second of real time, on 3 brokers / 6
 //!   partitions and on 100 brokers / 3,000 partitions;
-//! * the producer's partitioner + RecordAccumulator for 100-byte records.
+//! * the producer's partitioner + RecordAccumulator for 100-byte records;
+//! * the scale series of issue 24 (`kafka_sim::scenario::scale`): 100
+//!   brokers at 1,000 / 3,000 / 10,000 partitions with one group of 40,
+//!   and 3,000 partitions with 10 groups of 40, in events per second (the
+//!   40-group run takes about 25 s each time: `examples/scale.rs` reports
+//!   it, with its memory, under `/usr/bin/time -v`).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use kafka_sim::event::EventKind;
@@ -108,5 +113,23 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+fn scale(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale (100 brokers, 3 x 30,000 records)");
+    g.sample_size(10);
+    g.sampling_mode(SamplingMode::Flat);
+    for (partitions, groups) in [(1000, 1), (3000, 1), (10_000, 1), (3000, 10)] {
+        let sc = Scenario::from_json(&kafka_sim::scenario::scale::scale(partitions, groups, 40))
+            .expect("valid scale scenario");
+        let (_, events) = run(&sc);
+        eprintln!("{partitions} partitions, {groups} group(s) of 40: {events} events per run");
+        g.throughput(Throughput::Elements(events));
+        g.bench_function(
+            format!("{partitions} partitions, {groups} group(s) of 40"),
+            |b| b.iter(|| black_box(run(&sc))),
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, scale);
 criterion_main!(benches);

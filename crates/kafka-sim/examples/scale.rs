@@ -11,62 +11,15 @@
 //!
 //! `--write FILE` also saves the scenario, to run it with the CLI or open
 //! it in the page.
+use kafka_sim::scenario::scale::scale;
 use kafka_sim::{Scenario, World};
 use std::sync::Arc;
-
-fn scenario(partitions: usize, groups: usize, members: usize) -> String {
-    let topics = 30usize.min(partitions.max(1));
-    let per_topic = partitions / topics;
-    let topic_json: Vec<String> = (0..topics)
-        .map(|t| {
-            format!(r#"{{"name": "t{t}", "partitions": {per_topic}, "replication.factor": 3}}"#)
-        })
-        .collect();
-    let producers: Vec<String> = (0..3)
-        .map(|p| format!(r#"{{"name": "p{p}", "config": {{"linger.ms": 5, "partitioner.ignore.keys": true}}}}"#))
-        .collect();
-    let mut cmds = Vec::new();
-    for p in 0..3 {
-        for burst in 0..300 {
-            cmds.push(format!(
-                r#"{{"at_ms": {}, "type": "produce", "producer": "p{p}", "topic": "t{}", "key": "k", "value": "{}", "count": 100}}"#,
-                2000 + burst * 20 + p * 7,
-                (burst as usize + p as usize) % topics,
-                "x".repeat(90)
-            ));
-        }
-    }
-    let topic_names: Vec<String> = (0..topics).map(|t| format!("\"t{t}\"")).collect();
-    let mut consumers = Vec::new();
-    for g in 0..groups {
-        for m in 0..members {
-            consumers.push(format!(
-                r#"{{"name": "g{g}-c{m}", "subscribe": [{}], "config": {{"group.id": "g{g}", "auto.offset.reset": "earliest"}}}}"#,
-                topic_names.join(",")
-            ));
-        }
-    }
-    let brokers: Vec<String> = (0..100).map(|b| b.to_string()).collect();
-    format!(
-        r#"{{"seed": 1, "run_until_ms": 12000,
-            "cluster": {{"brokers": [{}], "config": {{"offsets.topic.num.partitions": 50}}}},
-            "topics": [{}],
-            "producers": [{}],
-            "consumers": [{}],
-            "commands": [{}]}}"#,
-        brokers.join(","),
-        topic_json.join(","),
-        producers.join(","),
-        consumers.join(","),
-        cmds.join(",")
-    )
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     let (partitions, groups, members) = (num(0, 3000), num(1, 40), num(2, 40));
-    let text = scenario(partitions, groups, members);
+    let text = scale(partitions, groups, members);
     if let Some(i) = args.iter().position(|a| a == "--write") {
         std::fs::write(&args[i + 1], &text).expect("writable");
     }

@@ -12,6 +12,7 @@ use crate::config::{BrokerConfig, ConfigError, NetworkConfig, TopicConfigOverrid
 use crate::ids::{NodeId, TopicPartition};
 use serde::{Deserialize, Serialize};
 
+pub mod scale;
 mod validate;
 
 /// The format identifier written into exported scenarios.

@@ -129,3 +129,22 @@ fn unknown_command_fields_are_refused() {
     let e = Scenario::from_json(&t).unwrap_err();
     assert!(e.to_string().contains("brokr"), "{e}");
 }
+
+/// The scale scenarios are valid scenarios of the size they say, within
+/// the documented bounds (30,000 partitions with __consumer_offsets, 2,000
+/// clients).
+#[test]
+fn the_scale_scenarios_are_valid_and_as_large_as_they_say() {
+    for (p, g, m) in [(1000, 1, 40), (3000, 40, 40), (10_000, 1, 1)] {
+        let sc = Scenario::from_json(&super::scale::scale(p, g, m)).unwrap();
+        assert_eq!(sc.cluster.brokers.len(), 100);
+        let total: i64 = sc
+            .topics
+            .iter()
+            .map(|t| t.partitions.unwrap_or(1) as i64)
+            .sum();
+        assert_eq!(total, p as i64);
+        assert_eq!(sc.consumers.len(), g * m);
+        assert_eq!(sc.producers.len(), 3);
+    }
+}
