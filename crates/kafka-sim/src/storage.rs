@@ -53,16 +53,28 @@ pub fn filename_prefix(offset: i64) -> String {
     format!("{offset:020}")
 }
 
+/// `<dir>/<20-digit base offset><ext>`, in one allocation (fetches name a
+/// segment's files on every read).
+fn segment_file(dir: &str, base_offset: i64, ext: &str) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(dir.len() + 22 + ext.len());
+    s.push_str(dir);
+    s.push('/');
+    let _ = write!(s, "{base_offset:020}");
+    s.push_str(ext);
+    s
+}
+
 pub fn log_file(dir: &str, base_offset: i64) -> String {
-    format!("{dir}/{}.log", filename_prefix(base_offset))
+    segment_file(dir, base_offset, ".log")
 }
 
 pub fn index_file(dir: &str, base_offset: i64) -> String {
-    format!("{dir}/{}.index", filename_prefix(base_offset))
+    segment_file(dir, base_offset, ".index")
 }
 
 pub fn time_index_file(dir: &str, base_offset: i64) -> String {
-    format!("{dir}/{}.timeindex", filename_prefix(base_offset))
+    segment_file(dir, base_offset, ".timeindex")
 }
 
 #[cfg(test)]

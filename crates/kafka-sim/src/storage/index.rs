@@ -197,9 +197,13 @@ pub fn read_entry_in(
     base_offset: i64,
     slot: u64,
 ) -> Result<IndexEntry, StorageError> {
-    let mut buf = [0u8; 12];
     let n = kind.entry_size() as usize;
-    file.read_into(slot * kind.entry_size(), &mut buf[..n])?;
+    let position = slot * kind.entry_size();
+    if let Some(bytes) = file.slice(position, n) {
+        return Ok(decode_entry(kind, base_offset, slot, bytes));
+    }
+    let mut buf = [0u8; 12];
+    file.read_into(position, &mut buf[..n])?;
     Ok(decode_entry(kind, base_offset, slot, &buf[..n]))
 }
 

@@ -16,7 +16,6 @@
 //! already exists, or a read or write outside a file. The in-memory backend has
 //! no other failure (no I/O errors, no space limit).
 
-use crate::collections::SortedMap;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -118,6 +117,24 @@ pub struct FileReader<'a> {
     page_size: u64,
 }
 
+impl<'a> FileReader<'a> {
+    /// The bytes `[position, position + len)` when they lie in one page (an
+    /// index entry, a batch header: nearly always), without copying them.
+    pub fn slice(&self, position: u64, len: usize) -> Option<&'a [u8]> {
+        let end = position.checked_add(len as u64)?;
+        if end > self.len {
+            return None;
+        }
+        // Page sizes are powers of two (MemStorage::new checks).
+        let in_page = (position & (self.page_size - 1)) as usize;
+        if in_page + len > self.page_size as usize {
+            return None;
+        }
+        let page: &'a Vec<u8> = self.pages.get((position / self.page_size) as usize)?;
+        page.get(in_page..in_page + len)
+    }
+}
+
 impl FileReader<'_> {
     /// The file's length.
     pub fn len(&self) -> u64 {
@@ -161,11 +178,21 @@ struct MemFile {
     len: u64,
 }
 
+/// The files by name. Hashed, for the fetch path's lookups (a broker holds
+/// thousands of segment files whose names share a long prefix); the hasher
+/// has fixed keys, and nothing depends on the iteration order ([`Storage::list`]
+/// sorts).
+type Files = std::collections::HashMap<
+    String,
+    MemFile,
+    std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>,
+>;
+
 /// The in-memory [`Storage`]: a map from file name to a vector of shared pages.
 #[derive(Clone, Debug)]
 pub struct MemStorage {
     page_size: u32,
-    files: SortedMap<String, MemFile>,
+    files: Files,
 }
 
 impl Default for MemStorage {
@@ -177,9 +204,10 @@ impl Default for MemStorage {
 impl MemStorage {
     pub fn new(page_size: u32) -> MemStorage {
         assert!(page_size >= 64, "page size below 64 bytes");
+        assert!(page_size.is_power_of_two(), "page size not a power of two");
         MemStorage {
             page_size,
-            files: SortedMap::new(),
+            files: Files::default(),
         }
     }
 
@@ -318,11 +346,14 @@ impl Storage for MemStorage {
     }
 
     fn list(&self, prefix: &str) -> Vec<String> {
-        self.files
-            .range(prefix.to_string()..)
-            .take_while(|(k, _)| k.starts_with(prefix))
-            .map(|(k, _)| k.clone())
-            .collect()
+        let mut names: Vec<String> = self
+            .files
+            .keys()
+            .filter(|k| k.starts_with(prefix))
+            .cloned()
+            .collect();
+        names.sort();
+        names
     }
 
     fn pages(&self, name: &str) -> Result<Vec<PageInfo>, StorageError> {

@@ -865,6 +865,9 @@ impl Log {
 
 /// Reads the batch header at `position` of an opened `.log`.
 fn header_in(log: &FileReader, position: u64) -> Result<BatchHeader, DecodeError> {
+    if let Some(bytes) = log.slice(position, RECORD_BATCH_OVERHEAD) {
+        return record::read_header(bytes, position);
+    }
     let mut buf = [0u8; RECORD_BATCH_OVERHEAD];
     log.read_into(position, &mut buf).map_err(|e| DecodeError {
         position,
