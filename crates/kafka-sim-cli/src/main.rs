@@ -37,7 +37,7 @@ USAGE:
   kafka-sim assign --strategy range|roundrobin|sticky|cooperative-sticky --json < REQUEST.json
       Consumer group partition assignment. Members may carry \"rack_id\" and the
       request \"partition_racks\" (topic -> each partition's replica racks):
-      rack-aware Range (KIP-881).
+      rack-aware Range and sticky assignors (KIP-881).
   kafka-sim describe SCENARIO.json [--at STEP] topics [--topic T] [--exclude-internal]
   kafka-sim describe SCENARIO.json [--at STEP] groups [--group G] [--members [--verbose] | --state]
       kafka-topics --describe / kafka-consumer-groups --describe, laid out as
