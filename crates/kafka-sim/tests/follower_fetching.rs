@@ -223,12 +223,7 @@ fn an_unknown_selector_class_is_refused_naming_the_key() {
 /// get v4 to v6 in the same poll once the ISR has shrunk.
 #[test]
 fn the_closest_replica_lesson_narrates_what_happens() {
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../static/lessons/closest-replica.json"),
-    )
-    .unwrap();
-    let t = run(&text);
+    let t = run(&common::repo_file("static/lessons/closest-replica.json"));
     let polls = |c: u32| -> Vec<(u64, Vec<i64>)> {
         t.events()
             .iter()

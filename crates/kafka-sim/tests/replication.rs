@@ -4,13 +4,9 @@ use kafka_sim::event::{EventKind, Guarantee, TruncateReason};
 use kafka_sim::ids::{BrokerId, TopicPartition};
 use kafka_sim::msg::ErrorCode;
 use kafka_sim::{Scenario, Timeline};
-use std::path::PathBuf;
 
 fn scenario_file(name: &str) -> String {
-    std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../scenarios/{name}.json")),
-    )
-    .unwrap()
+    common::repo_file(&format!("scenarios/{name}.json"))
 }
 
 mod common;
@@ -917,11 +913,7 @@ fn truncation_converges_over_rounds_when_the_follower_lacks_the_leaders_epoch() 
 /// the recorded events.
 #[test]
 fn a_world_restored_anywhere_runs_on_to_the_recorded_trace() {
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../scenarios/group-rebalance.json"),
-    )
-    .unwrap();
+    let text = scenario_file("group-rebalance");
     let mut t = kafka_sim::Timeline::new(kafka_sim::Scenario::from_json(&text).unwrap()).unwrap();
     let n = t.run_to_end();
     assert!(t.checkpoints() > 4, "{} checkpoints", t.checkpoints());

@@ -19,6 +19,15 @@ pub fn run(json: &str) -> Timeline {
     t
 }
 
+/// A file of the repository, by its path from the root
+/// (`scenarios/leader-failover.json`, `static/lessons/racks.json`).
+pub fn repo_file(path: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
 /// Every event whose kind matches.
 pub fn find(t: &Timeline, f: impl Fn(&EventKind) -> bool) -> Vec<&Event> {
     t.events().iter().filter(|e| f(&e.kind)).collect()
