@@ -142,8 +142,8 @@ pub enum Work {
         to: NodeId,
         /// The destination's life it was sent to (a restarted node drops it).
         to_incarnation: u32,
-        /// The message.
-        msg: Message,
+        /// The message (shared with its `MessageSent` event).
+        msg: Arc<Message>,
         /// The event that recorded its sending.
         sent: EventId,
     },
@@ -350,6 +350,7 @@ impl Kernel {
         }
         self.net.last_delivery.insert((from, to), at);
         let ev_id = self.emitted;
+        let msg = Arc::new(msg);
         self.schedule(
             at,
             Work::Deliver {
@@ -357,7 +358,7 @@ impl Kernel {
                 from,
                 to,
                 to_incarnation: self.incarnation(to),
-                msg: msg.clone(),
+                msg: Arc::clone(&msg),
                 sent: ev_id,
             },
         );

@@ -460,7 +460,8 @@ pub enum Message {
         controller_id: BrokerId,
         controller_epoch: i32,
         live_brokers: Vec<BrokerId>,
-        partitions: Vec<PartitionState>,
+        /// Shared by the requests of one broadcast.
+        partitions: Arc<[PartitionState]>,
     },
     /// Controller → broker: stop replicating (and maybe delete) partitions.
     StopReplica {

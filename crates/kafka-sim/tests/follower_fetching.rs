@@ -49,9 +49,9 @@ fn fetch_targets(t: &Timeline) -> Vec<(u64, BrokerId)> {
             EventKind::MessageSent {
                 from: NodeId::Consumer(0),
                 to: NodeId::Broker(b),
-                message: Message::Fetch(_),
+                message,
                 ..
-            } => Some((e.time_ms, *b)),
+            } if matches!(**message, Message::Fetch(_)) => Some((e.time_ms, *b)),
             _ => None,
         })
         .collect()
@@ -256,10 +256,13 @@ fn the_closest_replica_lesson_narrates_what_happens() {
         if let EventKind::MessageSent {
             from: NodeId::Consumer(c),
             to: NodeId::Broker(b),
-            message: Message::Fetch(_),
+            message,
             ..
         } = &e.kind
         {
+            if !matches!(**message, Message::Fetch(_)) {
+                continue;
+            }
             match c {
                 0 => assert_eq!(b.0, 0),
                 _ if e.time_ms > named && e.time_ms < 3500 => {

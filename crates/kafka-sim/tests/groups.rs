@@ -788,12 +788,12 @@ fn a_commit_from_the_previous_generation_gets_illegal_generation() {
             k,
             EventKind::MessageSent {
                 to: kafka_sim::NodeId::Consumer(1),
-                message: kafka_sim::msg::Message::JoinGroupResponse {
-                    generation_id: 2,
-                    ..
-                },
+                message,
                 ..
-            }
+            } if matches!(**message, kafka_sim::msg::Message::JoinGroupResponse {
+                generation_id: 2,
+                ..
+            })
         )
     });
     let EventKind::MessageSent {
@@ -897,10 +897,8 @@ fn a_one_broker_cluster_with_min_insync_2_lets_a_group_settle() {
     let unavailable = find(&t, |k| {
         matches!(
             k,
-            EventKind::MessageSent {
-                message: kafka_sim::msg::Message::SyncGroupResponse { error: Some(_), .. },
-                ..
-            }
+            EventKind::MessageSent { message, .. }
+                if matches!(**message, kafka_sim::msg::Message::SyncGroupResponse { error: Some(_), .. })
         )
     });
     assert!(

@@ -94,10 +94,8 @@ fn source_note_hw_5_leo_8_truncation() {
     let kill = find(&t, |k| {
         matches!(
             k,
-            EventKind::CommandIssued {
-                command: kafka_sim::scenario::Command::KillBroker { .. },
-                ..
-            }
+            EventKind::CommandIssued { command, .. }
+                if matches!(**command, kafka_sim::scenario::Command::KillBroker { .. })
         )
     })[0]
         .id;

@@ -95,7 +95,7 @@ impl BrokerCx<'_> {
                     EventKind::SegmentsDeleted {
                         broker: b,
                         tp: tp.clone(),
-                        applied,
+                        applied: Box::new(applied),
                     },
                 );
             }
@@ -149,7 +149,7 @@ impl BrokerCx<'_> {
             EventKind::LogCleaned {
                 broker: b,
                 tp,
-                result,
+                result: Box::new(result),
             },
         );
         Ok(())

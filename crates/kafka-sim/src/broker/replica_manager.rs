@@ -344,7 +344,7 @@ impl BrokerCx<'_> {
                 broker: b,
                 tp: tp.clone(),
                 leader,
-                appended,
+                appended: Box::new(appended),
             },
         );
         Ok(())

@@ -450,7 +450,8 @@ impl BrokerCx<'_> {
             };
             (ctx.live.iter().copied().collect(), parts)
         };
-        let states: Vec<PartitionState> = parts
+        // One body for every broker: the trace stores it once.
+        let states: Arc<[PartitionState]> = parts
             .iter()
             .map(|tp| self.partition_state_msg(tp, false))
             .collect();
@@ -462,7 +463,7 @@ impl BrokerCx<'_> {
                     controller_id: c,
                     controller_epoch: epoch,
                     live_brokers: live.clone(),
-                    partitions: states.clone(),
+                    partitions: Arc::clone(&states),
                 },
             )?;
         }

@@ -272,7 +272,7 @@ impl EventKind {
             | LogFlushed { .. }
             | FetchParked { .. }
             | MetadataUpdated { .. } => Importance::Routine,
-            MessageSent { message, .. } => match message {
+            MessageSent { message, .. } => match &**message {
                 Message::Fetch(FetchRequest { replica_id, .. }) if *replica_id >= 0 => {
                     Importance::Routine
                 }

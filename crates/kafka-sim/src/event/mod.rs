@@ -17,6 +17,7 @@ use crate::scenario::Command;
 use crate::storage::cleaner::CleanResult;
 use crate::storage::log::{Appended, LookupStep, RetentionApplied, RollInfo, Truncated};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 mod fields;
 
@@ -128,8 +129,8 @@ pub enum EventKind {
     CommandIssued {
         /// The command's position in the scenario.
         index: u32,
-        /// The command.
-        command: Command,
+        /// The command (boxed: it is the largest field of any event).
+        command: Box<Command>,
     },
     /// A command could not be carried out (it names why).
     CommandRejected {
@@ -425,8 +426,9 @@ pub enum EventKind {
         to: NodeId,
         /// When it arrives (simulated milliseconds).
         deliver_at: Millis,
-        /// The request or response.
-        message: Message,
+        /// The request or response: the same allocation the delivery holds,
+        /// so a message is stored once however many views keep the event.
+        message: Arc<Message>,
     },
     /// A message never arrived.
     MessageDropped {
@@ -542,8 +544,9 @@ pub enum EventKind {
         tp: TopicPartition,
         /// Whether it appended as the leader (it assigned the offsets) or as a follower.
         leader: bool,
-        /// Where the batches went: offsets, segment, position, index entries.
-        appended: Appended,
+        /// Where the batches went: offsets, segment, position, index entries
+        /// (boxed, as every large field of an event is: see `Event`'s size test).
+        appended: Box<Appended>,
     },
     /// A broker refused to append (a corrupt batch, a sequence gap).
     AppendRejected {
@@ -780,8 +783,8 @@ pub enum EventKind {
         broker: BrokerId,
         /// The partition.
         tp: TopicPartition,
-        /// Which pass, which segments, and the new log start offset.
-        applied: RetentionApplied,
+        /// Which pass, which segments, and the new log start offset (boxed).
+        applied: Box<RetentionApplied>,
     },
     /// Files renamed `.deleted` were removed after `file.delete.delay.ms`.
     FilesDeleted {
@@ -796,8 +799,8 @@ pub enum EventKind {
         broker: BrokerId,
         /// The partition.
         tp: TopicPartition,
-        /// What it read, kept and removed.
-        result: CleanResult,
+        /// What it read, kept and removed (boxed).
+        result: Box<CleanResult>,
     },
     /// The cleaner left a partition alone: too little of its log is dirty.
     CleanerSkipped {
@@ -1352,4 +1355,46 @@ pub struct DrainedBatch {
     /// Why it went now: `full`, `linger.ms`, `retry`, or `with others` (drained
     /// along with a ready batch for the same broker).
     pub reason: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page keeps every event of a trace (up to a million), so an event's
+    /// own size is paid a million times: a large field goes behind a `Box`
+    /// or an `Arc` (a message's body is the `Arc` its delivery holds), and
+    /// the inline part stays what the common events need. Issue 24 measured
+    /// 432 bytes before the large fields were moved out.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn an_event_stays_small_inline() {
+        assert!(
+            std::mem::size_of::<EventKind>() <= 128,
+            "EventKind is {} bytes: box the new large field",
+            std::mem::size_of::<EventKind>()
+        );
+        assert!(std::mem::size_of::<Event>() <= 184);
+    }
+
+    /// A message sent is stored once: the event and the delivery share it.
+    #[test]
+    fn a_sent_message_is_shared_with_its_delivery() {
+        let sc = crate::Scenario::from_json(
+            r#"{"seed": 1, "run_until_ms": 500, "cluster": {"brokers": [0, 1]},
+                "topics": [{"name": "t", "partitions": 1, "replication.factor": 2}]}"#,
+        )
+        .unwrap();
+        let mut w = crate::World::new(std::sync::Arc::new(sc));
+        let mut shared = 0;
+        while w.step() {
+            for e in w.drain_events() {
+                if let EventKind::MessageSent { message, .. } = &e.kind {
+                    // The delivery still queued holds the other reference.
+                    shared += usize::from(Arc::strong_count(message) == 2);
+                }
+            }
+        }
+        assert!(shared > 10, "{shared} messages shared");
+    }
 }

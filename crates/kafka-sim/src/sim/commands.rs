@@ -22,7 +22,7 @@ impl World {
             vec![NodeId::User],
             EventKind::CommandIssued {
                 index,
-                command: cmd.clone(),
+                command: Box::new(cmd.clone()),
             },
         )?;
         match cmd {

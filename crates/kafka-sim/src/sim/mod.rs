@@ -381,7 +381,7 @@ impl World {
                         )
                         .map(|_| ());
                 }
-                self.on_message(from, to, msg)
+                self.on_message(from, to, Arc::unwrap_or_clone(msg))
             }
         }
     }
