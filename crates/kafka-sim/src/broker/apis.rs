@@ -52,8 +52,9 @@ impl BrokerCx<'_> {
                 br.known_controller_epoch = controller_epoch;
                 br.metadata.controller_id = controller_id.0;
                 br.metadata.live_brokers = live_brokers;
+                let cache = Arc::make_mut(&mut br.metadata.partitions);
                 for p in partitions.iter() {
-                    br.metadata.partitions.insert(p.tp.clone(), p.clone());
+                    cache.insert(p.tp.clone(), p.clone());
                 }
                 br.metadata.client_view = br.metadata.build_client_view(None);
                 // Metadata updates are frequent and change no replica: routine, no event.

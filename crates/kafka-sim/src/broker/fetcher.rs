@@ -78,13 +78,7 @@ impl BrokerCx<'_> {
             }),
         )?;
         let timeout = self.k.now + self.k.sc.cluster.config.request_timeout_ms;
-        self.k.set_timer(
-            bnode(b),
-            timeout,
-            Timer::RequestTimeout {
-                correlation_id: cid,
-            },
-        )
+        self.k.arm_request_timeout(bnode(b), timeout, cid)
     }
 
     /// The follower's side: append, take the leader's high watermark, fetch again.
@@ -104,6 +98,7 @@ impl BrokerCx<'_> {
             .get_mut(&leader)
             .expect("checked")
             .in_flight = None;
+        self.k.disarm_request_timeout(bnode(b), cid);
         let backoff = self.k.sc.cluster.config.replica_fetch_backoff_ms;
         for r in parts {
             let following = self

@@ -198,8 +198,11 @@ pub struct MetadataCache {
     pub controller_id: i32,
     /// The live brokers.
     pub live_brokers: Vec<BrokerId>,
-    /// Each partition's leader, ISR and replicas.
-    pub partitions: SortedMap<TopicPartition, PartitionState>,
+    /// Each partition's leader, ISR and replicas. Shared copy-on-write: a
+    /// broker is copied whenever it changes after a checkpoint, and this is
+    /// its largest part (every partition of the cluster) while it changes
+    /// only at UpdateMetadata.
+    pub partitions: Arc<SortedMap<TopicPartition, PartitionState>>,
     /// What a Metadata request for every topic is answered with, built at
     /// each UpdateMetadata ([`MetadataCache::build_client_view`]) and shared
     /// by the responses.

@@ -210,6 +210,7 @@ impl ConsumerCx<'_> {
         }
         self.k.gate()?;
         self.me_mut().fetches_in_flight.remove(&leader);
+        self.k.disarm_request_timeout(cnode(c), cid);
         for r in parts {
             if !self.me().assignment.contains(&r.tp) {
                 continue;

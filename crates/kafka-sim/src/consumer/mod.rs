@@ -252,8 +252,7 @@ impl ConsumerCx<'_> {
         let c = self.id;
         let at = self.k.now + timeout_ms;
         self.k.send(cnode(c), NodeId::Broker(to), msg)?;
-        self.k
-            .set_timer(cnode(c), at, Timer::RequestTimeout { correlation_id })
+        self.k.arm_request_timeout(cnode(c), at, correlation_id)
     }
 
     /// One `poll()`: hand out buffered records, then keep fetches going.

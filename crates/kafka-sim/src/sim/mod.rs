@@ -153,6 +153,11 @@ impl World {
         4096 + replicas * 1200 + partitions * 400 + self.k.queue.len() as u64 * 160
     }
 
+    /// Items of work queued: messages in flight, timers set, commands to come.
+    pub fn pending_work(&self) -> usize {
+        self.k.queue.len()
+    }
+
     /// Simulated time of the last step, in ms.
     pub fn now(&self) -> Millis {
         self.k.now
@@ -261,7 +266,7 @@ impl World {
         if self.halted.is_some() {
             return false;
         }
-        let work = self.k.queue.remove(&(t, seq)).expect("just seen");
+        let work = self.k.take((t, seq)).expect("just seen");
         self.k.now = t;
         let before = self.k.emitted;
         if self.dispatch(work).is_err() {
