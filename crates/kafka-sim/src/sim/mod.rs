@@ -187,12 +187,12 @@ impl World {
 
     /// Time of the next pending work item.
     pub fn next_time(&self) -> Option<Millis> {
-        self.k.queue.keys().next().map(|(t, _)| *t)
+        self.k.queue.first().map(|((t, _), _)| t)
     }
 
     /// Pending work, in order (for the message-flow view: deliveries in flight).
     pub fn pending(&self) -> impl Iterator<Item = (Millis, &Work)> {
-        self.k.queue.iter().map(|((t, _), w)| (*t, w))
+        self.k.queue.iter().map(|((t, _), w)| (t, w))
     }
 
     /// Limits how many events may be recorded in total; beyond it handlers stop.
@@ -257,7 +257,7 @@ impl World {
             self.k.cause = None;
             return true;
         }
-        let Some((&(t, seq), _)) = self.k.queue.iter().next() else {
+        let Some(((t, seq), _)) = self.k.queue.first() else {
             return false;
         };
         if t > self.k.sc.run_until_ms {
@@ -290,7 +290,7 @@ impl World {
     /// What a stuck world says: the instant, and the work that keeps coming
     /// back there (the next pending item, at that same instant).
     fn stuck_reason(&self) -> String {
-        let what = match self.k.queue.iter().next() {
+        let what = match self.k.queue.first() {
             Some((_, Work::Timer { node, timer, .. })) => {
                 format!(
                     "the {} timer of {node} keeps firing at that instant",
