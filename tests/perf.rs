@@ -239,3 +239,80 @@ async fn render_time_with_hundreds_of_messages_in_flight() {
         );
     }
 }
+
+/// Issue 24's scale scenarios in the page: 100 brokers, 3,000 partitions at
+/// RF 3, three producers writing 30,000 records each, and 1, 10 or 40
+/// consumer groups of 40 (`kafka_sim::scenario::scale::scale`, the
+/// scenarios `examples/scale.rs` runs natively). The page keeps at most
+/// `PAGE_MAX_EVENTS` events, so the bigger runs stop there, saying so.
+/// Ignored in the suite (minutes unoptimised); run it with
+/// `cargo test -p kafka-visualiser --target wasm32-unknown-unknown --release --test perf -- --include-ignored --nocapture`.
+#[wasm_bindgen_test]
+#[ignore]
+async fn scale_scenarios_in_the_page() {
+    for groups in [1, 10, 40] {
+        let text = kafka_sim::scenario::scale::scale(3000, groups, 40);
+        let t0 = now();
+        let (root, app) = dom::mount_app(Some(text)).await;
+        let mounted = now() - t0;
+        // The first run, 50,000 events a seek, the browser breathing in
+        // between (one seek to the end would hold the page, and the test
+        // driver, for longer than the driver waits).
+        let position = |root: &Element| -> u64 {
+            let text = q(root, "#position").text_content().unwrap();
+            text.split(|c: char| !c.is_ascii_digit() && c != ',')
+                .filter_map(|w| w.replace(',', "").parse().ok())
+                .next()
+                .expect("the position names the event")
+        };
+        let (mut first, mut events, mut target) = (0.0, 0, 0);
+        loop {
+            target += 50_000;
+            let t0 = now();
+            seek(&root, target).await;
+            first += now() - t0;
+            let at = position(&root);
+            if at == events || target >= kafka_visualiser::player::PAGE_MAX_EVENTS {
+                events = at;
+                break;
+            }
+            events = at;
+            gloo_timers::future::TimeoutFuture::new(0).await;
+        }
+        let mut worst: f64 = 0.0;
+        let mut total = 0.0;
+        let mut x: u64 = 11;
+        for _ in 0..10 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let target = (x >> 33) % events.max(1);
+            let s = now();
+            seek(&root, target).await;
+            let d = now() - s;
+            worst = worst.max(d);
+            total += d;
+        }
+        let seek_avg = total / 10.0;
+        let mut step_worst: f64 = 0.0;
+        let t1 = now();
+        for _ in 0..20 {
+            step_worst = step_worst.max(timed_step(&root).await);
+        }
+        let step_avg = (now() - t1) / 20.0;
+        let memory = wasm_bindgen::memory()
+            .dyn_into::<js_sys::WebAssembly::Memory>()
+            .unwrap()
+            .buffer()
+            .dyn_into::<js_sys::ArrayBuffer>()
+            .unwrap()
+            .byte_length();
+        console_log!(
+            "100 brokers, 3,000 partitions, {groups} group(s) of 40: mount {mounted:.0} ms; first run to {events} events {first:.0} ms; seek to a random step {seek_avg:.0} ms on average, worst {worst:.0} ms; step + render {step_avg:.1} ms on average, worst {step_worst:.1} ms; wasm memory so far {} MB",
+            memory / 1_000_000
+        );
+        app.destroy();
+        yew::scheduler::flush().await;
+        root.remove();
+    }
+}

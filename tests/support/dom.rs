@@ -10,10 +10,16 @@ use web_sys::{Element, HtmlElement};
 /// Mounts the app in a fresh element of the page, with `scenario` as its
 /// text (or the start screen with `None`).
 pub async fn mount_with(scenario: Option<String>) -> Element {
+    mount_app(scenario).await.0
+}
+
+/// Like [`mount_with`], with the app's handle, to destroy it (and free
+/// what it holds) before mounting the next.
+pub async fn mount_app(scenario: Option<String>) -> (Element, yew::AppHandle<App>) {
     let doc = web_sys::window().unwrap().document().unwrap();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
-    yew::Renderer::<App>::with_root_and_props(
+    let handle = yew::Renderer::<App>::with_root_and_props(
         root.clone(),
         AppProps {
             scenario: scenario.map(Into::into),
@@ -21,7 +27,7 @@ pub async fn mount_with(scenario: Option<String>) -> Element {
     )
     .render();
     yew::scheduler::flush().await;
-    root
+    (root, handle)
 }
 
 /// The element `sel` matches, or a failure naming the selector.
