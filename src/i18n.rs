@@ -146,6 +146,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("more", "more", "项未显示"),
     ("more_bytes", "more bytes", "字节未显示"),
     ("moved", "partitions that move (of members who stay)", "留下成员被移动的分区数"),
+    ("msgs_undrawn", "more messages in flight, not drawn", "条在途消息未画出"),
     ("new_producer_title", "new KafkaProducer(props)", "创建 KafkaProducer(props)"),
     ("next", "Next ↦", "下一个 ↦"),
     ("next_lesson", "Next lesson:", "下一课："),

@@ -77,13 +77,23 @@ pub struct MessageDetail {
 /// Characters of a message's JSON shown at most.
 pub const DETAIL_CHARS: usize = 4_000;
 
+/// The most messages in flight the cluster drawing shows (those arriving
+/// first). At 1,600 consumers tens of thousands are in flight at once: one
+/// dot each, with its labels and handlers, took the page over a second a
+/// step, and no one can read them. The rest are counted.
+pub const MAX_DRAWN_MESSAGES: usize = 1_000;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClusterModel {
     pub brokers: Vec<BrokerView>,
     /// (name, not closed).
     pub producers: Vec<(String, bool)>,
     pub consumers: Vec<(String, bool)>,
+    /// The messages in flight drawn: the first [`MAX_DRAWN_MESSAGES`] to
+    /// arrive, and the selected one.
     pub messages: Vec<MessageView>,
+    /// The messages in flight not drawn (beyond [`MAX_DRAWN_MESSAGES`]).
+    pub undrawn: usize,
     pub max_leo: i64,
     pub controller_epoch: i32,
     pub cut_links: Vec<(NodeId, NodeId)>,
@@ -99,7 +109,19 @@ impl ClusterModel {
         sent_at: impl Fn(u64) -> Option<u64>,
         selected: Option<u64>,
     ) -> ClusterModel {
+        Self::from_world_drawing(w, now_ms, sent_at, selected, MAX_DRAWN_MESSAGES)
+    }
+
+    /// [`ClusterModel::from_world`], drawing at most `max_drawn` messages.
+    fn from_world_drawing(
+        w: &World,
+        now_ms: u64,
+        sent_at: impl Fn(u64) -> Option<u64>,
+        selected: Option<u64>,
+        max_drawn: usize,
+    ) -> ClusterModel {
         let mut detail = None;
+        let mut undrawn = 0;
         let controller = w.controller_id();
         let mut max_leo = 1;
         let brokers = w
@@ -143,9 +165,14 @@ impl ClusterModel {
                 }
             })
             .collect();
+        let mut drawn = 0;
         let messages = w
             .pending()
             .filter_map(|(at, work)| match work {
+                Work::Deliver { id, .. } if drawn >= max_drawn && selected != Some(*id) => {
+                    undrawn += 1;
+                    None
+                }
                 Work::Deliver {
                     id,
                     from,
@@ -154,6 +181,7 @@ impl ClusterModel {
                     sent,
                     ..
                 } => {
+                    drawn += 1;
                     let t0 = sent_at(*sent).unwrap_or(now_ms);
                     let span = at.saturating_sub(t0).max(1);
                     let done = now_ms.saturating_sub(t0).min(span);
@@ -205,6 +233,7 @@ impl ClusterModel {
                 .map(|c| (c.name.clone(), c.alive))
                 .collect(),
             messages,
+            undrawn,
             max_leo,
             controller_epoch: w.zookeeper().controller_epoch(),
             cut_links: w.network().cut.iter().copied().collect(),
@@ -389,6 +418,40 @@ mod tests {
         let m =
             ClusterModel::from_world(&later, 6_600, |i| t.event(i).map(|e| e.time_ms), Some(id));
         assert!(m.detail.is_none());
+    }
+
+    /// Beyond the cap, the messages arriving first are drawn and the rest
+    /// counted; a selected message is drawn wherever it is in the queue.
+    #[test]
+    fn the_drawing_caps_the_messages_in_flight_and_counts_the_rest() {
+        let mut t = Timeline::new(
+            Scenario::from_json(include_str!("../scenarios/leader-failover.json")).unwrap(),
+        )
+        .unwrap();
+        t.run_to_end();
+        let n = (0..t.len())
+            .find(|&n| {
+                let w = t.state_at(n);
+                w.pending()
+                    .filter(|(_, x)| matches!(x, Work::Deliver { .. }))
+                    .count()
+                    >= 3
+            })
+            .expect("a moment with three messages in flight");
+        let w = t.state_at(n);
+        let times = |i: u64| t.event(i).map(|e| e.time_ms);
+        let all = ClusterModel::from_world(&w, 120, times, None);
+        assert!(all.messages.len() >= 3, "{} in flight", all.messages.len());
+        assert_eq!(all.undrawn, 0);
+        let m = ClusterModel::from_world_drawing(&w, 120, times, None, 2);
+        let ids = |m: &ClusterModel| m.messages.iter().map(|x| x.id).collect::<Vec<_>>();
+        assert_eq!(ids(&m), ids(&all)[..2]);
+        assert_eq!(m.undrawn, all.messages.len() - 2);
+        let last = *ids(&all).last().unwrap();
+        let m = ClusterModel::from_world_drawing(&w, 120, times, Some(last), 2);
+        assert_eq!(ids(&m), [ids(&all)[0], ids(&all)[1], last]);
+        assert_eq!(m.undrawn, all.messages.len() - 3);
+        assert_eq!(m.detail.map(|d| d.id), Some(last));
     }
 
     /// The world right after the first event of `kind` whose path ends with

@@ -303,6 +303,13 @@ async fn scale_scenarios_in_the_page() {
             step_worst = step_worst.max(timed_step(&root).await);
         }
         let step_avg = (now() - t1) / 20.0;
+        let undrawn = root
+            .query_selector("#cluster text.undrawn")
+            .unwrap()
+            .and_then(|e| e.text_content())
+            .unwrap_or_default();
+        let drawn = root.query_selector_all("#cluster g.msg").unwrap().length();
+        console_log!("{groups} group(s): {drawn} messages drawn, {undrawn:?}");
         let memory = wasm_bindgen::memory()
             .dyn_into::<js_sys::WebAssembly::Memory>()
             .unwrap()

@@ -947,6 +947,11 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     }
                 }) }
             </g>
+            if m.undrawn > 0 {
+                <text class="undrawn" x="12" y={(l.height - 10).to_string()}>
+                    { format!("+{} {}", m.undrawn, t(lang, "msgs_undrawn")) }
+                </text>
+            }
         </svg>
         if let Some(d) = &m.detail {
             { message_detail(d, m, lang, &p.on_message) }
@@ -986,6 +991,7 @@ mod tests {
             producers: vec![],
             consumers: vec![],
             messages: vec![],
+            undrawn: 0,
             max_leo: 0,
             controller_epoch: 1,
             cut_links: vec![],
