@@ -30,29 +30,36 @@ trap 'git worktree remove --force "$WORK/before" >/dev/null 2>&1 || true; rm -rf
 echo "Building $BEFORE and the working tree (release)..." >&2
 git worktree add --detach "$WORK/before" "$BEFORE" >/dev/null 2>&1
 (cd "$WORK/before" && CARGO_TARGET_DIR="$WORK/before-target" \
-    cargo build -q --release -p kafka-sim-cli -p kafka-sim --example timeline_limits)
-cargo build -q --release -p kafka-sim-cli -p kafka-sim --example timeline_limits --example scale
+    cargo build -q --release -p kafka-sim-cli -p kafka-sim --bins --example timeline_limits)
+cargo build -q --release -p kafka-sim-cli -p kafka-sim --bins --example timeline_limits --example scale
 B_CLI="$WORK/before-target/release/kafka-sim"
 B_TL="$WORK/before-target/release/examples/timeline_limits"
 A_CLI=target/release/kafka-sim
 A_TL=target/release/examples/timeline_limits
 
-# measure NAME CMD...: prints "cpu_s rss_mb output" or "stopped" after LIMIT_S.
+# measure CMD...: prints "cpu_s rss_mb output", or "stopped" after LIMIT_S,
+# or "failed: " and what the command said.
 measure() {
-    local out="$WORK/out" tm="$WORK/time"
-    if /usr/bin/time -f "%U %S %M" -o "$tm" timeout "$LIMIT_S" "$@" >"$out" 2>/dev/null; then
+    local out="$WORK/out" tm="$WORK/time" rc=0
+    /usr/bin/time -f "%U %S %M" -o "$tm" timeout "$LIMIT_S" "$@" >"$out" 2>"$WORK/err" || rc=$?
+    if [ "$rc" = 0 ]; then
         read -r user sys rss <"$tm"
         printf '%s %d %s\n' "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')" \
             $((rss / 1024)) "$(tr '\n' ' ' <"$out")"
-    else
+    elif [ "$rc" = 124 ]; then
         echo "stopped"
+    else
+        echo "failed: $(head -c 300 "$WORK/err")"
     fi
 }
 
 headless() { # label cli scenario
     local r events cpu
     r=$(measure "$2" digest "$3")
-    if [ "$r" = stopped ]; then printf '%-8s %s\n' "$1" "stopped after ${LIMIT_S} s"; return; fi
+    case "$r" in
+        stopped) printf '%-8s %s\n' "$1" "stopped after ${LIMIT_S} s"; return ;;
+        failed:*) printf '%-8s %s\n' "$1" "$r"; return ;;
+    esac
     read -r cpu rss _ events _ <<<"$r"
     events=${events#(}
     printf '%-8s %9s events  %6.1f s CPU  %5.1f us/event  %6d MB peak\n' \
@@ -62,7 +69,10 @@ headless() { # label cli scenario
 paged() { # label timeline_limits scenario
     local r cpu rss events seek
     r=$(measure "$2" "$3" 1000000)
-    if [ "$r" = stopped ]; then printf '%-8s %s\n' "$1" "stopped after ${LIMIT_S} s"; return; fi
+    case "$r" in
+        stopped) printf '%-8s %s\n' "$1" "stopped after ${LIMIT_S} s"; return ;;
+        failed:*) printf '%-8s %s\n' "$1" "$r"; return ;;
+    esac
     read -r cpu rss events _ <<<"$r"
     seek=$(sed -E 's/.*middle ([0-9.]+) ms.*/\1/' "$WORK/out")
     printf '%-8s %9s events  %6.1f s CPU  %6d MB peak  %5d B/event  seek to the middle %s ms\n' \
