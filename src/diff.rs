@@ -33,11 +33,6 @@ fn short(s: &str) -> String {
     }
 }
 
-/// The nodes that are the same allocation in two worlds (a step changes
-/// one or two of them): their facts are equal, so [`diff`] leaves them out
-/// on both sides instead of naming every partition of every broker and
-/// every consumer twice (at 100 brokers and 1,600 consumers, half a second
-/// a step).
 /// The positions at which two lists hold the same allocation.
 fn same_at<T>(x: &[Arc<T>], y: &[Arc<T>]) -> SortedSet<usize> {
     (0..x.len().min(y.len()))
@@ -45,6 +40,11 @@ fn same_at<T>(x: &[Arc<T>], y: &[Arc<T>]) -> SortedSet<usize> {
         .collect()
 }
 
+/// The nodes that are the same allocation in two worlds (a step changes
+/// one or two of them): their facts are equal, so [`diff`] leaves them out
+/// on both sides instead of naming every partition of every broker and
+/// every consumer twice (at 100 brokers and 1,600 consumers, half a second
+/// a step).
 #[derive(Default)]
 struct Same {
     brokers: SortedSet<kafka_sim::ids::BrokerId>,
@@ -62,7 +62,6 @@ impl Same {
             .filter(|(id, x)| b.brokers().get(id).is_some_and(|y| Arc::ptr_eq(x, y)))
             .map(|(id, _)| *id)
             .collect();
-
         let before: SortedMap<String, Option<i32>> = group_coordinators(a)
             .into_iter()
             .map(|(g, c)| (g, c.map(|c| c.0)))

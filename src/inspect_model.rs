@@ -537,9 +537,10 @@ fn coordinator<'w>(w: &'w World, g: &str) -> Option<(i32, &'w kafka_sim::group::
 }
 
 /// Each consumer group (sorted by id) with its live coordinator (its id)
-/// and the coordinator's view of it: what the "what changed" facts read. Unlike [`GroupsModel`], it runs no
-/// assignor and builds no member rows (at 40 groups of 40 members on 3,000
-/// partitions, the model took a second to build natively, on every step).
+/// and the coordinator's view of it: what the "what changed" facts read.
+/// Unlike [`GroupsModel`], it runs no assignor and builds no member rows (at
+/// 40 groups of 40 members on 3,000 partitions, the model took a second to
+/// build natively, on every step).
 #[allow(clippy::type_complexity)]
 pub fn group_coordinators(w: &World) -> Vec<(String, Option<(i32, &kafka_sim::group::Group)>)> {
     group_ids(w)

@@ -49,6 +49,24 @@ async fn timed_step_then(root: &Element, layout: bool) -> f64 {
     now() - s
 }
 
+/// Seeks to `count` steps below `len` drawn from `seed` (the same ones on
+/// every run), and returns the average and the worst time a seek and its
+/// render took (ms).
+async fn random_seeks(root: &Element, seed: u64, count: u32, len: u64) -> (f64, f64) {
+    let (mut x, mut total, mut worst) = (seed, 0.0, 0.0f64);
+    for _ in 0..count {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let s = now();
+        seek(root, (x >> 33) % len.max(1)).await;
+        let d = now() - s;
+        worst = worst.max(d);
+        total += d;
+    }
+    (total / f64::from(count), worst)
+}
+
 /// One redraw without a step: select a message and close it again (the app
 /// re-reads the world and redraws everything). None if nothing is in flight.
 async fn frame_time(root: &Element) -> Option<(f64, f64)> {
@@ -180,23 +198,9 @@ async fn step_render_and_seek_times_on_big_scenarios() {
         .text_content()
         .unwrap()
         .contains("event 100000"));
-    let mut worst: f64 = 0.0;
-    let mut total = 0.0;
-    let mut x: u64 = 7;
-    for _ in 0..20 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let target = (x >> 33) % 100_000;
-        let s = now();
-        seek(&root, target).await;
-        let d = now() - s;
-        worst = worst.max(d);
-        total += d;
-    }
+    let (avg, worst) = random_seeks(&root, 7, 20, 100_000).await;
     console_log!(
-        "100,000-event trace: first seek to the end (simulating it) {first:.0} ms; seek + render to a random step {:.1} ms on average, worst {worst:.1} ms",
-        total / 20.0
+        "100,000-event trace: first seek to the end (simulating it) {first:.0} ms; seek + render to a random step {avg:.1} ms on average, worst {worst:.1} ms"
     );
 }
 
@@ -282,21 +286,7 @@ async fn scale_scenarios_in_the_page() {
             events = at;
             gloo_timers::future::TimeoutFuture::new(0).await;
         }
-        let mut worst: f64 = 0.0;
-        let mut total = 0.0;
-        let mut x: u64 = 11;
-        for _ in 0..10 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let target = (x >> 33) % events.max(1);
-            let s = now();
-            seek(&root, target).await;
-            let d = now() - s;
-            worst = worst.max(d);
-            total += d;
-        }
-        let seek_avg = total / 10.0;
+        let (seek_avg, worst) = random_seeks(&root, 11, 10, events).await;
         let mut step_worst: f64 = 0.0;
         let t1 = now();
         for _ in 0..20 {

@@ -325,9 +325,12 @@ impl Kernel {
         }
     }
 
-    pub(crate) fn schedule(&mut self, at: Millis, work: Work) {
+    /// Queues `work` at `at`; returns its key in the queue.
+    pub(crate) fn schedule(&mut self, at: Millis, work: Work) -> (Millis, u64) {
+        let key = (at, self.seq);
         self.queue.insert(at, self.seq, work);
         self.seq += 1;
+        key
     }
 
     /// Schedules a timer outside the gate (used for scheduling-only work that a
@@ -338,7 +341,7 @@ impl Kernel {
         incarnation: u32,
         timer: Timer,
         at: Millis,
-    ) {
+    ) -> (Millis, u64) {
         let cause = self.cause;
         self.schedule(
             at,
@@ -348,7 +351,7 @@ impl Kernel {
                 timer,
                 cause,
             },
-        );
+        )
     }
 
     /// Passes if one more event may be recorded. Every apply operation calls
@@ -467,9 +470,8 @@ impl Kernel {
         correlation_id: i32,
     ) -> Step {
         self.gate()?;
-        let key = (at, self.seq);
         let incarnation = self.incarnation(node);
-        self.schedule_work_timer(
+        let key = self.schedule_work_timer(
             node,
             incarnation,
             Timer::RequestTimeout { correlation_id },
