@@ -116,6 +116,7 @@ pub fn dispatch(all: &[String]) -> Res {
         "assign" => crate::cluster_cmds::assign(&mut a),
         "exercise" => crate::cluster_cmds::exercise(&mut a),
         "describe" => describe(&mut a),
+        "metrics" => metrics(&mut a),
         _ => Err(format!("unknown command `{cmd}` (see kafka-sim --help)")),
     }
 }
@@ -173,6 +174,189 @@ fn describe(a: &mut Args<'_>) -> Res {
         return Err("--verbose goes with --members".into());
     }
     let sc = load_scenario(path)?;
+    let (_, w) = world_at(sc, path, at)?;
+    let text = match what {
+        "topics" => kafka_sim::describe::topics(&w, topic, exclude_internal),
+        _ if members => kafka_sim::describe::group_members(&w, group, verbose),
+        _ if state => kafka_sim::describe::group_states(&w, group),
+        _ => kafka_sim::describe::groups(&w, group),
+    };
+    print!("{text}");
+    Ok(())
+}
+
+/// Most samples `kafka-sim metrics --every` prints (a run of a day read
+/// every millisecond would print for hours).
+const MAX_SAMPLES: u64 = 100_000;
+
+/// `kafka-sim metrics SCENARIO.json [--at STEP | --every MS] [--json | --csv]
+/// [--name NAME]...`: Kafka's metrics under their JMX names.
+fn metrics(a: &mut Args<'_>) -> Res {
+    let at: Option<u64> = a.number("--at")?;
+    let every: Option<u64> = a.number("--every")?;
+    let json = a.flag("--json");
+    let csv = a.flag("--csv");
+    let mut names = Vec::new();
+    while let Some(n) = a.value("--name")? {
+        if kafka_sim::metrics::def(n).is_none() {
+            return Err(format!(
+                "--name {n}: no such metric (see kafka-sim metrics --list)"
+            ));
+        }
+        names.push(n);
+    }
+    let list = a.flag("--list");
+    a.no_more_flags()?;
+    if list {
+        a.nothing_else()?;
+        for d in kafka_sim::metrics::defs() {
+            println!(
+                "{}\n    {}\n    {}\n    computed: {}\n    mirrors: {}",
+                d.name, d.mbean, d.meaning, d.computed, d.mirrors
+            );
+        }
+        return Ok(());
+    }
+    if json && csv {
+        return Err("give one of --json and --csv".into());
+    }
+    if at.is_some() && every.is_some() {
+        return Err("give one of --at and --every".into());
+    }
+    let path = one_path(a, "SCENARIO.json")?;
+    let sc = load_scenario(path)?;
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let keep = |r: &kafka_sim::metrics::Reading| names.is_empty() || names.contains(&r.name);
+    let format = if json {
+        Format::Json
+    } else if csv {
+        Format::Csv
+    } else {
+        Format::Text
+    };
+    if let Some(ms) = every {
+        if ms == 0 {
+            return Err("--every: the interval must be at least 1 ms".into());
+        }
+        let samples = sc.run_until_ms / ms + 1;
+        if samples > MAX_SAMPLES {
+            return Err(format!(
+                "--every {ms}: the run lasts {} ms, which makes {samples} samples; at most {MAX_SAMPLES} are printed (take a larger interval)",
+                sc.run_until_ms
+            ));
+        }
+        if format == Format::Csv {
+            writeln!(out, "{CSV_HEADER}").map_err(write_error)?;
+        }
+        let mut failed = None;
+        let stopped = kafka_sim::metrics::every(sc, ms, |step, t, readings| {
+            if failed.is_none() {
+                let rows: Vec<_> = readings.into_iter().filter(keep).collect();
+                failed = print_readings(&mut out, format, step, t, &rows).err();
+            }
+        })
+        .map_err(|e| format!("{path}: {e}"))?;
+        if let Some(e) = failed {
+            return Err(write_error(e));
+        }
+        if let Some(why) = stopped {
+            return Err(format!("{path}: {why}"));
+        }
+        return Ok(());
+    }
+    let (step, w) = world_at(sc, path, at)?;
+    let rows: Vec<_> = kafka_sim::metrics::read(&w)
+        .into_iter()
+        .filter(keep)
+        .collect();
+    if format == Format::Csv {
+        writeln!(out, "{CSV_HEADER}").map_err(write_error)?;
+    }
+    let time = w.metrics().last_event_ms();
+    print_readings(&mut out, format, step, time, &rows).map_err(write_error)
+}
+
+const CSV_HEADER: &str = "step,time_ms,node,mbean,attribute,value";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+fn write_error(e: std::io::Error) -> String {
+    format!("cannot write the output: {e}")
+}
+
+/// A value as Kafka's JMX shows it: whole numbers without a fraction,
+/// NaN as `NaN`.
+fn number(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn print_readings(
+    out: &mut impl Write,
+    format: Format,
+    step: u64,
+    time_ms: u64,
+    rows: &[kafka_sim::metrics::Reading],
+) -> std::io::Result<()> {
+    match format {
+        Format::Text => {
+            writeln!(out, "after {step} events, at {time_ms} ms:")?;
+            let width = rows.iter().map(|r| r.mbean.len()).max().unwrap_or(0);
+            for r in rows {
+                writeln!(
+                    out,
+                    "  {:<12} {:<width$}  {:<20} {}",
+                    r.node.to_string(),
+                    r.mbean,
+                    r.attribute,
+                    number(r.value)
+                )?;
+            }
+        }
+        Format::Csv => {
+            for r in rows {
+                // Every MBean name holds commas: quoted, as RFC 4180 says.
+                writeln!(
+                    out,
+                    "{step},{time_ms},{},\"{}\",{},{}",
+                    r.node,
+                    r.mbean.replace('"', "\"\""),
+                    r.attribute,
+                    number(r.value)
+                )?;
+            }
+        }
+        Format::Json => {
+            for r in rows {
+                let v = serde_json::json!({
+                    "step": step,
+                    "time_ms": time_ms,
+                    "node": r.node.to_string(),
+                    "mbean": r.mbean,
+                    "attribute": r.attribute,
+                    // JSON has no NaN: null stands for it.
+                    "value": if r.value.is_nan() { serde_json::Value::Null } else { serde_json::json!(r.value) },
+                });
+                writeln!(out, "{v}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The world after `at` events of the scenario at `path` (default: the end).
+fn world_at(sc: Scenario, path: &str, at: Option<u64>) -> Result<(u64, kafka_sim::World), String> {
     let mut t = kafka_sim::Timeline::headless(sc).map_err(|e| format!("{path}: {e}"))?;
     let end = t.run_to_end();
     if let Some(why) = t.stopped_early() {
@@ -182,15 +366,7 @@ fn describe(a: &mut Args<'_>) -> Res {
     if step > end {
         return Err(format!("--at {step}: the run has {end} events"));
     }
-    let w = t.state_at(step);
-    let text = match what {
-        "topics" => kafka_sim::describe::topics(&w, topic, exclude_internal),
-        _ if members => kafka_sim::describe::group_members(&w, group, verbose),
-        _ if state => kafka_sim::describe::group_states(&w, group),
-        _ => kafka_sim::describe::groups(&w, group),
-    };
-    print!("{text}");
-    Ok(())
+    Ok((step, t.state_at(step)))
 }
 
 fn one_path<'a>(a: &Args<'a>, what: &str) -> Result<&'a str, String> {

@@ -42,6 +42,11 @@ USAGE:
   kafka-sim describe SCENARIO.json [--at STEP] groups [--group G] [--members [--verbose] | --state]
       kafka-topics --describe / kafka-consumer-groups --describe, laid out as
       Kafka 3.9 prints them, after STEP events (default: the end of the run).
+  kafka-sim metrics SCENARIO.json [--at STEP | --every MS] [--json | --csv] [--name NAME]...
+  kafka-sim metrics --list
+      Kafka's metrics under their JMX names (UnderReplicatedPartitions,
+      IsrShrinksPerSec, records-lag-max ...), computed from the run: after
+      STEP events (default: the end), or every MS of simulated time.
   kafka-sim coordinator --group G [--offsets-partitions 50] [--json]
       The __consumer_offsets partition (and so the coordinator) of a group.
   kafka-sim exercise --kind partition|coordinator|assignment|election|high-watermark|placement|lookup|retention|compaction

@@ -997,3 +997,134 @@ fn run_refuses_the_lessons_the_page_refuses() {
     }
     assert!(n >= 10, "{n} lessons");
 }
+
+#[test]
+fn metrics_prints_kafkas_names_as_text_csv_and_json() {
+    let lesson = "static/lessons/acks-retries-idempotence.json";
+    let o = kafka_sim(
+        &["metrics", lesson, "--name", "UnderMinIsrPartitionCount"],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // At the end brokers 1 and 2 are dead: broker 0 alone, below min ISR.
+    assert!(out.starts_with("after "), "{out}");
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(rows[0].contains("broker-0"), "{out}");
+    assert!(rows[0].contains("kafka.server:type=ReplicaManager,name=UnderMinIsrPartitionCount"));
+    assert!(rows[0].trim_end().ends_with(" 1"), "{out}");
+
+    let o = kafka_sim(
+        &[
+            "metrics",
+            lesson,
+            "--every",
+            "1000",
+            "--csv",
+            "--name",
+            "FailedProduceRequestsPerSec",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = stdout(&o);
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("step,time_ms,node,mbean,attribute,value")
+    );
+    let first = lines.next().unwrap();
+    assert_eq!(
+        first,
+        "26,0,broker-0,\"kafka.server:type=BrokerTopicMetrics,name=FailedProduceRequestsPerSec\",Count,0"
+    );
+    // The count at 12 s is the NOT_ENOUGH_REPLICAS refusals in the trace.
+    let refused = stdout(&kafka_sim(&["run", "--json", lesson], None))
+        .lines()
+        .filter(|l| {
+            l.contains("\"type\":\"produce_rejected\"") && l.contains("NOT_ENOUGH_REPLICAS")
+        })
+        .count();
+    assert!(refused > 0);
+    let last_count = csv
+        .lines()
+        .rev()
+        .find(|l| l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(",Count,"))
+        .unwrap();
+    assert!(
+        last_count.ends_with(&format!(",Count,{refused}")),
+        "{last_count}"
+    );
+
+    let o = kafka_sim(
+        &[
+            "metrics",
+            lesson,
+            "--json",
+            "--at",
+            "30",
+            "--name",
+            "LeaderCount",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    for line in stdout(&o).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["step"], 30);
+        assert_eq!(v["attribute"], "Value");
+        assert!(v["node"].as_str().unwrap().starts_with("broker-"));
+    }
+
+    let list = stdout(&kafka_sim(&["metrics", "--list"], None));
+    for name in [
+        "UnderReplicatedPartitions",
+        "records-lag-max",
+        "record-send-rate",
+        "TotalTimeMs",
+    ] {
+        assert!(list.contains(name), "{name}");
+    }
+}
+
+#[test]
+fn metrics_refuses_bad_options_in_one_line() {
+    let lesson = "static/lessons/acks-retries-idempotence.json";
+    assert_clean_error(
+        &kafka_sim(&["metrics", lesson, "--name", "Nope"], None),
+        "no such metric",
+    );
+    assert_clean_error(
+        &kafka_sim(&["metrics", lesson, "--every", "0"], None),
+        "at least 1 ms",
+    );
+    assert_clean_error(
+        &kafka_sim(&["metrics", lesson, "--every", "0", "--csv"], None),
+        "at least 1 ms",
+    );
+    assert_clean_error(
+        &kafka_sim(&["metrics", lesson, "--every", "1", "--at", "3"], None),
+        "one of --at and --every",
+    );
+    assert_clean_error(
+        &kafka_sim(&["metrics", lesson, "--json", "--csv"], None),
+        "one of --json and --csv",
+    );
+    assert_clean_error(
+        &kafka_sim(&["metrics", lesson, "--at", "99999999"], None),
+        "the run has",
+    );
+    assert_clean_error(&kafka_sim(&["metrics"], None), "missing SCENARIO.json");
+    // A day read every millisecond would print for hours: refused.
+    let day = r#"{"seed": 1, "run_until_ms": 86400000, "cluster": {"brokers": [0]}}"#;
+    let dir = std::env::temp_dir().join(format!("kafka-sim-metrics-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("day.json");
+    std::fs::write(&path, day).unwrap();
+    assert_clean_error(
+        &kafka_sim(&["metrics", path.to_str().unwrap(), "--every", "1"], None),
+        "samples",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

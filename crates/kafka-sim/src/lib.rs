@@ -59,7 +59,8 @@
 //!   and 简体中文), [`timeline`] (checkpoints, seek), [`invariants`]
 //!   (Kafka's promises, checked as it runs), [`describe`] (the admin
 //!   tools' views of a world, as `kafka-topics` and
-//!   `kafka-consumer-groups` print them).
+//!   `kafka-consumer-groups` print them), [`metrics`] (Kafka's metrics
+//!   under their JMX names, computed from the trace and the state).
 //! * What goes in: [`scenario`], [`config`], [`client_config`],
 //!   [`lesson`].
 //!
@@ -89,6 +90,7 @@ pub mod invariants;
 mod kernel;
 pub mod lesson;
 pub mod lesson_check;
+pub mod metrics;
 #[allow(missing_docs)] // 211 to document
 pub mod msg;
 pub mod names;

@@ -68,6 +68,8 @@ pub struct World {
     producers: Vec<Arc<crate::producer::Producer>>,
     consumers: Vec<Arc<crate::consumer::Consumer>>,
     ledger: crate::invariants::Ledger,
+    /// What Kafka's meters and client sensors have counted (see [`crate::metrics`]).
+    metrics: crate::metrics::Recorder,
 }
 
 impl World {
@@ -87,6 +89,7 @@ impl World {
             producers: Vec::new(),
             consumers: Vec::new(),
             ledger: Default::default(),
+            metrics: Default::default(),
         };
         for id in &sc.cluster.brokers {
             let b = BrokerId(*id);
@@ -185,8 +188,12 @@ impl World {
         self.halted.as_deref()
     }
 
-    /// Time of the next pending work item.
+    /// Time of the next pending work item (now, while a handler split
+    /// over steps has more to run).
     pub fn next_time(&self) -> Option<Millis> {
+        if self.continuation.is_some() {
+            return Some(self.k.now);
+        }
         self.k.queue.first().map(|((t, _), _)| t)
     }
 
@@ -244,6 +251,26 @@ impl World {
     /// Runs one work item. Returns false when nothing is left before
     /// `run_until_ms`. After `Frozen` the world is marked frozen.
     pub fn step(&mut self) -> bool {
+        let first = self.k.out.len();
+        let ran = self.step_inner();
+        if self.k.out.len() > first {
+            // The recorder sees the world after the step (a retried batch
+            // is back in its queue): moved out while it reads the rest.
+            let mut m = std::mem::take(&mut self.metrics);
+            for e in &self.k.out[first..] {
+                m.observe(e, self);
+            }
+            self.metrics = m;
+        }
+        ran
+    }
+
+    /// What the metrics have counted up to now (see [`crate::metrics::read`]).
+    pub fn metrics(&self) -> &crate::metrics::Recorder {
+        &self.metrics
+    }
+
+    fn step_inner(&mut self) -> bool {
         assert!(!self.frozen, "a frozen world is for display only");
         if let Some((k, cause)) = self.continuation.take() {
             self.k.cause = cause;

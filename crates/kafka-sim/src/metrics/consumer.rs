@@ -1,0 +1,269 @@
+//! A consumer's metrics (`kafka.consumer:type=consumer-fetch-manager-metrics`
+//! and `type=consumer-coordinator-metrics`, tagged `client-id`).
+//!
+//! Kafka 3.9 code followed:
+//! * `FetchMetricsManager.java` (lines 60-130) and `FetchCollector.java`
+//!   (lines 185-196): when poll returns a partition's records, the lag
+//!   `high watermark − position` (the position after those records) is
+//!   recorded into `records-lag-max` (a `Max` over two 30 s windows) and
+//!   the partition's own `records-lag` (its latest value, removed when the
+//!   partition is no longer assigned); `records-consumed-rate` is a `Rate`
+//!   of the records returned. (Kafka adds a fetch response's records once
+//!   all its partitions are drained; here each partition's records count
+//!   when poll returns them.)
+//! * `AbstractCoordinator.java` (lines 560-570 and 835-852, the sensors at
+//!   1365-1425): a rebalance starts when the member sends JoinGroup (unless
+//!   one is already under way) and ends when SyncGroup succeeds;
+//!   `rebalance-latency-avg` averages them, `rebalance-total` counts them,
+//!   `last-rebalance-seconds-ago` is whole seconds since the last end (−1
+//!   before the first).
+//! * `ConsumerCoordinator` (`commit-latency-avg`): each OffsetCommit's
+//!   response arrival − request sent.
+
+use super::stats::{Combine, Sampled};
+use super::{find, push_client, sent, Def, Kind, Latencies, Reading};
+use crate::event::{Event, EventKind};
+use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
+use crate::msg::Message;
+use crate::sim::World;
+use std::collections::BTreeMap;
+
+const FETCH: &str = "kafka.consumer:type=consumer-fetch-manager-metrics";
+const COORD: &str = "kafka.consumer:type=consumer-coordinator-metrics";
+const FETCH_SRC: &str =
+    "Kafka 3.9 FetchMetricsManager.java, lines 60-130; FetchCollector.java, lines 185-196";
+const COORD_SRC: &str = "Kafka 3.9 AbstractCoordinator.java, lines 560-570, 835-852, 1365-1425";
+
+/// The consumer's metrics.
+pub const DEFS: &[Def] = &[
+    Def {
+        name: "records-lag-max",
+        mbean: FETCH,
+        kind: Kind::Client,
+        meaning: "The largest lag (high watermark − position) this consumer saw on any partition in the last two 30 s windows.",
+        meaning_zh: "该消费者在最近两个 30 秒窗口内、在任一分区上看到的最大滞后（高水位 − 消费位置）。",
+        computed: "Max over two 30 s windows of the lag recorded each time poll returns a partition's records",
+        mirrors: FETCH_SRC,
+    },
+    Def {
+        name: "records-lag",
+        mbean: FETCH,
+        kind: Kind::Client,
+        meaning: "This partition's latest lag (high watermark − position), tagged topic and partition.",
+        meaning_zh: "该分区最近一次的滞后（高水位 − 消费位置），按主题和分区标记。",
+        computed: "the lag last recorded for the partition, while it is assigned",
+        mirrors: FETCH_SRC,
+    },
+    Def {
+        name: "records-consumed-rate",
+        mbean: FETCH,
+        kind: Kind::Client,
+        meaning: "Records poll returned per second.",
+        meaning_zh: "poll 每秒返回的消息数。",
+        computed: "Rate over two 30 s windows of the records poll returned",
+        mirrors: FETCH_SRC,
+    },
+    Def {
+        name: "rebalance-latency-avg",
+        mbean: COORD,
+        kind: Kind::Client,
+        meaning: "Average time from sending JoinGroup to a successful SyncGroup, in ms: how long a rebalance stops this member.",
+        meaning_zh: "从发出 JoinGroup 到 SyncGroup 成功的平均时间（毫秒）：一次重平衡让该成员停顿多久。",
+        computed: "Avg over two 30 s windows of SyncGroup success − first JoinGroup of the rebalance",
+        mirrors: COORD_SRC,
+    },
+    Def {
+        name: "rebalance-total",
+        mbean: COORD,
+        kind: Kind::Client,
+        meaning: "Successful rebalances this member took part in.",
+        meaning_zh: "该成员参与并成功完成的重平衡次数。",
+        computed: "a count of successful SyncGroups that ended a rebalance",
+        mirrors: COORD_SRC,
+    },
+    Def {
+        name: "last-rebalance-seconds-ago",
+        mbean: COORD,
+        kind: Kind::Client,
+        meaning: "Whole seconds since the last successful rebalance (−1: none yet).",
+        meaning_zh: "距上一次成功重平衡的整秒数（−1：尚未发生）。",
+        computed: "(now − last rebalance end) / 1000, rounded down",
+        mirrors: COORD_SRC,
+    },
+    Def {
+        name: "commit-latency-avg",
+        mbean: COORD,
+        kind: Kind::Client,
+        meaning: "Average time from sending OffsetCommit to its response, in ms.",
+        meaning_zh: "从发出 OffsetCommit 到收到响应的平均时间（毫秒）。",
+        computed: "Avg over two 30 s windows of response arrival − request sent",
+        mirrors: "Kafka 3.9 ConsumerCoordinator.ConsumerCoordinatorMetrics (commitSensor)",
+    },
+];
+
+/// One consumer's sensors.
+#[derive(Clone, Debug)]
+struct Sensors {
+    lag_max: Sampled,
+    consumed: Sampled,
+    lags: BTreeMap<TopicPartition, i64>,
+    rebalance_latency: Sampled,
+    rebalance_total: u64,
+    rebalance_start: Option<Millis>,
+    last_rebalance_end: Option<Millis>,
+    commit_latency: Sampled,
+}
+
+impl Default for Sensors {
+    fn default() -> Sensors {
+        Sensors {
+            lag_max: Sampled::new(Combine::Max),
+            consumed: Sampled::new(Combine::Sum),
+            lags: BTreeMap::new(),
+            rebalance_latency: Sampled::new(Combine::Avg),
+            rebalance_total: 0,
+            rebalance_start: None,
+            last_rebalance_end: None,
+            commit_latency: Sampled::new(Combine::Avg),
+        }
+    }
+}
+
+/// What the consumer side counts.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    consumers: BTreeMap<u32, Sensors>,
+    /// OffsetCommit requests: (consumer, broker, correlation id).
+    commits: Latencies<(u32, BrokerId, i32)>,
+}
+
+impl Recorder {
+    fn arrive(&mut self, now: Millis) {
+        for ((c, _, _), at, latency) in self.commits.arrived(now) {
+            self.consumers
+                .entry(c)
+                .or_default()
+                .commit_latency
+                .record(latency as f64, at);
+        }
+    }
+
+    pub(super) fn observe(&mut self, e: &Event) {
+        let now = e.time_ms;
+        self.arrive(now);
+        match &e.kind {
+            EventKind::RecordsConsumed {
+                consumer,
+                tp,
+                records,
+                high_watermark,
+            } => {
+                let Some(last) = records.last() else {
+                    return;
+                };
+                let s = self.consumers.entry(*consumer).or_default();
+                let lag = high_watermark - (last.offset + 1);
+                s.consumed.record(records.len() as f64, now);
+                s.lag_max.record(lag as f64, now);
+                s.lags.insert(tp.clone(), lag);
+            }
+            EventKind::PartitionsRevoked {
+                consumer,
+                partitions,
+                ..
+            } => {
+                let s = self.consumers.entry(*consumer).or_default();
+                for tp in partitions {
+                    s.lags.remove(tp);
+                }
+            }
+            EventKind::PartitionsAssigned {
+                consumer,
+                assignment,
+                ..
+            } => {
+                let s = self.consumers.entry(*consumer).or_default();
+                s.lags.retain(|tp, _| assignment.contains(tp));
+                if let Some(start) = s.rebalance_start.take() {
+                    s.rebalance_latency
+                        .record(now.saturating_sub(start) as f64, now);
+                    s.rebalance_total += 1;
+                    s.last_rebalance_end = Some(now);
+                }
+            }
+            EventKind::MessageDropped { id, .. } => self.commits.dropped(*id),
+            EventKind::MessageSent { .. } => {
+                let Some((id, from, to, deliver_at, message)) = sent(e) else {
+                    return;
+                };
+                match (from, to, message) {
+                    (NodeId::Consumer(c), _, Message::JoinGroup(_)) => {
+                        let s = self.consumers.entry(c).or_default();
+                        s.rebalance_start.get_or_insert(now);
+                    }
+                    (NodeId::Consumer(c), NodeId::Broker(b), Message::OffsetCommit(r)) => {
+                        self.commits.request((c, b, r.correlation_id), id, now)
+                    }
+                    (
+                        NodeId::Broker(b),
+                        NodeId::Consumer(c),
+                        Message::OffsetCommitResponse { correlation_id, .. },
+                    ) => self
+                        .commits
+                        .response((c, b, *correlation_id), id, deliver_at),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Pushes every metric of every running consumer.
+pub(super) fn read(w: &World, r: &Recorder, now: Millis, out: &mut Vec<Reading>) {
+    let mut r = r.clone();
+    r.arrive(now);
+    let empty = Sensors::default();
+    for c in w.consumers() {
+        if !c.started || !c.alive {
+            continue;
+        }
+        let s = r.consumers.get(&c.index).unwrap_or(&empty);
+        let node = NodeId::Consumer(c.index);
+        let id = c.client_id();
+        let fetch = format!("{FETCH},client-id={id}");
+        push_client(
+            out,
+            find(DEFS, "records-lag-max"),
+            fetch.clone(),
+            node,
+            s.lag_max.measure(now),
+        );
+        push_client(
+            out,
+            find(DEFS, "records-consumed-rate"),
+            fetch.clone(),
+            node,
+            s.consumed.rate(now),
+        );
+        for (tp, lag) in &s.lags {
+            let mbean = format!("{fetch},topic={},partition={}", tp.topic, tp.partition);
+            push_client(out, find(DEFS, "records-lag"), mbean, node, *lag as f64);
+        }
+        if c.group.is_none() {
+            continue;
+        }
+        let coord = format!("{COORD},client-id={id}");
+        let ago = s
+            .last_rebalance_end
+            .map_or(-1.0, |end| (now.saturating_sub(end) / 1000) as f64);
+        for (name, v) in [
+            ("rebalance-latency-avg", s.rebalance_latency.measure(now)),
+            ("rebalance-total", s.rebalance_total as f64),
+            ("last-rebalance-seconds-ago", ago),
+            ("commit-latency-avg", s.commit_latency.measure(now)),
+        ] {
+            push_client(out, find(DEFS, name), coord.clone(), node, v);
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! Kafka's own metrics, under Kafka's names, computed from the simulation
+//! (M1 of CONCEPTS-BEYOND): nothing here is invented, every value is either
+//! a count of what the trace says happened or a reading of the world's state.
+//!
+//! * **Gauges** (`UnderReplicatedPartitions`, `LeaderCount`, `LogEndOffset`,
+//!   `buffer-available-bytes` …) are read from the world when asked.
+//! * **Meters, timers and client sensors** (`IsrShrinksPerSec`,
+//!   `BytesInPerSec`, `record-send-rate`, `records-lag-max` …) are fed by the
+//!   [`Recorder`], which the world keeps and shows every event it records
+//!   (so a world at step N, from the timeline or a seek, carries its
+//!   metrics), on the simulated clock with Kafka's windows ([`stats`]).
+//!
+//! The registry is one list of [`Def`]s per role ([`broker`], [`producer`],
+//! [`consumer`]): a role that lands later (the transaction coordinator, a
+//! KRaft quorum) adds its module with its list, its part of the recorder
+//! and its readings, and one line in [`DEFS`] and [`Recorder`].
+//!
+//! [`read`] gives every metric of every live process at one moment, as
+//! [`Reading`]s: the JMX object name (`kafka.server:type=ReplicaManager,
+//! name=UnderReplicatedPartitions`, `kafka.producer:type=producer-metrics,
+//! client-id=p`), the attribute (`Value`, `Count`, `OneMinuteRate`,
+//! `99thPercentile`, or a client metric's name) and the value. A stopped
+//! broker or consumer reports nothing (its JVM is gone); a restarted one
+//! starts from zero, as a new JVM does.
+
+pub mod broker;
+pub mod consumer;
+pub mod producer;
+pub mod stats;
+#[cfg(test)]
+mod tests;
+
+use crate::event::{Event, EventKind};
+use crate::ids::{Millis, NodeId};
+use crate::sim::World;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How a metric is kept, which fixes the attributes it is read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A Yammer `Gauge`: `Value`, read from the state.
+    Gauge,
+    /// A Yammer `Meter`: `Count` and `OneMinuteRate` (per second).
+    Meter,
+    /// A Yammer `Histogram` or `Timer` (milliseconds): `Count`, `Mean`,
+    /// `50thPercentile`, `99thPercentile` (a timer also `OneMinuteRate`).
+    Histogram,
+    /// A client metric: one value under the metric's own name.
+    Client,
+}
+
+/// One metric, documented once.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Def {
+    /// Its short name: `name=` of a broker MBean, or the client metric.
+    pub name: &'static str,
+    /// The MBean it belongs to, without the per-instance tags:
+    /// `kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions`,
+    /// `kafka.producer:type=producer-metrics`.
+    pub mbean: &'static str,
+    /// How it is kept.
+    pub kind: Kind,
+    /// What it means, in English.
+    pub meaning: &'static str,
+    /// What it means, in 简体中文.
+    pub meaning_zh: &'static str,
+    /// How the engine computes it.
+    pub computed: &'static str,
+    /// The Kafka 3.9 code it mirrors.
+    pub mirrors: &'static str,
+}
+
+/// Every metric, role by role.
+pub fn defs() -> impl Iterator<Item = &'static Def> {
+    [broker::DEFS, producer::DEFS, consumer::DEFS]
+        .into_iter()
+        .flatten()
+}
+
+/// The definition of the metric named `name`.
+pub fn def(name: &str) -> Option<&'static Def> {
+    defs().find(|d| d.name == name)
+}
+
+/// One value of one metric of one process at one moment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reading {
+    /// The metric's [`Def::name`].
+    pub name: &'static str,
+    /// The JMX object name with its tags (`…,topic=first,partition=0`,
+    /// `…,client-id=p`).
+    pub mbean: String,
+    /// The attribute read.
+    pub attribute: &'static str,
+    /// The process that reports it.
+    pub node: NodeId,
+    /// The value (NaN where Kafka reports NaN: an average with no samples).
+    pub value: f64,
+}
+
+impl Reading {
+    /// The key that names this series across moments: node, MBean, attribute.
+    pub fn key(&self) -> String {
+        format!("{} {} {}", self.node, self.mbean, self.attribute)
+    }
+}
+
+/// What the world keeps for the metrics that count events. Cloned with the
+/// world (it is small: a few meters per broker and sensors per client).
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    /// The time of the last event seen.
+    last_ms: Millis,
+    broker: broker::Recorder,
+    producer: producer::Recorder,
+    consumer: consumer::Recorder,
+}
+
+impl Recorder {
+    /// The time of the last event seen (what [`read`] reads at).
+    pub fn last_event_ms(&self) -> Millis {
+        self.last_ms
+    }
+
+    /// Takes one recorded event into account (`w`: the world just after
+    /// the step that recorded it).
+    pub(crate) fn observe(&mut self, e: &Event, w: &World) {
+        self.last_ms = e.time_ms;
+        self.broker.observe(e);
+        self.producer.observe(e, w);
+        self.consumer.observe(e);
+    }
+}
+
+/// Every metric as the world's last event left them (at that event's time:
+/// a world seeked to step N reads as it did when event N happened).
+pub fn read(w: &World) -> Vec<Reading> {
+    read_at(w, w.metrics().last_event_ms())
+}
+
+/// Every metric at `now` (the world's time or later, while nothing
+/// happens): brokers in id order, then producers, then consumers.
+pub fn read_at(w: &World, now: Millis) -> Vec<Reading> {
+    let r = w.metrics();
+    let mut out = Vec::new();
+    broker::read(w, &r.broker, now, &mut out);
+    producer::read(w, &r.producer, now, &mut out);
+    consumer::read(w, &r.consumer, now, &mut out);
+    out
+}
+
+/// Runs `scenario` to its end without keeping its trace and reads every
+/// metric every `every_ms` of simulated time, from 0 to `run_until_ms`:
+/// the reading at `t` sees every event up to and including `t`. `each`
+/// gets (events so far, t, readings). Ends as [`crate::timeline::stream`]
+/// does: with why the run stopped short, if it did.
+pub fn every(
+    scenario: crate::Scenario,
+    every_ms: Millis,
+    mut each: impl FnMut(u64, Millis, Vec<Reading>),
+) -> Result<Option<String>, crate::ConfigError> {
+    scenario.validate()?;
+    if every_ms == 0 {
+        return Err(crate::ConfigError {
+            field: String::new(),
+            message: "the sampling interval must be at least 1 ms".into(),
+        });
+    }
+    let end = scenario.run_until_ms;
+    let mut w = World::new(std::sync::Arc::new(scenario));
+    w.set_budget(Some(crate::timeline::MAX_EVENTS));
+    let mut next: Millis = 0;
+    loop {
+        let upcoming = w.next_time().filter(|t| *t <= end);
+        while next <= end && upcoming.is_none_or(|t| t > next) {
+            each(w.events_emitted(), next, read_at(&w, next));
+            next = match next.checked_add(every_ms) {
+                Some(n) => n,
+                None => return Ok(w.halted().map(str::to_string)),
+            };
+        }
+        if !w.step() {
+            return Ok(w.halted().map(str::to_string));
+        }
+        w.drain_events();
+        if w.is_frozen() {
+            return Ok(Some(format!(
+                "the simulation stopped at {} ms after {} events, the most one run may record here",
+                w.now(),
+                crate::timeline::MAX_EVENTS
+            )));
+        }
+    }
+}
+
+/// The readings whose value differs between two reads (by [`Reading::key`];
+/// a series that appears or disappears counts as changed): "what moved".
+pub fn changed<'a>(before: &[Reading], after: &'a [Reading]) -> Vec<&'a Reading> {
+    let old: std::collections::HashMap<String, f64> =
+        before.iter().map(|r| (r.key(), r.value)).collect();
+    after
+        .iter()
+        .filter(|r| match old.get(&r.key()) {
+            Some(v) => !(v == &r.value || (v.is_nan() && r.value.is_nan())),
+            None => true,
+        })
+        .collect()
+}
+
+/// Pushes the readings of a Yammer meter.
+fn push_meter(
+    out: &mut Vec<Reading>,
+    d: &Def,
+    mbean: String,
+    node: NodeId,
+    m: &stats::Meter,
+    now: Millis,
+) {
+    out.push(Reading {
+        name: d.name,
+        mbean: mbean.clone(),
+        attribute: "Count",
+        node,
+        value: m.count() as f64,
+    });
+    out.push(Reading {
+        name: d.name,
+        mbean,
+        attribute: "OneMinuteRate",
+        node,
+        value: m.one_minute_rate(now),
+    });
+}
+
+/// Pushes the readings of a Yammer histogram (and the rate of its timer).
+fn push_histogram(
+    out: &mut Vec<Reading>,
+    d: &Def,
+    mbean: String,
+    node: NodeId,
+    h: &stats::Histogram,
+    timer: Option<(&stats::Meter, Millis)>,
+) {
+    let mut one = |attribute: &'static str, value: f64| {
+        out.push(Reading {
+            name: d.name,
+            mbean: mbean.clone(),
+            attribute,
+            node,
+            value,
+        })
+    };
+    one("Count", h.count() as f64);
+    if let Some((m, now)) = timer {
+        one("OneMinuteRate", m.one_minute_rate(now));
+    }
+    one("Mean", h.mean());
+    one("50thPercentile", h.quantile(0.5));
+    one("99thPercentile", h.quantile(0.99));
+    one("Max", h.max());
+}
+
+/// Pushes a gauge's `Value`.
+fn push_value(out: &mut Vec<Reading>, d: &Def, mbean: String, node: NodeId, value: f64) {
+    out.push(Reading {
+        name: d.name,
+        mbean,
+        attribute: "Value",
+        node,
+        value,
+    });
+}
+
+/// Pushes a client metric (its attribute is its own name).
+fn push_client(out: &mut Vec<Reading>, d: &Def, mbean: String, node: NodeId, value: f64) {
+    out.push(Reading {
+        name: d.name,
+        mbean,
+        attribute: d.name,
+        node,
+        value,
+    });
+}
+
+/// The definition named `name` in `defs` (a programming error if absent:
+/// the tests read every definition).
+fn find(defs: &'static [Def], name: &str) -> &'static Def {
+    defs.iter()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("metric {name} is not defined"))
+}
+
+/// The request or response body of a `MessageSent` event.
+fn sent(e: &Event) -> Option<(u64, NodeId, NodeId, Millis, &crate::msg::Message)> {
+    match &e.kind {
+        EventKind::MessageSent {
+            id,
+            from,
+            to,
+            deliver_at,
+            message,
+        } => Some((*id, *from, *to, *deliver_at, message)),
+        _ => None,
+    }
+}
+
+/// Client requests on the way and responses due at a client, for the
+/// latencies a client measures (`ClientResponse.requestLatencyMs`: from
+/// sending the request to receiving its response).
+#[derive(Clone, Debug)]
+struct Latencies<K: Ord + Clone> {
+    /// Requests sent: key → (sent at, message id).
+    sent: BTreeMap<K, (Millis, u64)>,
+    /// Responses on the way: (arrival, message id) → (key, latency).
+    due: BTreeMap<(Millis, u64), (K, Millis)>,
+    /// Message id → what it is (`sent` key, or `due` arrival).
+    ids: BTreeMap<u64, Pending<K>>,
+}
+
+#[derive(Clone, Debug)]
+enum Pending<K> {
+    Request(K),
+    Response(Millis),
+}
+
+impl<K: Ord + Clone> Default for Latencies<K> {
+    fn default() -> Self {
+        Latencies {
+            sent: BTreeMap::new(),
+            due: BTreeMap::new(),
+            ids: BTreeMap::new(),
+        }
+    }
+}
+
+impl<K: Ord + Clone> Latencies<K> {
+    /// A request `key` left in message `id` at `now`.
+    fn request(&mut self, key: K, id: u64, now: Millis) {
+        self.sent.insert(key.clone(), (now, id));
+        self.ids.insert(id, Pending::Request(key));
+    }
+
+    /// The response to `key` left in message `id`; it arrives at `at`.
+    fn response(&mut self, key: K, id: u64, at: Millis) {
+        if let Some((t0, req)) = self.sent.remove(&key) {
+            self.ids.remove(&req);
+            self.due.insert((at, id), (key, at.saturating_sub(t0)));
+            self.ids.insert(id, Pending::Response(at));
+        }
+    }
+
+    /// Message `id` was dropped on the way.
+    fn dropped(&mut self, id: u64) {
+        match self.ids.remove(&id) {
+            Some(Pending::Request(k)) => {
+                self.sent.remove(&k);
+            }
+            Some(Pending::Response(at)) => {
+                self.due.remove(&(at, id));
+            }
+            None => {}
+        }
+    }
+
+    /// Responses arrived by `now`, oldest first: (key, arrival, latency).
+    fn arrived(&mut self, now: Millis) -> Vec<(K, Millis, Millis)> {
+        let mut out = Vec::new();
+        while let Some(entry) = self.due.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let ((at, id), (k, latency)) = entry.remove_entry();
+            self.ids.remove(&id);
+            out.push((k, at, latency));
+        }
+        out
+    }
+}
