@@ -474,6 +474,18 @@ pub fn App(props: &AppProps) -> Html {
         ))
     });
     let groups = (view == View::Groups).then(|| Rc::new(GroupsModel::from_world(player.world())));
+    let metrics = (view == View::Metrics).then(|| {
+        let w = player.world();
+        // Per-partition readings only while they fit a table.
+        let logs: usize = w.brokers().values().map(|b| b.logs.len()).sum();
+        Rc::new(crate::components::metrics::MetricsModel {
+            cursor: player.cursor(),
+            time_ms: now,
+            run_until_ms: player.scenario().run_until_ms,
+            samples: Rc::new(player.metric_samples().to_vec()),
+            readings: kafka_sim::metrics::read_with(w, w.metrics().last_event_ms(), logs <= 64),
+        })
+    });
     let sequence = (view == View::Groups).then(|| {
         let names: Vec<String> = player
             .world()
@@ -751,6 +763,7 @@ pub fn App(props: &AppProps) -> Html {
                 { tab(View::Producer, "tab-producer", "view_producer") }
                 { tab(View::Storage, "tab-storage", "view_storage") }
                 { tab(View::Groups, "tab-groups", "view_groups") }
+                { tab(View::Metrics, "tab-metrics", "view_metrics") }
                 { tab(View::Practice, "tab-practice", "view_practice") }
             </div>
             if view != View::Practice {
@@ -766,6 +779,8 @@ pub fn App(props: &AppProps) -> Html {
             } else if let Some(m) = storage {
                 <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download}
                     on_batch={on_batch} on_lookup={on_lookup} on_seek={on_seek.clone()} />
+            } else if let Some(m) = metrics {
+                <crate::components::metrics::MetricsView model={m} lang={lang} on_seek_to={on_scrub.clone()} />
             } else if let Some(m) = groups {
                 <GroupsView model={m} lang={lang} />
                 if let Some((what, text)) = describe.clone() {

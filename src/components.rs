@@ -8,6 +8,7 @@ pub mod describe;
 pub mod election;
 pub mod event_log;
 pub mod groups;
+pub mod metrics;
 pub mod placement;
 pub mod practice;
 pub mod producer;

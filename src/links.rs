@@ -65,6 +65,7 @@ impl View {
             View::Producer => "producer",
             View::Storage => "storage",
             View::Groups => "groups",
+            View::Metrics => "metrics",
             View::Practice => "practice",
         }
     }
@@ -76,6 +77,7 @@ impl View {
             View::Producer,
             View::Storage,
             View::Groups,
+            View::Metrics,
             View::Practice,
         ]
         .into_iter()

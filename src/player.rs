@@ -37,8 +37,11 @@ pub const PAGE_MAX_EVENTS: u64 = 1_000_000;
 
 impl Player {
     pub fn new(scenario: Scenario) -> Result<Player, ConfigError> {
+        let every = kafka_sim::metrics::Sampler::interval_for(scenario.run_until_ms);
         let mut timeline = Timeline::new(scenario)?;
         timeline.set_max_events(PAGE_MAX_EVENTS);
+        // The metrics view's charts, sampled as the run goes.
+        timeline.sample_metrics(every);
         timeline.extend_to(LOOKAHEAD);
         let world = timeline.state_at(0);
         Ok(Player {
@@ -70,6 +73,11 @@ impl Player {
     }
 
     /// Events known so far (grows as the cursor moves on).
+    /// The charted metrics sampled so far (up to the simulated head).
+    pub fn metric_samples(&self) -> &[kafka_sim::metrics::Sample] {
+        self.timeline.metric_samples()
+    }
+
     pub fn known_len(&self) -> u64 {
         self.timeline.len()
     }

@@ -38,6 +38,7 @@ pub enum View {
     Producer,
     Storage,
     Groups,
+    Metrics,
     Practice,
 }
 

@@ -1820,3 +1820,98 @@ async fn a_lesson_lists_its_chapters_and_a_chapter_button_jumps_there() {
         .contains("/controller"));
     root.remove();
 }
+
+/// The event count the playback bar shows ("event 120 of 350 · …").
+fn shown_step(root: &Element) -> u64 {
+    let text = q(root, "#position").text_content().unwrap();
+    text.split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no step in {text:?}"))
+}
+
+#[wasm_bindgen_test]
+async fn the_metrics_view_charts_the_past_and_seeks_where_clicked() {
+    let root = mount().await;
+    seek_to(&root, 200).await;
+    click(&root, "#tab-metrics").await;
+    // One chart per metric group, under Kafka's names, and every value.
+    let charts = root.query_selector_all("#metrics figure.chart").unwrap();
+    assert_eq!(charts.length(), kafka_sim::metrics::CHARTS.len() as u32);
+    assert!(q(&root, "#chart-0")
+        .text_content()
+        .unwrap()
+        .contains("UnderReplicatedPartitions"));
+    let table = q(&root, "#metrics-table").text_content().unwrap();
+    assert!(
+        table.contains("kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions"),
+        "{table}"
+    );
+    assert!(table.contains("kafka.log:type=Log,name=LogEndOffset,topic=first,partition=0"));
+    // The lines stop at the current moment (the run is simulated further).
+    let now_x: f64 = q(&root, "#chart-2 line.now")
+        .get_attribute("x1")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let lines = root.query_selector_all("#chart-2 polyline").unwrap();
+    assert!(lines.length() > 0);
+    for i in 0..lines.length() {
+        let pts = lines.item(i).unwrap().dyn_into::<Element>().unwrap();
+        for p in pts.get_attribute("points").unwrap().split_whitespace() {
+            let x: f64 = p.split(',').next().unwrap().parse().unwrap();
+            assert!(
+                x <= now_x + 0.05,
+                "a point at {x} after the cursor at {now_x}"
+            );
+        }
+    }
+    // A step says what that event moved (or that nothing did).
+    let mut moved = String::new();
+    for _ in 0..30 {
+        click(&root, "#btn-step").await;
+        moved = q(&root, "#metrics-moved").text_content().unwrap();
+        if moved.contains("kafka.") {
+            break;
+        }
+    }
+    assert!(moved.contains("What event #"), "{moved}");
+    assert!(moved.contains("kafka."), "{moved}");
+    assert!(
+        root.query_selector("#metrics-table tr.changed")
+            .unwrap()
+            .is_some(),
+        "the change is highlighted in the table"
+    );
+    // A click near the chart's left edge seeks back near the start.
+    let before = shown_step(&root);
+    let svg = q(&root, "#chart-0 svg");
+    let rect = svg.get_bounding_client_rect();
+    let init = web_sys::MouseEventInit::new();
+    init.set_bubbles(true);
+    init.set_client_x((rect.left() + rect.width() * 0.12) as i32);
+    init.set_client_y((rect.top() + rect.height() / 2.0) as i32);
+    svg.dispatch_event(
+        &web_sys::MouseEvent::new_with_mouse_event_init_dict("click", &init).unwrap(),
+    )
+    .unwrap();
+    yew::scheduler::flush().await;
+    let after = shown_step(&root);
+    assert!(
+        after < before,
+        "{after} after a click at the start, from {before}"
+    );
+    // → on a focused chart goes to the next sample: later, and by more
+    // than the one event the page's own → steps.
+    let fig = q(&root, "#chart-0");
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &{
+        let i = web_sys::KeyboardEventInit::new();
+        i.set_key("ArrowRight");
+        i.set_bubbles(true);
+        i
+    })
+    .unwrap();
+    fig.dispatch_event(&ev).unwrap();
+    yew::scheduler::flush().await;
+    assert!(shown_step(&root) > after);
+}

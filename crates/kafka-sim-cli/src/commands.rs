@@ -290,15 +290,13 @@ fn write_error(e: std::io::Error) -> String {
     format!("cannot write the output: {e}")
 }
 
-/// A value as Kafka's JMX shows it: whole numbers without a fraction,
-/// NaN as `NaN`.
-fn number(v: f64) -> String {
+/// A value for a machine: every digit (the shortest text that reads back
+/// as the same number), NaN as `NaN`.
+fn exact(v: f64) -> String {
     if v.is_nan() {
         "NaN".into()
-    } else if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
     } else {
-        format!("{v:.4}")
+        format!("{v}")
     }
 }
 
@@ -320,7 +318,7 @@ fn print_readings(
                     r.node.to_string(),
                     r.mbean,
                     r.attribute,
-                    number(r.value)
+                    kafka_sim::metrics::display(r.value)
                 )?;
             }
         }
@@ -333,7 +331,7 @@ fn print_readings(
                     r.node,
                     r.mbean.replace('"', "\"\""),
                     r.attribute,
-                    number(r.value)
+                    exact(r.value)
                 )?;
             }
         }

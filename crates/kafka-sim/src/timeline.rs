@@ -50,6 +50,9 @@ pub struct Timeline {
     /// Bit `i` set: event `i` is the last of its step, so the world after
     /// `i + 1` events is at a step boundary and can run on.
     step_ends: Vec<u64>,
+    /// The charted metrics, sampled on the simulated clock as the head runs
+    /// (see [`Timeline::sample_metrics`]).
+    sampler: Option<crate::metrics::Sampler>,
 }
 
 impl Timeline {
@@ -72,6 +75,7 @@ impl Timeline {
             keep_checkpoints: true,
             max_events: MAX_EVENTS,
             step_ends: Vec::new(),
+            sampler: None,
         })
     }
 
@@ -88,6 +92,18 @@ impl Timeline {
     pub fn set_max_events(&mut self, n: u64) {
         self.max_events = n.min(MAX_EVENTS);
         self.head.set_budget(Some(self.max_events));
+    }
+
+    /// Samples the charted metrics ([`crate::metrics::CHARTS`]) every
+    /// `every_ms` of simulated time as the run goes (for the page's
+    /// charts). Call it before the run: samples start at the head.
+    pub fn sample_metrics(&mut self, every_ms: u64) {
+        self.sampler = Some(crate::metrics::Sampler::new(every_ms));
+    }
+
+    /// The samples taken so far (none unless [`Timeline::sample_metrics`]).
+    pub fn metric_samples(&self) -> &[crate::metrics::Sample] {
+        self.sampler.as_ref().map_or(&[], |s| s.samples())
     }
 
     /// How many checkpoints fit the memory budget for a world of this size.
@@ -149,8 +165,17 @@ impl Timeline {
     /// Returns the number of events.
     pub fn extend_to(&mut self, target: u64) -> u64 {
         while !self.finished && (self.trace.len() as u64) < target {
-            if !self.head.step() || self.head.is_frozen() {
+            let end = self.scenario.run_until_ms;
+            if let Some(s) = self.sampler.as_mut() {
+                s.before_step(&self.head, end);
+            }
+            let ran = self.head.step();
+            if !ran || self.head.is_frozen() {
                 self.finished = true;
+            }
+            if let (false, Some(s)) = (ran, self.sampler.as_mut()) {
+                // The run is over: the world stays as it is to the end.
+                s.before_step(&self.head, end);
             }
             self.trace.extend(self.head.drain_events());
             if self.trace.len() as u64 >= self.max_events {

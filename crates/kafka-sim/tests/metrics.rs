@@ -405,3 +405,38 @@ fn sampling_every_interval_reads_the_world_at_that_time() {
         assert_eq!(text(&metrics::read_at(&w, time)), text(&rs), "at {time} ms");
     }
 }
+
+#[test]
+fn the_timelines_chart_samples_are_the_metrics_at_their_time() {
+    let json = common::repo_file("static/lessons/acks-retries-idempotence.json");
+    let sc = Scenario::from_json(&json).unwrap();
+    let mut t = Timeline::new(sc.clone()).unwrap();
+    t.sample_metrics(500);
+    t.run_to_end();
+    let samples = t.metric_samples().to_vec();
+    assert_eq!(samples.len() as u64, sc.run_until_ms / 500 + 1);
+    let per_chart: usize = metrics::CHARTS.iter().map(|c| c.series.len()).sum();
+    let urp = 0; // The first series: UnderReplicatedPartitions, summed.
+    for s in &samples {
+        assert_eq!(s.values.len(), per_chart);
+        let w = t.state_at(s.step);
+        let want = metrics::chart_values(&w, s.time_ms);
+        assert_eq!(
+            format!("{:?}", s.values),
+            format!("{want:?}"),
+            "at {} ms",
+            s.time_ms
+        );
+        let total: f64 = metrics::read_at(&w, s.time_ms)
+            .iter()
+            .filter(|r| r.name == "UnderReplicatedPartitions")
+            .map(|r| r.value)
+            .sum();
+        assert_eq!(s.values[urp], total);
+    }
+    // Brokers 1 and 2 die at 4 s: the last samples show t-0 under-replicated
+    // and below min.insync.replicas; the first show neither.
+    assert_eq!(samples[0].values[0], 0.0);
+    let last = samples.last().unwrap();
+    assert_eq!((last.values[0], last.values[1]), (1.0, 1.0));
+}

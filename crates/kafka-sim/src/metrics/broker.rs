@@ -455,7 +455,7 @@ impl Recorder {
 }
 
 /// Pushes every broker metric of every running broker.
-pub(super) fn read(w: &World, r: &Recorder, now: Millis, out: &mut Vec<Reading>) {
+pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut Vec<Reading>) {
     let d = |name| find(DEFS, name);
     for (id, br) in w.brokers() {
         let (true, Some(m)) = (br.alive, r.brokers.get(id)) else {
@@ -535,7 +535,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, out: &mut Vec<Reading>)
             let mbean = format!("{},request={request}", def.mbean);
             push_histogram(out, def, mbean, node, &m.total_time[i], None);
         }
-        for (tp, log) in &br.logs {
+        for (tp, log) in br.logs.iter().filter(|_| detail) {
             let tags = format!(",topic={},partition={}", tp.topic, tp.partition);
             for (name, v) in [
                 ("LogEndOffset", log.log_end_offset as f64),

@@ -220,7 +220,7 @@ impl Recorder {
 }
 
 /// Pushes every metric of every running consumer.
-pub(super) fn read(w: &World, r: &Recorder, now: Millis, out: &mut Vec<Reading>) {
+pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut Vec<Reading>) {
     let mut r = r.clone();
     r.arrive(now);
     let empty = Sensors::default();
@@ -246,7 +246,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, out: &mut Vec<Reading>)
             node,
             s.consumed.rate(now),
         );
-        for (tp, lag) in &s.lags {
+        for (tp, lag) in s.lags.iter().filter(|_| detail) {
             let mbean = format!("{fetch},topic={},partition={}", tp.topic, tp.partition);
             push_client(out, find(DEFS, "records-lag"), mbean, node, *lag as f64);
         }

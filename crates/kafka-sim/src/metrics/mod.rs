@@ -143,11 +143,18 @@ pub fn read(w: &World) -> Vec<Reading> {
 /// Every metric at `now` (the world's time or later, while nothing
 /// happens): brokers in id order, then producers, then consumers.
 pub fn read_at(w: &World, now: Millis) -> Vec<Reading> {
+    read_with(w, now, true)
+}
+
+/// [`read_at`], with the per-partition readings (`kafka.log:type=Log`, a
+/// consumer's `records-lag` per partition) only when `detail` is set: a
+/// cluster of thousands of partitions has tens of thousands of them.
+pub fn read_with(w: &World, now: Millis, detail: bool) -> Vec<Reading> {
     let r = w.metrics();
     let mut out = Vec::new();
-    broker::read(w, &r.broker, now, &mut out);
+    broker::read(w, &r.broker, now, detail, &mut out);
     producer::read(w, &r.producer, now, &mut out);
-    consumer::read(w, &r.consumer, now, &mut out);
+    consumer::read(w, &r.consumer, now, detail, &mut out);
     out
 }
 
@@ -171,16 +178,11 @@ pub fn every(
     let end = scenario.run_until_ms;
     let mut w = World::new(std::sync::Arc::new(scenario));
     w.set_budget(Some(crate::timeline::MAX_EVENTS));
-    let mut next: Millis = 0;
+    let mut next = Some(0);
     loop {
-        let upcoming = w.next_time().filter(|t| *t <= end);
-        while next <= end && upcoming.is_none_or(|t| t > next) {
-            each(w.events_emitted(), next, read_at(&w, next));
-            next = match next.checked_add(every_ms) {
-                Some(n) => n,
-                None => return Ok(w.halted().map(str::to_string)),
-            };
-        }
+        due(&w, &mut next, every_ms, end, |t| {
+            each(w.events_emitted(), t, read_at(&w, t))
+        });
         if !w.step() {
             return Ok(w.halted().map(str::to_string));
         }
@@ -192,6 +194,200 @@ pub fn every(
                 crate::timeline::MAX_EVENTS
             )));
         }
+    }
+}
+
+/// Calls `f` with each sampling time from `next` on that no pending work
+/// comes at or before (so a sample at `t` sees every event up to `t`), up
+/// to `end`; `next` becomes the first time not yet sampled (`None` past the
+/// largest time).
+fn due(
+    w: &World,
+    next: &mut Option<Millis>,
+    every: Millis,
+    end: Millis,
+    mut f: impl FnMut(Millis),
+) {
+    let upcoming = w.next_time().filter(|t| *t <= end);
+    while let Some(t) = next.filter(|t| *t <= end && upcoming.is_none_or(|u| u > *t)) {
+        f(t);
+        *next = t.checked_add(every);
+    }
+}
+
+/// How a chart series combines the processes' values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Agg {
+    /// The cluster's total (a gauge or rate summed over brokers or clients).
+    Sum,
+    /// The largest (a lag or latency: the worst process).
+    Max,
+}
+
+/// One line of a chart: a metric's attribute, combined over processes.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Series {
+    /// The metric's [`Def::name`].
+    pub name: &'static str,
+    /// The attribute read.
+    pub attribute: &'static str,
+    /// How the processes' values combine.
+    pub agg: Agg,
+}
+
+/// A chart of the page's metrics view: a title (an i18n key of the app)
+/// and the series it draws, all in one unit.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Chart {
+    /// The title's key (`chart_replication`, …).
+    pub key: &'static str,
+    /// Its lines.
+    pub series: &'static [Series],
+}
+
+const fn line(name: &'static str, attribute: &'static str, agg: Agg) -> Series {
+    Series {
+        name,
+        attribute,
+        agg,
+    }
+}
+
+/// What the page charts, one chart per metric group.
+pub const CHARTS: &[Chart] = &[
+    Chart {
+        key: "chart_replication",
+        series: &[
+            line("UnderReplicatedPartitions", "Value", Agg::Sum),
+            line("UnderMinIsrPartitionCount", "Value", Agg::Sum),
+            line("OfflinePartitionsCount", "Value", Agg::Sum),
+        ],
+    },
+    Chart {
+        key: "chart_isr",
+        series: &[
+            line("IsrShrinksPerSec", "OneMinuteRate", Agg::Sum),
+            line("IsrExpandsPerSec", "OneMinuteRate", Agg::Sum),
+            line("UncleanLeaderElectionsPerSec", "OneMinuteRate", Agg::Sum),
+        ],
+    },
+    Chart {
+        key: "chart_throughput",
+        series: &[
+            line("MessagesInPerSec", "OneMinuteRate", Agg::Sum),
+            line("record-send-rate", "record-send-rate", Agg::Sum),
+            line("records-consumed-rate", "records-consumed-rate", Agg::Sum),
+        ],
+    },
+    Chart {
+        key: "chart_failures",
+        series: &[
+            line("FailedProduceRequestsPerSec", "OneMinuteRate", Agg::Sum),
+            line("record-retry-rate", "record-retry-rate", Agg::Sum),
+            line("record-error-rate", "record-error-rate", Agg::Sum),
+        ],
+    },
+    Chart {
+        key: "chart_lag",
+        series: &[line("records-lag-max", "records-lag-max", Agg::Max)],
+    },
+    Chart {
+        key: "chart_latency",
+        series: &[
+            line("request-latency-avg", "request-latency-avg", Agg::Max),
+            line("commit-latency-avg", "commit-latency-avg", Agg::Max),
+            line("rebalance-latency-avg", "rebalance-latency-avg", Agg::Max),
+        ],
+    },
+];
+
+/// The charted values at one moment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Sample {
+    /// Events up to and including this moment (where a click seeks to).
+    pub step: u64,
+    /// The moment.
+    pub time_ms: Millis,
+    /// One value per series of [`CHARTS`], in order (NaN: no process
+    /// reports it, or Kafka's own NaN).
+    pub values: Vec<f64>,
+}
+
+/// The values of every series of [`CHARTS`] at `now`.
+pub fn chart_values(w: &World, now: Millis) -> Vec<f64> {
+    let rs = read_with(w, now, false);
+    CHARTS
+        .iter()
+        .flat_map(|c| c.series)
+        .map(|s| {
+            let vals = rs
+                .iter()
+                .filter(|r| r.name == s.name && r.attribute == s.attribute)
+                .map(|r| r.value)
+                .filter(|v| !v.is_nan());
+            match s.agg {
+                Agg::Sum => vals.fold(None, |a: Option<f64>, v| Some(a.unwrap_or(0.0) + v)),
+                Agg::Max => vals.fold(None, |a: Option<f64>, v| Some(a.map_or(v, |a| a.max(v)))),
+            }
+            .unwrap_or(f64::NAN)
+        })
+        .collect()
+}
+
+/// The most samples a [`Sampler`] keeps.
+pub const MAX_SAMPLES: usize = 5_000;
+
+/// Samples the charted values every `every` ms of simulated time while a
+/// world runs (the timeline calls [`Sampler::before_step`] before each step).
+#[derive(Clone, Debug)]
+pub struct Sampler {
+    every: Millis,
+    next: Option<Millis>,
+    samples: Vec<Sample>,
+}
+
+impl Sampler {
+    /// A sampler that reads every `every` ms (at least 1), from 0.
+    pub fn new(every: Millis) -> Sampler {
+        Sampler {
+            every: every.max(1),
+            next: Some(0),
+            samples: Vec::new(),
+        }
+    }
+
+    /// An interval that gives a run of `run_until_ms` about 400 samples, in
+    /// whole tens of milliseconds (at least 100 ms).
+    pub fn interval_for(run_until_ms: Millis) -> Millis {
+        (run_until_ms / 400)
+            .div_ceil(10)
+            .saturating_mul(10)
+            .max(100)
+    }
+
+    /// Takes the samples due before `w`'s next step (`events`: the events
+    /// recorded so far; `end`: `run_until_ms`).
+    pub fn before_step(&mut self, w: &World, end: Millis) {
+        let (every, samples) = (self.every, &mut self.samples);
+        due(w, &mut self.next, every, end, |t| {
+            if samples.len() < MAX_SAMPLES {
+                samples.push(Sample {
+                    step: w.events_emitted(),
+                    time_ms: t,
+                    values: chart_values(w, t),
+                });
+            }
+        });
+    }
+
+    /// The samples so far, in time order.
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples
+    }
+
+    /// The sampling interval.
+    pub fn every(&self) -> Millis {
+        self.every
     }
 }
 
@@ -207,6 +403,18 @@ pub fn changed<'a>(before: &[Reading], after: &'a [Reading]) -> Vec<&'a Reading>
             None => true,
         })
         .collect()
+}
+
+/// A value as a person reads it: whole numbers whole, others to three
+/// places, NaN as JMX shows it.
+pub fn display(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
 }
 
 /// Pushes the readings of a Yammer meter.

@@ -95,3 +95,11 @@ fn what_moved_lists_changed_and_new_series() {
     let again = read(&t.state_at(end));
     assert!(changed(&again, &read(&t.state_at(end))).is_empty());
 }
+
+#[test]
+fn values_display_as_people_read_them() {
+    assert_eq!(display(3.0), "3");
+    assert_eq!(display(0.2), "0.200");
+    assert_eq!(display(f64::NAN), "NaN");
+    assert_eq!(display(-1.0), "-1");
+}
