@@ -100,13 +100,19 @@ impl LessonState {
         // Each question's answer must be a field the page can read off its event.
         for (i, (s, t)) in lesson.steps.iter().zip(&targets).enumerate() {
             if let (Some(p), Some(t)) = (&s.answer, t) {
-                let e = player.event(*t).expect("found");
-                if crate::lesson::truth(e, p).is_none() {
+                if crate::lesson::answer_at(player, *t, p).is_none() {
                     player.seek(0);
-                    return Err(format!(
-                        "lesson.steps[{i}].answer: a {} event has no field {p} the page can read",
-                        s.at.kind
-                    ));
+                    return Err(if crate::lesson::is_metric(p) {
+                        format!(
+                            "lesson.steps[{i}].answer: {p} is not a metric the page reads after the step's {} event",
+                            s.at.kind
+                        )
+                    } else {
+                        format!(
+                            "lesson.steps[{i}].answer: a {} event has no field {p} the page can read",
+                            s.at.kind
+                        )
+                    });
                 }
             }
         }
@@ -124,10 +130,10 @@ impl LessonState {
     /// Grades `choice` for question `k` against the engine's own event:
     /// (right?, the engine's answer). None if `k` is not a question that
     /// happens in this scenario.
-    pub fn grade(&self, player: &Player, k: usize, choice: &str) -> Option<(bool, String)> {
+    pub fn grade(&self, player: &mut Player, k: usize, choice: &str) -> Option<(bool, String)> {
         let step = self.lesson.steps.get(k)?;
         let target = self.targets.get(k).copied().flatten()?;
-        let truth = crate::lesson::truth(player.event(target)?, step.answer.as_deref()?)?;
+        let truth = crate::lesson::answer_at(player, target, step.answer.as_deref()?)?;
         Some((choice == truth, truth))
     }
 
@@ -615,7 +621,8 @@ impl Reducible for AppState {
                 let Some(target) = l.target(k) else {
                     return self;
                 };
-                let Some((right, truth)) = l.grade(&self.player.borrow(), k, &choice) else {
+                let Some((right, truth)) = l.grade(&mut self.player.borrow_mut(), k, &choice)
+                else {
                     return self;
                 };
                 let mut answers = (*l.answers).clone();
@@ -1031,14 +1038,12 @@ mod tests {
         s = s.reduce(Action::Step);
         assert_eq!(cursor(&s), target);
         // Answer with the engine's own truth: right, and the event is shown.
-        let truth = {
-            let p = s.player.borrow();
-            crate::lesson::truth(
-                p.event(at).unwrap(),
-                l.lesson.steps[k].answer.as_deref().unwrap(),
-            )
-            .unwrap()
-        };
+        let truth = crate::lesson::answer_at(
+            &mut s.player.borrow_mut(),
+            at,
+            l.lesson.steps[k].answer.as_deref().unwrap(),
+        )
+        .unwrap();
         s = s.reduce(Action::Answer(k, truth.clone()));
         let l2 = s.lesson.as_ref().unwrap();
         assert_eq!(l2.answers.get(&k), Some(&(truth.clone(), true, truth)));
@@ -1265,14 +1270,12 @@ mod tests {
                     "{file}: asked where it stops"
                 );
                 seen.push(l.stop(k).unwrap());
-                let truth = {
-                    let p = s.player.borrow();
-                    crate::lesson::truth(
-                        p.event(l.target(k).unwrap()).unwrap(),
-                        l.lesson.steps[k].answer.as_deref().unwrap(),
-                    )
-                    .unwrap()
-                };
+                let truth = crate::lesson::answer_at(
+                    &mut s.player.borrow_mut(),
+                    l.target(k).unwrap(),
+                    l.lesson.steps[k].answer.as_deref().unwrap(),
+                )
+                .unwrap();
                 let asked_at = cursor(&s);
                 s = s.reduce(Action::Answer(k, truth));
                 // The reveal may pass a narration: then it is the one shown

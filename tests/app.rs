@@ -563,8 +563,9 @@ async fn every_shipped_lesson_can_be_answered_right_through_the_engine() {
                 question.contains(&step.ask.as_ref().unwrap().en),
                 "{name}: {question}"
             );
-            let truth = kafka_visualiser::lesson::truth(
-                player.event(i).unwrap(),
+            let truth = kafka_visualiser::lesson::answer_at(
+                &mut player,
+                i,
                 step.answer.as_deref().unwrap(),
             )
             .unwrap();

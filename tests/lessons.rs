@@ -101,18 +101,21 @@ fn check_lesson(file: &str, text: &str) -> (Vec<String>, usize) {
         );
         last = Some(at);
         if step.ask.is_some() {
-            let (_, truth) = lesson.grade(&player, k, "").unwrap();
+            let (_, truth) = lesson.grade(&mut player, k, "").unwrap();
             assert!(
                 step.choices.contains(&truth),
                 "{file}: step {k}: the engine says {truth:?}, not among {:?}",
                 step.choices
             );
             assert_eq!(
-                lesson.grade(&player, k, &truth),
+                lesson.grade(&mut player, k, &truth),
                 Some((true, truth.clone()))
             );
             let wrong = step.choices.iter().find(|c| **c != truth).unwrap();
-            assert_eq!(lesson.grade(&player, k, wrong).map(|g| g.0), Some(false));
+            assert_eq!(
+                lesson.grade(&mut player, k, wrong).map(|g| g.0),
+                Some(false)
+            );
             questions += 1;
         }
     }

@@ -403,7 +403,7 @@ fn run(a: &mut Args<'_>) -> Res {
     let stopped = kafka_sim::timeline::stream(sc, |e, w| {
         names.update(w);
         if let Some(a) = answers.as_mut() {
-            if let Err(why) = a.see(e) {
+            if let Err(why) = a.see(e, w) {
                 lesson_error = Some(why);
                 return false;
             }

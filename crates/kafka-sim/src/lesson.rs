@@ -22,7 +22,10 @@
 //!
 //! `at` names an event by its JSON `type` and which occurrence (`nth`, from
 //! 1). `answer` names a field of that event (`/leader`): the right choice is
-//! whatever the engine says there.
+//! whatever the engine says there. Or it names one of Kafka's metrics of one
+//! process (`metric:UnderMinIsrPartitionCount@broker-0`, an attribute after
+//! a dot: `metric:FailedProduceRequestsPerSec.Count@broker-0`): the right
+//! choice is the value it reads right after that event (M1).
 //!
 //! The model lives in the engine so that the page and `kafka-sim run` accept
 //! and refuse the same lessons: [`Lesson::from_value`] when a scenario is
@@ -164,9 +167,10 @@ impl Lesson {
                 }
                 match &s.answer {
                     Some(p) if p.starts_with('/') => {}
+                    Some(p) if p.starts_with("metric:") && p.contains('@') => {}
                     _ => {
                         return Err(format!(
-                            "{at}.answer: a question needs a field of the event, like \"/leader\""
+                            "{at}.answer: a question needs a field of the event, like \"/leader\", or a metric, like \"metric:UnderMinIsrPartitionCount@broker-0\""
                         ))
                     }
                 }

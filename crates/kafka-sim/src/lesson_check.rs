@@ -7,6 +7,7 @@
 
 use crate::event::Event;
 use crate::lesson::{EventRef, Lesson};
+use crate::sim::World;
 
 impl EventRef {
     /// Whether `e` is an event this reference counts.
@@ -23,6 +24,37 @@ impl EventRef {
 /// reads the fields questions ask about, see `EventKind::field`).
 pub fn truth(event: &Event, pointer: &str) -> Option<String> {
     event.kind.field(pointer.strip_prefix('/')?)
+}
+
+/// Whether a question's answer is read from Kafka's metrics
+/// (`metric:NAME[.ATTRIBUTE]@NODE`) rather than from its event.
+pub fn is_metric(answer: &str) -> bool {
+    answer.starts_with("metric:")
+}
+
+/// The engine's answer to a metric question (`metric:NAME[.ATTRIBUTE]@NODE`,
+/// e.g. `metric:UnderMinIsrPartitionCount@broker-0` or
+/// `metric:FailedProduceRequestsPerSec.Count@broker-0`) in `w`, the world
+/// right after the question's event: the value that metric of that process
+/// reads, as the metrics view shows it. The attribute defaults to `Value`
+/// for a gauge, `Count` for a meter or histogram, the metric itself for a
+/// client metric. None if no such metric is read there.
+pub fn metric_truth(w: &World, answer: &str) -> Option<String> {
+    let (what, node) = answer.strip_prefix("metric:")?.split_once('@')?;
+    let (name, attribute) = match what.split_once('.') {
+        Some((n, a)) => (n, Some(a)),
+        None => (what, None),
+    };
+    let def = crate::metrics::def(name)?;
+    let attribute = attribute.unwrap_or(match def.kind {
+        crate::metrics::Kind::Gauge => "Value",
+        crate::metrics::Kind::Meter | crate::metrics::Kind::Histogram => "Count",
+        crate::metrics::Kind::Client => def.name,
+    });
+    crate::metrics::read(w)
+        .into_iter()
+        .find(|r| r.name == name && r.attribute == attribute && r.node.to_string() == node)
+        .map(|r| crate::metrics::display(r.value))
 }
 
 /// Whether `e` is the `nth` event of its kind in `events` up to and including it.
@@ -63,8 +95,9 @@ impl AnswerCheck {
         }
     }
 
-    /// Looks at the next event of the run.
-    pub fn see(&mut self, e: &Event) -> Result<(), String> {
+    /// Looks at the next event of the run (`w`: the world after the step
+    /// that recorded it, where a metric answer is read).
+    pub fn see(&mut self, e: &Event, w: &World) -> Result<(), String> {
         for (_, b, seen) in &mut self.before {
             if *seen < b.nth && b.matches(e) {
                 *seen += 1;
@@ -83,7 +116,14 @@ impl AnswerCheck {
                         b.kind, b.nth, at.kind
                     ));
                 }
-                if *seen == at.nth && truth(e, answer).is_none() {
+                if *seen == at.nth && is_metric(answer) {
+                    if metric_truth(w, answer).is_none() {
+                        return Err(format!(
+                            "lesson.steps[{i}].answer: {answer} is not a metric the page reads after the step's {} event (see kafka-sim metrics --list)",
+                            at.kind
+                        ));
+                    }
+                } else if *seen == at.nth && truth(e, answer).is_none() {
                     return Err(format!(
                         "lesson.steps[{i}].answer: a {} event has no field {answer} the page can read",
                         at.kind

@@ -440,3 +440,57 @@ fn the_timelines_chart_samples_are_the_metrics_at_their_time() {
     let last = samples.last().unwrap();
     assert_eq!((last.values[0], last.values[1]), (1.0, 1.0));
 }
+
+#[test]
+fn a_lesson_question_can_be_answered_by_a_metric() {
+    use kafka_sim::lesson_check::{is_metric, metric_truth};
+    let json = common::repo_file("static/lessons/acks-retries-idempotence.json");
+    let mut t = Timeline::new(Scenario::from_json(&json).unwrap()).unwrap();
+    let end = t.run_to_end();
+    let w = t.state_at(end);
+    assert!(is_metric("metric:LeaderCount@broker-0"));
+    assert!(!is_metric("/leader"));
+    // A gauge reads its Value, a meter its Count, unless an attribute is named.
+    assert_eq!(
+        metric_truth(&w, "metric:UnderMinIsrPartitionCount@broker-0").as_deref(),
+        Some("1")
+    );
+    assert_eq!(
+        metric_truth(&w, "metric:FailedProduceRequestsPerSec@broker-0"),
+        metric_truth(&w, "metric:FailedProduceRequestsPerSec.Count@broker-0")
+    );
+    assert_eq!(
+        metric_truth(&w, "metric:FailedProduceRequestsPerSec.Count@broker-0").as_deref(),
+        Some("4")
+    );
+    // A client metric reads under its own name.
+    assert_eq!(
+        metric_truth(&w, "metric:request-latency-avg@producer-0").as_deref(),
+        Some("10")
+    );
+    // Nothing for a dead broker, an unknown metric or a bad form.
+    assert_eq!(metric_truth(&w, "metric:LeaderCount@broker-1"), None);
+    assert_eq!(metric_truth(&w, "metric:Nope@broker-0"), None);
+    assert_eq!(metric_truth(&w, "metric:LeaderCount"), None);
+    // A scenario whose question names a metric the page cannot read is refused
+    // by the run, with the step named.
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v["lesson"]["steps"][2]["answer"] = "metric:LeaderCount@broker-7".into();
+    let sc = Scenario::from_json(&v.to_string()).unwrap();
+    let lesson = kafka_sim::lesson::Lesson::from_value(sc.lesson.as_ref().unwrap()).unwrap();
+    let mut check = kafka_sim::lesson_check::AnswerCheck::new(&lesson);
+    let mut error = None;
+    kafka_sim::timeline::stream(sc, |e, w| match check.see(e, w) {
+        Ok(()) => true,
+        Err(why) => {
+            error = Some(why);
+            false
+        }
+    })
+    .unwrap();
+    let error = error.expect("refused");
+    assert!(
+        error.contains("lesson.steps[2].answer: metric:LeaderCount@broker-7"),
+        "{error}"
+    );
+}
