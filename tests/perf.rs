@@ -300,6 +300,34 @@ async fn scale_scenarios_in_the_page() {
             .unwrap_or_default();
         let drawn = root.query_selector_all("#cluster g.msg").unwrap().length();
         console_log!("{groups} group(s): {drawn} messages drawn, {undrawn:?}");
+        // The Metrics view: its charts and table, step by step.
+        let t2 = now();
+        dom::click(&root, "#tab-metrics").await;
+        let metrics_open = now() - t2;
+        let mut metrics_worst: f64 = 0.0;
+        let t3 = now();
+        for _ in 0..20 {
+            metrics_worst = metrics_worst.max(timed_step(&root).await);
+        }
+        let metrics_avg = (now() - t3) / 20.0;
+        let points: usize = (0..root
+            .query_selector_all("#metrics polyline")
+            .unwrap()
+            .length())
+            .filter_map(|i| {
+                root.query_selector_all("#metrics polyline")
+                    .unwrap()
+                    .item(i)
+            })
+            .filter_map(|n| n.dyn_into::<Element>().ok())
+            .map(|e| {
+                e.get_attribute("points")
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .count()
+            })
+            .sum();
+        dom::click(&root, "#tab-cluster").await;
         let memory = wasm_bindgen::memory()
             .dyn_into::<js_sys::WebAssembly::Memory>()
             .unwrap()
@@ -308,7 +336,7 @@ async fn scale_scenarios_in_the_page() {
             .unwrap()
             .byte_length();
         console_log!(
-            "100 brokers, 3,000 partitions, {groups} group(s) of 40: mount {mounted:.0} ms; first run to {events} events {first:.0} ms; seek to a random step {seek_avg:.0} ms on average, worst {worst:.0} ms; step + render {step_avg:.1} ms on average, worst {step_worst:.1} ms; wasm memory so far {} MB",
+            "100 brokers, 3,000 partitions, {groups} group(s) of 40: mount {mounted:.0} ms; first run to {events} events {first:.0} ms; seek to a random step {seek_avg:.0} ms on average, worst {worst:.0} ms; step + render {step_avg:.1} ms on average, worst {step_worst:.1} ms; metrics view: opened in {metrics_open:.0} ms, step + render {metrics_avg:.1} ms on average, worst {metrics_worst:.1} ms ({points} chart points); wasm memory so far {} MB",
             memory / 1_000_000
         );
         app.destroy();

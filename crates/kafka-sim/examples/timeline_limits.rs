@@ -1,7 +1,9 @@
 //! Runs a scenario the way the page does (a `Timeline` keeping every event
 //! and its checkpoints) up to an event cap, and reports what it took, for the
 //! limits in docs/scenario-format.md. Measure memory around it:
-//! `/usr/bin/time -v target/release/examples/timeline_limits SCENARIO.json [MAX_EVENTS]`
+//! `/usr/bin/time -v target/release/examples/timeline_limits SCENARIO.json [MAX_EVENTS] [metrics]`
+//! (`metrics`: sample the page's charts as the run goes, as the page does,
+//! and time one read of every metric at the end, as the Metrics view does).
 use kafka_sim::{Scenario, Timeline};
 
 fn main() {
@@ -11,11 +13,17 @@ fn main() {
         .next()
         .map(|n| n.parse().expect("MAX_EVENTS"))
         .unwrap_or(1_000_000);
+    let metrics = args.next().as_deref() == Some("metrics");
     let text = std::fs::read_to_string(&path).expect("readable");
     let sc = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
     let t0 = std::time::Instant::now();
     let mut t = Timeline::new(sc).expect("valid");
     t.set_max_events(cap);
+    if metrics {
+        t.sample_metrics(kafka_sim::metrics::Sampler::interval_for(
+            t.scenario().run_until_ms,
+        ));
+    }
     t.run_to_end();
     let ran = t0.elapsed();
     let t1 = std::time::Instant::now();
@@ -29,4 +37,19 @@ fn main() {
         t1.elapsed().as_secs_f64() * 1000.0,
         t.stopped_early().unwrap_or_else(|| "no".into())
     );
+    if metrics {
+        let w = t.state_at(t.len());
+        let t2 = std::time::Instant::now();
+        let rs = kafka_sim::metrics::read_with(&w, w.metrics().last_event_ms(), false);
+        let read = t2.elapsed();
+        let t3 = std::time::Instant::now();
+        let _ = kafka_sim::metrics::chart_values(&w, w.metrics().last_event_ms());
+        println!(
+            "{} chart samples; reading {} metrics (no per-partition ones) {:.1} ms; one chart sample {:.1} ms",
+            t.metric_samples().len(),
+            rs.len(),
+            read.as_secs_f64() * 1000.0,
+            t3.elapsed().as_secs_f64() * 1000.0
+        );
+    }
 }

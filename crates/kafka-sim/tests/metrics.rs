@@ -494,3 +494,136 @@ fn a_lesson_question_can_be_answered_by_a_metric() {
         "{error}"
     );
 }
+
+/// The sum of `attribute` of `mbean` over every live process.
+fn total(rs: &[Reading], mbean: &str, attribute: &str) -> f64 {
+    rs.iter()
+        .filter(|r| r.mbean == mbean && r.attribute == attribute)
+        .map(|r| r.value)
+        .sum()
+}
+
+#[test]
+fn the_controllers_gauges_and_meters_after_a_leader_dies_alone_in_its_isr() {
+    // t-0 on [0, 1]; the link 0–1 is cut, so 1 leaves the ISR; then 0 dies.
+    let scenario = |unclean: bool| {
+        format!(
+            r#"{{"seed": 1, "run_until_ms": 12000,
+                "cluster": {{"brokers": [0, 1, 2], "config": {{"zookeeper.session.timeout.ms": 6000,
+                    "replica.lag.time.max.ms": 2000, "unclean.leader.election.enable": {unclean}}}}},
+                "topics": [{{"name": "t", "partitions": 1, "replication.factor": 2, "replica.assignment": {{"0": [0, 1]}}}}],
+                "producers": [{{"name": "p", "config": {{"acks": 1, "enable.idempotence": false}}}}],
+                "commands": [{{"at_ms": 100, "type": "cut_link", "a": "broker-0", "b": "broker-1"}},
+                    {{"at_ms": 200, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v", "count": 2}},
+                    {{"at_ms": 4000, "type": "kill_broker", "broker": 0}}]}}"#
+        )
+    };
+    const IMBALANCE: &str =
+        "kafka.controller:type=KafkaController,name=PreferredReplicaImbalanceCount";
+    const UNCLEAN: &str = "kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec";
+    const ELECTIONS: &str =
+        "kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs";
+    const LEADERS: &str = "kafka.server:type=ReplicaManager,name=LeaderCount";
+    const PARTITIONS: &str = "kafka.server:type=ReplicaManager,name=PartitionCount";
+
+    // Before the kill: leader 0 leads t-0 alone in its ISR after the shrink.
+    let mut clean = run(&scenario(false));
+    let w = after_first(&mut clean, |k| {
+        matches!(k, EventKind::IsrChangeApplied { .. })
+    });
+    let rs = metrics::read(&w);
+    assert_eq!(value(&rs, broker(0), LEADERS, "Value"), 1.0);
+    assert_eq!(value(&rs, broker(1), LEADERS, "Value"), 0.0);
+    assert_eq!(value(&rs, broker(1), PARTITIONS, "Value"), 1.0);
+    assert_eq!(value(&rs, broker(2), PARTITIONS, "Value"), 0.0);
+    assert_eq!(value(&rs, broker(0), SHRINKS, "Count"), 1.0);
+    assert_eq!(total(&rs, ACTIVE, "Value"), 1.0);
+    assert_eq!(total(&rs, IMBALANCE, "Value"), 0.0);
+
+    // Clean: no replica may lead: one offline partition, counted by the
+    // new controller (broker 0 was the first).
+    let rs = metrics::read(clean.head());
+    assert_eq!(total(&rs, ACTIVE, "Value"), 1.0);
+    assert_eq!(total(&rs, OFFLINE, "Value"), 1.0);
+    // Offline, its leader (none) is not the preferred replica either.
+    assert_eq!(total(&rs, IMBALANCE, "Value"), 1.0);
+    assert_eq!(total(&rs, UNCLEAN, "Count"), 0.0);
+    // The new controller found broker 0 gone when it loaded the cluster
+    // (a ControllerChange, not a BrokerChange), and broker 0's own count
+    // died with it: LeaderElectionRateAndTimeMs counts nothing.
+    assert_eq!(total(&rs, ELECTIONS, "Count"), 0.0);
+
+    // Unclean: broker 1 leads from outside the ISR.
+    let rs = metrics::read(run(&scenario(true)).head());
+    assert_eq!(total(&rs, UNCLEAN, "Count"), 1.0);
+    assert_eq!(total(&rs, OFFLINE, "Value"), 0.0);
+    assert_eq!(total(&rs, IMBALANCE, "Value"), 1.0);
+    assert_eq!(value(&rs, broker(1), LEADERS, "Value"), 1.0);
+}
+
+#[test]
+fn bytes_out_fetch_times_log_gauges_and_commit_latency() {
+    let t = run(r#"{"seed": 1, "run_until_ms": 8000,
+            "cluster": {"brokers": [0], "config": {"offsets.topic.replication.factor": 1, "offsets.topic.num.partitions": 1}},
+            "topics": [{"name": "t", "partitions": 1, "replication.factor": 1}],
+            "producers": [{"name": "p", "config": {"linger.ms": 0}}],
+            "consumers": [{"name": "c", "subscribe": ["t"], "start_at_ms": 1000,
+                           "config": {"group.id": "g", "auto.offset.reset": "earliest", "enable.auto.commit": false}}],
+            "commands": [{"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "hello"},
+                         {"at_ms": 7000, "type": "commit_sync", "consumer": "c"}]}"#);
+    let rs = metrics::read_at(t.head(), 8000);
+    const BYTES_OUT: &str = "kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec";
+    const FETCH_TIME: &str =
+        "kafka.network:type=RequestMetrics,name=TotalTimeMs,request=FetchConsumer";
+    // One 74-byte batch went to the consumer, once; followers: none.
+    assert_eq!(value(&rs, broker(0), BYTES_OUT, "Count"), 74.0);
+    // Fetches with nothing new wait fetch.max.wait.ms (500 ms) in the broker.
+    assert_eq!(value(&rs, broker(0), FETCH_TIME, "Max"), 500.0);
+    assert!(value(&rs, broker(0), FETCH_TIME, "Count") >= 2.0);
+    let log = |name: &str| format!("kafka.log:type=Log,name={name},topic=t,partition=0");
+    assert_eq!(value(&rs, broker(0), &log("LogEndOffset"), "Value"), 1.0);
+    assert_eq!(value(&rs, broker(0), &log("LogStartOffset"), "Value"), 0.0);
+    assert_eq!(value(&rs, broker(0), &log("Size"), "Value"), 74.0);
+    assert_eq!(value(&rs, broker(0), &log("NumLogSegments"), "Value"), 1.0);
+    // The commit is answered once the offsets are appended with one replica:
+    // a round trip of 2 × 5 ms.
+    let coord = "kafka.consumer:type=consumer-coordinator-metrics,client-id=consumer-g-1";
+    assert_eq!(
+        value(&rs, NodeId::Consumer(0), coord, "commit-latency-avg"),
+        10.0
+    );
+}
+
+#[test]
+fn record_errors_and_retries_are_counted_by_records() {
+    // Brokers 1 and 2 die: the acks=all producer retries, then gives up at
+    // delivery.timeout.ms.
+    let json = common::repo_file("static/lessons/acks-retries-idempotence.json");
+    let t = run(&json);
+    let p = NodeId::Producer(1);
+    let m = "kafka.producer:type=producer-metrics,client-id=producer-2";
+    let failed = find(&t, |k| {
+        matches!(k, EventKind::RecordFailed { producer: 1, .. })
+    });
+    assert_eq!(failed.len(), 1);
+    let at = failed[0].time_ms;
+    let rs = metrics::read_at(t.head(), at);
+    // One record failed, the sensor's first: its sample began then, so the
+    // rate is 1 over one full window of 30 s.
+    assert_eq!(value(&rs, p, m, "record-error-rate"), 1.0 / 30.0);
+    // Every retry of a one-record batch counts one record, over the time
+    // since the first retry plus a window.
+    let retried: Vec<u64> = find(&t, |k| {
+        matches!(k, EventKind::ProduceRetried { producer: 1, .. })
+    })
+    .iter()
+    .map(|e| e.time_ms)
+    .filter(|t| *t <= at)
+    .collect();
+    assert!(!retried.is_empty());
+    let window = (at - retried[0] + 30_000) as f64 / 1000.0;
+    assert_eq!(
+        value(&rs, p, m, "record-retry-rate"),
+        retried.len() as f64 / window
+    );
+}
