@@ -74,7 +74,7 @@ pub fn MetricsView(p: &MetricsProps) -> Html {
         }
         s.prev.clone()
     };
-    let before: std::collections::HashMap<String, f64> = prev
+    let before: kafka_sim::collections::SortedMap<String, f64> = prev
         .as_ref()
         .map(|(_, rs)| rs.iter().map(|r| (r.key(), r.value)).collect())
         .unwrap_or_default();

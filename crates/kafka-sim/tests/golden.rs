@@ -136,6 +136,42 @@ fn digest_is_pinned_and_shared_with_the_browser_test() {
     );
 }
 
+/// FNV-1a 64 of every metric of `leader-failover`, read every 500 ms: what
+/// the browser test must get too (the page and the CLI read the same
+/// numbers, to the last bit).
+fn metrics_fingerprint() -> String {
+    let sc = Scenario::from_json(
+        &std::fs::read_to_string(root().join("scenarios/leader-failover.json")).unwrap(),
+    )
+    .unwrap();
+    let mut h: u64 = 0xcbf29ce484222325;
+    kafka_sim::metrics::every(sc, 500, |step, t, rs| {
+        for r in rs {
+            for b in format!("{step} {t} {} {:?}\n", r.key(), r.value).bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+            }
+        }
+    })
+    .unwrap();
+    format!("{h:016x}")
+}
+
+#[test]
+fn metrics_are_pinned_and_shared_with_the_browser_test() {
+    let actual = metrics_fingerprint();
+    let path = root().join("scenarios/leader-failover.metrics-digest");
+    if std::env::var("UPDATE_GOLDEN").is_ok() {
+        std::fs::write(&path, format!("{actual}\n")).unwrap();
+        return;
+    }
+    let pinned = std::fs::read_to_string(path).unwrap();
+    assert_eq!(
+        actual,
+        pinned.trim(),
+        "the metrics changed: if on purpose, UPDATE_GOLDEN=1"
+    );
+}
+
 #[test]
 fn same_scenario_same_trace_byte_for_byte() {
     let a = run("leader-failover");

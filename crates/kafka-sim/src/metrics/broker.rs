@@ -34,11 +34,11 @@
 
 use super::stats::{Histogram, Meter};
 use super::{find, push_histogram, push_meter, push_value, sent, Def, Kind, Reading};
+use crate::collections::SortedMap;
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, Message};
 use crate::sim::World;
-use std::collections::BTreeMap;
 
 const RM: &str = "Kafka 3.9 ReplicaManager.scala, lines 326-360";
 
@@ -292,13 +292,13 @@ struct Arrival {
 /// What the broker side counts.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
-    brokers: BTreeMap<BrokerId, Meters>,
+    brokers: SortedMap<BrokerId, Meters>,
     /// AlterPartition proposals in flight: (ISR size before, after).
-    proposals: BTreeMap<(BrokerId, TopicPartition), (usize, usize)>,
+    proposals: SortedMap<(BrokerId, TopicPartition), (usize, usize)>,
     /// Requests in flight to brokers, by (broker, client, correlation id).
-    arrivals: BTreeMap<(BrokerId, NodeId, i32), Arrival>,
+    arrivals: SortedMap<(BrokerId, NodeId, i32), Arrival>,
     /// The same, by message id (a message can be dropped on the way).
-    by_message: BTreeMap<u64, (BrokerId, NodeId, i32)>,
+    by_message: SortedMap<u64, (BrokerId, NodeId, i32)>,
 }
 
 /// Whether `appendToLocalLog` marks `FailedProduceRequestsPerSec` for `e`.

@@ -22,11 +22,11 @@
 
 use super::stats::{Combine, Sampled};
 use super::{find, push_client, sent, Def, Kind, Latencies, Reading};
+use crate::collections::SortedMap;
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
 use crate::msg::Message;
 use crate::sim::World;
-use std::collections::BTreeMap;
 
 const FETCH: &str = "kafka.consumer:type=consumer-fetch-manager-metrics";
 const COORD: &str = "kafka.consumer:type=consumer-coordinator-metrics";
@@ -106,7 +106,7 @@ pub const DEFS: &[Def] = &[
 struct Sensors {
     lag_max: Sampled,
     consumed: Sampled,
-    lags: BTreeMap<TopicPartition, i64>,
+    lags: SortedMap<TopicPartition, i64>,
     rebalance_latency: Sampled,
     rebalance_total: u64,
     rebalance_start: Option<Millis>,
@@ -119,7 +119,7 @@ impl Default for Sensors {
         Sensors {
             lag_max: Sampled::new(Combine::Max),
             consumed: Sampled::new(Combine::Sum),
-            lags: BTreeMap::new(),
+            lags: SortedMap::new(),
             rebalance_latency: Sampled::new(Combine::Avg),
             rebalance_total: 0,
             rebalance_start: None,
@@ -132,7 +132,7 @@ impl Default for Sensors {
 /// What the consumer side counts.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
-    consumers: BTreeMap<u32, Sensors>,
+    consumers: SortedMap<u32, Sensors>,
     /// OffsetCommit requests: (consumer, broker, correlation id).
     commits: Latencies<(u32, BrokerId, i32)>,
 }

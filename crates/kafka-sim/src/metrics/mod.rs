@@ -30,11 +30,11 @@ pub mod stats;
 #[cfg(test)]
 mod tests;
 
+use crate::collections::SortedMap;
 use crate::event::{Event, EventKind};
 use crate::ids::{Millis, NodeId};
 use crate::sim::World;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// How a metric is kept, which fixes the attributes it is read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -394,8 +394,7 @@ impl Sampler {
 /// The readings whose value differs between two reads (by [`Reading::key`];
 /// a series that appears or disappears counts as changed): "what moved".
 pub fn changed<'a>(before: &[Reading], after: &'a [Reading]) -> Vec<&'a Reading> {
-    let old: std::collections::HashMap<String, f64> =
-        before.iter().map(|r| (r.key(), r.value)).collect();
+    let old: SortedMap<String, f64> = before.iter().map(|r| (r.key(), r.value)).collect();
     after
         .iter()
         .filter(|r| match old.get(&r.key()) {
@@ -520,11 +519,11 @@ fn sent(e: &Event) -> Option<(u64, NodeId, NodeId, Millis, &crate::msg::Message)
 #[derive(Clone, Debug)]
 struct Latencies<K: Ord + Clone> {
     /// Requests sent: key → (sent at, message id).
-    sent: BTreeMap<K, (Millis, u64)>,
+    sent: SortedMap<K, (Millis, u64)>,
     /// Responses on the way: (arrival, message id) → (key, latency).
-    due: BTreeMap<(Millis, u64), (K, Millis)>,
+    due: SortedMap<(Millis, u64), (K, Millis)>,
     /// Message id → what it is (`sent` key, or `due` arrival).
-    ids: BTreeMap<u64, Pending<K>>,
+    ids: SortedMap<u64, Pending<K>>,
 }
 
 #[derive(Clone, Debug)]
@@ -536,9 +535,9 @@ enum Pending<K> {
 impl<K: Ord + Clone> Default for Latencies<K> {
     fn default() -> Self {
         Latencies {
-            sent: BTreeMap::new(),
-            due: BTreeMap::new(),
-            ids: BTreeMap::new(),
+            sent: SortedMap::new(),
+            due: SortedMap::new(),
+            ids: SortedMap::new(),
         }
     }
 }
@@ -575,13 +574,17 @@ impl<K: Ord + Clone> Latencies<K> {
     /// Responses arrived by `now`, oldest first: (key, arrival, latency).
     fn arrived(&mut self, now: Millis) -> Vec<(K, Millis, Millis)> {
         let mut out = Vec::new();
-        while let Some(entry) = self.due.first_entry() {
-            if entry.key().0 > now {
-                break;
+        let ready: Vec<(Millis, u64)> = self
+            .due
+            .keys()
+            .take_while(|k| k.0 <= now)
+            .copied()
+            .collect();
+        for (at, id) in ready {
+            if let Some((k, latency)) = self.due.remove(&(at, id)) {
+                out.push((k, at, latency));
             }
-            let ((at, id), (k, latency)) = entry.remove_entry();
             self.ids.remove(&id);
-            out.push((k, at, latency));
         }
         out
     }

@@ -14,11 +14,11 @@
 
 use super::stats::{Combine, Sampled};
 use super::{find, push_client, sent, Def, Kind, Latencies, Reading};
+use crate::collections::SortedMap;
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId};
 use crate::msg::Message;
 use crate::sim::World;
-use std::collections::BTreeMap;
 
 const MBEAN: &str = "kafka.producer:type=producer-metrics";
 const SENDER: &str = "Kafka 3.9 Sender.java SenderMetrics, lines 940-1080";
@@ -117,7 +117,7 @@ impl Default for Sensors {
 /// What the producer side counts.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
-    producers: BTreeMap<u32, Sensors>,
+    producers: SortedMap<u32, Sensors>,
     /// Produce requests: (producer, broker, correlation id).
     latencies: Latencies<(u32, BrokerId, i32)>,
 }

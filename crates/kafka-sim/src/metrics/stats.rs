@@ -28,6 +28,11 @@ use std::collections::VecDeque;
 /// Yammer's `Meter` tick interval (`INTERVAL`, 5 seconds).
 pub const TICK_MS: Millis = 5_000;
 
+/// Yammer's `EWMA.M1_ALPHA`, 1 − e^(−5/60), written out: `f64::exp` is
+/// the platform's (glibc natively, a Rust port in the browser), which may
+/// differ in the last bit, and the page and the CLI must agree.
+pub const M1_ALPHA: f64 = 0.07995558537067671;
+
 /// `metrics.sample.window.ms` (clients' default, 30 s).
 pub const SAMPLE_WINDOW_MS: Millis = 30_000;
 
@@ -66,7 +71,7 @@ impl Meter {
     /// the rate to the events of its interval per second, each later one
     /// moves it by α towards that.
     fn tick_to(&mut self, now: Millis) {
-        let alpha = 1.0 - (-(TICK_MS as f64) / 60_000.0).exp();
+        let alpha = M1_ALPHA;
         while self.next_tick_ms <= now {
             let instant = self.uncounted as f64 / (TICK_MS as f64 / 1000.0);
             self.uncounted = 0;
@@ -310,6 +315,12 @@ impl Sampled {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alpha_is_yammers() {
+        let computed = 1.0 - (-(TICK_MS as f64) / 60_000.0).exp();
+        assert!((M1_ALPHA - computed).abs() < 1e-15);
+    }
 
     #[test]
     fn a_meter_rates_its_first_tick_then_decays_by_alpha() {
