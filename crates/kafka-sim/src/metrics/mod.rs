@@ -197,6 +197,21 @@ pub fn every(
     }
 }
 
+/// FNV-1a 64 of every reading of a run, read [`every`] `every_ms`: one
+/// number to compare two platforms by (the page and the CLI must read the
+/// same values to the last bit).
+pub fn fingerprint(scenario: crate::Scenario, every_ms: Millis) -> Result<u64, crate::ConfigError> {
+    let mut h: u64 = 0xcbf29ce484222325;
+    every(scenario, every_ms, |step, t, rs| {
+        for r in rs {
+            for b in format!("{step} {t} {} {:?}\n", r.key(), r.value).bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+            }
+        }
+    })?;
+    Ok(h)
+}
+
 /// Calls `f` with each sampling time from `next` on that no pending work
 /// comes at or before (so a sample at `t` sees every event up to `t`), up
 /// to `end`; `next` becomes the first time not yet sampled (`None` past the
