@@ -125,6 +125,16 @@ fn the_durability_dials_move_as_replicas_die() {
         .map(|r| r.value)
         .sum();
     assert_eq!(active, 1.0);
+    // The controller (broker 0) handled two BrokerChange events: brokers 1
+    // and 2 registering after it at the start, and broker 1's going.
+    let elections = "kafka.controller:type=ControllerStats,name=LeaderElectionRateAndTimeMs";
+    assert_eq!(value(&rs, broker(0), elections, "Count"), 2.0);
+    assert_eq!(value(&rs, broker(2), elections, "Count"), 0.0);
+    // Followers fetch with replica.fetch.wait.max.ms = 500: the leader holds
+    // each fetch with nothing new that long.
+    let follower = "kafka.network:type=RequestMetrics,name=TotalTimeMs,request=FetchFollower";
+    assert_eq!(value(&rs, broker(0), follower, "Max"), 500.0);
+    assert_eq!(value(&rs, broker(0), follower, "50thPercentile"), 500.0);
     // Then broker 2: ISR [0], below min.insync.replicas.
     let w = later(
         &mut t,
