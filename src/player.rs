@@ -72,12 +72,12 @@ impl Player {
         self.cursor
     }
 
-    /// Events known so far (grows as the cursor moves on).
     /// The charted metrics sampled so far (up to the simulated head).
     pub fn metric_samples(&self) -> &[kafka_sim::metrics::Sample] {
         self.timeline.metric_samples()
     }
 
+    /// Events known so far (grows as the cursor moves on).
     pub fn known_len(&self) -> u64 {
         self.timeline.len()
     }

@@ -39,6 +39,7 @@ use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, Message};
 use crate::sim::World;
+use std::collections::BTreeMap;
 
 const RM: &str = "Kafka 3.9 ReplicaManager.scala, lines 326-360";
 
@@ -295,10 +296,12 @@ pub struct Recorder {
     brokers: SortedMap<BrokerId, Meters>,
     /// AlterPartition proposals in flight: (ISR size before, after).
     proposals: SortedMap<(BrokerId, TopicPartition), (usize, usize)>,
-    /// Requests in flight to brokers, by (broker, client, correlation id).
-    arrivals: SortedMap<(BrokerId, NodeId, i32), Arrival>,
+    /// Requests in flight to brokers, by (broker, client, correlation id):
+    /// thousands at scale, inserted and removed anywhere, so a tree (a
+    /// sorted vector's inserts cost O(n) here; see `collections`).
+    arrivals: BTreeMap<(BrokerId, NodeId, i32), Arrival>,
     /// The same, by message id (a message can be dropped on the way).
-    by_message: SortedMap<u64, (BrokerId, NodeId, i32)>,
+    by_message: BTreeMap<u64, (BrokerId, NodeId, i32)>,
 }
 
 /// Whether `appendToLocalLog` marks `FailedProduceRequestsPerSec` for `e`.

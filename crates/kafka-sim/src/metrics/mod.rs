@@ -35,6 +35,7 @@ use crate::event::{Event, EventKind};
 use crate::ids::{Millis, NodeId};
 use crate::sim::World;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// How a metric is kept, which fixes the attributes it is read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -528,17 +529,18 @@ fn sent(e: &Event) -> Option<(u64, NodeId, NodeId, Millis, &crate::msg::Message)
     }
 }
 
-/// Client requests on the way and responses due at a client, for the
-/// latencies a client measures (`ClientResponse.requestLatencyMs`: from
+/// Client requests on the way and responses due at a client (trees: many
+/// at scale, inserted and removed anywhere), for the latencies a client
+/// measures (`ClientResponse.requestLatencyMs`: from
 /// sending the request to receiving its response).
 #[derive(Clone, Debug)]
 struct Latencies<K: Ord + Clone> {
     /// Requests sent: key → (sent at, message id).
-    sent: SortedMap<K, (Millis, u64)>,
+    sent: BTreeMap<K, (Millis, u64)>,
     /// Responses on the way: (arrival, message id) → (key, latency).
-    due: SortedMap<(Millis, u64), (K, Millis)>,
+    due: BTreeMap<(Millis, u64), (K, Millis)>,
     /// Message id → what it is (`sent` key, or `due` arrival).
-    ids: SortedMap<u64, Pending<K>>,
+    ids: BTreeMap<u64, Pending<K>>,
 }
 
 #[derive(Clone, Debug)]
@@ -550,9 +552,9 @@ enum Pending<K> {
 impl<K: Ord + Clone> Default for Latencies<K> {
     fn default() -> Self {
         Latencies {
-            sent: SortedMap::new(),
-            due: SortedMap::new(),
-            ids: SortedMap::new(),
+            sent: BTreeMap::new(),
+            due: BTreeMap::new(),
+            ids: BTreeMap::new(),
         }
     }
 }
