@@ -69,7 +69,8 @@ pub fn MetricsView(p: &MetricsProps) -> Html {
     let prev = {
         let mut s = shown.borrow_mut();
         if s.last.as_ref().map(|l| l.0) != Some(m.cursor) {
-            s.prev = s.last.take();
+            // At the start (a scenario just opened) nothing came before.
+            s.prev = s.last.take().filter(|_| m.cursor > 0);
             s.last = Some((m.cursor, now.clone()));
         }
         s.prev.clone()
