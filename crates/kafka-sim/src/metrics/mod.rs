@@ -108,8 +108,11 @@ impl Reading {
     }
 }
 
-/// What the world keeps for the metrics that count events. Cloned with the
-/// world (it is small: a few meters per broker and sensors per client).
+/// What the world keeps for the metrics that count events, cloned with the
+/// world: a few meters per broker, a few sensors per client, a lag per
+/// partition a consumer is assigned, and the requests in flight (at 100
+/// brokers and 1,600 consumers, about 4 MB; the page's wasm memory grew
+/// by 23 MB in the scale report).
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
     /// The time of the last event seen.
