@@ -75,14 +75,15 @@ pub fn MetricsView(p: &MetricsProps) -> Html {
         }
         s.prev.clone()
     };
-    let before: kafka_sim::collections::SortedMap<String, f64> = prev
+    let before = prev
         .as_ref()
-        .map(|(_, rs)| rs.iter().map(|r| (r.key(), r.value)).collect())
+        .map(|(_, rs)| kafka_sim::metrics::by_key(rs))
         .unwrap_or_default();
-    let moved = prev
-        .as_ref()
-        .map(|(_, rs)| kafka_sim::metrics::changed(rs, &now))
-        .unwrap_or_default();
+    let moved = if prev.is_some() {
+        kafka_sim::metrics::changed(&before, &now)
+    } else {
+        Vec::new()
+    };
     let moved_title = match &prev {
         Some((c, _)) if *c + 1 == m.cursor && m.cursor > 0 => match lang {
             Lang::En => format!("What event #{} moved", m.cursor - 1),

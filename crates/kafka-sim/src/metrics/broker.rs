@@ -504,7 +504,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
             let def = d(name);
             push_meter(out, def, def.mbean.to_string(), node, meter, now);
         }
-        let (active, offline, imbalance) = controller_gauges(w, br);
+        let (active, offline, imbalance) = controller_gauges(br);
         for (name, v) in [
             ("ActiveControllerCount", active),
             ("OfflinePartitionsCount", offline),
@@ -556,7 +556,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
 /// `ActiveControllerCount`, `OfflinePartitionsCount` and
 /// `PreferredReplicaImbalanceCount` of one broker (0, 0, 0 unless it is the
 /// active controller).
-fn controller_gauges(_w: &World, br: &crate::broker::Broker) -> (usize, usize, usize) {
+fn controller_gauges(br: &crate::broker::Broker) -> (usize, usize, usize) {
     let Some(ctx) = br.controller.as_ref().filter(|_| br.is_active_controller()) else {
         return (0, 0, 0);
     };

@@ -221,8 +221,19 @@ impl Recorder {
 
 /// Pushes every metric of every running consumer.
 pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut Vec<Reading>) {
-    let mut r = r.clone();
-    r.arrive(now);
+    // Responses that arrived after the last event are recorded on a copy
+    // (a read changes nothing); without any, no copy is made.
+    let arrived;
+    let r = if r.commits.due_by(now) {
+        arrived = {
+            let mut c = r.clone();
+            c.arrive(now);
+            c
+        };
+        &arrived
+    } else {
+        r
+    };
     let empty = Sensors::default();
     for c in w.consumers() {
         if !c.started || !c.alive {

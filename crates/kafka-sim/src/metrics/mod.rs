@@ -410,13 +410,18 @@ impl Sampler {
     }
 }
 
-/// The readings whose value differs between two reads (by [`Reading::key`];
-/// a series that appears or disappears counts as changed): "what moved".
-pub fn changed<'a>(before: &[Reading], after: &'a [Reading]) -> Vec<&'a Reading> {
-    let old: SortedMap<String, f64> = before.iter().map(|r| (r.key(), r.value)).collect();
+/// Each reading's value by its [`Reading::key`]: what [`changed`] compares
+/// against, built once per read.
+pub fn by_key(readings: &[Reading]) -> SortedMap<String, f64> {
+    readings.iter().map(|r| (r.key(), r.value)).collect()
+}
+
+/// The readings whose value differs from `before` (see [`by_key`]; a
+/// series that appears counts as changed, NaN equals NaN): "what moved".
+pub fn changed<'a>(before: &SortedMap<String, f64>, after: &'a [Reading]) -> Vec<&'a Reading> {
     after
         .iter()
-        .filter(|r| match old.get(&r.key()) {
+        .filter(|r| match before.get(&r.key()) {
             Some(v) => !(v == &r.value || (v.is_nan() && r.value.is_nan())),
             None => true,
         })
@@ -576,6 +581,11 @@ impl<K: Ord + Clone> Latencies<K> {
             self.due.insert((at, id), (key, at.saturating_sub(t0)));
             self.ids.insert(id, Pending::Response(at));
         }
+    }
+
+    /// Whether a response has arrived by `now` that is not recorded yet.
+    fn due_by(&self, now: Millis) -> bool {
+        self.due.keys().next().is_some_and(|k| k.0 <= now)
     }
 
     /// Message `id` was dropped on the way.

@@ -222,8 +222,19 @@ impl Recorder {
 
 /// Pushes every metric of every running producer.
 pub(super) fn read(w: &World, r: &Recorder, now: Millis, out: &mut Vec<Reading>) {
-    let mut r = r.clone();
-    r.arrive(now);
+    // Responses that arrived after the last event are recorded on a copy
+    // (a read changes nothing); without any, no copy is made.
+    let arrived;
+    let r = if r.latencies.due_by(now) {
+        arrived = {
+            let mut c = r.clone();
+            c.arrive(now);
+            c
+        };
+        &arrived
+    } else {
+        r
+    };
     let empty = Sensors::default();
     for p in w.producers() {
         if !p.started || p.closed {

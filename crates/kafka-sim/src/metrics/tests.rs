@@ -85,7 +85,7 @@ fn what_moved_lists_changed_and_new_series() {
         .unwrap() as u64;
     let before = read(&t.state_at(appended));
     let after = read(&t.state_at(appended + 1));
-    let moved = changed(&before, &after);
+    let moved = changed(&by_key(&before), &after);
     assert!(moved
         .iter()
         .any(|r| r.name == "MessagesInPerSec" && r.attribute == "Count"));
@@ -93,7 +93,7 @@ fn what_moved_lists_changed_and_new_series() {
     assert!(!moved.iter().any(|r| r.name == "LeaderCount"));
     // The same read twice moves nothing (NaN included).
     let again = read(&t.state_at(end));
-    assert!(changed(&again, &read(&t.state_at(end))).is_empty());
+    assert!(changed(&by_key(&again), &read(&t.state_at(end))).is_empty());
 }
 
 #[test]
