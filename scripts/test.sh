@@ -34,6 +34,43 @@ json.dump({"topic": "interop", "partition": 3, "batches": batches}, open(sys.arg
 PY
 cargo run -q --bin kafka-sim -- segments --input "$interop/batches.json" --out "$interop/out" --segment-bytes 8192 --index-interval-bytes 1024 >/dev/null
 "$ROOT/.tools/py/bin/python" scripts/interop_check.py "$interop/out/interop-3" 500
+# Transactions: three producers interleaving transactions that commit or
+# abort, beside plain batches; markers and .txnindex across segments.
+expected="$(python3 - "$interop/txn.json" <<'PY'
+import json, sys
+batches, open_txn, pending = [], {}, {}
+records = markers = aborted = committed = 0
+for i in range(300):
+    p = 1 + i * 7 % 3
+    if i % 4 == 0:
+        batches.append([{"key": f"plain-{i}", "value": "p", "timestamp": 1700000000000 + i}])
+        records += 1; committed += 1
+    elif open_txn.get(p) and i % 5 == 0:
+        kind = "ABORT" if (i // 5) % 3 == 0 else "COMMIT"
+        batches.append({"marker": kind, "producer_id": p, "coordinator_epoch": 1})
+        markers += 1
+        if kind == "ABORT":
+            aborted += 1
+        else:
+            committed += pending[p]
+        open_txn[p], pending[p] = False, 0
+    else:
+        n = 1 + i % 3
+        batches.append({"producer_id": p, "transactional": True, "records": [
+            {"key": f"t{p}-{i}-{j}", "value": "v" * (i % 50), "timestamp": 1700000000000 + i}
+            for j in range(n)]})
+        records += n; open_txn[p] = True; pending[p] = pending.get(p, 0) + n
+for p in sorted(open_txn):
+    if open_txn[p]:
+        batches.append({"marker": "COMMIT", "producer_id": p, "coordinator_epoch": 1})
+        markers += 1; committed += pending[p]
+json.dump({"topic": "interop", "partition": 4, "batches": batches}, open(sys.argv[1], "w"))
+print(records + markers, markers, aborted, committed)
+PY
+)"
+cargo run -q --bin kafka-sim -- segments --input "$interop/txn.json" --out "$interop/out" --segment-bytes 4096 >/dev/null
+set -- $expected
+"$ROOT/.tools/py/bin/python" scripts/interop_check.py "$interop/out/interop-4" "$1" --txn "$2" "$3" "$4"
 rm -rf "$interop"
 
 step "engine builds for wasm32 with no web crate in its dependency tree"

@@ -294,21 +294,65 @@ pub fn partition(a: &mut Args<'_>) -> Res {
     Ok(())
 }
 
+/// `kafka-sim coordinator`: the group coordinator's `__consumer_offsets`
+/// partition (`GroupMetadataManager.partitionFor`) or the transaction
+/// coordinator's `__transaction_state` partition
+/// (`TransactionStateManager.partitionFor`): both
+/// `Utils.abs(id.hashCode) % partitions`.
 pub fn coordinator(a: &mut Args<'_>) -> Res {
     let json = a.flag("--json");
-    let group = a.value("--group")?.ok_or("missing --group G")?.to_string();
-    let n: i32 = a.number("--offsets-partitions")?.unwrap_or(50);
+    let group = a.value("--group")?.map(str::to_string);
+    let txn_id = a.value("--transactional-id")?.map(str::to_string);
+    let offsets_n: Option<i32> = a.number("--offsets-partitions")?;
+    let txn_n: Option<i32> = a.number("--transaction-partitions")?;
     a.nothing_else()?;
+    let (id, n, topic, flag, what) = match (group, txn_id) {
+        (Some(g), None) => {
+            if txn_n.is_some() {
+                return Err(
+                    "--transaction-partitions goes with --transactional-id, not --group".into(),
+                );
+            }
+            (
+                g,
+                offsets_n.unwrap_or(50),
+                "__consumer_offsets",
+                "--offsets-partitions",
+                "group coordinator",
+            )
+        }
+        (None, Some(t)) => {
+            if offsets_n.is_some() {
+                return Err(
+                    "--offsets-partitions goes with --group, not --transactional-id".into(),
+                );
+            }
+            if t.is_empty() {
+                return Err("--transactional-id must not be empty (Kafka refuses an empty transactional.id)".into());
+            }
+            (
+                t,
+                txn_n.unwrap_or(50),
+                "__transaction_state",
+                "--transaction-partitions",
+                "transaction coordinator",
+            )
+        }
+        (Some(_), Some(_)) => {
+            return Err("give one of --group G and --transactional-id ID, not both".into())
+        }
+        (None, None) => return Err("missing --group G or --transactional-id ID".into()),
+    };
     if n < 1 {
-        return Err(format!("--offsets-partitions must be at least 1, got {n}"));
+        return Err(format!("{flag} must be at least 1, got {n}"));
     }
-    let p = coordinator_partition(&group, n);
+    let p = coordinator_partition(&id, n);
     if json {
-        println!("{}", json!({ "partition": p }));
+        println!("{}", json!({ "topic": topic, "partition": p }));
     } else {
-        let h = java_string_hash(&group);
+        let h = java_string_hash(&id);
         println!(
-            "\"{group}\".hashCode() = {h}; Utils.abs = {}; {} % {n} = {p}: the coordinator is the leader of __consumer_offsets-{p}",
+            "\"{id}\".hashCode() = {h}; Utils.abs = {}; {} % {n} = {p}: the {what} is the leader of {topic}-{p}",
             kafka_abs(h),
             kafka_abs(h)
         );

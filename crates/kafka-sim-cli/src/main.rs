@@ -48,7 +48,9 @@ USAGE:
       IsrShrinksPerSec, records-lag-max ...), computed from the run: after
       STEP events (default: the end), or every MS of simulated time.
   kafka-sim coordinator --group G [--offsets-partitions 50] [--json]
-      The __consumer_offsets partition (and so the coordinator) of a group.
+  kafka-sim coordinator --transactional-id ID [--transaction-partitions 50] [--json]
+      The __consumer_offsets partition (and so the coordinator) of a group, or
+      the __transaction_state partition of a transactional producer.
   kafka-sim exercise --kind partition|coordinator|assignment|election|high-watermark|placement|lookup|retention|compaction
                      [--level easy|medium|hard] [--seed N] [--count N] [--json]
       Practice questions with the answer computed by the simulation.

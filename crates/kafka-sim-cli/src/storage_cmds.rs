@@ -4,10 +4,15 @@ use crate::commands::{parse_request, Args, Res};
 use kafka_sim::caption::lookup_step;
 use kafka_sim::config::LogConfig;
 use kafka_sim::ids::TopicPartition;
+use kafka_sim::producer_state::ProducerStates;
 use kafka_sim::storage::index::{decode_index, IndexKind};
 use kafka_sim::storage::log::Log;
 use kafka_sim::storage::paged::{MemStorage, Storage};
-use kafka_sim::storage::record::{build_batch, decode_batch, BatchSpec, NewRecord};
+use kafka_sim::storage::record::{
+    build_batch, build_end_txn_marker, decode_batch, BatchSpec, ControlType, EndTxnMarker,
+    NewRecord,
+};
+use kafka_sim::storage::txn_index::decode_txn_index;
 use kafka_sim::Lang;
 use serde::Deserialize;
 use std::path::Path;
@@ -21,12 +26,142 @@ struct InRecord {
     timestamp: i64,
 }
 
+/// A batch from an idempotent or transactional producer.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InProducerBatch {
+    producer_id: i64,
+    #[serde(default)]
+    producer_epoch: i16,
+    /// Default: the producer's next sequence in this input.
+    base_sequence: Option<i32>,
+    #[serde(default)]
+    transactional: bool,
+    records: Vec<InRecord>,
+}
+
+/// A COMMIT or ABORT marker, as a leader writes it on WriteTxnMarkers.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InMarker {
+    marker: String,
+    producer_id: i64,
+    #[serde(default)]
+    producer_epoch: i16,
+    #[serde(default)]
+    coordinator_epoch: i32,
+    /// Default: the largest timestamp written so far.
+    timestamp: Option<i64>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SegmentsInput {
     topic: String,
     partition: i32,
-    batches: Vec<Vec<InRecord>>,
+    /// Each: a list of records (a plain batch), a producer batch, or a marker.
+    batches: Vec<serde_json::Value>,
+}
+
+fn new_records(recs: &[InRecord]) -> Vec<NewRecord> {
+    recs.iter()
+        .map(|r| {
+            NewRecord::new(
+                r.key.as_deref().map(str::as_bytes),
+                r.value.as_deref().map(str::as_bytes),
+                r.timestamp,
+            )
+        })
+        .collect()
+}
+
+/// One entry of `batches`, encoded: a plain batch, a producer's batch or a
+/// marker; `seqs` carries each producer's next sequence, `last_ts` the
+/// largest timestamp so far.
+fn encode_input_batch(
+    v: serde_json::Value,
+    seqs: &mut std::collections::BTreeMap<(i64, i16), i32>,
+    last_ts: &mut i64,
+) -> Result<Vec<u8>, String> {
+    fn parse<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Result<T, String> {
+        serde_path_to_error::deserialize(v).map_err(|e| {
+            let path = e.path().to_string();
+            if path == "." {
+                e.into_inner().to_string()
+            } else {
+                format!("{path}: {}", e.into_inner())
+            }
+        })
+    }
+    let nonempty = |recs: &[InRecord]| {
+        if recs.is_empty() {
+            Err("a record batch needs at least one record".to_string())
+        } else {
+            Ok(())
+        }
+    };
+    if v.is_array() {
+        let recs: Vec<InRecord> = parse(v)?;
+        nonempty(&recs)?;
+        *last_ts = recs.iter().map(|r| r.timestamp).fold(*last_ts, i64::max);
+        return Ok(build_batch(&BatchSpec::default(), &new_records(&recs)));
+    }
+    if v.get("marker").is_some() {
+        let m: InMarker = parse(v)?;
+        let control_type = match m.marker.as_str() {
+            "COMMIT" => ControlType::Commit,
+            "ABORT" => ControlType::Abort,
+            other => return Err(format!("marker: `{other}` is not COMMIT or ABORT")),
+        };
+        if m.producer_id < 0 {
+            return Err("producer_id: a marker needs a producer id (0 or more)".into());
+        }
+        let ts = m.timestamp.unwrap_or((*last_ts).max(0));
+        *last_ts = (*last_ts).max(ts);
+        let marker = EndTxnMarker {
+            control_type,
+            coordinator_epoch: m.coordinator_epoch,
+        };
+        return Ok(build_end_txn_marker(
+            0,
+            ts,
+            -1,
+            m.producer_id,
+            m.producer_epoch,
+            marker,
+        ));
+    }
+    if !v.is_object() {
+        return Err("expected a list of records, a producer batch {\"producer_id\", \"records\", ...} or a marker {\"marker\": \"COMMIT\", ...}".into());
+    }
+    let b: InProducerBatch = parse(v)?;
+    nonempty(&b.records)?;
+    if b.producer_id < 0 || b.producer_epoch < 0 {
+        return Err("producer_id and producer_epoch must be 0 or more".into());
+    }
+    let next = seqs.entry((b.producer_id, b.producer_epoch)).or_insert(0);
+    let base_sequence = b.base_sequence.unwrap_or(*next);
+    if base_sequence < 0 {
+        return Err(format!(
+            "base_sequence: must be 0 or more, got {base_sequence}"
+        ));
+    }
+    *next = base_sequence.wrapping_add(b.records.len() as i32);
+    *last_ts = b
+        .records
+        .iter()
+        .map(|r| r.timestamp)
+        .fold(*last_ts, i64::max);
+    Ok(build_batch(
+        &BatchSpec {
+            producer_id: b.producer_id,
+            producer_epoch: b.producer_epoch,
+            base_sequence,
+            transactional: b.transactional,
+            ..BatchSpec::default()
+        },
+        &new_records(&b.records),
+    ))
 }
 
 pub fn segments(a: &mut Args<'_>) -> Res {
@@ -70,29 +205,40 @@ pub fn segments(a: &mut Args<'_>) -> Res {
     });
     let mut store = MemStorage::default();
     let mut log = Log::create(&mut store, tp.clone(), cfg, 0).map_err(|e| e.to_string())?;
-    for (i, batch) in req.batches.iter().enumerate() {
-        if batch.is_empty() {
+    // The leader's producer state: sequences, open transactions, and the
+    // .txnindex entries of aborted ones.
+    let mut states = ProducerStates::default();
+    let mut seqs = std::collections::BTreeMap::new();
+    let mut last_ts = -1;
+    for (i, batch) in req.batches.into_iter().enumerate() {
+        let bytes = encode_input_batch(batch, &mut seqs, &mut last_ts)
+            .map_err(|e| format!("{input}: batches[{i}]: {e}"))?;
+        if let Err((code, why)) = states.check(&bytes) {
             return Err(format!(
-                "{input}: batches[{i}]: a record batch needs at least one record"
+                "{input}: batches[{i}]: the leader refuses it: {code}: {why}"
             ));
         }
-        let recs: Vec<NewRecord> = batch
-            .iter()
-            .map(|r| {
-                NewRecord::new(
-                    r.key.as_deref().map(str::as_bytes),
-                    r.value.as_deref().map(str::as_bytes),
-                    r.timestamp,
-                )
-            })
-            .collect();
-        let bytes = build_batch(&BatchSpec::default(), &recs);
-        let now = batch.iter().map(|r| r.timestamp).max().unwrap_or(0);
+        let now = last_ts.max(0);
         let p = log
             .prepare_leader_append(bytes, 0, now)
             .map_err(|e| format!("{input}: batches[{i}]: {e}"))?;
-        log.roll_and_append(&mut store, &p, now)
+        let (_, appended) = log
+            .roll_and_append(&mut store, &p, now)
             .map_err(|e| e.to_string())?;
+        states
+            .apply_appended(&mut log, &mut store, &appended.batches)
+            .map_err(|e| format!("{input}: batches[{i}]: {e}"))?;
+    }
+    let open: Vec<String> = states
+        .ongoing
+        .iter()
+        .map(|(first, pid)| format!("producer {pid} from offset {first}"))
+        .collect();
+    if !open.is_empty() {
+        eprintln!(
+            "kafka-sim: note: transactions left open (no marker): {}",
+            open.join(", ")
+        );
     }
     log.close(&mut store).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
@@ -103,8 +249,13 @@ pub fn segments(a: &mut Args<'_>) -> Res {
             .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
     }
     for s in &log.segments {
+        let txn = if s.txn_index_entries > 0 {
+            format!(", .txnindex {} entries", s.txn_index_entries)
+        } else {
+            String::new()
+        };
         println!(
-            "{}/{:020}: .log {} bytes (offsets {}–{}), .index {} entries, .timeindex {} entries",
+            "{}/{:020}: .log {} bytes (offsets {}–{}), .index {} entries, .timeindex {} entries{txn}",
             dir.display(),
             s.base_offset,
             s.size,
@@ -141,7 +292,7 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
     a.no_more_flags()?;
     let paths = a.positional();
     if paths.is_empty() {
-        return Err("give at least one .log, .index or .timeindex file".into());
+        return Err("give at least one .log, .index, .timeindex or .txnindex file".into());
     }
     for path in paths {
         let base = base_offset_of(path)?;
@@ -182,8 +333,31 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
                                 h.base_sequence + r.offset_delta
                             };
                             let hk: Vec<&str> = r.headers.iter().map(|x| x.key.as_str()).collect();
+                            // A control record: its marker instead of its key
+                            // and payload (DumpLogSegments, Kafka 3.9).
+                            let contents = if h.is_control() {
+                                match kafka_sim::storage::record::EndTxnMarker::parse(r) {
+                                    Ok(Some(m)) => format!(
+                                        "endTxnMarker: {} coordinatorEpoch: {}",
+                                        m.control_type.name(),
+                                        m.coordinator_epoch
+                                    ),
+                                    Ok(None) => {
+                                        let key = r.key.as_deref().unwrap_or_default();
+                                        let id = if key.len() >= 4 {
+                                            i16::from_be_bytes([key[2], key[3]])
+                                        } else {
+                                            -1
+                                        };
+                                        format!("controlType: UNKNOWN({id})")
+                                    }
+                                    Err(e) => format!("invalid control record: {e}"),
+                                }
+                            } else {
+                                format!("key: {} payload: {}", text(&r.key), text(&r.value))
+                            };
                             println!(
-                                "| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: [{}] key: {} payload: {}",
+                                "| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: [{}] {contents}",
                                 b.offset_of(r),
                                 if h.is_log_append_time() { "LogAppendTime" } else { "CreateTime" },
                                 b.timestamp_of(r),
@@ -191,8 +365,6 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
                                 r.value.as_ref().map(|k| k.len() as i64).unwrap_or(-1),
                                 seq,
                                 hk.join(","),
-                                text(&r.key),
-                                text(&r.value)
                             );
                         }
                         pos += h.size_in_bytes() as usize;
@@ -205,6 +377,13 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
                         break;
                     }
                 }
+            }
+        } else if path.ends_with(".txnindex") {
+            for t in decode_txn_index(&bytes).map_err(|e| format!("{path}: {e}"))? {
+                println!(
+                    "version: 0 producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}",
+                    t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
+                );
             }
         } else if path.ends_with(".timeindex") || path.ends_with(".index") {
             let kind = if path.ends_with(".timeindex") {
@@ -220,7 +399,9 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
                 }
             }
         } else {
-            return Err(format!("{path}: not a .log, .index or .timeindex file"));
+            return Err(format!(
+                "{path}: not a .log, .index, .timeindex or .txnindex file"
+            ));
         }
     }
     Ok(())

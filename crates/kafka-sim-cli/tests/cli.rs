@@ -555,12 +555,15 @@ fn partition_takes_dash_dash_keys_and_keys_on_stdin() {
 #[test]
 fn coordinator_uses_java_hash_code_and_utils_abs() {
     let o = kafka_sim(&["coordinator", "--group", "hello", "--json"], None);
-    assert_eq!(stdout(&o).trim(), r#"{"partition":22}"#); // 99162322 % 50
+    assert_eq!(
+        stdout(&o).trim(),
+        r#"{"partition":22,"topic":"__consumer_offsets"}"#
+    ); // 99162322 % 50
     let o = kafka_sim(
         &["coordinator", "--group", "polygenelubricants", "--json"],
         None,
     );
-    assert_eq!(stdout(&o).trim(), r#"{"partition":0}"#); // hashCode is Integer.MIN_VALUE
+    assert!(stdout(&o).starts_with(r#"{"partition":0,"#)); // hashCode is Integer.MIN_VALUE
     let o = kafka_sim(
         &[
             "coordinator",
@@ -574,12 +577,72 @@ fn coordinator_uses_java_hash_code_and_utils_abs() {
     );
     assert_eq!(
         stdout(&o).trim(),
-        format!(r#"{{"partition":{}}}"#, 99_162_322 % 7)
+        format!(
+            r#"{{"partition":{},"topic":"__consumer_offsets"}}"#,
+            99_162_322 % 7
+        )
     );
     assert_clean_error(
         &kafka_sim(&["coordinator", "--json"], None),
         "missing --group",
     );
+}
+
+#[test]
+fn the_transaction_coordinator_is_found_the_same_way() {
+    // "my-txn".hashCode() = -1061187895 (Java); Utils.abs → 1061187895;
+    // % 50 (transaction.state.log.num.partitions) = 45.
+    let o = kafka_sim(&["coordinator", "--transactional-id", "my-txn"], None);
+    let text = stdout(&o);
+    assert!(text.contains("-1061187895"), "{text}");
+    assert!(text.contains("__transaction_state-45"), "{text}");
+    let o = kafka_sim(
+        &[
+            "coordinator",
+            "--transactional-id",
+            "my-txn",
+            "--transaction-partitions",
+            "7",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        stdout(&o).trim(),
+        format!(
+            r#"{{"partition":{},"topic":"__transaction_state"}}"#,
+            1_061_187_895 % 7
+        )
+    );
+    for (args, says) in [
+        (
+            &["coordinator", "--group", "g", "--transactional-id", "t"][..],
+            "not both",
+        ),
+        (
+            &[
+                "coordinator",
+                "--transactional-id",
+                "t",
+                "--offsets-partitions",
+                "3",
+            ][..],
+            "goes with --group",
+        ),
+        (
+            &[
+                "coordinator",
+                "--transactional-id",
+                "t",
+                "--transaction-partitions",
+                "0",
+            ][..],
+            "at least 1",
+        ),
+        (&["coordinator", "--transactional-id", ""][..], "empty"),
+    ] {
+        assert_clean_error(&kafka_sim(args, None), says);
+    }
 }
 
 #[test]
@@ -1127,4 +1190,131 @@ fn metrics_refuses_bad_options_in_one_line() {
         "samples",
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn segments_write_markers_and_the_txnindex_and_dump_log_prints_them() {
+    let dir = std::env::temp_dir().join(format!("kafka-sim-txn-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Producer 7 writes offsets 1-2 and aborts at 4; producer 8's
+    // transaction (offset 3) is still open then, so the aborted entry's
+    // lastStableOffset is 3; producer 8 commits at 5.
+    let input = r#"{"topic":"orders","partition":0,"batches":[
+ [{"key":"a","value":"plain","timestamp":1000}],
+ {"producer_id":7,"transactional":true,"records":[{"key":"k1","value":"v1","timestamp":1001},{"key":"k2","value":"v2","timestamp":1002}]},
+ {"producer_id":8,"transactional":true,"records":[{"key":"x","value":"y","timestamp":1003}]},
+ {"marker":"ABORT","producer_id":7,"coordinator_epoch":2},
+ {"marker":"COMMIT","producer_id":8,"coordinator_epoch":2,"timestamp":1010}
+]}"#;
+    let f = dir.join("in.json");
+    std::fs::write(&f, input).unwrap();
+    let out = dir.join("out");
+    let o = kafka_sim(
+        &[
+            "segments",
+            "--input",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(stdout(&o).contains(".txnindex 1 entries"), "{}", stdout(&o));
+    let seg = out.join("orders-0");
+    let txn = seg.join("00000000000000000000.txnindex");
+    let bytes = std::fs::read(&txn).unwrap();
+    let mut want = vec![0u8, 0];
+    for v in [7i64, 1, 4, 3] {
+        want.extend_from_slice(&v.to_be_bytes());
+    }
+    assert_eq!(bytes, want, "version 0, producer 7, first 1, last 4, LSO 3");
+    let o = kafka_sim(
+        &[
+            "dump-log",
+            seg.join("00000000000000000000.log").to_str().unwrap(),
+            txn.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = stdout(&o);
+    assert!(
+        text.contains("| offset: 4 CreateTime: 1003 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: ABORT coordinatorEpoch: 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("endTxnMarker: COMMIT coordinatorEpoch: 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("baseOffset: 4 lastOffset: 4 count: 1 baseSequence: -1 lastSequence: -1 producerId: 7 producerEpoch: 0 partitionLeaderEpoch: 0 isTransactional: true isControl: true"),
+        "{text}"
+    );
+    assert!(
+        text.contains("version: 0 producerId: 7 firstOffset: 1 lastOffset: 4 lastStableOffset: 3"),
+        "{text}"
+    );
+    assert!(!text.contains("payload: \u{0}"), "no payload for markers");
+
+    // Bad input: one line naming the batch.
+    let bad = |batch: &str, says: &str| {
+        let f = dir.join("bad.json");
+        std::fs::write(
+            &f,
+            format!(r#"{{"topic":"t","partition":0,"batches":[{batch}]}}"#),
+        )
+        .unwrap();
+        let out = dir.join(format!("bad-out-{}", says.len()));
+        assert_clean_error(
+            &kafka_sim(
+                &[
+                    "segments",
+                    "--input",
+                    f.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ],
+                None,
+            ),
+            says,
+        );
+    };
+    bad(
+        r#"{"marker":"MAYBE","producer_id":1}"#,
+        "batches[0]: marker: `MAYBE`",
+    );
+    bad(r#"{"marker":"ABORT"}"#, "producer_id");
+    bad(
+        r#"{"producer_id":1,"records":[],"transactional":true}"#,
+        "at least one record",
+    );
+    bad(r#"{"producer_id":1,"recs":[]}"#, "unknown field `recs`");
+    bad(r#"42"#, "batches[0]: expected a list of records");
+    // The leader refuses a plain write in the middle of a transaction, and a
+    // sequence gap.
+    bad(
+        r#"{"producer_id":1,"transactional":true,"records":[{"key":"k","value":"v","timestamp":0}]},
+           {"producer_id":1,"records":[{"key":"k","value":"v","timestamp":0}]}"#,
+        "batches[1]: the leader refuses it: INVALID_TXN_STATE",
+    );
+    bad(
+        r#"{"producer_id":1,"records":[{"key":"k","value":"v","timestamp":0}]},
+           {"producer_id":1,"base_sequence":5,"records":[{"key":"k","value":"v","timestamp":0}]}"#,
+        "OUT_OF_ORDER_SEQUENCE_NUMBER",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_cut_txnindex_is_named() {
+    let dir = std::env::temp_dir().join(format!("kafka-sim-txncut-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("00000000000000000000.txnindex");
+    std::fs::write(&f, [0u8; 40]).unwrap();
+    assert_clean_error(
+        &kafka_sim(&["dump-log", f.to_str().unwrap()], None),
+        "at byte 34: AbortedTxn",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -97,6 +97,8 @@ pub enum ErrorCode {
     RecordListTooLarge,
     BrokerNotAvailable,
     NetworkException,
+    InvalidTxnState,
+    TransactionCoordinatorFenced,
 }
 
 impl ErrorCode {
@@ -141,6 +143,8 @@ impl ErrorCode {
             ErrorCode::RecordListTooLarge => "RECORD_LIST_TOO_LARGE",
             ErrorCode::BrokerNotAvailable => "BROKER_NOT_AVAILABLE",
             ErrorCode::NetworkException => "NETWORK_EXCEPTION",
+            ErrorCode::InvalidTxnState => "INVALID_TXN_STATE",
+            ErrorCode::TransactionCoordinatorFenced => "TRANSACTION_COORDINATOR_FENCED",
         }
     }
 

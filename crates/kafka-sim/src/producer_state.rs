@@ -9,11 +9,28 @@
 //! epoch whose first sequence is not 0. A lower epoch is fenced
 //! (`INVALID_PRODUCER_EPOCH`). Follows `ProducerAppendInfo.checkProducerEpoch`
 //! and `checkSequence` of Kafka 3.9 (`storage/.../ProducerAppendInfo.java`).
+//!
+//! **Transactions (KIP-98).** A producer's first transactional batch opens a
+//! transaction at its offset (`currentTxnFirstOffset`, `ongoingTxns`); its
+//! COMMIT or ABORT marker closes it. The partition's *first unstable offset*
+//! is the first offset of a transaction still open, or of one whose marker
+//! is not yet below the high watermark (`unreplicatedTxns`,
+//! `firstUnstableOffset`); the last stable offset is that, capped by the high
+//! watermark (`UnifiedLog.lastStableOffset`). An aborted transaction is
+//! written to the marker's segment's `.txnindex` with the LSO of that moment
+//! (`lastStableOffset(completedTxn)`, `LogSegment.updateTxnIndex`). A
+//! non-transactional batch in an open transaction is `INVALID_TXN_STATE`; a
+//! marker from an older coordinator epoch is `TRANSACTION_COORDINATOR_FENCED`
+//! (`appendDataBatch`, `checkCoordinatorEpoch`). Follows Kafka 3.9
+//! `ProducerStateManager.java` lines 270–310 and 550–585 and
+//! `ProducerAppendInfo.java` `append`/`appendEndTxnMarker`.
 
 use crate::collections::SortedMap;
 use crate::msg::ErrorCode;
-use crate::storage::log::BatchInfo;
+use crate::storage::log::{BatchInfo, Log};
+use crate::storage::paged::Storage;
 use crate::storage::record;
+use crate::storage::txn_index::AbortedTxn;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -41,6 +58,53 @@ pub struct ProducerEntry {
     pub epoch: i16,
     /// Its last batches, at most [`NUM_BATCHES_TO_RETAIN`], oldest first.
     pub batches: VecDeque<BatchMetadata>,
+    /// The epoch of the transaction coordinator that wrote its last marker
+    /// (-1: none yet).
+    #[serde(default = "no_epoch", skip_serializing_if = "is_no_epoch")]
+    pub coordinator_epoch: i32,
+    /// The first offset of its open transaction here, if one is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_txn_first_offset: Option<i64>,
+}
+
+fn no_epoch() -> i32 {
+    -1
+}
+
+fn is_no_epoch(e: &i32) -> bool {
+    *e == -1
+}
+
+impl ProducerEntry {
+    fn new(epoch: i16) -> ProducerEntry {
+        ProducerEntry {
+            epoch,
+            batches: VecDeque::new(),
+            coordinator_epoch: -1,
+            current_txn_first_offset: None,
+        }
+    }
+
+    /// `maybeUpdateProducerEpoch`: a new epoch forgets the old batches.
+    fn set_epoch(&mut self, epoch: i16) {
+        if self.epoch != epoch {
+            self.epoch = epoch;
+            self.batches.clear();
+        }
+    }
+}
+
+/// A transaction whose marker was just appended (`CompletedTxn`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompletedTxn {
+    /// The transactional producer.
+    pub producer_id: i64,
+    /// Its first record in this partition.
+    pub first_offset: i64,
+    /// The marker's offset.
+    pub last_offset: i64,
+    /// ABORT (else COMMIT).
+    pub aborted: bool,
 }
 
 impl ProducerEntry {
@@ -55,6 +119,14 @@ impl ProducerEntry {
 pub struct ProducerStates {
     /// Each producer id's entry.
     pub producers: SortedMap<i64, ProducerEntry>,
+    /// Open transactions: first offset → producer id (`ongoingTxns`).
+    #[serde(default, skip_serializing_if = "SortedMap::is_empty")]
+    pub ongoing: SortedMap<i64, i64>,
+    /// Decided transactions whose marker is not yet below the high
+    /// watermark: first offset → (producer id, marker offset)
+    /// (`unreplicatedTxns`).
+    #[serde(default, skip_serializing_if = "SortedMap::is_empty")]
+    pub unreplicated: SortedMap<i64, (i64, i64)>,
 }
 
 fn in_sequence(last_seq: i32, next_seq: i32) -> bool {
@@ -68,13 +140,26 @@ impl ProducerStates {
         let Ok(batches) = record::split_batches(bytes) else {
             return Ok(None);
         };
-        for (_, h) in batches {
+        for (pos, h) in batches {
+            if h.is_control() && h.has_producer_id() {
+                self.check_marker(&bytes[pos..], &h)?;
+                continue;
+            }
             if !h.has_producer_id() || h.base_sequence < 0 {
                 continue;
             }
             let Some(e) = self.producers.get(&h.producer_id) else {
                 continue; // a new producer (or one whose state expired): accepted
             };
+            if e.current_txn_first_offset.is_some() && !h.is_transactional() {
+                return Err((
+                    ErrorCode::InvalidTxnState,
+                    format!(
+                        "expected a transactional write from producer {}: its transaction is open",
+                        h.producer_id
+                    ),
+                ));
+            }
             if h.producer_epoch < e.epoch {
                 return Err((
                     ErrorCode::InvalidProducerEpoch,
@@ -121,21 +206,77 @@ impl ProducerStates {
         Ok(None)
     }
 
-    /// Remembers an appended batch (leader and followers alike).
-    pub fn record(&mut self, b: &BatchInfo) {
-        if b.producer_id < 0 || b.base_sequence < 0 {
-            return;
+    /// A marker batch from the coordinator (`appendEndTxnMarker`): the
+    /// producer epoch must not be older, nor the coordinator epoch.
+    fn check_marker(
+        &self,
+        bytes: &[u8],
+        h: &record::BatchHeader,
+    ) -> Result<(), (ErrorCode, String)> {
+        let Some(e) = self.producers.get(&h.producer_id) else {
+            return Ok(());
+        };
+        if h.producer_epoch < e.epoch {
+            return Err((
+                ErrorCode::InvalidProducerEpoch,
+                format!(
+                    "marker for producer {} has epoch {}, older than the current {}",
+                    h.producer_id, h.producer_epoch, e.epoch
+                ),
+            ));
+        }
+        let marker = record::decode_batch(bytes, 0)
+            .ok()
+            .and_then(|b| record::marker_of(&b).ok().flatten());
+        if let Some(m) = marker {
+            if m.coordinator_epoch < e.coordinator_epoch {
+                return Err((
+                    ErrorCode::TransactionCoordinatorFenced,
+                    format!(
+                        "marker for producer {} from coordinator epoch {} (zombie), current {}",
+                        h.producer_id, m.coordinator_epoch, e.coordinator_epoch
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Remembers an appended batch (leader and followers alike). Returns the
+    /// transaction a marker completed, if it wrote data here.
+    pub fn record(&mut self, b: &BatchInfo) -> Option<CompletedTxn> {
+        if b.producer_id < 0 {
+            return None;
+        }
+        if let Some(m) = b.marker {
+            let e = self
+                .producers
+                .entry(b.producer_id)
+                .or_insert_with(|| ProducerEntry::new(b.producer_epoch));
+            let completed = e.current_txn_first_offset.map(|first| CompletedTxn {
+                producer_id: b.producer_id,
+                first_offset: first,
+                last_offset: b.base_offset,
+                aborted: m.control_type == record::ControlType::Abort,
+            });
+            e.set_epoch(b.producer_epoch);
+            e.coordinator_epoch = m.coordinator_epoch;
+            e.current_txn_first_offset = None;
+            return completed;
+        }
+        if b.base_sequence < 0 {
+            return None;
         }
         let e = self
             .producers
             .entry(b.producer_id)
-            .or_insert(ProducerEntry {
-                epoch: b.producer_epoch,
-                batches: VecDeque::new(),
-            });
+            .or_insert_with(|| ProducerEntry::new(b.producer_epoch));
         if b.producer_epoch > e.epoch {
-            e.epoch = b.producer_epoch;
-            e.batches.clear();
+            e.set_epoch(b.producer_epoch);
+        }
+        if b.transactional && e.current_txn_first_offset.is_none() {
+            e.current_txn_first_offset = Some(b.base_offset);
+            self.ongoing.insert(b.base_offset, b.producer_id);
         }
         let last_seq = {
             let s = b.base_sequence as i64 + (b.last_offset - b.base_offset);
@@ -154,14 +295,117 @@ impl ProducerStates {
         while e.batches.len() > NUM_BATCHES_TO_RETAIN {
             e.batches.pop_front();
         }
+        None
     }
 
-    /// Forgets batches at or above `log_end_offset` (after a truncation).
+    /// `lastStableOffset(completedTxn)`: the first offset of another
+    /// producer's open transaction, else just past the marker.
+    pub fn last_stable_offset_after(&self, c: &CompletedTxn) -> i64 {
+        self.ongoing
+            .iter()
+            .find(|(_, pid)| **pid != c.producer_id)
+            .map(|(first, _)| *first)
+            .unwrap_or(c.last_offset + 1)
+    }
+
+    /// `completeTxn`: the transaction is decided, but stays unstable until
+    /// its marker is below the high watermark.
+    pub fn complete_txn(&mut self, c: &CompletedTxn) {
+        self.ongoing.remove(&c.first_offset);
+        self.unreplicated
+            .insert(c.first_offset, (c.producer_id, c.last_offset));
+    }
+
+    /// `onHighWatermarkUpdated`: decided transactions whose marker is now
+    /// below the high watermark no longer hold the LSO back.
+    pub fn on_high_watermark_updated(&mut self, high_watermark: i64) {
+        self.unreplicated
+            .retain(|_, (_, last)| *last >= high_watermark);
+    }
+
+    /// `firstUnstableOffset`: the earliest open or unreplicated transaction.
+    pub fn first_unstable_offset(&self) -> Option<i64> {
+        let a = self.ongoing.keys().next().copied();
+        let b = self.unreplicated.keys().next().copied();
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// `UnifiedLog.lastStableOffset`: the first unstable offset (never below
+    /// the log start offset) if it is below the high watermark, else the
+    /// high watermark.
+    pub fn last_stable_offset(&self, high_watermark: i64, log_start_offset: i64) -> i64 {
+        match self.first_unstable_offset() {
+            Some(f) if f.max(log_start_offset) < high_watermark => f.max(log_start_offset),
+            _ => high_watermark,
+        }
+    }
+
+    /// Takes appended batches into account and writes each aborted
+    /// transaction they complete to the log's `.txnindex`, as
+    /// `UnifiedLog.append` does after `LocalLog.append`.
+    pub fn apply_appended<S: Storage>(
+        &mut self,
+        log: &mut Log,
+        store: &mut S,
+        batches: &[BatchInfo],
+    ) -> Result<Vec<CompletedTxn>, String> {
+        let mut done = Vec::new();
+        for b in batches {
+            if let Some(c) = self.record(b) {
+                if c.aborted {
+                    let lso = self.last_stable_offset_after(&c);
+                    log.append_aborted_txn(
+                        store,
+                        AbortedTxn {
+                            producer_id: c.producer_id,
+                            first_offset: c.first_offset,
+                            last_offset: c.last_offset,
+                            last_stable_offset: lso,
+                        },
+                    )?;
+                }
+                self.complete_txn(&c);
+                done.push(c);
+            }
+        }
+        Ok(done)
+    }
+
+    /// Forgets batches at or above `log_end_offset` (after a truncation). A
+    /// transaction whose marker was cut off is open again; one whose first
+    /// record was cut off is gone (Kafka reloads the state from the log).
     pub fn truncate(&mut self, log_end_offset: i64) {
         for e in self.producers.values_mut() {
             e.batches.retain(|b| b.last_offset < log_end_offset);
+            if e.current_txn_first_offset
+                .is_some_and(|f| f >= log_end_offset)
+            {
+                e.current_txn_first_offset = None;
+            }
         }
-        self.producers.retain(|_, e| !e.batches.is_empty());
+        self.ongoing.retain(|first, _| *first < log_end_offset);
+        let reopened: Vec<(i64, i64)> = self
+            .unreplicated
+            .iter()
+            .filter(|(first, (_, last))| **first < log_end_offset && *last >= log_end_offset)
+            .map(|(first, (pid, _))| (*first, *pid))
+            .collect();
+        self.unreplicated
+            .retain(|_, (_, last)| *last < log_end_offset);
+        for (first, pid) in reopened {
+            self.ongoing.insert(first, pid);
+            if let Some(e) = self.producers.get_mut(&pid) {
+                e.current_txn_first_offset = Some(first);
+            }
+        }
+        self.producers.retain(|_, e| {
+            !e.batches.is_empty()
+                || e.current_txn_first_offset.is_some()
+                || e.coordinator_epoch >= 0
+        });
     }
 }
 
@@ -213,6 +457,8 @@ mod tests {
             producer_id: pid,
             producer_epoch: 0,
             base_sequence: seq,
+            transactional: false,
+            marker: None,
         }
     }
 
@@ -257,5 +503,171 @@ mod tests {
         // The oldest retries are no longer recognised as duplicates.
         assert!(s.check(&batch(1, 0, 0, 1)).is_err());
         assert_eq!(s.check(&batch(1, 0, 6, 1)), Ok(Some((6, 6))));
+    }
+
+    mod transactions {
+        use super::*;
+        use crate::config::LogConfig;
+        use crate::ids::TopicPartition;
+        use crate::storage::paged::MemStorage;
+        use crate::storage::record::{build_end_txn_marker, ControlType, EndTxnMarker};
+        use crate::storage::txn_index_file;
+        use std::sync::Arc;
+
+        struct Part {
+            log: Log,
+            store: MemStorage,
+            states: ProducerStates,
+        }
+
+        impl Part {
+            fn new() -> Part {
+                let mut store = MemStorage::default();
+                let tp = TopicPartition::new("t", 0);
+                let log = Log::create(&mut store, tp, Arc::new(LogConfig::default()), 0).unwrap();
+                Part {
+                    log,
+                    store,
+                    states: ProducerStates::default(),
+                }
+            }
+            fn append(&mut self, bytes: Vec<u8>) -> Vec<CompletedTxn> {
+                self.states.check(&bytes).expect("accepted");
+                let p = self.log.prepare_leader_append(bytes, 0, 0).unwrap();
+                let (_, a) = self.log.roll_and_append(&mut self.store, &p, 0).unwrap();
+                self.states
+                    .apply_appended(&mut self.log, &mut self.store, &a.batches)
+                    .unwrap()
+            }
+        }
+
+        fn txn_batch(pid: i64, seq: i32, n: usize) -> Vec<u8> {
+            let recs: Vec<NewRecord> = (0..n)
+                .map(|_| NewRecord::new(Some(b"k"), Some(b"v"), 0))
+                .collect();
+            build_batch(
+                &BatchSpec {
+                    producer_id: pid,
+                    producer_epoch: 0,
+                    base_sequence: seq,
+                    transactional: true,
+                    ..BatchSpec::default()
+                },
+                &recs,
+            )
+        }
+
+        fn marker(pid: i64, t: ControlType, coordinator_epoch: i32) -> Vec<u8> {
+            let m = EndTxnMarker {
+                control_type: t,
+                coordinator_epoch,
+            };
+            build_end_txn_marker(0, 0, -1, pid, 0, m)
+        }
+
+        #[test]
+        fn an_abort_is_indexed_with_the_lso_of_its_moment() {
+            let mut p = Part::new();
+            assert!(p.append(txn_batch(1, 0, 2)).is_empty()); // offsets 0-1
+            assert!(p.append(txn_batch(2, 0, 1)).is_empty()); // offset 2
+            assert_eq!(p.states.first_unstable_offset(), Some(0));
+            // The LSO is held at 0 whatever the high watermark.
+            assert_eq!(p.states.last_stable_offset(3, 0), 0);
+            let done = p.append(marker(1, ControlType::Abort, 0)); // offset 3
+            assert_eq!(
+                done,
+                vec![CompletedTxn {
+                    producer_id: 1,
+                    first_offset: 0,
+                    last_offset: 3,
+                    aborted: true
+                }]
+            );
+            // Producer 2's transaction (from offset 2) is still open.
+            let index = p.log.collect_aborted_transactions(&p.store, 0, 4).unwrap();
+            assert_eq!(
+                index,
+                vec![AbortedTxn {
+                    producer_id: 1,
+                    first_offset: 0,
+                    last_offset: 3,
+                    last_stable_offset: 2
+                }]
+            );
+            // Decided but not replicated: unstable until the HW passes 3.
+            assert_eq!(p.states.first_unstable_offset(), Some(0));
+            p.states.on_high_watermark_updated(4);
+            assert_eq!(p.states.first_unstable_offset(), Some(2));
+            assert_eq!(p.states.last_stable_offset(4, 0), 2);
+            // A commit writes no index entry.
+            let done = p.append(marker(2, ControlType::Commit, 0)); // offset 4
+            assert!(!done[0].aborted);
+            assert_eq!(p.log.active().txn_index_entries, 1);
+            p.states.on_high_watermark_updated(5);
+            assert_eq!(p.states.first_unstable_offset(), None);
+            assert_eq!(p.states.last_stable_offset(5, 0), 5, "LSO = HW");
+            // The file holds exactly the one 34-byte entry.
+            let f = txn_index_file(&p.log.dir, 0);
+            assert_eq!(p.store.read_all(&f).unwrap().len(), 34);
+        }
+
+        #[test]
+        fn a_marker_with_no_data_completes_nothing() {
+            let mut p = Part::new();
+            assert!(p.append(marker(9, ControlType::Abort, 0)).is_empty());
+            assert_eq!(p.log.active().txn_index_entries, 0);
+            assert!(
+                !p.store.exists(&txn_index_file(&p.log.dir, 0)),
+                "no file until an entry"
+            );
+        }
+
+        #[test]
+        fn transactional_misuse_and_zombie_coordinators_are_refused() {
+            let mut p = Part::new();
+            p.append(txn_batch(1, 0, 1));
+            // A plain idempotent batch while the transaction is open.
+            let plain = batch(1, 0, 1, 1);
+            assert_eq!(
+                p.states.check(&plain).unwrap_err().0,
+                ErrorCode::InvalidTxnState
+            );
+            p.append(marker(1, ControlType::Commit, 5));
+            // A marker from coordinator epoch 4 after one from 5.
+            let zombie = marker(1, ControlType::Abort, 4);
+            assert_eq!(
+                p.states.check(&zombie).unwrap_err().0,
+                ErrorCode::TransactionCoordinatorFenced
+            );
+            assert_eq!(p.states.check(&marker(1, ControlType::Abort, 5)), Ok(None));
+        }
+
+        #[test]
+        fn truncating_below_a_marker_reopens_its_transaction() {
+            let mut p = Part::new();
+            p.append(txn_batch(1, 0, 2)); // 0-1
+            p.append(marker(1, ControlType::Abort, 0)); // 2
+            assert_eq!(p.log.active().txn_index_entries, 1);
+            p.log.truncate_to(&mut p.store, 2).unwrap();
+            p.states.truncate(2);
+            assert_eq!(p.log.active().txn_index_entries, 0);
+            assert_eq!(
+                p.store
+                    .read_all(&txn_index_file(&p.log.dir, 0))
+                    .unwrap()
+                    .len(),
+                0
+            );
+            assert_eq!(p.states.first_unstable_offset(), Some(0), "open again");
+            assert_eq!(p.states.producers[&1].current_txn_first_offset, Some(0));
+            // The abort comes back (as a new leader would write it): indexed again.
+            p.append(marker(1, ControlType::Abort, 0));
+            assert_eq!(p.log.active().txn_index_entries, 1);
+            // And a log recovered from the files counts it.
+            let again =
+                Log::recover(&p.store, p.log.tp.clone(), &p.log.dir, p.log.config.clone()).unwrap();
+            assert_eq!(again.segments[0].txn_index_entries, 1);
+            assert_eq!(again.segments[0].txn_last_offset, Some(2));
+        }
     }
 }

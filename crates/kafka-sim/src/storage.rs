@@ -21,6 +21,7 @@ pub mod index;
 pub mod log;
 pub mod paged;
 pub mod record;
+pub mod txn_index;
 pub mod varint;
 
 use serde::{Deserialize, Serialize};
@@ -75,6 +76,11 @@ pub fn index_file(dir: &str, base_offset: i64) -> String {
 
 pub fn time_index_file(dir: &str, base_offset: i64) -> String {
     segment_file(dir, base_offset, ".timeindex")
+}
+
+/// The aborted-transaction index; it exists only once an entry is written.
+pub fn txn_index_file(dir: &str, base_offset: i64) -> String {
+    segment_file(dir, base_offset, ".txnindex")
 }
 
 #[cfg(test)]

@@ -593,9 +593,14 @@ fn decoders_and_lookups_survive_arbitrary_and_damaged_files() {
     use kafka_sim::storage::index::{decode_index, IndexKind};
     use kafka_sim::storage::log::Log;
     use kafka_sim::storage::paged::{MemStorage, Storage};
-    use kafka_sim::storage::record::{build_batch, decode_batch, BatchSpec, NewRecord};
+    use kafka_sim::storage::record::{
+        build_batch, build_end_txn_marker, decode_batch, marker_of, BatchSpec, ControlType,
+        EndTxnMarker, NewRecord,
+    };
+    use kafka_sim::storage::txn_index::{decode_txn_index, AbortedTxn};
 
-    // A real segment: 40 batches, an index entry every 100 bytes.
+    // A real segment: 40 batches (every tenth a transaction marker), an
+    // index entry every 100 bytes, and a .txnindex of two entries.
     let mut log_bytes = Vec::new();
     let mut index = Vec::new();
     let mut since = 0usize;
@@ -611,7 +616,15 @@ fn decoders_and_lookups_survive_arbitrary_and_damaged_files() {
             headers: vec![],
             offset_delta: None,
         };
-        let b = build_batch(&spec, &[record]);
+        let b = if i % 10 == 9 {
+            let m = EndTxnMarker {
+                control_type: ControlType::Abort,
+                coordinator_epoch: i as i32,
+            };
+            build_end_txn_marker(i, 1_700_000_000_000 + i, 0, 5, 0, m)
+        } else {
+            build_batch(&spec, &[record])
+        };
         if since > 100 {
             index.extend_from_slice(&(i as i32).to_be_bytes());
             index.extend_from_slice(&(log_bytes.len() as i32).to_be_bytes());
@@ -627,9 +640,27 @@ fn decoders_and_lookups_survive_arbitrary_and_damaged_files() {
         x ^= x << 17;
         x
     };
+    let mut txn_index = Vec::new();
+    for (first, last) in [(2i64, 9i64), (12, 19)] {
+        let t = AbortedTxn {
+            producer_id: 5,
+            first_offset: first,
+            last_offset: last,
+            last_stable_offset: last + 1,
+        };
+        txn_index.extend_from_slice(&t.encode());
+    }
     let tp = TopicPartition::parse("t-0").unwrap();
     for case in 0..1500 {
         let (mut log_b, mut idx_b) = (log_bytes.clone(), index.clone());
+        let mut txn_b = txn_index.clone();
+        if case % 3 == 0 {
+            let i = (next() as usize) % txn_b.len();
+            txn_b[i] ^= 1 << (next() % 8);
+        }
+        if case % 7 == 0 {
+            txn_b.truncate((next() as usize) % txn_b.len());
+        }
         match case % 4 {
             0 => {
                 // Arbitrary bytes.
@@ -657,16 +688,21 @@ fn decoders_and_lookups_survive_arbitrary_and_damaged_files() {
         let mut pos = 0usize;
         while pos < log_b.len() {
             match decode_batch(&log_b[pos..], pos as u64) {
-                Ok(b) => pos += b.header.size_in_bytes().max(1) as usize,
+                Ok(b) => {
+                    let _ = marker_of(&b);
+                    pos += b.header.size_in_bytes().max(1) as usize
+                }
                 Err(_) => break,
             }
         }
+        let _ = decode_txn_index(&txn_b);
         let _ = decode_index(IndexKind::Offset, 0, &idx_b);
         let _ = decode_index(IndexKind::Time, 0, &idx_b);
         let mut store = MemStorage::default();
         for (name, bytes) in [
             ("t-0/00000000000000000000.log", &log_b),
             ("t-0/00000000000000000000.index", &idx_b),
+            ("t-0/00000000000000000000.txnindex", &txn_b),
         ] {
             store.create(name).unwrap();
             store.append(name, bytes).unwrap();
@@ -681,6 +717,9 @@ fn decoders_and_lookups_survive_arbitrary_and_damaged_files() {
                 let _ = log.lookup_offset(&store, target);
             }
             let _ = log.lookup_timestamp(&store, 1_700_000_000_010);
+            for (from, to) in [(0, 40), (10, 11), (39, 1_000), (i64::MAX, i64::MIN)] {
+                let _ = log.collect_aborted_transactions(&store, from, to);
+            }
         }
     }
 }

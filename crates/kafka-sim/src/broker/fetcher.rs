@@ -207,8 +207,12 @@ impl BrokerCx<'_> {
                 .unwrap_or(0);
             if new_hw != old {
                 self.k.gate()?;
-                if let Some(p) = self.me_mut().partitions.get_mut(&r.tp) {
+                let br = self.me_mut();
+                if let Some(p) = br.partitions.get_mut(&r.tp) {
                     p.high_watermark = new_hw;
+                }
+                if let Some(s) = br.producer_states.get_mut(&r.tp) {
+                    s.on_high_watermark_updated(new_hw);
                 }
                 self.k.emit(
                     vec![bnode(b)],

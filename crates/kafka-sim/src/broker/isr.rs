@@ -125,11 +125,11 @@ impl BrokerCx<'_> {
         }
         let old = p.high_watermark;
         self.k.gate()?;
-        self.me_mut()
-            .partitions
-            .get_mut(tp)
-            .expect("checked")
-            .high_watermark = new_hw;
+        let br = self.me_mut();
+        br.partitions.get_mut(tp).expect("checked").high_watermark = new_hw;
+        if let Some(s) = br.producer_states.get_mut(tp) {
+            s.on_high_watermark_updated(new_hw);
+        }
         self.k.emit(
             vec![bnode(b)],
             EventKind::HighWatermarkUpdated {

@@ -335,9 +335,9 @@ impl BrokerCx<'_> {
         let log = br.logs.get_mut(tp).expect("exists");
         let appended = log.append(&mut br.disk, &p).expect("append");
         let states = br.producer_states.entry(tp.clone()).or_default();
-        for batch in &appended.batches {
-            states.record(batch);
-        }
+        states
+            .apply_appended(log, &mut br.disk, &appended.batches)
+            .expect("markers append in offset order");
         self.k.emit(
             vec![bnode(b)],
             EventKind::BatchAppended {

@@ -22,12 +22,15 @@
 //! `log.cleaner.dedupe.buffer.size` and may need several passes); batches left
 //! empty are dropped (Kafka keeps some empty batches to preserve idempotent
 //! producer state); each source segment is appended to the cleaned segment as
-//! one message set (Kafka reads in chunks of its I/O buffer).
+//! one message set (Kafka reads in chunks of its I/O buffer). Transactions:
+//! markers are never treated as keyed records and always kept, and aborted
+//! records are compacted like committed ones (Kafka's cleaner removes aborted
+//! records outright and drops markers after `delete.retention.ms`).
 
 use super::log::{segment_append, Log, MessageSet, Segment};
 use super::paged::{Storage, StorageError};
 use super::record::{build_batch, decode_batch, BatchSpec, NewRecord};
-use super::{index_file, log_file, time_index_file};
+use super::{index_file, log_file, time_index_file, txn_index_file};
 use crate::collections::SortedMap;
 use crate::config::Ratio;
 use serde::{Deserialize, Serialize};
@@ -164,7 +167,14 @@ pub fn clean<S: Storage>(
             {
                 continue;
             }
-            for r in &b.records {
+            // A marker's key is not a record key (`buildOffsetMapForSegment`
+            // skips control batches).
+            let keyed = if b.header.is_control() {
+                &[][..]
+            } else {
+                &b.records[..]
+            };
+            for r in keyed {
                 let off = b.offset_of(r);
                 if off >= plan.first_dirty_offset {
                     if let Some(k) = &r.key {
@@ -250,7 +260,9 @@ pub fn clean<S: Storage>(
                 let mut has_tombstone = false;
                 for r in &b.records {
                     let off = b.offset_of(r);
-                    let keep = if off > latest_offset {
+                    // Markers are kept (simplified: Kafka drops a marker once its
+                    // transaction's data is gone and its delete horizon passed).
+                    let keep = if off > latest_offset || b.header.is_control() {
                         true
                     } else if let Some(k) = &r.key {
                         let latest = off >= *map.get(k).unwrap_or(&i64::MIN);
@@ -322,6 +334,8 @@ pub fn clean<S: Storage>(
                             log_append_time: b.header.is_log_append_time(),
                             delete_horizon_ms: h,
                             last_offset_delta: Some(b.header.last_offset_delta),
+                            transactional: b.header.is_transactional(),
+                            control: b.header.is_control(),
                         },
                         &kept,
                     )
@@ -348,6 +362,27 @@ pub fn clean<S: Storage>(
                     interval,
                 )?;
             }
+        }
+        // The aborted transactions of the sources go into the cleaned
+        // segment's index (their records and markers are kept, see above).
+        let aborted: Vec<_> = g
+            .iter()
+            .flat_map(|&si| {
+                log.aborted_txns_of(store, &log.segments[si])
+                    .unwrap_or_default()
+            })
+            .collect();
+        let txn_file = txn_index_file(&tmp_dir, new_seg.base_offset);
+        if store.exists(&txn_file) {
+            store.delete(&txn_file)?;
+        }
+        if !aborted.is_empty() {
+            store.create(&txn_file)?;
+            for t in &aborted {
+                store.append(&txn_file, &t.encode())?;
+            }
+            new_seg.txn_index_entries = aborted.len() as u64;
+            new_seg.txn_last_offset = aborted.last().map(|t| t.last_offset);
         }
         let last_src = &log.segments[*g.last().expect("groups are not empty")];
         new_seg.next_offset = last_src.next_offset;
@@ -382,22 +417,22 @@ pub fn clean<S: Storage>(
     for (g, new_seg) in replacements.into_iter().rev() {
         for &i in g.iter().rev() {
             let base = log.segments[i].base_offset;
-            for f in [
-                log_file(&dir, base),
-                index_file(&dir, base),
-                time_index_file(&dir, base),
-            ] {
+            for f in log.segment_files(store, base) {
                 store.delete(&f)?;
             }
             log.segments.remove(i);
         }
         let tmp_dir = format!("{dir}.cleaning");
         let base = new_seg.base_offset;
-        for (from, to) in [
+        let mut moves = vec![
             (log_file(&tmp_dir, base), log_file(&dir, base)),
             (index_file(&tmp_dir, base), index_file(&dir, base)),
             (time_index_file(&tmp_dir, base), time_index_file(&dir, base)),
-        ] {
+        ];
+        if new_seg.txn_index_entries > 0 {
+            moves.push((txn_index_file(&tmp_dir, base), txn_index_file(&dir, base)));
+        }
+        for (from, to) in moves {
             store.rename(&from, &to)?;
         }
         log.segments.insert(g[0], new_seg);

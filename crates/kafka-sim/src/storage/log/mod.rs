@@ -28,7 +28,8 @@
 use super::index::{self, IndexEntry, IndexKind, Probe};
 use super::paged::{FileReader, Storage, StorageError};
 use super::record::{self, BatchHeader, RECORD_BATCH_OVERHEAD};
-use super::{index_file, log_file, time_index_file, DecodeError};
+use super::txn_index::{self, AbortedTxn, ABORTED_TXN_SIZE};
+use super::{index_file, log_file, time_index_file, txn_index_file, DecodeError};
 use crate::config::LogConfig;
 use crate::ids::TopicPartition;
 use serde::{Deserialize, Serialize};
@@ -64,6 +65,16 @@ pub struct Segment {
     pub created_ms: i64,
     /// One past the last offset stored here (= base offset when empty).
     pub next_offset: i64,
+    /// Entries in `.txnindex` (the file exists only when this is above 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub txn_index_entries: u64,
+    /// The last offset of the last `.txnindex` entry (they must grow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txn_last_offset: Option<i64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Segment {
@@ -81,6 +92,8 @@ impl Segment {
             rolling_based_timestamp: None,
             created_ms: now_ms,
             next_offset: base_offset,
+            txn_index_entries: 0,
+            txn_last_offset: None,
         }
     }
 
@@ -166,11 +179,19 @@ pub struct BatchInfo {
     pub producer_id: i64,
     pub producer_epoch: i16,
     pub base_sequence: i32,
+    /// Written inside a transaction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transactional: bool,
+    /// The COMMIT or ABORT marker, when this is a control batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marker: Option<record::EndTxnMarker>,
 }
 
 impl BatchInfo {
     fn from_header(h: &BatchHeader) -> BatchInfo {
         BatchInfo {
+            transactional: h.is_transactional(),
+            marker: None,
             base_offset: h.base_offset,
             last_offset: h.last_offset(),
             records: h.records_count,
@@ -198,7 +219,23 @@ pub struct PreparedAppend {
 }
 
 impl PreparedAppend {
-    fn from_batches(bytes: Vec<u8>, headers: &[(usize, BatchHeader)]) -> PreparedAppend {
+    fn from_batches(
+        bytes: Vec<u8>,
+        headers: &[(usize, BatchHeader)],
+    ) -> Result<PreparedAppend, AppendError> {
+        let mut batches = Vec::with_capacity(headers.len());
+        for (pos, h) in headers {
+            let mut info = BatchInfo::from_header(h);
+            if h.is_control() {
+                let end = *pos + h.size_in_bytes() as usize;
+                let decoded = record::decode_batch(&bytes[*pos..end], *pos as u64)?;
+                info.marker =
+                    record::marker_of(&decoded).map_err(|detail| AppendError::CorruptMessage {
+                        detail: format!("control batch at offset {}: {detail}", h.base_offset),
+                    })?;
+            }
+            batches.push(info);
+        }
         let mut max_ts = -1;
         let mut off_max = -1;
         for (_, h) in headers {
@@ -207,17 +244,14 @@ impl PreparedAppend {
                 off_max = h.last_offset();
             }
         }
-        PreparedAppend {
+        Ok(PreparedAppend {
             first_offset: headers[0].1.base_offset,
             last_offset: headers[headers.len() - 1].1.last_offset(),
-            batches: headers
-                .iter()
-                .map(|(_, h)| BatchInfo::from_header(h))
-                .collect(),
+            batches,
             bytes,
             max_timestamp: max_ts,
             offset_of_max_timestamp: off_max,
-        }
+        })
     }
 }
 
@@ -438,6 +472,101 @@ impl Log {
         Ok(())
     }
 
+    /// The files of the segment at `base`: `.log`, `.index`, `.timeindex`,
+    /// and `.txnindex` when it has one.
+    pub(crate) fn segment_files<S: Storage>(&self, store: &S, base: i64) -> Vec<String> {
+        let mut files = vec![
+            log_file(&self.dir, base),
+            index_file(&self.dir, base),
+            time_index_file(&self.dir, base),
+        ];
+        let txn = txn_index_file(&self.dir, base);
+        if store.exists(&txn) {
+            files.push(txn);
+        }
+        files
+    }
+
+    /// `LogSegment.updateTxnIndex` for an aborted transaction whose marker
+    /// went into the active segment: one entry appended to its `.txnindex`,
+    /// created on the first. Kafka refuses an entry whose last offset does
+    /// not grow (`TransactionIndex.append`); so does this.
+    pub fn append_aborted_txn<S: Storage>(
+        &mut self,
+        store: &mut S,
+        txn: AbortedTxn,
+    ) -> Result<(), String> {
+        let dir = self.dir.clone();
+        let last = self.segments.len() - 1;
+        let seg = &mut self.segments[last];
+        if let Some(prev) = seg.txn_last_offset {
+            if prev >= txn.last_offset {
+                return Err(format!(
+                    "the last offset of appended transactions must increase, but {} is not greater than {prev} in {}",
+                    txn.last_offset,
+                    txn_index_file(&dir, seg.base_offset)
+                ));
+            }
+        }
+        let file = txn_index_file(&dir, seg.base_offset);
+        if !store.exists(&file) {
+            store.create(&file).map_err(|e| e.to_string())?;
+        }
+        store
+            .append(&file, &txn.encode())
+            .map_err(|e| e.to_string())?;
+        seg.txn_index_entries += 1;
+        seg.txn_last_offset = Some(txn.last_offset);
+        Ok(())
+    }
+
+    /// The entries of one segment's `.txnindex` (none when it has no file).
+    pub fn aborted_txns_of<S: Storage>(
+        &self,
+        store: &S,
+        seg: &Segment,
+    ) -> Result<Vec<AbortedTxn>, DecodeError> {
+        if seg.txn_index_entries == 0 {
+            return Ok(Vec::new());
+        }
+        let bytes = store
+            .read_all(&txn_index_file(&self.dir, seg.base_offset))
+            .map_err(|e| DecodeError {
+                position: 0,
+                field: "txnindex file",
+                message: e.to_string(),
+            })?;
+        txn_index::decode_txn_index(&bytes)
+    }
+
+    /// `LocalLog.collectAbortedTransactions`: the aborted transactions that
+    /// overlap `[start_offset, upper_bound)`, from the segment holding
+    /// `start_offset` onwards until an entry's LSO reaches the bound (what a
+    /// `read_committed` fetch returns beside its records).
+    pub fn collect_aborted_transactions<S: Storage>(
+        &self,
+        store: &S,
+        start_offset: i64,
+        upper_bound: i64,
+    ) -> Result<Vec<AbortedTxn>, DecodeError> {
+        let first = self
+            .segments
+            .iter()
+            .rposition(|s| s.base_offset <= start_offset)
+            .unwrap_or(0);
+        let mut out = Vec::new();
+        for seg in &self.segments[first..] {
+            let entries = self.aborted_txns_of(store, seg)?;
+            let (found, complete) =
+                txn_index::collect_aborted_txns(&entries, start_offset, upper_bound);
+            out.extend(found);
+            if complete {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
     pub fn active(&self) -> &Segment {
         self.segments.last().expect("a log always has a segment")
     }
@@ -488,7 +617,7 @@ impl Log {
             *h = record::read_header(slice, *pos as u64)?;
             next = h.next_offset();
         }
-        Ok(PreparedAppend::from_batches(bytes, &headers))
+        PreparedAppend::from_batches(bytes, &headers)
     }
 
     /// Validates batches fetched from the leader (offsets already assigned).
@@ -504,7 +633,7 @@ impl Log {
                 got: first,
             });
         }
-        Ok(PreparedAppend::from_batches(bytes, &headers))
+        PreparedAppend::from_batches(bytes, &headers)
     }
 
     /// `LogSegment.shouldRoll` for the active segment before appending `p`.

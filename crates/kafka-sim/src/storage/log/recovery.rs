@@ -96,6 +96,14 @@ impl Log {
                 .map_err(|e| e.to_string())?;
                 seg.last_time_entry = (e.key, e.value);
             }
+            let txn_file = txn_index_file(dir, base);
+            if store.exists(&txn_file) {
+                let bytes = store.read_all(&txn_file).map_err(|e| e.to_string())?;
+                let entries =
+                    txn_index::decode_txn_index(&bytes).map_err(|e| format!("{txn_file}: {e}"))?;
+                seg.txn_index_entries = entries.len() as u64;
+                seg.txn_last_offset = entries.last().map(|t| t.last_offset);
+            }
             segments.push(seg);
         }
         let log_start_offset = segments[0].base_offset;

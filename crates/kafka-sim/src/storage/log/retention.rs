@@ -146,11 +146,7 @@ impl Log {
             };
             let s = self.segments.remove(ix);
             let mut files = Vec::new();
-            for f in [
-                log_file(&self.dir, base),
-                index_file(&self.dir, base),
-                time_index_file(&self.dir, base),
-            ] {
+            for f in self.segment_files(store, base) {
                 let to = format!("{f}.deleted");
                 store.rename(&f, &to)?;
                 files.push(to);

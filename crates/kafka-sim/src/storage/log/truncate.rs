@@ -33,11 +33,7 @@ impl Log {
             let s = self.segments.pop().expect("len > 1");
             bytes_removed += s.size;
             segments_removed.push(s.base_offset);
-            for f in [
-                log_file(&self.dir, s.base_offset),
-                index_file(&self.dir, s.base_offset),
-                time_index_file(&self.dir, s.base_offset),
-            ] {
+            for f in self.segment_files(store, s.base_offset) {
                 store.delete(&f)?;
             }
         }
@@ -112,6 +108,20 @@ impl Log {
             let e = index::read_entry(store, &tfile, IndexKind::Time, seg.base_offset, tkeep - 1)?;
             (e.key, e.value)
         };
+        // Transaction index: keep entries whose marker is below `offset`
+        // (`TransactionIndex.truncateTo`).
+        if seg.txn_index_entries > 0 {
+            let file = txn_index_file(&dir, seg.base_offset);
+            let bytes = store.read_all(&file)?;
+            let kept: Vec<_> = txn_index::decode_txn_index(&bytes)
+                .unwrap_or_default()
+                .into_iter()
+                .take_while(|t| t.last_offset < offset)
+                .collect();
+            store.truncate(&file, kept.len() as u64 * ABORTED_TXN_SIZE as u64)?;
+            seg.txn_index_entries = kept.len() as u64;
+            seg.txn_last_offset = kept.last().map(|t| t.last_offset);
+        }
         if let Some(pos) = position {
             bytes_removed += seg.size - pos;
             store.truncate(&log_file(&dir, seg.base_offset), pos)?;
@@ -162,11 +172,7 @@ impl Log {
         now_ms: i64,
     ) -> Result<(), StorageError> {
         for s in std::mem::take(&mut self.segments) {
-            for f in [
-                log_file(&self.dir, s.base_offset),
-                index_file(&self.dir, s.base_offset),
-                time_index_file(&self.dir, s.base_offset),
-            ] {
+            for f in self.segment_files(store, s.base_offset) {
                 store.delete(&f)?;
             }
         }

@@ -189,6 +189,12 @@ pub struct BatchSpec {
     /// `lastOffsetDelta` to write; `None` = records count − 1. The cleaner keeps
     /// the original delta so a batch's last offset survives compaction.
     pub last_offset_delta: Option<i32>,
+    /// Attribute bit 4: written inside a transaction (KIP-98).
+    #[serde(default)]
+    pub transactional: bool,
+    /// Attribute bit 5: a control batch (a transaction marker).
+    #[serde(default)]
+    pub control: bool,
 }
 
 impl Default for BatchSpec {
@@ -202,6 +208,8 @@ impl Default for BatchSpec {
             log_append_time: false,
             delete_horizon_ms: None,
             last_offset_delta: None,
+            transactional: false,
+            control: false,
         }
     }
 }
@@ -273,6 +281,12 @@ pub fn build_batch(spec: &BatchSpec, records: &[NewRecord]) -> Vec<u8> {
     if spec.log_append_time {
         attributes |= TIMESTAMP_TYPE_MASK;
     }
+    if spec.transactional {
+        attributes |= TRANSACTIONAL_MASK;
+    }
+    if spec.control {
+        attributes |= CONTROL_MASK;
+    }
     if spec.delete_horizon_ms.is_some() {
         attributes |= DELETE_HORIZON_MASK;
     }
@@ -312,6 +326,143 @@ pub fn build_batch(spec: &BatchSpec, records: &[NewRecord]) -> Vec<u8> {
     let crc = crc32c(&out[ATTRIBUTES_OFFSET..]);
     out[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&crc.to_be_bytes());
     out
+}
+
+/// The type of a transaction marker (`ControlRecordType`: ABORT = 0,
+/// COMMIT = 1; the other types belong to KRaft's own log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ControlType {
+    Abort,
+    Commit,
+}
+
+impl ControlType {
+    /// The type id written in the control record's key.
+    pub fn id(self) -> i16 {
+        match self {
+            ControlType::Abort => 0,
+            ControlType::Commit => 1,
+        }
+    }
+    /// Kafka's name, as `kafka-dump-log` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlType::Abort => "ABORT",
+            ControlType::Commit => "COMMIT",
+        }
+    }
+}
+
+/// A COMMIT or ABORT marker (`EndTransactionMarker`): the one record of a
+/// control batch, written by a partition's leader when the transaction
+/// coordinator sends WriteTxnMarkers.
+///
+/// Key (`ControlRecordType.recordKey`, 4 bytes): `version: int16 = 0`,
+/// `type: int16`. Value (`END_TXN_MARKER_SCHEMA_VERSION_V0`, 6 bytes):
+/// `version: int16 = 0`, `coordinator_epoch: int32`. The batch is
+/// transactional and control, carries the producer id and epoch, and has no
+/// sequence (`MemoryRecords.writeEndTransactionalMarker`, Kafka 3.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndTxnMarker {
+    pub control_type: ControlType,
+    pub coordinator_epoch: i32,
+}
+
+/// Size of a marker batch: the 61-byte header and one 17-byte record
+/// (`CURRENT_END_TXN_SCHEMA_RECORD_SIZE`).
+pub const END_TXN_MARKER_BATCH_SIZE: usize = RECORD_BATCH_OVERHEAD + 17;
+
+impl EndTxnMarker {
+    /// The control record's key: version 0, then the type.
+    pub fn key(&self) -> Vec<u8> {
+        let mut k = 0i16.to_be_bytes().to_vec();
+        k.extend_from_slice(&self.control_type.id().to_be_bytes());
+        k
+    }
+    /// The control record's value: version 0, then the coordinator epoch.
+    pub fn value(&self) -> Vec<u8> {
+        let mut v = 0i16.to_be_bytes().to_vec();
+        v.extend_from_slice(&self.coordinator_epoch.to_be_bytes());
+        v
+    }
+
+    /// Reads a control record back (`EndTransactionMarker.deserialize`).
+    /// `Ok(None)`: a control type that is not a transaction marker.
+    pub fn parse(r: &Record) -> Result<Option<EndTxnMarker>, String> {
+        let key = r.key.as_deref().unwrap_or_default();
+        if key.len() < 4 {
+            return Err(format!(
+                "a control record key needs 4 bytes (version, type), found {}",
+                key.len()
+            ));
+        }
+        let version = i16::from_be_bytes([key[0], key[1]]);
+        if version < 0 {
+            return Err(format!("control record key version {version} is negative"));
+        }
+        let control_type = match i16::from_be_bytes([key[2], key[3]]) {
+            0 => ControlType::Abort,
+            1 => ControlType::Commit,
+            _ => return Ok(None),
+        };
+        let value = r.value.as_deref().unwrap_or_default();
+        if value.len() < 6 {
+            return Err(format!(
+                "an end transaction marker value needs 6 bytes (version, coordinator_epoch), found {}",
+                value.len()
+            ));
+        }
+        let version = i16::from_be_bytes([value[0], value[1]]);
+        if version < 0 {
+            return Err(format!(
+                "end transaction marker version {version} is negative"
+            ));
+        }
+        Ok(Some(EndTxnMarker {
+            control_type,
+            coordinator_epoch: i32::from_be_bytes([value[2], value[3], value[4], value[5]]),
+        }))
+    }
+}
+
+/// A marker batch as a leader writes it: transactional, control, the
+/// producer's id and epoch, no sequence, one record at `timestamp`
+/// (`MemoryRecordsBuilder.appendEndTxnMarker`).
+pub fn build_end_txn_marker(
+    base_offset: i64,
+    timestamp: i64,
+    partition_leader_epoch: i32,
+    producer_id: i64,
+    producer_epoch: i16,
+    marker: EndTxnMarker,
+) -> Vec<u8> {
+    let record = NewRecord::new(Some(&marker.key()), Some(&marker.value()), timestamp);
+    build_batch(
+        &BatchSpec {
+            base_offset,
+            partition_leader_epoch,
+            producer_id,
+            producer_epoch,
+            transactional: true,
+            control: true,
+            ..BatchSpec::default()
+        },
+        &[record],
+    )
+}
+
+/// The marker of a control batch (`None`: not a control batch, or a control
+/// type other than COMMIT/ABORT).
+pub fn marker_of(batch: &DecodedBatch) -> Result<Option<EndTxnMarker>, String> {
+    if !batch.header.is_control() {
+        return Ok(None);
+    }
+    match batch.records.first() {
+        Some(r) => EndTxnMarker::parse(r),
+        // An empty control batch: the cleaner removed the whole transaction.
+        None => Ok(None),
+    }
 }
 
 /// Reads the 61-byte header at the start of `bytes` (`pos` = its position in

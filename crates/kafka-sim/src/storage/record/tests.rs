@@ -160,3 +160,66 @@ fn truncated_batches_name_the_field() {
     let e = decode_batch(&bytes[..bytes.len() - 1], 0).unwrap_err();
     assert_eq!(e.field, "batchLength");
 }
+
+#[test]
+fn an_end_txn_marker_batch_is_laid_out_as_kafka_writes_it() {
+    let m = EndTxnMarker {
+        control_type: ControlType::Commit,
+        coordinator_epoch: 5,
+    };
+    let b = build_end_txn_marker(7, 1_700_000_000_000, 3, 42, 1, m);
+    assert_eq!(b.len(), END_TXN_MARKER_BATCH_SIZE, "61 + 17 bytes");
+    let mut want = Vec::new();
+    want.extend_from_slice(&7i64.to_be_bytes()); // baseOffset
+    want.extend_from_slice(&(78i32 - 12).to_be_bytes()); // batchLength
+    want.extend_from_slice(&3i32.to_be_bytes()); // partitionLeaderEpoch
+    want.push(2); // magic
+    want.extend_from_slice(&[0; 4]); // crc, checked below
+    want.extend_from_slice(&0x30i16.to_be_bytes()); // transactional | control
+    want.extend_from_slice(&0i32.to_be_bytes()); // lastOffsetDelta
+    want.extend_from_slice(&1_700_000_000_000i64.to_be_bytes()); // baseTimestamp
+    want.extend_from_slice(&1_700_000_000_000i64.to_be_bytes()); // maxTimestamp
+    want.extend_from_slice(&42i64.to_be_bytes()); // producerId
+    want.extend_from_slice(&1i16.to_be_bytes()); // producerEpoch
+    want.extend_from_slice(&(-1i32).to_be_bytes()); // baseSequence: none
+    want.extend_from_slice(&1i32.to_be_bytes()); // one record
+                                                 // The record: length 16 (zigzag 32), attributes 0, timestampDelta 0,
+                                                 // offsetDelta 0, key length 4 (zigzag 8), key = version 0 + type 1,
+                                                 // value length 6 (zigzag 12), value = version 0 + coordinator epoch 5,
+                                                 // no headers.
+    want.extend_from_slice(&[32, 0, 0, 0, 8, 0, 0, 0, 1, 12, 0, 0, 0, 0, 0, 5, 0]);
+    let mut got = b.clone();
+    got[CRC_OFFSET..CRC_OFFSET + 4].copy_from_slice(&[0; 4]);
+    assert_eq!(got, want);
+    let d = decode_batch(&b, 0).unwrap();
+    assert!(d.crc_valid());
+    assert!(d.header.is_control() && d.header.is_transactional());
+    assert_eq!(marker_of(&d), Ok(Some(m)));
+    // A data batch is not a marker.
+    let data = build_batch(
+        &BatchSpec::default(),
+        &[NewRecord::new(None, Some(b"v"), 0)],
+    );
+    assert_eq!(marker_of(&decode_batch(&data, 0).unwrap()), Ok(None));
+}
+
+#[test]
+fn a_malformed_control_record_is_named_and_other_types_are_not_markers() {
+    let mut r = Record {
+        length: 0,
+        attributes: 0,
+        timestamp_delta: 0,
+        offset_delta: 0,
+        key: Some(vec![0, 0, 0]),
+        value: Some(vec![0, 0, 0, 0, 0, 1]),
+        headers: vec![],
+    };
+    assert!(EndTxnMarker::parse(&r).unwrap_err().contains("4 bytes"));
+    r.key = Some(vec![0, 0, 0, 2]); // LEADER_CHANGE (KRaft)
+    assert_eq!(EndTxnMarker::parse(&r), Ok(None));
+    r.key = Some(vec![0, 0, 0, 0]);
+    r.value = Some(vec![0, 0, 1]);
+    assert!(EndTxnMarker::parse(&r).unwrap_err().contains("6 bytes"));
+    r.value = Some(vec![0xff, 0xff, 0, 0, 0, 1]);
+    assert!(EndTxnMarker::parse(&r).unwrap_err().contains("negative"));
+}
