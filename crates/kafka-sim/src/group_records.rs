@@ -85,33 +85,35 @@ pub struct GroupValue {
     pub members: Vec<StoredMember>,
 }
 
-struct W(Vec<u8>);
+/// A writer of Kafka's non-flexible schema types (shared with the
+/// transaction log's records, `txn::log`).
+pub(crate) struct W(pub(crate) Vec<u8>);
 
 impl W {
-    fn i16(&mut self, v: i16) {
+    pub(crate) fn i16(&mut self, v: i16) {
         self.0.extend_from_slice(&v.to_be_bytes());
     }
-    fn i32(&mut self, v: i32) {
+    pub(crate) fn i32(&mut self, v: i32) {
         self.0.extend_from_slice(&v.to_be_bytes());
     }
-    fn i64(&mut self, v: i64) {
+    pub(crate) fn i64(&mut self, v: i64) {
         self.0.extend_from_slice(&v.to_be_bytes());
     }
-    fn str(&mut self, s: &str) {
+    pub(crate) fn str(&mut self, s: &str) {
         self.i16(s.len() as i16);
         self.0.extend_from_slice(s.as_bytes());
     }
-    fn nstr(&mut self, s: &Option<String>) {
+    pub(crate) fn nstr(&mut self, s: &Option<String>) {
         match s {
             Some(s) => self.str(s),
             None => self.i16(-1),
         }
     }
-    fn bytes(&mut self, b: &[u8]) {
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
         self.i32(b.len() as i32);
         self.0.extend_from_slice(b);
     }
-    fn partitions(&mut self, tps: &[TopicPartition]) {
+    pub(crate) fn partitions(&mut self, tps: &[TopicPartition]) {
         let mut by_topic: SortedMap<&str, Vec<i32>> = SortedMap::new();
         for tp in tps {
             by_topic.entry(&tp.topic).or_default().push(tp.partition);
@@ -127,24 +129,25 @@ impl W {
     }
 }
 
-struct R<'a>(&'a [u8], usize);
+/// A reader of the same types; `None` on anything short or malformed.
+pub(crate) struct R<'a>(pub(crate) &'a [u8], pub(crate) usize);
 
 impl<'a> R<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let s = self.0.get(self.1..self.1 + n)?;
         self.1 += n;
         Some(s)
     }
-    fn i16(&mut self) -> Option<i16> {
+    pub(crate) fn i16(&mut self) -> Option<i16> {
         Some(i16::from_be_bytes(self.take(2)?.try_into().ok()?))
     }
-    fn i32(&mut self) -> Option<i32> {
+    pub(crate) fn i32(&mut self) -> Option<i32> {
         Some(i32::from_be_bytes(self.take(4)?.try_into().ok()?))
     }
-    fn i64(&mut self) -> Option<i64> {
+    pub(crate) fn i64(&mut self) -> Option<i64> {
         Some(i64::from_be_bytes(self.take(8)?.try_into().ok()?))
     }
-    fn nstr(&mut self) -> Option<Option<String>> {
+    pub(crate) fn nstr(&mut self) -> Option<Option<String>> {
         let n = self.i16()?;
         if n < 0 {
             return Some(None);
@@ -153,21 +156,21 @@ impl<'a> R<'a> {
             String::from_utf8(self.take(n as usize)?.to_vec()).ok()?,
         ))
     }
-    fn str(&mut self) -> Option<String> {
+    pub(crate) fn str(&mut self) -> Option<String> {
         self.nstr()?
     }
-    fn nbytes(&mut self) -> Option<Option<&'a [u8]>> {
+    pub(crate) fn nbytes(&mut self) -> Option<Option<&'a [u8]>> {
         let n = self.i32()?;
         if n < 0 {
             return Some(None);
         }
         Some(Some(self.take(n as usize)?))
     }
-    fn count(&mut self) -> Option<usize> {
+    pub(crate) fn count(&mut self) -> Option<usize> {
         let n = self.i32()?;
         (0..=1_000_000).contains(&n).then_some(n as usize)
     }
-    fn partitions(&mut self) -> Option<Vec<TopicPartition>> {
+    pub(crate) fn partitions(&mut self) -> Option<Vec<TopicPartition>> {
         let mut out = Vec::new();
         for _ in 0..self.count()? {
             let t = self.str()?;

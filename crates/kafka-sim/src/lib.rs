@@ -105,6 +105,7 @@ pub mod sim;
 #[allow(missing_docs)] // 231 to document
 pub mod storage;
 pub mod timeline;
+pub mod txn;
 pub mod zk;
 
 pub use caption::Lang;

@@ -99,6 +99,8 @@ pub enum ErrorCode {
     NetworkException,
     InvalidTxnState,
     TransactionCoordinatorFenced,
+    ProducerFenced,
+    ConcurrentTransactions,
 }
 
 impl ErrorCode {
@@ -145,6 +147,8 @@ impl ErrorCode {
             ErrorCode::NetworkException => "NETWORK_EXCEPTION",
             ErrorCode::InvalidTxnState => "INVALID_TXN_STATE",
             ErrorCode::TransactionCoordinatorFenced => "TRANSACTION_COORDINATOR_FENCED",
+            ErrorCode::ProducerFenced => "PRODUCER_FENCED",
+            ErrorCode::ConcurrentTransactions => "CONCURRENT_TRANSACTIONS",
         }
     }
 
@@ -165,6 +169,7 @@ impl ErrorCode {
                 | ErrorCode::NotCoordinator
                 | ErrorCode::NetworkException
                 | ErrorCode::BrokerNotAvailable
+                | ErrorCode::ConcurrentTransactions
         )
     }
 }

@@ -266,31 +266,12 @@ impl ConsumerCx<'_> {
                         .insert(r.tp.clone(), PreferredReadReplica { broker, expires_ms });
                 }
             }
-            let mut recs = Vec::new();
-            let bytes = &r.records.0;
-            let mut at = 0usize;
-            while at < bytes.len() {
-                let Ok(b) = record::decode_batch(&bytes[at..], at as u64) else {
-                    break;
-                };
-                at += b.header.size_in_bytes() as usize;
-                for rec in &b.records {
-                    let off = b.offset_of(rec);
-                    if off >= pos {
-                        recs.push(ConsumedRecord {
-                            offset: off,
-                            key: rec
-                                .key
-                                .as_ref()
-                                .map(|k| String::from_utf8_lossy(k).into_owned()),
-                            value: rec
-                                .value
-                                .as_ref()
-                                .map(|v| String::from_utf8_lossy(v).into_owned()),
-                            timestamp: b.timestamp_of(rec),
-                        });
-                    }
-                }
+            // Markers are never handed out (read_uncommitted: the broker
+            // sends no aborted list, so aborted data is returned).
+            let (recs, next) = super::isolation::deliverable(&r.records.0, pos, false, &[]);
+            if recs.is_empty() && next > pos {
+                // Only markers: the position moves past them.
+                self.me_mut().positions.insert(r.tp.clone(), next);
             }
             if !recs.is_empty() {
                 self.me_mut()

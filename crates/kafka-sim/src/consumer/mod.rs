@@ -25,12 +25,12 @@ use crate::kernel::{Step, Timer};
 use crate::msg::FetchRequest;
 use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
 use crate::scenario::{CommitMode, ConsumerSpec};
-use crate::storage::record;
 use audit::ConsumerAudit;
 use std::collections::VecDeque;
 
 pub(crate) mod audit;
 mod fetcher;
+pub mod isolation;
 
 mod coordinator;
 
