@@ -306,7 +306,7 @@ impl StorageModel {
             }
         }
         // User topics first, internal ones after.
-        choices.sort_by(|(a, _), (b, _)| {
+        kafka_sim::collections::sort_by(&mut choices, |(a, _), (b, _)| {
             a.contains(":__")
                 .cmp(&b.contains(":__"))
                 .then_with(|| crate::view_model::natural_cmp(a, b))
@@ -523,7 +523,7 @@ fn group_ids(w: &World) -> Vec<String> {
         .iter()
         .filter_map(|c| c.group.as_ref().map(|g| g.group_id.clone()))
         .collect();
-    ids.sort();
+    kafka_sim::collections::sort(&mut ids);
     ids.dedup();
     ids
 }

@@ -154,7 +154,7 @@ impl ClusterModel {
                         }
                     })
                     .collect();
-                replicas.sort_by(|a, b| natural_cmp(&a.tp, &b.tp));
+                kafka_sim::collections::sort_by(&mut replicas, |a, b| natural_cmp(&a.tp, &b.tp));
                 BrokerView {
                     id: b.id.0,
                     alive: b.alive,
@@ -299,7 +299,7 @@ pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
         // when that happens (a large cluster's thousand partitions never do).
         names.dedup();
         if !names.is_sorted() {
-            names.sort();
+            kafka_sim::collections::sort(&mut names);
             names.dedup();
         }
         names

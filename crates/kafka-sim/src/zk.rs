@@ -146,7 +146,7 @@ impl ZooKeeper {
             .iter()
             .filter_map(|c| c.parse().ok().map(BrokerId))
             .collect();
-        v.sort();
+        crate::collections::sort(&mut v);
         v
     }
 

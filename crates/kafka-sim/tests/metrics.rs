@@ -637,3 +637,57 @@ fn record_errors_and_retries_are_counted_by_records() {
         retried.len() as f64 / window
     );
 }
+
+/// Issue 24: the timeline bounds its checkpoints' memory by
+/// `World::approx_clone_bytes`, which must count the metrics recorder: its
+/// histograms keep up to 1,028 values each (8 bytes apiece), per broker and
+/// request type.
+#[test]
+fn the_worlds_size_estimate_counts_the_metrics_recorder() {
+    // Three brokers, six partitions at RF 3, 300 bursts of 20 records.
+    let commands: Vec<String> = (0..300)
+        .map(|i| {
+            format!(
+                r#"{{"at_ms": {}, "type": "produce", "producer": "p", "topic": "t", "key": "k{i}", "value": "v", "count": 20}}"#,
+                100 + i * 50
+            )
+        })
+        .collect();
+    let json = format!(
+        r#"{{"seed": 1, "run_until_ms": 20000,
+            "cluster": {{"brokers": [0, 1, 2]}},
+            "topics": [{{"name": "t", "partitions": 6, "replication.factor": 3}}],
+            "producers": [{{"name": "p", "config": {{"linger.ms": 5}}}}],
+            "commands": [{}]}}"#,
+        commands.join(",")
+    );
+    let sc = Scenario::from_json(&json).unwrap();
+    let mut w = World::new(std::sync::Arc::new(sc));
+    let empty = w.metrics().approx_bytes();
+    while w.step() {
+        w.drain_events();
+    }
+    let rs = metrics::read(&w);
+    // What the TotalTimeMs histograms alone must hold, from their counts.
+    let kept: f64 = rs
+        .iter()
+        .filter(|r| r.name == "TotalTimeMs" && r.attribute == "Count")
+        .map(|r| r.value.min(1028.0))
+        .sum();
+    assert!(kept > 500.0, "the run answers requests: {kept}");
+    let bytes = w.metrics().approx_bytes();
+    assert!(
+        bytes >= empty + kept as u64 * 8,
+        "{bytes} < {empty} + 8 × {kept}"
+    );
+    // And the world's estimate is its own parts (as `approx_clone_bytes`
+    // documents them) plus the recorder.
+    let replicas: u64 = w.brokers().values().map(|b| b.logs.len() as u64).sum();
+    let partitions: u64 = w
+        .brokers()
+        .values()
+        .map(|b| b.partitions.len() as u64)
+        .sum();
+    let own = 4096 + replicas * 1200 + partitions * 400 + w.pending_work() as u64 * 160;
+    assert_eq!(w.approx_clone_bytes(), own + bytes);
+}

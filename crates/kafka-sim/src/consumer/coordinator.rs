@@ -126,7 +126,7 @@ impl ConsumerCx<'_> {
         let spec = &self.me().spec;
         if let Some(t) = &spec.subscribe {
             let mut v = t.clone();
-            v.sort();
+            crate::collections::sort(&mut v);
             v.dedup();
             return v;
         }

@@ -37,7 +37,7 @@ pub fn deliverable(
     aborted: &[AbortedTransaction],
 ) -> (Vec<ConsumedRecord>, i64) {
     let mut queue: Vec<AbortedTransaction> = aborted.to_vec();
-    queue.sort();
+    crate::collections::sort(&mut queue);
     let mut queue = queue.into_iter().peekable();
     let mut aborted_producers = BTreeSet::new();
     let mut out = Vec::new();

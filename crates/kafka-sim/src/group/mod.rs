@@ -335,7 +335,7 @@ fn bnode(b: BrokerId) -> NodeId {
 /// Partitions in sorted order (as events list them).
 pub(crate) fn names(tps: &[TopicPartition]) -> Vec<TopicPartition> {
     let mut v = tps.to_vec();
-    v.sort();
+    crate::collections::sort(&mut v);
     v
 }
 

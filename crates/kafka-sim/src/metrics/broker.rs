@@ -317,6 +317,31 @@ fn counts_as_failed_produce(e: ErrorCode) -> bool {
 }
 
 impl Recorder {
+    /// A rough size in bytes (see `metrics::Recorder::approx_bytes`).
+    pub(super) fn approx_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        let meters: u64 = self
+            .brokers
+            .values()
+            .map(|m| {
+                size_of::<(BrokerId, Meters)>() as u64
+                    + m.election_ms.heap_bytes()
+                    + m.total_time.iter().map(Histogram::heap_bytes).sum::<u64>()
+            })
+            .sum();
+        meters
+            + (self.proposals.len() * size_of::<((BrokerId, TopicPartition), (usize, usize))>())
+                as u64
+            + super::tree_bytes(
+                self.arrivals.len(),
+                size_of::<((BrokerId, NodeId, i32), Arrival)>(),
+            )
+            + super::tree_bytes(
+                self.by_message.len(),
+                size_of::<(u64, (BrokerId, NodeId, i32))>(),
+            )
+    }
+
     fn forget_requests_to(&mut self, b: BrokerId) {
         self.arrivals.retain(|k, _| k.0 != b);
         self.by_message.retain(|_, k| k.0 != b);

@@ -137,7 +137,32 @@ pub struct Recorder {
     commits: Latencies<(u32, BrokerId, i32)>,
 }
 
+impl Sensors {
+    fn heap_bytes(&self) -> u64 {
+        let sampled: u64 = [
+            &self.lag_max,
+            &self.consumed,
+            &self.rebalance_latency,
+            &self.commit_latency,
+        ]
+        .iter()
+        .map(|s| s.heap_bytes())
+        .sum();
+        sampled + (self.lags.len() * std::mem::size_of::<(TopicPartition, i64)>()) as u64
+    }
+}
+
 impl Recorder {
+    /// A rough size in bytes (see `metrics::Recorder::approx_bytes`).
+    pub(super) fn approx_bytes(&self) -> u64 {
+        let each = std::mem::size_of::<(u32, Sensors)>() as u64;
+        self.consumers
+            .values()
+            .map(|s| each + s.heap_bytes())
+            .sum::<u64>()
+            + self.commits.approx_bytes()
+    }
+
     fn arrive(&mut self, now: Millis) {
         for ((c, _, _), at, latency) in self.commits.arrived(now) {
             self.consumers

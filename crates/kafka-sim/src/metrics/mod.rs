@@ -128,6 +128,17 @@ impl Recorder {
         self.last_ms
     }
 
+    /// A rough size of a clone of the recorder in bytes (what the
+    /// timeline's checkpoints pay for it, see `World::approx_clone_bytes`):
+    /// the meters and histograms per broker, the sensors per client, the
+    /// lags per assigned partition and the requests in flight.
+    pub fn approx_bytes(&self) -> u64 {
+        std::mem::size_of::<Self>() as u64
+            + self.broker.approx_bytes()
+            + self.producer.approx_bytes()
+            + self.consumer.approx_bytes()
+    }
+
     /// Takes one recorded event into account (`w`: the world just after
     /// the step that recorded it).
     pub(crate) fn observe(&mut self, e: &Event, w: &World) {
@@ -549,6 +560,22 @@ struct Latencies<K: Ord + Clone> {
     due: BTreeMap<(Millis, u64), (K, Millis)>,
     /// Message id → what it is (`sent` key, or `due` arrival).
     ids: BTreeMap<u64, Pending<K>>,
+}
+
+impl<K: Ord + Clone> Latencies<K> {
+    /// A rough size in bytes (see [`tree_bytes`]).
+    fn approx_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        tree_bytes(self.sent.len(), size_of::<(K, (Millis, u64))>())
+            + tree_bytes(self.due.len(), size_of::<((Millis, u64), (K, Millis))>())
+            + tree_bytes(self.ids.len(), size_of::<(u64, Pending<K>)>())
+    }
+}
+
+/// Bytes of `n` entries of `each` bytes in a B-tree: the entries plus
+/// about a third for the nodes' unused slots and edges.
+pub(crate) fn tree_bytes(n: usize, each: usize) -> u64 {
+    (n * each * 4 / 3) as u64
 }
 
 #[derive(Clone, Debug)]

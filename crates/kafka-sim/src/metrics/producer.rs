@@ -122,7 +122,33 @@ pub struct Recorder {
     latencies: Latencies<(u32, BrokerId, i32)>,
 }
 
+impl Sensors {
+    fn heap_bytes(&self) -> u64 {
+        [
+            &self.send,
+            &self.per_request,
+            &self.batch_size,
+            &self.retry,
+            &self.error,
+            &self.latency,
+        ]
+        .iter()
+        .map(|s| s.heap_bytes())
+        .sum()
+    }
+}
+
 impl Recorder {
+    /// A rough size in bytes (see `metrics::Recorder::approx_bytes`).
+    pub(super) fn approx_bytes(&self) -> u64 {
+        let each = std::mem::size_of::<(u32, Sensors)>() as u64;
+        self.producers
+            .values()
+            .map(|s| each + s.heap_bytes())
+            .sum::<u64>()
+            + self.latencies.approx_bytes()
+    }
+
     fn arrive(&mut self, now: Millis) {
         for ((p, _, _), at, latency) in self.latencies.arrived(now) {
             self.producers

@@ -124,6 +124,11 @@ pub struct Histogram {
 }
 
 impl Histogram {
+    /// Bytes its kept values take on the heap.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.recent.capacity() * std::mem::size_of::<f64>()) as u64
+    }
+
     /// `update(value)`.
     pub fn update(&mut self, v: f64) {
         if self.count == 0 {
@@ -171,7 +176,7 @@ impl Histogram {
         if v.is_empty() {
             return 0.0;
         }
-        v.sort_by(f64::total_cmp);
+        crate::collections::sort_by(&mut v, f64::total_cmp);
         let pos = q * (v.len() + 1) as f64;
         if pos < 1.0 {
             return v[0];
@@ -224,6 +229,11 @@ pub struct Sampled {
 }
 
 impl Sampled {
+    /// Bytes its samples take on the heap.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.samples.capacity() * std::mem::size_of::<Sample>()) as u64
+    }
+
     /// An empty statistic.
     pub fn new(combine: Combine) -> Sampled {
         Sampled {

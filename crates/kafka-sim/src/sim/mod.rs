@@ -145,7 +145,9 @@ impl World {
     }
 
     /// A rough size of a clone of this world in bytes (shared segment pages
-    /// excluded), used to bound the timeline's checkpoint memory.
+    /// excluded), used to bound the timeline's checkpoint memory: the
+    /// brokers' partitions and replicas, the queued work, and the metrics
+    /// recorder (which at 100 brokers and 1,600 consumers is megabytes).
     pub fn approx_clone_bytes(&self) -> u64 {
         let replicas: u64 = self.brokers.values().map(|b| b.logs.len() as u64).sum();
         let partitions: u64 = self
@@ -153,7 +155,10 @@ impl World {
             .values()
             .map(|b| b.partitions.len() as u64)
             .sum();
-        4096 + replicas * 1200 + partitions * 400 + self.k.queue.len() as u64 * 160
+        4096 + replicas * 1200
+            + partitions * 400
+            + self.k.queue.len() as u64 * 160
+            + self.metrics.approx_bytes()
     }
 
     /// Items of work queued: messages in flight, timers set, commands to come.

@@ -442,7 +442,7 @@ pub fn clean<S: Storage>(
         .into_iter()
         .map(|(k, o)| (String::from_utf8_lossy(&k).into_owned(), o))
         .collect();
-    offset_map.sort_by_key(|(_, o)| *o);
+    crate::collections::sort_by_key(&mut offset_map, |(_, o)| *o);
     Ok(CleanResult {
         cleanable: plan,
         offset_map,

@@ -352,7 +352,7 @@ impl Storage for MemStorage {
             .filter(|k| k.starts_with(prefix))
             .cloned()
             .collect();
-        names.sort();
+        crate::collections::sort(&mut names);
         names
     }
 

@@ -35,7 +35,7 @@ impl Log {
             .filter_map(|f| f.rsplit('/').next())
             .filter_map(|n| n.parse().ok())
             .collect();
-        bases.sort();
+        crate::collections::sort(&mut bases);
         if bases.is_empty() {
             return Err(format!("{dir}: no .log segment files"));
         }
