@@ -179,6 +179,7 @@ pub fn settings(source: &str) -> Vec<Group> {
                 ),
                 ("enable.auto.commit", c.enable_auto_commit.to_string()),
                 ("auto.offset.reset", reset.to_string()),
+                ("isolation.level", c.isolation_level.name().to_string()),
             ],
         ));
     }
@@ -271,6 +272,10 @@ mod tests {
         assert_eq!(find("producer p", "acks").value, "all");
         assert_eq!(find("producer p", "batch.size").default, "16384");
         assert_eq!(find("consumer c", "auto.offset.reset").default, "latest");
+        assert_eq!(
+            find("consumer c", "isolation.level").default,
+            "read_uncommitted"
+        );
         assert_eq!(
             find("consumer c", "partition.assignment.strategy").default,
             "range, cooperative-sticky"

@@ -436,6 +436,34 @@ pub enum AutoOffsetReset {
     None,
 }
 
+/// `isolation.level`: which records a consumer reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IsolationLevel {
+    /// Every record below the high watermark, aborted transactions included
+    /// (Kafka's default).
+    #[default]
+    ReadUncommitted,
+    /// Only committed records: fetches stop at the last stable offset and
+    /// skip aborted transactions.
+    ReadCommitted,
+}
+
+impl IsolationLevel {
+    /// Kafka's name of the value.
+    pub fn name(self) -> &'static str {
+        match self {
+            IsolationLevel::ReadUncommitted => "read_uncommitted",
+            IsolationLevel::ReadCommitted => "read_committed",
+        }
+    }
+
+    /// Whether this is Kafka's default (left out when written).
+    pub fn is_default(&self) -> bool {
+        *self == IsolationLevel::ReadUncommitted
+    }
+}
+
 /// The consumer's configuration (`ConsumerConfig`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -475,6 +503,14 @@ pub struct ConsumerConfig {
     /// `auto.offset.reset`: where to start when there is no committed offset.
     #[serde(rename = "auto.offset.reset", default = "d_reset")]
     pub auto_offset_reset: AutoOffsetReset,
+    /// `isolation.level`: `read_uncommitted` (default) or `read_committed`
+    /// (only committed transactional records, up to the last stable offset).
+    #[serde(
+        rename = "isolation.level",
+        default,
+        skip_serializing_if = "IsolationLevel::is_default"
+    )]
+    pub isolation_level: IsolationLevel,
     /// `session.timeout.ms`: the coordinator removes a member silent for this long.
     #[serde(rename = "session.timeout.ms", default = "d_session")]
     pub session_timeout_ms: u64,

@@ -6,6 +6,7 @@
 //! (`NOT_LEADER_OR_FOLLOWER`, `NOT_ENOUGH_REPLICAS`, ...) rather than the
 //! simulation failing. Records travel as the real v2 batch bytes.
 
+use crate::client_config::IsolationLevel;
 use crate::ids::{BrokerId, TopicPartition};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -379,6 +380,14 @@ pub struct FetchPartitionResponse {
     /// leader answers with no records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preferred_read_replica: Option<BrokerId>,
+    /// `LastStableOffset` (v4+). Kafka sends it on every answer; here only
+    /// to a `read_committed` fetch, the one that uses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_stable_offset: Option<i64>,
+    /// `AbortedTransactions` (v4+, `read_committed` only): (producer id,
+    /// first offset) of each aborted transaction overlapping the records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aborted_transactions: Vec<(i64, i64)>,
     pub records: Bytes,
 }
 
@@ -404,6 +413,10 @@ pub struct FetchRequest {
     /// A consumer's `client.rack` (v11+ `RackId`; empty when unset).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rack_id: String,
+    /// `IsolationLevel` (v4+): a `read_committed` consumer is answered up to
+    /// the last stable offset, with the aborted transactions listed.
+    #[serde(default, skip_serializing_if = "IsolationLevel::is_default")]
+    pub isolation_level: IsolationLevel,
 }
 
 /// `JoinGroupRequest`: a member asks to join (or rejoin) a group, with

@@ -212,3 +212,66 @@ fn read_committed_delivers_exactly_the_committed_records_over_1000_seeds() {
     );
     assert!(segments_seen > 2000, "segments: {segments_seen}");
 }
+
+/// The same run with a `read_committed` and a `read_uncommitted` consumer.
+/// With no transactions every offset is stable: the LSO the broker sends
+/// equals the high watermark and both consumers get the same records.
+#[test]
+fn without_transactions_read_committed_reads_what_read_uncommitted_reads() {
+    use kafka_sim::event::EventKind;
+    use kafka_sim::msg::Message;
+    use kafka_sim::{Scenario, Timeline};
+    let run = |level: &str| {
+        let json = format!(
+            r#"{{"seed": 3, "run_until_ms": 8000,
+                "cluster": {{"brokers": [0, 1, 2]}},
+                "topics": [{{"name": "t", "partitions": 2, "replication.factor": 3}}],
+                "producers": [{{"name": "p", "config": {{"acks": "all"}}}}],
+                "consumers": [{{"name": "c", "assign": ["t-0", "t-1"],
+                  "config": {{"auto.offset.reset": "earliest", "isolation.level": "{level}"}}}}],
+                "commands": [
+                  {{"at_ms": 500, "type": "produce", "producer": "p", "topic": "t", "key": "a", "value": "x", "count": 30}},
+                  {{"at_ms": 900, "type": "produce", "producer": "p", "topic": "t", "key": "b", "value": "y", "count": 30}}
+                ]}}"#
+        );
+        let mut t = Timeline::new(Scenario::from_json(&json).unwrap()).unwrap();
+        t.run_to_end();
+        let mut consumed = Vec::new();
+        let mut lsos = Vec::new();
+        for e in t.events() {
+            match &e.kind {
+                EventKind::RecordsConsumed { tp, records, .. } => {
+                    for r in records {
+                        consumed.push((tp.clone(), r.offset, r.value.clone()));
+                    }
+                }
+                EventKind::MessageSent { message, .. } => {
+                    if let Message::FetchResponse { partitions, .. } = &**message {
+                        for p in partitions.iter().filter(|p| p.error.is_none()) {
+                            lsos.push((p.last_stable_offset, p.high_watermark));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        (consumed, lsos)
+    };
+    let (committed, lsos) = run("read_committed");
+    let (uncommitted, plain) = run("read_uncommitted");
+    assert_eq!(committed.len(), 60, "both bursts");
+    assert_eq!(committed, uncommitted);
+    let to_consumer: Vec<_> = lsos.iter().filter(|(l, _)| l.is_some()).collect();
+    assert!(
+        !to_consumer.is_empty(),
+        "the read_committed fetches carry the LSO"
+    );
+    assert!(
+        to_consumer.iter().all(|(l, hw)| *l == Some(*hw)),
+        "{to_consumer:?}"
+    );
+    assert!(
+        plain.iter().all(|(l, _)| l.is_none()),
+        "only read_committed gets it"
+    );
+}

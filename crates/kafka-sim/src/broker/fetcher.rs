@@ -75,6 +75,7 @@ impl BrokerCx<'_> {
                 max_bytes: 10 * 1024 * 1024,
                 partitions: parts,
                 rack_id: String::new(),
+                isolation_level: Default::default(),
             }),
         )?;
         let timeout = self.k.now + self.k.sc.cluster.config.request_timeout_ms;

@@ -163,6 +163,8 @@ pub struct DelayedFetch {
     pub max_bytes: u64,
     /// A consumer's `client.rack` (empty: none).
     pub rack_id: String,
+    /// A consumer's `isolation.level`.
+    pub isolation_level: crate::client_config::IsolationLevel,
 }
 
 /// One partition of an `acks=all` produce waiting for the ISR (`DelayedProduce`).

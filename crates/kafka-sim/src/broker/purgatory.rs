@@ -7,6 +7,7 @@
 //! runs out.
 
 use super::*;
+use crate::client_config::IsolationLevel;
 use crate::msg::FetchRequest;
 
 impl BrokerCx<'_> {
@@ -21,6 +22,7 @@ impl BrokerCx<'_> {
             max_bytes,
             partitions,
             rack_id,
+            isolation_level,
         } = req;
         if replica_id >= 0 {
             // Followers' fetch offsets are their log end offsets: record them first.
@@ -36,6 +38,7 @@ impl BrokerCx<'_> {
             min_bytes,
             max_bytes,
             rack_id,
+            isolation_level,
         };
         let (responses, bytes, urgent) = self.read_fetch(&d);
         if urgent || bytes >= min_bytes || max_wait_ms == 0 {
@@ -78,6 +81,8 @@ impl BrokerCx<'_> {
                 log_end_offset: -1,
                 diverging_epoch: None,
                 preferred_read_replica: None,
+                last_stable_offset: None,
+                aborted_transactions: Vec::new(),
                 records: Bytes::default(),
             };
             // A follower fetches from the leader only; a consumer (Fetch v11+
@@ -130,9 +135,21 @@ impl BrokerCx<'_> {
             }
             // Followers read up to the leader's log end; consumers up to the
             // high watermark of the replica they ask (a follower's own HW
-            // trails the leader's until its next fetch response).
+            // trails the leader's until its next fetch response), and a
+            // read_committed consumer up to its last stable offset
+            // (`UnifiedLog.read` with `FetchIsolation.TXN_COMMITTED`).
+            let read_committed =
+                d.replica_id < 0 && d.isolation_level == IsolationLevel::ReadCommitted;
             let upper = if d.replica_id >= 0 {
                 log.log_end_offset
+            } else if read_committed {
+                let lso = br
+                    .producer_states
+                    .get(&fp.tp)
+                    .map(|s| s.last_stable_offset(p.high_watermark, log.log_start_offset))
+                    .unwrap_or(p.high_watermark);
+                r.last_stable_offset = Some(lso);
+                lso
             } else {
                 p.high_watermark
             };
@@ -142,6 +159,24 @@ impl BrokerCx<'_> {
             match log.read(&br.disk, fp.fetch_offset, budget, upper, total == 0) {
                 Ok(data) => {
                     total += data.bytes.len() as u64;
+                    if read_committed {
+                        // The aborted transactions overlapping what is
+                        // returned (`LocalLog.addAbortedTransactions`; its
+                        // upper bound is the offset after the records).
+                        let end = data
+                            .batches
+                            .last()
+                            .map(|b| b.last_offset + 1)
+                            .unwrap_or(fp.fetch_offset);
+                        if end > fp.fetch_offset {
+                            r.aborted_transactions = log
+                                .collect_aborted_transactions(&br.disk, fp.fetch_offset, end)
+                                .unwrap_or_default()
+                                .into_iter()
+                                .map(|t| (t.producer_id, t.first_offset))
+                                .collect();
+                        }
+                    }
                     r.records = Bytes::new(data.bytes);
                 }
                 Err(_) => {

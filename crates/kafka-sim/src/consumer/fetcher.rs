@@ -14,6 +14,7 @@
 //! has) sends the consumer back to the leader instead of resetting.
 
 use super::*;
+use crate::client_config::IsolationLevel;
 use crate::msg::FetchRequest;
 
 impl ConsumerCx<'_> {
@@ -192,6 +193,7 @@ impl ConsumerCx<'_> {
                     max_bytes: cfg.fetch_max_bytes,
                     partitions: parts,
                     rack_id: cfg.client_rack.clone(),
+                    isolation_level: cfg.isolation_level,
                 }),
             )?;
         }
@@ -266,9 +268,21 @@ impl ConsumerCx<'_> {
                         .insert(r.tp.clone(), PreferredReadReplica { broker, expires_ms });
                 }
             }
-            // Markers are never handed out (read_uncommitted: the broker
-            // sends no aborted list, so aborted data is returned).
-            let (recs, next) = super::isolation::deliverable(&r.records.0, pos, false, &[]);
+            // Markers are never handed out; a read_committed consumer also
+            // drops the aborted transactions the broker listed.
+            let read_committed = self.me().config.isolation_level == IsolationLevel::ReadCommitted;
+            let aborted: Vec<super::isolation::AbortedTransaction> = r
+                .aborted_transactions
+                .iter()
+                .map(
+                    |&(producer_id, first_offset)| super::isolation::AbortedTransaction {
+                        first_offset,
+                        producer_id,
+                    },
+                )
+                .collect();
+            let (recs, next) =
+                super::isolation::deliverable(&r.records.0, pos, read_committed, &aborted);
             if recs.is_empty() && next > pos {
                 // Only markers: the position moves past them.
                 self.me_mut().positions.insert(r.tp.clone(), next);
