@@ -66,6 +66,45 @@ fn segment_file(dir: &str, base_offset: i64, ext: &str) -> String {
     s
 }
 
+/// A segment file's name written into a buffer on the stack: the untraced
+/// lookup names two files per call, and a heap string each time was a
+/// measurable part of it (issue 24). Names longer than the buffer (a
+/// directory near Kafka's 249-character topic limit) fall back to the heap.
+pub(crate) enum SegmentName {
+    Stack { buf: [u8; 128], len: usize },
+    Heap(String),
+}
+
+impl SegmentName {
+    pub(crate) fn new(dir: &str, base_offset: i64, ext: &str) -> SegmentName {
+        let len = dir.len() + 1 + 20 + ext.len();
+        if len > 128 || base_offset < 0 {
+            return SegmentName::Heap(segment_file(dir, base_offset, ext));
+        }
+        let mut buf = [0u8; 128];
+        buf[..dir.len()].copy_from_slice(dir.as_bytes());
+        buf[dir.len()] = b'/';
+        let digits = &mut buf[dir.len() + 1..dir.len() + 21];
+        let mut n = base_offset as u64;
+        for d in digits.iter_mut().rev() {
+            *d = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        buf[dir.len() + 21..len].copy_from_slice(ext.as_bytes());
+        SegmentName::Stack { buf, len }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            // Only ASCII digits and '/' were added to a valid &str.
+            SegmentName::Stack { buf, len } => {
+                std::str::from_utf8(&buf[..*len]).expect("built from a str and ASCII")
+            }
+            SegmentName::Heap(s) => s,
+        }
+    }
+}
+
 pub fn log_file(dir: &str, base_offset: i64) -> String {
     segment_file(dir, base_offset, ".log")
 }
@@ -85,6 +124,19 @@ pub fn txn_index_file(dir: &str, base_offset: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stack_names_equal_the_heap_ones() {
+        let long = "t".repeat(240) + "-7";
+        for dir in ["first-0", "a-12", long.as_str()] {
+            for base in [0, 42, 1_000_000, i64::MAX] {
+                for ext in [".log", ".index", ".timeindex", ".txnindex"] {
+                    let name = super::SegmentName::new(dir, base, ext);
+                    assert_eq!(name.as_str(), super::segment_file(dir, base, ext));
+                }
+            }
+        }
+    }
+
     #[test]
     fn file_names_are_twenty_digit_base_offsets() {
         assert_eq!(

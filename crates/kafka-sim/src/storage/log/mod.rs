@@ -29,7 +29,7 @@ use super::index::{self, IndexEntry, IndexKind, Probe};
 use super::paged::{FileReader, Storage, StorageError};
 use super::record::{self, BatchHeader, RECORD_BATCH_OVERHEAD};
 use super::txn_index::{self, AbortedTxn, ABORTED_TXN_SIZE};
-use super::{index_file, log_file, time_index_file, txn_index_file, DecodeError};
+use super::{index_file, log_file, time_index_file, txn_index_file, DecodeError, SegmentName};
 use crate::config::LogConfig;
 use crate::ids::TopicPartition;
 use serde::{Deserialize, Serialize};
@@ -895,11 +895,11 @@ impl Log {
         let mut first = true;
         while ix < self.segments.len() {
             let seg = &self.segments[ix];
-            let log_name = log_file(&self.dir, seg.base_offset);
-            let log = store.reader(&log_name).ok()?;
+            let log_name = SegmentName::new(&self.dir, seg.base_offset, ".log");
+            let log = store.reader(log_name.as_str()).ok()?;
             let found = if first {
-                let index_name = index_file(&self.dir, seg.base_offset);
-                let index = store.reader(&index_name).ok()?;
+                let index_name = SegmentName::new(&self.dir, seg.base_offset, ".index");
+                let index = store.reader(index_name.as_str()).ok()?;
                 self.translate_in(&index, &log, ix, offset).ok()?
             } else if seg.size > 0 {
                 header_in(&log, 0).ok().map(|h| (0, h))
@@ -944,14 +944,14 @@ impl Log {
         let mut first = true;
         loop {
             let seg = &self.segments[ix];
-            let log_name = log_file(&self.dir, seg.base_offset);
-            let Ok(log) = store.reader(&log_name) else {
+            let log_name = SegmentName::new(&self.dir, seg.base_offset, ".log");
+            let Ok(log) = store.reader(log_name.as_str()) else {
                 return Ok(out);
             };
             let start = if first {
-                let index_name = index_file(&self.dir, seg.base_offset);
+                let index_name = SegmentName::new(&self.dir, seg.base_offset, ".index");
                 match store
-                    .reader(&index_name)
+                    .reader(index_name.as_str())
                     .and_then(|index| self.translate_in(&index, &log, ix, start_offset))
                 {
                     Ok(Some((p, _))) => Some(p),
