@@ -280,3 +280,31 @@ fn without_transactions_read_committed_reads_what_read_uncommitted_reads() {
         "only read_committed gets it"
     );
 }
+
+/// The cleaner stops at the last stable offset: an open transaction holds
+/// back compaction of everything from its first record on, as the broker
+/// passes the LSO to `cleanable` (`LogCleanerManager.cleanableOffsets`).
+#[test]
+fn an_open_transaction_bounds_what_the_cleaner_may_clean() {
+    use kafka_sim::storage::cleaner::cleanable;
+    let mut bounded = 0;
+    for seed in 0..200u64 {
+        let mut w = write(seed);
+        let leo = w.log.log_end_offset;
+        w.states.on_high_watermark_updated(leo);
+        let lso = w.states.last_stable_offset(leo, w.log.log_start_offset);
+        let c = cleanable(&w.log, lso, 0);
+        assert!(c.first_uncleanable_offset <= lso, "seed {seed}");
+        if lso < w.log.active().base_offset {
+            assert_eq!(
+                c.first_uncleanable_offset, lso,
+                "seed {seed}: the LSO bounds it"
+            );
+            bounded += 1;
+        }
+    }
+    assert!(
+        bounded > 20,
+        "seeds with an open transaction below the active segment: {bounded}"
+    );
+}

@@ -98,6 +98,8 @@ fn key_text(k: &Option<Vec<u8>>) -> Option<String> {
 }
 
 /// `LogCleanerManager.cleanableOffsets` and `LogToClean.cleanableRatio`.
+/// `high_watermark`: the partition's last stable offset (its high watermark
+/// when no transaction is open), past which nothing is cleaned.
 pub fn cleanable(log: &Log, high_watermark: i64, now_ms: i64) -> Cleanable {
     let first_dirty = if log.first_dirty_offset < log.log_start_offset
         || log.first_dirty_offset > log.log_end_offset
