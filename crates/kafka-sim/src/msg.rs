@@ -384,11 +384,22 @@ pub struct FetchPartitionResponse {
     /// to a `read_committed` fetch, the one that uses it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_stable_offset: Option<i64>,
-    /// `AbortedTransactions` (v4+, `read_committed` only): (producer id,
-    /// first offset) of each aborted transaction overlapping the records.
+    /// `AbortedTransactions` (v4+, `read_committed` only): each aborted
+    /// transaction overlapping the records.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub aborted_transactions: Vec<(i64, i64)>,
+    pub aborted_transactions: Vec<AbortedTransaction>,
     pub records: Bytes,
+}
+
+/// An aborted transaction as a fetch response lists it
+/// (`FetchResponseData.AbortedTransaction`). Ordered by first offset, as
+/// the consumer takes them (`CompletedFetch`'s priority queue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AbortedTransaction {
+    /// The transaction's first offset in the partition.
+    pub first_offset: i64,
+    /// Its producer.
+    pub producer_id: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -174,11 +174,8 @@ fn read_committed_delivers_exactly_the_committed_records_over_1000_seeds() {
                 .log
                 .collect_aborted_transactions(&w.store, start, lso)
                 .unwrap()
-                .into_iter()
-                .map(|t| AbortedTransaction {
-                    first_offset: t.first_offset,
-                    producer_id: t.producer_id,
-                })
+                .iter()
+                .map(|t| t.as_aborted_transaction())
                 .collect();
             aborted_seen += aborted.len();
             fetches += 1;

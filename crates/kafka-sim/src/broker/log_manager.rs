@@ -133,12 +133,7 @@ impl BrokerCx<'_> {
                 .unwrap_or(0);
             // Kafka cleans up to the last stable offset, not past an open
             // transaction (`LogCleanerManager.cleanableOffsets`, 3.9 line 652).
-            let lso = self
-                .me()
-                .producer_states
-                .get(tp)
-                .map(|s| s.last_stable_offset(hw, log.log_start_offset))
-                .unwrap_or(hw);
+            let lso = self.me().last_stable_offset(tp, hw, log.log_start_offset);
             let c = crate::storage::cleaner::cleanable(log, lso, wall);
             if c.eligible && best.as_ref().is_none_or(|(r, _, _)| c.dirty_ratio.0 > *r) {
                 best = Some((c.dirty_ratio.0, tp.clone(), c));

@@ -288,6 +288,21 @@ pub struct Broker {
 }
 
 impl Broker {
+    /// The last stable offset of this broker's replica of `tp`, given its
+    /// high watermark and log start offset (the high watermark when no
+    /// transaction was ever written here).
+    pub(crate) fn last_stable_offset(
+        &self,
+        tp: &TopicPartition,
+        high_watermark: i64,
+        log_start_offset: i64,
+    ) -> i64 {
+        self.producer_states
+            .get(tp)
+            .map(|s| s.last_stable_offset(high_watermark, log_start_offset))
+            .unwrap_or(high_watermark)
+    }
+
     /// Broker `id`, not started, with an empty disk.
     pub fn new(id: BrokerId) -> Broker {
         Broker {

@@ -9,6 +9,7 @@
 use super::*;
 use crate::client_config::IsolationLevel;
 use crate::msg::FetchRequest;
+use crate::storage::txn_index::AbortedTxn;
 
 impl BrokerCx<'_> {
     /// The leader's side of Fetch.
@@ -143,11 +144,7 @@ impl BrokerCx<'_> {
             let upper = if d.replica_id >= 0 {
                 log.log_end_offset
             } else if read_committed {
-                let lso = br
-                    .producer_states
-                    .get(&fp.tp)
-                    .map(|s| s.last_stable_offset(p.high_watermark, log.log_start_offset))
-                    .unwrap_or(p.high_watermark);
+                let lso = br.last_stable_offset(&fp.tp, p.high_watermark, log.log_start_offset);
                 r.last_stable_offset = Some(lso);
                 lso
             } else {
@@ -172,8 +169,8 @@ impl BrokerCx<'_> {
                             r.aborted_transactions = log
                                 .collect_aborted_transactions(&br.disk, fp.fetch_offset, end)
                                 .unwrap_or_default()
-                                .into_iter()
-                                .map(|t| (t.producer_id, t.first_offset))
+                                .iter()
+                                .map(AbortedTxn::as_aborted_transaction)
                                 .collect();
                         }
                     }

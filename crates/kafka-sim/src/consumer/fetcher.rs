@@ -271,18 +271,12 @@ impl ConsumerCx<'_> {
             // Markers are never handed out; a read_committed consumer also
             // drops the aborted transactions the broker listed.
             let read_committed = self.me().config.isolation_level == IsolationLevel::ReadCommitted;
-            let aborted: Vec<super::isolation::AbortedTransaction> = r
-                .aborted_transactions
-                .iter()
-                .map(
-                    |&(producer_id, first_offset)| super::isolation::AbortedTransaction {
-                        first_offset,
-                        producer_id,
-                    },
-                )
-                .collect();
-            let (recs, next) =
-                super::isolation::deliverable(&r.records.0, pos, read_committed, &aborted);
+            let (recs, next) = super::isolation::deliverable(
+                &r.records.0,
+                pos,
+                read_committed,
+                &r.aborted_transactions,
+            );
             if recs.is_empty() && next > pos {
                 // Only markers: the position moves past them.
                 self.me_mut().positions.insert(r.tp.clone(), next);

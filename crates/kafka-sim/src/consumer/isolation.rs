@@ -18,14 +18,7 @@ use crate::event::ConsumedRecord;
 use crate::storage::record::{self, ControlType};
 use std::collections::BTreeSet;
 
-/// An aborted transaction as a fetch response lists it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct AbortedTransaction {
-    /// The transaction's first offset in the partition.
-    pub first_offset: i64,
-    /// Its producer.
-    pub producer_id: i64,
-}
+pub use crate::msg::AbortedTransaction;
 
 /// The records of a fetched partition the application gets, and the next
 /// fetch offset (past skipped aborted batches and markers). Stops at the

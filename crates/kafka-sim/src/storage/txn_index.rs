@@ -39,6 +39,14 @@ pub struct AbortedTxn {
 }
 
 impl AbortedTxn {
+    /// What a `read_committed` fetch response lists (`asAbortedTransaction`).
+    pub fn as_aborted_transaction(&self) -> crate::msg::AbortedTransaction {
+        crate::msg::AbortedTransaction {
+            first_offset: self.first_offset,
+            producer_id: self.producer_id,
+        }
+    }
+
     /// The 34 bytes Kafka writes (version 0).
     pub fn encode(&self) -> [u8; ABORTED_TXN_SIZE] {
         let mut b = [0u8; ABORTED_TXN_SIZE];
