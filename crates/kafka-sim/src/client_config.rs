@@ -91,6 +91,7 @@ d! {
     d_reconnect: u64 = 50;
     d_reconnect_max: u64 = 1000;
     d_request_timeout: u64 = 30_000;
+    d_txn_timeout: u64 = 60_000;
     d_partitioner: PartitionerClass = PartitionerClass::BuiltIn;
     d_metadata_age: u64 = 300_000;
     d_strategies: Vec<AssignorName> = vec![AssignorName::Range, AssignorName::CooperativeSticky];
@@ -208,6 +209,17 @@ pub struct ProducerConfig {
     /// Only `none`: the simulation does not compress.
     #[serde(rename = "compression.type", default = "d_compression")]
     pub compression_type: String,
+    /// `transactional.id`: makes the producer transactional (exactly-once,
+    /// KIP-98); it must be unique among the application's producers.
+    #[serde(
+        rename = "transactional.id",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub transactional_id: Option<String>,
+    /// `transaction.timeout.ms`: the coordinator aborts a transaction open longer than this.
+    #[serde(rename = "transaction.timeout.ms", default = "d_txn_timeout")]
+    pub transaction_timeout_ms: u64,
     /// Interceptors the lesson installs, by name (see `producer.rs`).
     #[serde(
         rename = "interceptor.classes",
@@ -276,6 +288,12 @@ impl ProducerConfig {
                 kafka("batch.size", self.batch_size, 0, int),
                 kafka("buffer.memory", self.buffer_memory, 0, long),
                 kafka("max.block.ms", self.max_block_ms, 0, long),
+                kafka(
+                    "transaction.timeout.ms",
+                    self.transaction_timeout_ms,
+                    1,
+                    int,
+                ),
                 kafka("retries", self.retries as u64, 0, int),
                 kafka("delivery.timeout.ms", self.delivery_timeout(), 0, int),
                 request_timeout(self.request_timeout_ms),
@@ -328,6 +346,19 @@ impl ProducerConfig {
                     "must be greater than 0 to use the idempotent producer",
                 ));
             }
+        }
+        if self.transactional_id.is_some() && !self.idempotence() {
+            // ProducerConfig.postProcessAndValidateIdempotenceConfigs.
+            return Err(ConfigError::new(
+                f("transactional.id"),
+                "Cannot set a transactional.id without also enabling idempotence (enable.idempotence=true, acks=all, retries > 0, at most 5 in flight)",
+            ));
+        }
+        if self.transactional_id.as_deref() == Some("") {
+            return Err(ConfigError::new(
+                f("transactional.id"),
+                "must not be empty (leave it out for a non-transactional producer)",
+            ));
         }
         if self
             .delivery_timeout_ms

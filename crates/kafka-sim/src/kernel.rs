@@ -127,6 +127,19 @@ pub enum Timer {
         /// The group.
         group: String,
     },
+    /// The transaction coordinator looks for transactions past their
+    /// timeout (`transaction.abort.timed.out.transaction.cleanup.interval.ms`).
+    TxnAbortCheck,
+    /// The transaction coordinator sends the markers it could not send yet.
+    TxnMarkerRetry {
+        /// The transactional id.
+        transactional_id: String,
+    },
+    /// A WriteTxnMarkers went unanswered for `request.timeout.ms`.
+    TxnMarkerTimeout {
+        /// Its correlation id.
+        correlation_id: i32,
+    },
 }
 
 /// One item of pending work.

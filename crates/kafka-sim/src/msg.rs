@@ -102,6 +102,9 @@ pub enum ErrorCode {
     TransactionCoordinatorFenced,
     ProducerFenced,
     ConcurrentTransactions,
+    CoordinatorLoadInProgress,
+    InvalidTransactionTimeout,
+    InvalidProducerIdMapping,
 }
 
 impl ErrorCode {
@@ -150,6 +153,9 @@ impl ErrorCode {
             ErrorCode::TransactionCoordinatorFenced => "TRANSACTION_COORDINATOR_FENCED",
             ErrorCode::ProducerFenced => "PRODUCER_FENCED",
             ErrorCode::ConcurrentTransactions => "CONCURRENT_TRANSACTIONS",
+            ErrorCode::CoordinatorLoadInProgress => "COORDINATOR_LOAD_IN_PROGRESS",
+            ErrorCode::InvalidTransactionTimeout => "INVALID_TRANSACTION_TIMEOUT",
+            ErrorCode::InvalidProducerIdMapping => "INVALID_PRODUCER_ID_MAPPING",
         }
     }
 
@@ -171,6 +177,7 @@ impl ErrorCode {
                 | ErrorCode::NetworkException
                 | ErrorCode::BrokerNotAvailable
                 | ErrorCode::ConcurrentTransactions
+                | ErrorCode::CoordinatorLoadInProgress
         )
     }
 }
@@ -572,6 +579,10 @@ pub enum Message {
     },
     InitProducerId {
         correlation_id: i32,
+        /// The producer's `transactional.id` (none: an idempotent producer).
+        transactional_id: Option<String>,
+        /// Its `transaction.timeout.ms`.
+        transaction_timeout_ms: i32,
     },
     InitProducerIdResponse {
         correlation_id: i32,
@@ -582,13 +593,47 @@ pub enum Message {
     FindCoordinator {
         correlation_id: i32,
         key: String,
+        /// A group or a transactional id.
+        key_type: CoordinatorType,
     },
     FindCoordinatorResponse {
         correlation_id: i32,
         error: Option<ErrorCode>,
         node_id: i32,
-        /// The `__consumer_offsets` partition that decides it.
+        /// The `__consumer_offsets` (or `__transaction_state`) partition that decides it.
         partition: i32,
+    },
+    AddPartitionsToTxn {
+        correlation_id: i32,
+        transactional_id: String,
+        producer_id: i64,
+        producer_epoch: i16,
+        partitions: Vec<TopicPartition>,
+    },
+    AddPartitionsToTxnResponse {
+        correlation_id: i32,
+        results: Vec<(TopicPartition, Option<ErrorCode>)>,
+    },
+    EndTxn {
+        correlation_id: i32,
+        transactional_id: String,
+        producer_id: i64,
+        producer_epoch: i16,
+        /// Commit (true) or abort.
+        committed: bool,
+    },
+    EndTxnResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+    },
+    WriteTxnMarkers {
+        correlation_id: i32,
+        markers: Vec<TxnMarkerEntry>,
+    },
+    WriteTxnMarkersResponse {
+        correlation_id: i32,
+        /// Per producer id, each partition's result.
+        results: Vec<(i64, PartitionErrors)>,
     },
     JoinGroup(JoinGroupRequest),
     JoinGroupResponse {
@@ -645,6 +690,30 @@ pub enum Message {
     },
 }
 
+/// Each partition's result in a response (`None`: no error).
+pub type PartitionErrors = Vec<(TopicPartition, Option<ErrorCode>)>;
+
+/// FindCoordinator's key type (`FindCoordinatorRequest.CoordinatorType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CoordinatorType {
+    /// A consumer group (`__consumer_offsets`).
+    Group,
+    /// A transactional id (`__transaction_state`).
+    Transaction,
+}
+
+/// One marker of a WriteTxnMarkers request (`WritableTxnMarker`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TxnMarkerEntry {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// COMMIT (true) or ABORT.
+    pub committed: bool,
+    pub coordinator_epoch: i32,
+    pub partitions: Vec<TopicPartition>,
+}
+
 /// What a consumer subscribes with (`ConsumerProtocolSubscription`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Subscription {
@@ -683,6 +752,7 @@ impl Message {
             | Message::FetchResponse { error, .. }
             | Message::InitProducerIdResponse { error, .. }
             | Message::FindCoordinatorResponse { error, .. }
+            | Message::EndTxnResponse { error, .. }
             | Message::JoinGroupResponse { error, .. }
             | Message::SyncGroupResponse { error, .. }
             | Message::HeartbeatResponse { error, .. }
@@ -716,6 +786,12 @@ impl Message {
             Message::InitProducerIdResponse { .. } => "InitProducerIdResponse",
             Message::FindCoordinator { .. } => "FindCoordinator",
             Message::FindCoordinatorResponse { .. } => "FindCoordinatorResponse",
+            Message::AddPartitionsToTxn { .. } => "AddPartitionsToTxn",
+            Message::AddPartitionsToTxnResponse { .. } => "AddPartitionsToTxnResponse",
+            Message::EndTxn { .. } => "EndTxn",
+            Message::EndTxnResponse { .. } => "EndTxnResponse",
+            Message::WriteTxnMarkers { .. } => "WriteTxnMarkers",
+            Message::WriteTxnMarkersResponse { .. } => "WriteTxnMarkersResponse",
             Message::JoinGroup(..) => "JoinGroup",
             Message::JoinGroupResponse { .. } => "JoinGroupResponse",
             Message::SyncGroup(..) => "SyncGroup",

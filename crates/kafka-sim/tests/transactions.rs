@@ -6,6 +6,8 @@
 //! collects, must hand the application exactly the committed records in
 //! offset order; `read_uncommitted` every data record; neither a marker.
 
+mod common;
+
 use kafka_sim::config::LogConfig;
 use kafka_sim::consumer::isolation::{deliverable, AbortedTransaction};
 use kafka_sim::ids::TopicPartition;
@@ -304,4 +306,284 @@ fn an_open_transaction_bounds_what_the_cleaner_may_clean() {
         bounded > 20,
         "seeds with an open transaction below the active segment: {bounded}"
     );
+}
+
+/// The scenario of the end-to-end tests: three brokers, `out` with two
+/// partitions, a transactional producer `tx`, a `read_committed` and a
+/// `read_uncommitted` consumer assigned both partitions.
+fn txn_scenario(commands: &str, until: u64, extra_cluster: &str) -> String {
+    format!(
+        r#"{{"seed": 7, "run_until_ms": {until},
+            "cluster": {{"brokers": [0, 1, 2], "config": {{"transaction.state.log.num.partitions": 5{extra_cluster}}}}},
+            "topics": [{{"name": "out", "partitions": 2, "replication.factor": 3}}],
+            "producers": [{{"name": "tx", "config": {{"transactional.id": "orders-tx"}}}}],
+            "consumers": [
+              {{"name": "committed", "assign": ["out-0", "out-1"],
+                "config": {{"auto.offset.reset": "earliest", "isolation.level": "read_committed"}}}},
+              {{"name": "uncommitted", "assign": ["out-0", "out-1"],
+                "config": {{"auto.offset.reset": "earliest"}}}}],
+            "commands": [{commands}]}}"#
+    )
+}
+
+/// Values each consumer's poll() returned, by consumer index.
+fn consumed_values(t: &kafka_sim::Timeline) -> Vec<Vec<String>> {
+    use kafka_sim::event::EventKind;
+    let mut out = vec![Vec::new(), Vec::new()];
+    for e in t.events() {
+        if let EventKind::RecordsConsumed {
+            consumer, records, ..
+        } = &e.kind
+        {
+            for r in records {
+                out[*consumer as usize].push(r.value.clone().unwrap_or_default());
+            }
+        }
+    }
+    for v in &mut out {
+        v.sort();
+    }
+    out
+}
+
+/// One transaction committed, the next aborted: the coordinator's states
+/// go Empty → Ongoing → PrepareCommit → CompleteCommit, then round again to
+/// CompleteAbort (each AddPartitionsToTxn is a transition of its own); each partition gets a COMMIT then an ABORT marker; the
+/// read_committed consumer sees only the committed records, the
+/// read_uncommitted one sees all of them.
+#[test]
+fn a_committed_and_an_aborted_transaction_end_to_end() {
+    use kafka_sim::event::EventKind;
+    use kafka_sim::txn::metadata::TxnState;
+    let cmds = r#"
+        {"at_ms": 500, "type": "init_transactions", "producer": "tx"},
+        {"at_ms": 1500, "type": "begin_transaction", "producer": "tx"},
+        {"at_ms": 1510, "type": "produce", "producer": "tx", "topic": "out", "partition": 0, "value": "c0"},
+        {"at_ms": 1520, "type": "produce", "producer": "tx", "topic": "out", "partition": 1, "value": "c1"},
+        {"at_ms": 2000, "type": "commit_transaction", "producer": "tx"},
+        {"at_ms": 3000, "type": "begin_transaction", "producer": "tx"},
+        {"at_ms": 3010, "type": "produce", "producer": "tx", "topic": "out", "partition": 0, "value": "a0"},
+        {"at_ms": 3020, "type": "produce", "producer": "tx", "topic": "out", "partition": 1, "value": "a1"},
+        {"at_ms": 3500, "type": "abort_transaction", "producer": "tx"}"#;
+    let t = common::run(&txn_scenario(cmds, 8000, ""));
+    let states: Vec<TxnState> = t
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TxnStateChanged { to, .. } => Some(*to),
+            _ => None,
+        })
+        .collect();
+    use TxnState::*;
+    assert_eq!(
+        states,
+        vec![
+            Empty,
+            Ongoing,
+            PrepareCommit,
+            CompleteCommit,
+            // a0 and a1 are sent 10 ms apart: two AddPartitionsToTxn.
+            Ongoing,
+            Ongoing,
+            PrepareAbort,
+            CompleteAbort
+        ]
+    );
+    let markers: Vec<(String, bool)> = t
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TxnMarkerWritten { tp, committed, .. } => Some((tp.to_string(), *committed)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(markers.len(), 4, "{markers:?}");
+    let got = consumed_values(&t);
+    assert_eq!(got[0], vec!["c0", "c1"], "read_committed");
+    assert_eq!(got[1], vec!["a0", "a1", "c0", "c1"], "read_uncommitted");
+}
+
+/// The times of the coordinator's transitions to `to`.
+fn transition_times(t: &kafka_sim::Timeline, to: kafka_sim::txn::metadata::TxnState) -> Vec<u64> {
+    use kafka_sim::event::EventKind;
+    t.events()
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::TxnStateChanged { to: x, .. } if *x == to))
+        .map(|e| e.time_ms)
+        .collect()
+}
+
+/// A coordinator that dies between PrepareCommit and CompleteCommit: the
+/// broker that takes over `__transaction_state` reads PrepareCommit back,
+/// sends the markers again and completes the commit; the read_committed
+/// consumer gets the records exactly once.
+#[test]
+fn a_new_coordinator_completes_a_commit_its_predecessor_prepared() {
+    use kafka_sim::event::EventKind;
+    use kafka_sim::txn::metadata::TxnState;
+    let base = r#"
+        {"at_ms": 500, "type": "init_transactions", "producer": "tx"},
+        {"at_ms": 1500, "type": "begin_transaction", "producer": "tx"},
+        {"at_ms": 1510, "type": "produce", "producer": "tx", "topic": "out", "partition": 0, "value": "c0"},
+        {"at_ms": 1520, "type": "produce", "producer": "tx", "topic": "out", "partition": 1, "value": "c1"},
+        {"at_ms": 2000, "type": "commit_transaction", "producer": "tx"}"#;
+    let calm = common::run(&txn_scenario(base, 6000, ""));
+    let prepared = transition_times(&calm, TxnState::PrepareCommit)[0];
+    let completed = transition_times(&calm, TxnState::CompleteCommit)[0];
+    assert!(completed > prepared + 1, "{prepared} {completed}");
+    let coordinator = calm
+        .events()
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::TxnStateChanged { broker, .. } => Some(broker.0),
+            _ => None,
+        })
+        .unwrap();
+    let cmds = format!(
+        r#"{base}, {{"at_ms": {}, "type": "kill_broker", "broker": {coordinator}}}"#,
+        prepared + 1
+    );
+    let t = common::run(&txn_scenario(&cmds, 60_000, ""));
+    let loaded = t
+        .events()
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::TxnsLoaded {
+                broker, completing, ..
+            } if !completing.is_empty() => Some((broker.0, completing.clone())),
+            _ => None,
+        })
+        .expect("a new coordinator loads the prepared commit");
+    assert_ne!(loaded.0, coordinator);
+    assert_eq!(loaded.1, vec!["orders-tx".to_string()]);
+    let done: Vec<i32> = t
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TxnStateChanged {
+                broker,
+                to: TxnState::CompleteCommit,
+                ..
+            } => Some(broker.0),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(done, vec![loaded.0], "the new coordinator completes it");
+    let got = consumed_values(&t);
+    assert_eq!(got[0], vec!["c0", "c1"], "read_committed, once each");
+}
+
+/// Zombie fencing: a second producer with the same `transactional.id`
+/// calls initTransactions while the first has a transaction open. The
+/// coordinator bumps the epoch, aborts the open transaction (the new
+/// producer hears CONCURRENT_TRANSACTIONS and retries), then hands the new
+/// producer the next epoch. The zombie's commit is PRODUCER_FENCED: fatal.
+#[test]
+fn a_second_producer_with_the_same_transactional_id_fences_the_first() {
+    use kafka_sim::event::EventKind;
+    use kafka_sim::txn::metadata::TxnState;
+    use kafka_sim::txn::{ClientTxnState, TxnCause};
+    let cmds = r#"
+        {"at_ms": 500, "type": "init_transactions", "producer": "tx"},
+        {"at_ms": 1500, "type": "begin_transaction", "producer": "tx"},
+        {"at_ms": 1510, "type": "produce", "producer": "tx", "topic": "out", "partition": 0, "value": "zombie"},
+        {"at_ms": 1600, "type": "add_producer", "producer": {"name": "tx2", "config": {"transactional.id": "orders-tx"}}},
+        {"at_ms": 2000, "type": "init_transactions", "producer": "tx2"},
+        {"at_ms": 4000, "type": "commit_transaction", "producer": "tx"}"#;
+    let t = common::run(&txn_scenario(cmds, 8000, ""));
+    let fenced: Vec<(TxnState, i16, TxnCause)> = t
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TxnStateChanged {
+                to,
+                producer_epoch,
+                cause,
+                ..
+            } => Some((*to, *producer_epoch, *cause)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        fenced.contains(&(TxnState::PrepareAbort, 1, TxnCause::Fence)),
+        "{fenced:?}"
+    );
+    assert!(fenced.contains(&(TxnState::CompleteAbort, 1, TxnCause::Markers)));
+    assert_eq!(
+        fenced.last(),
+        Some(&(TxnState::Empty, 2, TxnCause::Client)),
+        "the new producer gets epoch 2"
+    );
+    assert!(
+        !common::find(&t, |k| matches!(k, EventKind::TxnRequestRefused { api, error, .. }
+            if api == "InitProducerId" && *error == kafka_sim::msg::ErrorCode::ConcurrentTransactions))
+        .is_empty()
+            || t.events().iter().any(|e| matches!(&e.kind, EventKind::MessageSent { message, .. }
+                if matches!(&**message, kafka_sim::msg::Message::InitProducerIdResponse {
+                    error: Some(kafka_sim::msg::ErrorCode::ConcurrentTransactions), .. }))),
+        "the new producer is told to retry"
+    );
+    let zombie_fatal = t.events().iter().any(|e| {
+        matches!(
+            &e.kind,
+            EventKind::ProducerTxnStateChanged {
+                producer: 0,
+                to: ClientTxnState::FatalError,
+                error: Some(kafka_sim::msg::ErrorCode::ProducerFenced),
+                ..
+            }
+        )
+    });
+    assert!(zombie_fatal, "the zombie's commit is fenced");
+    let got = consumed_values(&t);
+    assert!(got[0].is_empty(), "read_committed: {:?}", got[0]);
+    assert_eq!(got[1], vec!["zombie"], "read_uncommitted");
+}
+
+/// A transaction left open past `transaction.timeout.ms` is aborted by the
+/// coordinator's periodic check, with the epoch bumped so the late commit is
+/// fenced.
+#[test]
+fn an_open_transaction_past_its_timeout_is_aborted() {
+    use kafka_sim::event::EventKind;
+    use kafka_sim::txn::metadata::TxnState;
+    use kafka_sim::txn::TxnCause;
+    let cmds = r#"
+        {"at_ms": 500, "type": "init_transactions", "producer": "tx"},
+        {"at_ms": 1500, "type": "begin_transaction", "producer": "tx"},
+        {"at_ms": 1510, "type": "produce", "producer": "tx", "topic": "out", "partition": 1, "value": "late"},
+        {"at_ms": 20000, "type": "commit_transaction", "producer": "tx"}"#;
+    let json = txn_scenario(cmds, 25_000, "").replace(
+        r#""transactional.id": "orders-tx""#,
+        r#""transactional.id": "orders-tx", "transaction.timeout.ms": 5000"#,
+    );
+    let t = common::run(&json);
+    let aborted = t
+        .events()
+        .iter()
+        .find(|e| {
+            matches!(
+                &e.kind,
+                EventKind::TxnStateChanged {
+                    to: TxnState::PrepareAbort,
+                    cause: TxnCause::Timeout,
+                    ..
+                }
+            )
+        })
+        .expect("the timeout aborts it");
+    // Started at about 1.5 s; the check runs every 10 s: the first check
+    // after 6.5 s is at 10 s after the coordinator loaded.
+    assert!(
+        aborted.time_ms >= 6500 && aborted.time_ms < 20_000,
+        "{}",
+        aborted.time_ms
+    );
+    let got = consumed_values(&t);
+    assert!(got[0].is_empty(), "{:?}", got[0]);
+    assert!(t.events().iter().any(|e| matches!(
+        &e.kind,
+        EventKind::TxnRequestRefused { api, error: kafka_sim::msg::ErrorCode::ProducerFenced, .. }
+            if api == "EndTxn"
+    )));
 }

@@ -166,9 +166,54 @@ impl BrokerCx<'_> {
                 correlation_id,
                 partitions,
             } => self.broker_on_list_offsets(from, correlation_id, partitions),
-            Message::InitProducerId { correlation_id } => {
+            Message::InitProducerId {
+                correlation_id,
+                transactional_id: Some(id),
+                transaction_timeout_ms,
+            } => self.txn_init_producer_id(from, correlation_id, &id, transaction_timeout_ms),
+            Message::InitProducerId { correlation_id, .. } => {
                 self.broker_on_init_producer_id(from, correlation_id)
             }
+            Message::AddPartitionsToTxn {
+                correlation_id,
+                transactional_id,
+                producer_id,
+                producer_epoch,
+                partitions,
+            } => self.txn_add_partitions(
+                from,
+                correlation_id,
+                &transactional_id,
+                producer_id,
+                producer_epoch,
+                partitions,
+            ),
+            Message::EndTxn {
+                correlation_id,
+                transactional_id,
+                producer_id,
+                producer_epoch,
+                committed,
+            } => self.txn_end(
+                from,
+                correlation_id,
+                &transactional_id,
+                producer_id,
+                producer_epoch,
+                committed,
+            ),
+            Message::WriteTxnMarkers {
+                correlation_id,
+                markers,
+            } => self.broker_on_write_txn_markers(from, correlation_id, markers),
+            Message::WriteTxnMarkersResponse {
+                correlation_id,
+                results,
+            } => self.txn_on_markers_response(
+                correlation_id,
+                results.into_iter().flat_map(|(_, r)| r).collect(),
+                None,
+            ),
             other => self.coordinator_on_message(from, other),
         }
     }
@@ -255,37 +300,7 @@ impl BrokerCx<'_> {
     /// new block of 1000 from `/latest_producer_id_block` when needed.
     pub(super) fn broker_on_init_producer_id(&mut self, from: NodeId, correlation_id: i32) -> Step {
         let b = self.id;
-        let needs_block = self
-            .me()
-            .producer_id_block
-            .is_none_or(|(next, end)| next > end);
-        if needs_block {
-            let path = "/latest_producer_id_block";
-            let last_end = self
-                .zk
-                .data_json(path)
-                .and_then(|v| {
-                    v.get("block_end")
-                        .and_then(|x| x.as_str().and_then(|s| s.parse::<i64>().ok()))
-                })
-                .unwrap_or(-1);
-            let (start, end) = (last_end + 1, last_end + 1000);
-            let data = format!(
-                "{{\"version\":1,\"broker\":{},\"block_start\":\"{start}\",\"block_end\":\"{end}\"}}",
-                b.0
-            );
-            self.zkc().set(bnode(b), path, data)?;
-            self.k.gate()?;
-            self.me_mut().producer_id_block = Some((start, end));
-        }
-        self.k.gate()?;
-        let block = self
-            .me_mut()
-            .producer_id_block
-            .as_mut()
-            .expect("claimed above");
-        let pid = block.0;
-        block.0 += 1;
+        let pid = self.next_producer_id()?;
         self.k
             .send(
                 bnode(b),

@@ -158,3 +158,46 @@ impl BrokerCx<'_> {
         Ok(())
     }
 }
+
+impl BrokerCx<'_> {
+    /// Every record of this broker's copy of `tp`, in offset order: how a
+    /// coordinator reads its partition back when it takes it over
+    /// (`GroupMetadataManager.loadGroupsAndOffsets`,
+    /// `TransactionStateManager.loadTransactionMetadata`). Stops at the
+    /// first batch that does not decode.
+    pub(crate) fn for_each_record(
+        &self,
+        tp: &TopicPartition,
+        mut f: impl FnMut(&crate::storage::record::Record),
+    ) {
+        let br = self.me();
+        let Some(log) = br.logs.get(tp) else {
+            return;
+        };
+        let mut at = log.log_start_offset;
+        while at < log.log_end_offset {
+            let Ok(data) = log.read(&br.disk, at, 1 << 20, log.log_end_offset, true) else {
+                return;
+            };
+            if data.bytes.is_empty() {
+                return;
+            }
+            let mut pos = 0usize;
+            let mut next = at;
+            while pos < data.bytes.len() {
+                let Ok(batch) =
+                    crate::storage::record::decode_batch(&data.bytes[pos..], pos as u64)
+                else {
+                    break;
+                };
+                pos += batch.header.size_in_bytes() as usize;
+                next = next.max(batch.header.last_offset() + 1);
+                batch.records.iter().for_each(&mut f);
+            }
+            if next <= at {
+                return;
+            }
+            at = next;
+        }
+    }
+}

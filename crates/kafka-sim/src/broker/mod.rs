@@ -285,6 +285,8 @@ pub struct Broker {
     pub producer_id_block: Option<(i64, i64)>,
     /// The groups it coordinates (`GroupCoordinator`).
     pub groups: crate::group::Groups,
+    /// The transactional ids it coordinates (`TransactionCoordinator`).
+    pub txns: crate::txn::Txns,
 }
 
 impl Broker {
@@ -330,6 +332,7 @@ impl Broker {
             producer_states: SortedMap::new(),
             producer_id_block: None,
             groups: Default::default(),
+            txns: Default::default(),
         }
     }
 
@@ -578,6 +581,13 @@ impl BrokerCx<'_> {
                 self.coordinator_member_expiry(&group, &member)
             }
             Timer::GroupInitialDelay { group } => self.coordinator_initial_delay(&group),
+            Timer::TxnAbortCheck => self.txn_abort_check(),
+            Timer::TxnMarkerRetry { transactional_id } => self.txn_send_markers(&transactional_id),
+            Timer::TxnMarkerTimeout { correlation_id } => self.txn_on_markers_response(
+                correlation_id,
+                Vec::new(),
+                Some(ErrorCode::RequestTimedOut),
+            ),
             _ => Ok(()),
         }
     }
@@ -806,12 +816,20 @@ impl BrokerCx<'_> {
         };
         br.controller = None;
         br.groups = Default::default();
+        br.txns = Default::default();
         br.registered = false;
     }
 
     /// A request of ours could not reach a dead broker.
     pub(crate) fn broker_disconnected(&mut self, to: NodeId, msg: &Message) -> Step {
         let b = self.id;
+        if let Message::WriteTxnMarkers { correlation_id, .. } = msg {
+            return self.txn_on_markers_response(
+                *correlation_id,
+                Vec::new(),
+                Some(ErrorCode::NetworkException),
+            );
+        }
         if let Message::AlterPartition {
             tp,
             partition_epoch,

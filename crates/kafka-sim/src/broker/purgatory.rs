@@ -388,7 +388,7 @@ impl BrokerCx<'_> {
         let b = self.id;
         if d.from == bnode(b) {
             let err = responses.iter().find_map(|r| r.error);
-            return self.coordinator_write_finished(id, err);
+            return self.internal_write_finished(id, err);
         }
         self.k
             .send(
@@ -400,6 +400,52 @@ impl BrokerCx<'_> {
                 },
             )
             .map(|_| ())
+    }
+
+    /// A coordinator's own write (`appendRecords` with `requiredAcks = -1`
+    /// and origin COORDINATOR): appends `bytes` to `tp` as its leader and
+    /// parks it until the ISR has it. The delayed-produce id, or why it was
+    /// not appended: NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS (the ISR is
+    /// below `min.insync.replicas`), or CORRUPT_MESSAGE. The caller files
+    /// what waits for the id, then calls [`Self::settle_coordinator_append`].
+    pub(crate) fn append_as_coordinator(
+        &mut self,
+        tp: &TopicPartition,
+        bytes: Vec<u8>,
+        timeout_ms: u64,
+    ) -> Step<Result<u64, ErrorCode>> {
+        let Some(p) = self
+            .me()
+            .partitions
+            .get(tp)
+            .filter(|p| p.is_leader)
+            .cloned()
+        else {
+            return Ok(Err(ErrorCode::NotLeaderOrFollower));
+        };
+        let log = &self.me().logs[tp];
+        let min_isr = p.effective_min_isr(log.config.min_insync_replicas);
+        if (p.isr.len() as i32) < min_isr {
+            return Ok(Err(ErrorCode::NotEnoughReplicas));
+        }
+        let wall = self.k.wall_ms();
+        let prepared = match log.prepare_leader_append(bytes, p.leader_epoch, wall) {
+            Ok(x) => x,
+            Err(_) => return Ok(Err(ErrorCode::CorruptMessage)),
+        };
+        let required = prepared.last_offset + 1;
+        self.append_prepared(tp, prepared, true)?;
+        self.check_leaders(tp)?;
+        self.complete_delayed_fetches(tp)?;
+        let id = self.park_internal_produce(tp, required, timeout_ms)?;
+        Ok(Ok(id))
+    }
+
+    /// After the caller filed what waits for `id`: the high watermark may
+    /// move at once (a lone replica), completing it.
+    pub(crate) fn settle_coordinator_append(&mut self, tp: &TopicPartition, id: u64) -> Step {
+        self.maybe_increment_hw(tp)?;
+        self.try_complete_produce(id)
     }
 
     /// Parks an append the broker made itself (the group coordinator's

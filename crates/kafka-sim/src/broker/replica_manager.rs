@@ -160,6 +160,7 @@ impl BrokerCx<'_> {
         self.check_leaders(&ps.tp)?;
         self.maybe_increment_hw(&ps.tp)?;
         self.fail_delayed_produces(&ps.tp, None)?;
+        self.txn_on_leader(&ps.tp, ps.leader_epoch)?;
         self.coordinator_on_leader(&ps.tp)
     }
 
@@ -210,6 +211,7 @@ impl BrokerCx<'_> {
             self.fail_delayed_produces(&ps.tp, Some(ErrorCode::NotLeaderOrFollower))?;
         }
         self.coordinator_on_resign(&ps.tp)?;
+        self.txn_on_resign(&ps.tp)?;
         if !self.k.sc.cluster.follower_truncation.uses_leader_epochs() && leo > hw {
             // The source notes' rule: cut everything at or above the high watermark.
             self.truncate(
@@ -266,6 +268,7 @@ impl BrokerCx<'_> {
             },
         );
         self.complete_delayed_produces(tp)?;
+        self.txn_on_resign(tp)?;
         self.coordinator_on_resign(tp)
     }
 

@@ -15,6 +15,7 @@ mod network;
 mod producer;
 mod replication;
 mod storage;
+mod txn;
 pub use storage::lookup_step;
 pub mod zh;
 mod znode;
@@ -213,6 +214,14 @@ impl EventKind {
             | LeftGroup { .. }
             | OffsetCommitSent { .. }
             | OffsetCommitFailed { .. } => consumer::words(self, l),
+            TxnsLoaded { .. }
+            | TxnsUnloaded { .. }
+            | TxnStateChanged { .. }
+            | TxnRequestRefused { .. }
+            | TxnMarkerWritten { .. }
+            | TxnCoordinatorFound { .. }
+            | ProducerTxnStateChanged { .. }
+            | ProducerTxnCallFailed { .. } => txn::words(self, l),
             GuaranteeBroken {
                 guarantee,
                 tp,
@@ -445,6 +454,10 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
             producer,
             timeout_ms: Some(t),
         } => format!("{producer}.close(Duration.ofMillis({t}))"),
+        InitTransactions { producer } => format!("{producer}.initTransactions()"),
+        BeginTransaction { producer } => format!("{producer}.beginTransaction()"),
+        CommitTransaction { producer } => format!("{producer}.commitTransaction()"),
+        AbortTransaction { producer } => format!("{producer}.abortTransaction()"),
         AddConsumer { consumer } => {
             if en {
                 format!("start consumer {}", consumer.name)

@@ -268,6 +268,12 @@ defaults! {
     d_offsets_partitions: i32 = 50;
     d_offsets_rf: i32 = 3;
     d_offsets_segment_bytes: u64 = 104_857_600;
+    d_txn_partitions: i32 = 50;
+    d_txn_rf: i32 = 3;
+    d_txn_min_isr: i32 = 2;
+    d_txn_segment_bytes: u64 = 104_857_600;
+    d_txn_max_timeout: u64 = 900_000;
+    d_txn_abort_interval: u64 = 10_000;
     d_initial_rebalance_delay: u64 = 3000;
     d_min_session: u64 = 6000;
     d_max_session: u64 = 1_800_000;
@@ -570,6 +576,36 @@ pub struct BrokerConfig {
         default = "d_offsets_segment_bytes"
     )]
     pub offsets_topic_segment_bytes: u64,
+    /// `transaction.state.log.num.partitions`: partitions of `__transaction_state`.
+    #[serde(
+        rename = "transaction.state.log.num.partitions",
+        default = "d_txn_partitions"
+    )]
+    pub transaction_state_log_num_partitions: i32,
+    /// `transaction.state.log.replication.factor`: replicas of `__transaction_state`.
+    #[serde(
+        rename = "transaction.state.log.replication.factor",
+        default = "d_txn_rf"
+    )]
+    pub transaction_state_log_replication_factor: i32,
+    /// `transaction.state.log.min.isr`: `min.insync.replicas` of `__transaction_state`.
+    #[serde(rename = "transaction.state.log.min.isr", default = "d_txn_min_isr")]
+    pub transaction_state_log_min_isr: i32,
+    /// `transaction.state.log.segment.bytes`: the segment size of `__transaction_state`.
+    #[serde(
+        rename = "transaction.state.log.segment.bytes",
+        default = "d_txn_segment_bytes"
+    )]
+    pub transaction_state_log_segment_bytes: u64,
+    /// `transaction.max.timeout.ms`: the largest `transaction.timeout.ms` a producer may ask for.
+    #[serde(rename = "transaction.max.timeout.ms", default = "d_txn_max_timeout")]
+    pub transaction_max_timeout_ms: u64,
+    /// `transaction.abort.timed.out.transaction.cleanup.interval.ms`: how often the coordinator looks for transactions past their timeout.
+    #[serde(
+        rename = "transaction.abort.timed.out.transaction.cleanup.interval.ms",
+        default = "d_txn_abort_interval"
+    )]
+    pub transaction_abort_timed_out_transaction_cleanup_interval_ms: u64,
     /// `group.initial.rebalance.delay.ms`: how long a new group waits for more members before its first rebalance.
     #[serde(
         rename = "group.initial.rebalance.delay.ms",

@@ -57,6 +57,19 @@ impl BrokerConfig {
                 kafka("log.segment.delete.delay.ms", self.log_segment_delete_delay_ms, 0, long),
                 kafka("offsets.topic.segment.bytes", self.offsets_topic_segment_bytes, 1, int),
                 kafka(
+                    "transaction.state.log.segment.bytes",
+                    self.transaction_state_log_segment_bytes,
+                    1,
+                    int,
+                ),
+                kafka("transaction.max.timeout.ms", self.transaction_max_timeout_ms, 1, int),
+                kafka(
+                    "transaction.abort.timed.out.transaction.cleanup.interval.ms",
+                    self.transaction_abort_timed_out_transaction_cleanup_interval_ms,
+                    1,
+                    int,
+                ),
+                kafka(
                     "group.initial.rebalance.delay.ms",
                     self.group_initial_rebalance_delay_ms,
                     0,
@@ -126,6 +139,24 @@ impl BrokerConfig {
                 f("offsets.topic.replication.factor"),
                 "must be at least 1",
             ));
+        }
+        for (key, n) in [
+            (
+                "transaction.state.log.num.partitions",
+                self.transaction_state_log_num_partitions,
+            ),
+            (
+                "transaction.state.log.replication.factor",
+                self.transaction_state_log_replication_factor,
+            ),
+            (
+                "transaction.state.log.min.isr",
+                self.transaction_state_log_min_isr,
+            ),
+        ] {
+            if n < 1 {
+                return Err(ConfigError::new(f(key), "must be at least 1"));
+            }
         }
         if self.group_min_session_timeout_ms > self.group_max_session_timeout_ms {
             return Err(ConfigError::new(

@@ -85,6 +85,7 @@ impl ConsumerCx<'_> {
             Message::FindCoordinator {
                 correlation_id: cid,
                 key,
+                key_type: crate::msg::CoordinatorType::Group,
             },
         )
     }

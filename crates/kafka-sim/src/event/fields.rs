@@ -98,6 +98,14 @@ impl EventKind {
             RecordsProcessed { .. } => "records_processed",
             ConsumerPositionReset { .. } => "consumer_position_reset",
             GroupsLoaded { .. } => "groups_loaded",
+            TxnsLoaded { .. } => "txns_loaded",
+            TxnsUnloaded { .. } => "txns_unloaded",
+            TxnStateChanged { .. } => "txn_state_changed",
+            TxnRequestRefused { .. } => "txn_request_refused",
+            TxnMarkerWritten { .. } => "txn_marker_written",
+            TxnCoordinatorFound { .. } => "txn_coordinator_found",
+            ProducerTxnStateChanged { .. } => "producer_txn_state_changed",
+            ProducerTxnCallFailed { .. } => "producer_txn_call_failed",
             GroupsUnloaded { .. } => "groups_unloaded",
             MemberIdAssigned { .. } => "member_id_assigned",
             MemberJoining { .. } => "member_joining",
@@ -227,6 +235,49 @@ impl EventKind {
             (PreferredReadReplicaChosen { tp, .. }, "tp")
             | (PreferredReadReplicaCleared { tp, .. }, "tp") => s(tp),
             (PreferredReadReplicaCleared { consumer, .. }, "consumer") => s(consumer),
+            (
+                TxnStateChanged {
+                    transactional_id, ..
+                },
+                "transactional_id",
+            )
+            | (
+                TxnRequestRefused {
+                    transactional_id, ..
+                },
+                "transactional_id",
+            )
+            | (
+                ProducerTxnStateChanged {
+                    transactional_id, ..
+                },
+                "transactional_id",
+            ) => Some(transactional_id.clone()),
+            (TxnStateChanged { to, .. }, "to") => s(to.name()),
+            (TxnStateChanged { from, .. }, "from") => s(from.name()),
+            (TxnStateChanged { producer_epoch, .. }, "producer_epoch")
+            | (TxnMarkerWritten { producer_epoch, .. }, "producer_epoch") => s(producer_epoch),
+            (TxnStateChanged { cause, .. }, "cause") => s(cause.name()),
+            (TxnStateChanged { broker, .. }, "broker")
+            | (TxnMarkerWritten { broker, .. }, "broker")
+            | (TxnRequestRefused { broker, .. }, "broker") => s(broker.0),
+            (TxnRequestRefused { error, .. }, "error") => s(error.name_str()),
+            (TxnRequestRefused { api, .. }, "api") => Some(api.clone()),
+            (TxnMarkerWritten { tp, .. }, "tp") => s(tp),
+            (TxnMarkerWritten { committed, .. }, "marker") => {
+                s(if *committed { "COMMIT" } else { "ABORT" })
+            }
+            (TxnMarkerWritten { offset, .. }, "offset") => s(offset),
+            (
+                TxnMarkerWritten {
+                    last_stable_offset, ..
+                },
+                "last_stable_offset",
+            ) => s(last_stable_offset),
+            (ProducerTxnStateChanged { to, .. }, "to") => s(to.name()),
+            (ProducerTxnStateChanged { producer, .. }, "producer")
+            | (ProducerTxnCallFailed { producer, .. }, "producer") => s(producer),
+            (ProducerTxnCallFailed { call, .. }, "call") => Some(call.clone()),
             (OffsetsCommitted { offsets, .. }, "offsets") => list(
                 &offsets
                     .iter()
@@ -243,6 +294,12 @@ impl EventKind {
         match self {
             // A new coordinator with nothing to load is bookkeeping.
             GroupsLoaded { groups, .. } if groups.is_empty() => Importance::Routine,
+            TxnsLoaded {
+                transactional_ids, ..
+            } if transactional_ids.is_empty() => Importance::Routine,
+            TxnsUnloaded {
+                transactional_ids, ..
+            } if transactional_ids.is_empty() => Importance::Routine,
             LeaderElected { .. }
             | NoLeaderElected { .. }
             | ControllerElected { .. }
@@ -267,7 +324,12 @@ impl EventKind {
             | OffsetCommitFailed { .. }
             | ProducerForceClosed { .. }
             | DuplicateAcknowledged { .. }
-            | GroupsLoaded { .. } => Importance::Key,
+            | GroupsLoaded { .. }
+            | TxnsLoaded { .. }
+            | TxnStateChanged { .. }
+            | TxnMarkerWritten { .. }
+            | ProducerTxnStateChanged { .. }
+            | ProducerTxnCallFailed { .. } => Importance::Key,
             HighWatermarkCheckpointed { .. }
             | LogFlushed { .. }
             | FetchParked { .. }

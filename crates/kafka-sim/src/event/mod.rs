@@ -1069,6 +1069,113 @@ pub enum EventKind {
         /// How many committed offsets it loaded.
         offsets: u32,
     },
+    /// A broker became transaction coordinator for a `__transaction_state`
+    /// partition and read its transactional ids back.
+    TxnsLoaded {
+        /// The broker it happened on.
+        broker: BrokerId,
+        /// The `__transaction_state` partition.
+        partition: i32,
+        /// The coordinator epoch (the partition's leader epoch).
+        coordinator_epoch: i32,
+        /// The transactional ids found.
+        transactional_ids: Vec<String>,
+        /// Those found in PrepareCommit/PrepareAbort: their markers go out again.
+        completing: Vec<String>,
+    },
+    /// A broker stopped leading a `__transaction_state` partition.
+    TxnsUnloaded {
+        /// The broker it happened on.
+        broker: BrokerId,
+        /// The `__transaction_state` partition.
+        partition: i32,
+        /// The transactional ids it no longer coordinates.
+        transactional_ids: Vec<String>,
+    },
+    /// The transaction coordinator wrote a transition to `__transaction_state`
+    /// (replicated) and applied it.
+    TxnStateChanged {
+        /// The coordinator.
+        broker: BrokerId,
+        /// The `transactional.id`.
+        transactional_id: String,
+        /// The producer id.
+        producer_id: i64,
+        /// The producer epoch.
+        producer_epoch: i16,
+        /// The state before.
+        from: crate::txn::metadata::TxnState,
+        /// The state now.
+        to: crate::txn::metadata::TxnState,
+        /// The transaction's partitions in the record written.
+        partitions: Vec<TopicPartition>,
+        /// Why.
+        cause: crate::txn::TxnCause,
+    },
+    /// The transaction coordinator refused a request.
+    TxnRequestRefused {
+        /// The coordinator (or the broker that is not it).
+        broker: BrokerId,
+        /// The `transactional.id`.
+        transactional_id: String,
+        /// The request (`InitProducerId`, `AddPartitionsToTxn`, `EndTxn`).
+        api: String,
+        /// The error answered.
+        error: ErrorCode,
+    },
+    /// A partition leader wrote a transaction marker (a control batch).
+    TxnMarkerWritten {
+        /// The leader.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// The producer whose transaction it ends.
+        producer_id: i64,
+        /// Its epoch.
+        producer_epoch: i16,
+        /// COMMIT (true) or ABORT.
+        committed: bool,
+        /// The coordinator epoch the marker carries.
+        coordinator_epoch: i32,
+        /// The marker's offset.
+        offset: i64,
+        /// The partition's last stable offset after it.
+        last_stable_offset: i64,
+    },
+    /// A transactional producer found its transaction coordinator.
+    TxnCoordinatorFound {
+        /// The producer (its index in the scenario).
+        producer: u32,
+        /// Its `transactional.id`.
+        transactional_id: String,
+        /// The coordinator.
+        broker: BrokerId,
+        /// The id's `__transaction_state` partition.
+        partition: i32,
+    },
+    /// A transactional producer's `TransactionManager` changed state.
+    ProducerTxnStateChanged {
+        /// The producer (its index in the scenario).
+        producer: u32,
+        /// Its `transactional.id`.
+        transactional_id: String,
+        /// The state before.
+        from: crate::txn::ClientTxnState,
+        /// The state now.
+        to: crate::txn::ClientTxnState,
+        /// The error that caused it, if any.
+        error: Option<ErrorCode>,
+    },
+    /// A transactional producer's call was refused on the client
+    /// (`IllegalStateException`, or a fatal/abortable error).
+    ProducerTxnCallFailed {
+        /// The producer (its index in the scenario).
+        producer: u32,
+        /// The call (`beginTransaction`, `send`, …).
+        call: String,
+        /// The exception's message.
+        error: String,
+    },
     /// A broker stopped coordinating an offsets partition and dropped its groups.
     GroupsUnloaded {
         /// The broker it happened on.

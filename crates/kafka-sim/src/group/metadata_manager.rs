@@ -24,56 +24,26 @@ impl BrokerCx<'_> {
         // Read the whole log: the latest value per key wins, tombstones delete.
         let mut offsets: SortedMap<(String, TopicPartition), i64> = SortedMap::new();
         let mut metas: SortedMap<String, Option<rec::GroupValue>> = SortedMap::new();
-        {
-            let br = self.me();
-            if let Some(log) = br.logs.get(tp) {
-                let mut at = log.log_start_offset;
-                while at < log.log_end_offset {
-                    let Ok(data) = log.read(&br.disk, at, 1 << 20, log.log_end_offset, true) else {
-                        break;
-                    };
-                    if data.bytes.is_empty() {
-                        break;
-                    }
-                    let mut pos = 0usize;
-                    let mut next = at;
-                    while pos < data.bytes.len() {
-                        let Ok(batch) = record::decode_batch(&data.bytes[pos..], pos as u64) else {
-                            break;
-                        };
-                        pos += batch.header.size_in_bytes() as usize;
-                        next = next.max(batch.header.last_offset() + 1);
-                        for r in &batch.records {
-                            let Some(key) = r.key.as_deref().and_then(rec::parse_key) else {
-                                continue;
-                            };
-                            match key {
-                                rec::OffsetsKey::Offset { group, tp } => {
-                                    match r.value.as_deref().and_then(rec::parse_offset_value) {
-                                        Some(v) => {
-                                            offsets.insert((group, tp), v.offset);
-                                        }
-                                        None => {
-                                            offsets.remove(&(group, tp));
-                                        }
-                                    }
-                                }
-                                rec::OffsetsKey::Group { group } => {
-                                    metas.insert(
-                                        group,
-                                        r.value.as_deref().and_then(rec::parse_group_value),
-                                    );
-                                }
-                            }
+        self.for_each_record(tp, |r| {
+            let Some(key) = r.key.as_deref().and_then(rec::parse_key) else {
+                return;
+            };
+            match key {
+                rec::OffsetsKey::Offset { group, tp } => {
+                    match r.value.as_deref().and_then(rec::parse_offset_value) {
+                        Some(v) => {
+                            offsets.insert((group, tp), v.offset);
+                        }
+                        None => {
+                            offsets.remove(&(group, tp));
                         }
                     }
-                    if next <= at {
-                        break;
-                    }
-                    at = next;
+                }
+                rec::OffsetsKey::Group { group } => {
+                    metas.insert(group, r.value.as_deref().and_then(rec::parse_group_value));
                 }
             }
-        }
+        });
         let now = self.k.now;
         let mut groups: SortedMap<String, Group> = SortedMap::new();
         for ((g, tp), o) in &offsets {
@@ -281,33 +251,18 @@ impl BrokerCx<'_> {
     ) -> Step {
         let tp = TopicPartition::new(OFFSETS_TOPIC, partition);
         let bytes = record::build_batch(&BatchSpec::default(), &records);
-        let Some(p) = self
-            .me()
-            .partitions
-            .get(&tp)
-            .filter(|p| p.is_leader)
-            .cloned()
-        else {
-            return self.coordinator_write_done(write, Some(ErrorCode::NotCoordinator));
-        };
-        let wall = self.k.wall_ms();
-        let prepared = match self.me().logs[&tp].prepare_leader_append(bytes, p.leader_epoch, wall)
-        {
-            Ok(x) => x,
-            Err(_) => {
-                return self.coordinator_write_done(write, Some(ErrorCode::CoordinatorNotAvailable))
-            }
-        };
-        let required = prepared.last_offset + 1;
-        self.append_prepared(&tp, prepared, true)?;
-        self.check_leaders(&tp)?;
-        self.complete_delayed_fetches(&tp)?;
         let timeout = 5000; // offsets.commit.timeout.ms
-        let id = self.park_internal_produce(&tp, required, timeout)?;
-        self.k.gate()?;
-        self.groups_mut().writes.insert(id, write);
-        self.maybe_increment_hw(&tp)?;
-        self.try_complete_produce(id)
+        match self.append_as_coordinator(&tp, bytes, timeout)? {
+            Ok(id) => {
+                self.k.gate()?;
+                self.groups_mut().writes.insert(id, write);
+                self.settle_coordinator_append(&tp, id)
+            }
+            Err(ErrorCode::NotLeaderOrFollower) => {
+                self.coordinator_write_done(write, Some(ErrorCode::NotCoordinator))
+            }
+            Err(e) => self.coordinator_write_done(write, Some(coordinator_error(e))),
+        }
     }
 
     /// The parked write finished (replicated, or failed with `error`).

@@ -391,6 +391,12 @@ impl BrokerCx<'_> {
             Message::FindCoordinator {
                 correlation_id,
                 key,
+                key_type: crate::msg::CoordinatorType::Transaction,
+            } => self.txn_find(from, correlation_id, &key),
+            Message::FindCoordinator {
+                correlation_id,
+                key,
+                ..
             } => self.coordinator_find(from, correlation_id, &key),
             Message::JoinGroup(req) => self.coordinator_join(from, req),
             Message::SyncGroup(req) => self.coordinator_sync(from, req),
@@ -466,9 +472,7 @@ impl BrokerCx<'_> {
     /// FindCoordinator: the leader of the group's offsets partition, creating
     /// `__consumer_offsets` first if it does not exist.
     fn coordinator_find(&mut self, from: NodeId, cid: i32, group: &str) -> Step {
-        let b = self.id;
         let p = self.group_partition(group);
-        let tp = TopicPartition::new(OFFSETS_TOPIC, p);
         let exists = self
             .zk
             .get(&format!("/brokers/topics/{OFFSETS_TOPIC}"))
@@ -476,6 +480,21 @@ impl BrokerCx<'_> {
         if !exists {
             self.create_offsets_topic()?;
         }
+        self.answer_find_coordinator(from, cid, OFFSETS_TOPIC, p)
+    }
+
+    /// FindCoordinator's answer: the leader of partition `p` of the
+    /// coordinator's topic in this broker's metadata cache, or
+    /// COORDINATOR_NOT_AVAILABLE while it has none.
+    pub(crate) fn answer_find_coordinator(
+        &mut self,
+        from: NodeId,
+        cid: i32,
+        topic: &str,
+        p: i32,
+    ) -> Step {
+        let b = self.id;
+        let tp = TopicPartition::new(topic, p);
         let leader = self
             .me()
             .metadata
@@ -483,19 +502,13 @@ impl BrokerCx<'_> {
             .get(&tp)
             .map(|s| s.leader)
             .filter(|l| *l >= 0);
-        let reply = match leader {
-            Some(l) => Message::FindCoordinatorResponse {
-                correlation_id: cid,
-                error: None,
-                node_id: l,
-                partition: p,
-            },
-            None => Message::FindCoordinatorResponse {
-                correlation_id: cid,
-                error: Some(ErrorCode::CoordinatorNotAvailable),
-                node_id: -1,
-                partition: p,
-            },
+        let reply = Message::FindCoordinatorResponse {
+            correlation_id: cid,
+            error: leader
+                .is_none()
+                .then_some(ErrorCode::CoordinatorNotAvailable),
+            node_id: leader.unwrap_or(-1),
+            partition: p,
         };
         self.k.send(bnode(b), from, reply).map(|_| ())
     }

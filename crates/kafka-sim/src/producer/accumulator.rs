@@ -25,6 +25,9 @@ impl ProducerCx<'_> {
         value: Option<String>,
     ) -> Step {
         let p = self.id;
+        if !self.txn_send_allowed()? {
+            return Ok(());
+        }
         self.k.gate()?;
         let id = {
             let pr = self.me_mut();
@@ -328,7 +331,7 @@ impl ProducerCx<'_> {
                 .front()
                 .cloned()
                 .expect("non-empty");
-            if b.retry_at > now {
+            if b.retry_at > now || !self.txn_may_drain(&tp) {
                 continue;
             }
             if cfg.idempotence() {
@@ -391,6 +394,7 @@ impl ProducerCx<'_> {
                 producer_id: if cfg.idempotence() { pid } else { -1 },
                 producer_epoch: if cfg.idempotence() { epoch } else { -1 },
                 base_sequence: b.base_sequence.unwrap_or(-1),
+                transactional: self.me().txn.is_some(),
                 ..BatchSpec::default()
             };
             let bytes = record::build_batch(&spec, &b.new_records());

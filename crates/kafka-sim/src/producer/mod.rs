@@ -50,6 +50,8 @@ use std::collections::VecDeque;
 
 mod accumulator;
 mod sender;
+mod txn;
+pub use txn::{TxnCall, TxnClient};
 
 /// Interceptors a lesson can install by name in `interceptor.classes`.
 pub const KNOWN_INTERCEPTORS: [&str; 2] = ["uppercase-value", "audit"];
@@ -202,6 +204,8 @@ pub struct Producer {
     pub closed: bool,
     /// The Sender was force-closed (`close(timeout)` ran out).
     pub force_closed: bool,
+    /// Its `TransactionManager`, with a `transactional.id`.
+    pub txn: Option<TxnClient>,
 }
 
 impl Producer {
@@ -232,6 +236,7 @@ impl Producer {
             closing: false,
             closed: false,
             force_closed: false,
+            txn: spec.config.transactional_id.as_deref().map(TxnClient::new),
         }
     }
 
@@ -314,7 +319,8 @@ impl ProducerCx<'_> {
                 self.me_mut().started = true;
                 let cid = self.correlation();
                 self.net().request_metadata(cid)?;
-                if self.me().config.idempotence() {
+                // A transactional producer gets its id in initTransactions().
+                if self.me().config.idempotence() && self.me().txn.is_none() {
                     self.init_pid()?;
                 }
                 let age = self.me().config.metadata_max_age_ms;
@@ -358,6 +364,9 @@ impl ProducerCx<'_> {
                 if self.net().metadata_failed(correlation_id)? {
                     return self.progress();
                 }
+                if self.txn_request_lost(correlation_id, ErrorCode::RequestTimedOut)? {
+                    return Ok(());
+                }
                 if self.me().init_pid_in_flight == Some(correlation_id) {
                     self.k.gate()?;
                     self.me_mut().init_pid_in_flight = None;
@@ -393,6 +402,8 @@ impl ProducerCx<'_> {
             NodeId::Broker(to),
             Message::InitProducerId {
                 correlation_id: cid,
+                transactional_id: None,
+                transaction_timeout_ms: self.me().config.transaction_timeout_ms as i32,
             },
         )?;
         let timeout = self.k.now + self.me().config.request_timeout_ms;

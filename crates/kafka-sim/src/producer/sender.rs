@@ -74,6 +74,7 @@ impl ProducerCx<'_> {
             let cid = self.correlation();
             self.net().request_metadata(cid)?;
         }
+        self.txn_pump()?;
         if cfg.idempotence() && self.me().producer_id < 0 {
             return self.schedule_wake(); // no producer id yet: nothing can be sent
         }
@@ -252,7 +253,8 @@ impl ProducerCx<'_> {
         if retriable && b.attempts <= cfg.retries && within {
             self.reenqueue(b, error)
         } else {
-            self.fail_batch(b, error.name())
+            self.fail_batch(b, error.name())?;
+            self.txn_on_batch_failed(error)
         }
     }
 
@@ -287,7 +289,14 @@ impl ProducerCx<'_> {
                 }
                 Ok(())
             }
-            (Message::InitProducerId { correlation_id }, _)
+            (
+                Message::InitProducerId { correlation_id, .. }
+                | Message::FindCoordinator { correlation_id, .. }
+                | Message::AddPartitionsToTxn { correlation_id, .. }
+                | Message::EndTxn { correlation_id, .. },
+                _,
+            ) if self.txn_request_lost(*correlation_id, ErrorCode::NetworkException)? => Ok(()),
+            (Message::InitProducerId { correlation_id, .. }, _)
                 if self.me().init_pid_in_flight == Some(*correlation_id) =>
             {
                 self.k.gate()?;
@@ -305,6 +314,9 @@ impl ProducerCx<'_> {
         }
         if let NodeId::Broker(b) = from {
             self.net().connection_ok(b)?;
+        }
+        if self.txn_on_message(from, &msg)? {
+            return Ok(());
         }
         match msg {
             Message::MetadataResponse {

@@ -387,6 +387,28 @@ pub enum Command {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
+    /// `producer.initTransactions()`: find the transaction coordinator and
+    /// get the producer id and a new epoch (fencing an older producer with
+    /// the same `transactional.id`). The producer needs a `transactional.id`.
+    InitTransactions {
+        /// The producer's name.
+        producer: String,
+    },
+    /// `producer.beginTransaction()`.
+    BeginTransaction {
+        /// The producer's name.
+        producer: String,
+    },
+    /// `producer.commitTransaction()`: send what is buffered, then EndTxn(commit).
+    CommitTransaction {
+        /// The producer's name.
+        producer: String,
+    },
+    /// `producer.abortTransaction()`: drop what is unsent, then EndTxn(abort).
+    AbortTransaction {
+        /// The producer's name.
+        producer: String,
+    },
     /// A consumer joins (its spec, as in `consumers`).
     AddConsumer {
         /// The consumer to add.

@@ -48,11 +48,22 @@ impl Scenario {
         if !self.consumers.is_empty() || added_clients > 0 {
             total += self.cluster.config.offsets_topic_num_partitions.max(0) as u64;
         }
+        let transactional = self.producers.iter().any(|p| p.config.transactional_id.is_some())
+            || self.commands.iter().any(|c| {
+                matches!(&c.command, Command::AddProducer { producer } if producer.config.transactional_id.is_some())
+            });
+        if transactional {
+            total += self
+                .cluster
+                .config
+                .transaction_state_log_num_partitions
+                .max(0) as u64;
+        }
         if total > MAX_TOTAL_PARTITIONS {
             return Err(ConfigError::new(
                 "topics",
                 format!(
-                    "{total} partitions in all (topics, create_topic and add_partitions commands, __consumer_offsets); at most {MAX_TOTAL_PARTITIONS} are simulated"
+                    "{total} partitions in all (topics, create_topic and add_partitions commands, __consumer_offsets, __transaction_state); at most {MAX_TOTAL_PARTITIONS} are simulated"
                 ),
             ));
         }
@@ -123,6 +134,10 @@ impl Scenario {
             (
                 "offsets.topic.num.partitions",
                 self.cluster.config.offsets_topic_num_partitions,
+            ),
+            (
+                "transaction.state.log.num.partitions",
+                self.cluster.config.transaction_state_log_num_partitions,
             ),
         ] {
             if n > MAX_PARTITIONS {
@@ -414,6 +429,34 @@ impl Scenario {
                         return Err(ConfigError::new(
                             format!("{at}.producer.name"),
                             format!("`{}` is used twice", producer.name),
+                        ));
+                    }
+                }
+                Command::InitTransactions { producer }
+                | Command::BeginTransaction { producer }
+                | Command::CommitTransaction { producer }
+                | Command::AbortTransaction { producer } => {
+                    if !pnames.contains(producer) {
+                        return Err(ConfigError::new(
+                            format!("{at}.producer"),
+                            format!("no producer named `{producer}` in producers or started before this command"),
+                        ));
+                    }
+                    let transactional = self
+                        .producers
+                        .iter()
+                        .map(|p| (&p.name, &p.config))
+                        .chain(self.commands.iter().filter_map(|c| match &c.command {
+                            Command::AddProducer { producer } => {
+                                Some((&producer.name, &producer.config))
+                            }
+                            _ => None,
+                        }))
+                        .any(|(n, c)| n == producer && c.transactional_id.is_some());
+                    if !transactional {
+                        return Err(ConfigError::new(
+                            format!("{at}.producer"),
+                            format!("producer `{producer}` has no transactional.id: IllegalStateException: Transactional method invoked on a non-transactional producer."),
                         ));
                     }
                 }

@@ -197,6 +197,27 @@ impl World {
                 }
                 self.producer_cx(p as u32).close(timeout_ms)
             }
+            Command::InitTransactions { ref producer }
+            | Command::BeginTransaction { ref producer }
+            | Command::CommitTransaction { ref producer }
+            | Command::AbortTransaction { ref producer } => {
+                let Some(p) = self.producers.iter().position(|x| &x.name == producer) else {
+                    return self.reject(index, format!("no producer named {producer}"));
+                };
+                if self.producers[p].closing {
+                    return self.reject(
+                        index,
+                        format!("IllegalStateException: Cannot perform operation after producer has been closed ({producer})"),
+                    );
+                }
+                let call = match &cmd {
+                    Command::InitTransactions { .. } => crate::producer::TxnCall::Init,
+                    Command::BeginTransaction { .. } => crate::producer::TxnCall::Begin,
+                    Command::CommitTransaction { .. } => crate::producer::TxnCall::Commit,
+                    _ => crate::producer::TxnCall::Abort,
+                };
+                self.producer_cx(p as u32).txn_call(call)
+            }
             Command::AddConsumer { .. }
             | Command::StopConsumer { .. }
             | Command::CrashConsumer { .. }

@@ -370,6 +370,39 @@ impl TxnMetadata {
         )
     }
 
+    /// A fence followed by its abort, as `TransactionCoordinator` does for
+    /// an InitProducerId or a timeout that finds the transaction open:
+    /// `prepareFenceProducerEpoch` bumps the epoch in memory (the bumped
+    /// epoch is never handed to a producer), then `endTransaction(ABORT,
+    /// isFromClient = false)` prepares PrepareAbort with it. The record
+    /// written is the PrepareAbort.
+    pub fn prepare_fenced_abort(&mut self, now: i64) -> Result<TxnTransit, String> {
+        let fence = self.prepare_fence_epoch()?;
+        self.pending = None;
+        self.producer_epoch = fence.producer_epoch;
+        self.last_producer_epoch = -1;
+        self.prepare_abort_or_commit(TxnState::PrepareAbort, now)
+    }
+
+    /// The metadata a loading coordinator rebuilds from a stored value
+    /// (`TransactionLog.readTxnRecordValue`, version 0: no previous id).
+    pub fn from_stored(transactional_id: &str, v: &super::log::StoredTxn) -> TxnMetadata {
+        TxnMetadata {
+            transactional_id: transactional_id.to_string(),
+            producer_id: v.producer_id,
+            last_producer_id: -1,
+            producer_epoch: v.producer_epoch,
+            last_producer_epoch: -1,
+            txn_timeout_ms: v.txn_timeout_ms,
+            state: v.state,
+            partitions: v.partitions.clone(),
+            txn_start_ms: v.txn_start_ms,
+            last_update_ms: v.last_update_ms,
+            pending: None,
+            has_failed_epoch_fence: false,
+        }
+    }
+
     /// `prepareAbortOrCommit` (EndTxn, or a timeout's abort).
     pub fn prepare_abort_or_commit(
         &mut self,
@@ -528,6 +561,27 @@ mod tests {
     fn apply(m: &mut TxnMetadata, t: Result<TxnTransit, String>) {
         let t = t.expect("legal transition");
         m.complete_transition(&t).expect("completes");
+    }
+
+    #[test]
+    fn a_fenced_abort_bumps_the_epoch_once_and_prepares_the_abort() {
+        let mut m = TxnMetadata::new("tx", 7, 60_000, 0);
+        let t = m.prepare_increment_epoch(60_000, None, 1).unwrap();
+        apply(&mut m, t.map_err(|e| e.name()));
+        let t = m.prepare_add_partitions(&[tp(0)].into(), 2);
+        apply(&mut m, t);
+        let t = m
+            .prepare_fenced_abort(3)
+            .expect("an open transaction can be fenced");
+        assert_eq!((t.state, t.producer_epoch), (TxnState::PrepareAbort, 1));
+        assert_eq!(t.partitions, [tp(0)].into());
+        // The write failed: the next fence keeps the bumped epoch.
+        m.abandon_pending();
+        m.has_failed_epoch_fence = true;
+        let t = m.prepare_fenced_abort(4).unwrap();
+        assert_eq!(t.producer_epoch, 1, "a failed fence is not bumped twice");
+        apply(&mut m, Ok(t));
+        assert_eq!((m.state, m.producer_epoch), (TxnState::PrepareAbort, 1));
     }
 
     #[test]

@@ -1,0 +1,213 @@
+//! Captions of the events about transactions (exactly-once, KIP-98).
+
+use super::*;
+use crate::txn::metadata::TxnState;
+use crate::txn::{ClientTxnState, TxnCause};
+
+/// A coordinator state's name, and in Chinese what it means.
+fn state(s: TxnState, l: Lang) -> String {
+    if l == Lang::En {
+        return s.name().to_string();
+    }
+    let zh = match s {
+        TxnState::Empty => "无事务",
+        TxnState::Ongoing => "进行中",
+        TxnState::PrepareCommit => "准备提交",
+        TxnState::PrepareAbort => "准备中止",
+        TxnState::CompleteCommit => "已提交",
+        TxnState::CompleteAbort => "已中止",
+        TxnState::PrepareEpochFence => "准备隔离旧 epoch",
+        TxnState::Dead => "已过期",
+    };
+    format!("{}（{zh}）", s.name())
+}
+
+fn client_state(s: ClientTxnState, l: Lang) -> String {
+    if l == Lang::En {
+        return s.name().to_string();
+    }
+    let zh = match s {
+        ClientTxnState::Uninitialized => "未初始化",
+        ClientTxnState::Initializing => "初始化中",
+        ClientTxnState::Ready => "就绪",
+        ClientTxnState::InTransaction => "事务中",
+        ClientTxnState::CommittingTransaction => "提交中",
+        ClientTxnState::AbortingTransaction => "中止中",
+        ClientTxnState::AbortableError => "可中止的错误",
+        ClientTxnState::FatalError => "致命错误",
+    };
+    format!("{}（{zh}）", s.name())
+}
+
+fn parts(v: &[crate::ids::TopicPartition]) -> String {
+    v.iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The caption of `e` if it is one of this file's events.
+pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
+    use EventKind::*;
+    let en = l == Lang::En;
+    Some(match e {
+        TxnsLoaded {
+            broker,
+            partition,
+            coordinator_epoch,
+            transactional_ids,
+            completing,
+        } => {
+            let redo = if completing.is_empty() {
+                String::new()
+            } else if en {
+                format!(
+                    "; {completing:?} were committing or aborting: it sends their markers again"
+                )
+            } else {
+                format!("；{completing:?} 正在提交或中止：重新发送它们的事务标记")
+            };
+            if en {
+                format!("Broker {broker} now leads __transaction_state-{partition}: as transaction coordinator (coordinator epoch {coordinator_epoch}) it read the partition back and loaded {} transactional id(s) {transactional_ids:?}{redo}", transactional_ids.len())
+            } else {
+                format!("broker {broker} 成为 __transaction_state-{partition} 的 leader：作为事务协调者（协调者 epoch {coordinator_epoch}），它从该分区读回 {} 个 transactional.id {transactional_ids:?}{redo}", transactional_ids.len())
+            }
+        }
+        TxnsUnloaded {
+            broker,
+            partition,
+            transactional_ids,
+        } => {
+            if en {
+                format!("Broker {broker} no longer leads __transaction_state-{partition}: it stops coordinating {transactional_ids:?}")
+            } else {
+                format!("broker {broker} 不再是 __transaction_state-{partition} 的 leader：不再协调 {transactional_ids:?}")
+            }
+        }
+        TxnStateChanged {
+            broker,
+            transactional_id,
+            producer_id,
+            producer_epoch,
+            from,
+            to,
+            partitions,
+            cause,
+        } => {
+            let why = match (cause, en) {
+                (TxnCause::Client, _) => String::new(),
+                (TxnCause::Fence, true) => {
+                    " — a new InitProducerId fenced the open transaction's producer and aborts it"
+                        .into()
+                }
+                (TxnCause::Fence, false) => {
+                    " —— 新的 InitProducerId 隔离了未完成事务的旧生产者，并中止该事务".into()
+                }
+                (TxnCause::Timeout, true) => {
+                    " — the transaction ran past transaction.timeout.ms: fenced and aborted".into()
+                }
+                (TxnCause::Timeout, false) => {
+                    " —— 事务超过 transaction.timeout.ms：隔离旧生产者并中止".into()
+                }
+                (TxnCause::Markers, true) => " — every partition has its marker".into(),
+                (TxnCause::Markers, false) => " —— 每个分区都已写入事务标记".into(),
+            };
+            let ps = if partitions.is_empty() {
+                String::new()
+            } else if en {
+                format!(", partitions [{}]", parts(partitions))
+            } else {
+                format!("，分区 [{}]", parts(partitions))
+            };
+            if en {
+                format!("Transaction coordinator {broker}: {transactional_id} (producer id {producer_id}, epoch {producer_epoch}) {} → {}{ps}, written to __transaction_state{why}", state(*from, l), state(*to, l))
+            } else {
+                format!("事务协调者 {broker}：{transactional_id}（producer id {producer_id}，epoch {producer_epoch}）{} → {}{ps}，已写入 __transaction_state{why}", state(*from, l), state(*to, l))
+            }
+        }
+        TxnRequestRefused {
+            broker,
+            transactional_id,
+            api,
+            error,
+        } => {
+            if en {
+                format!("Broker {broker} answered {api} from {transactional_id} with {error}")
+            } else {
+                format!("broker {broker} 以 {error} 回复 {transactional_id} 的 {api}")
+            }
+        }
+        TxnMarkerWritten {
+            broker,
+            tp,
+            producer_id,
+            producer_epoch,
+            committed,
+            coordinator_epoch,
+            offset,
+            last_stable_offset,
+        } => {
+            let m = if *committed { "COMMIT" } else { "ABORT" };
+            if en {
+                let a = if *committed { "a" } else { "an" };
+                format!("Leader {broker} wrote {a} {m} marker for producer {producer_id} (epoch {producer_epoch}, coordinator epoch {coordinator_epoch}) at {tp} offset {offset}; the last stable offset (LSO) is now {last_stable_offset}")
+            } else {
+                format!("leader {broker} 在 {tp} 位移 {offset} 写入生产者 {producer_id} 的 {m} 事务标记（epoch {producer_epoch}，协调者 epoch {coordinator_epoch}）；LSO（最后稳定位移）现为 {last_stable_offset}")
+            }
+        }
+        TxnCoordinatorFound {
+            producer,
+            transactional_id,
+            broker,
+            partition,
+        } => {
+            if en {
+                format!("Producer {producer}: the transaction coordinator of {transactional_id} is broker {broker} (leader of __transaction_state-{partition})")
+            } else {
+                format!("生产者 {producer}：{transactional_id} 的事务协调者是 broker {broker}（__transaction_state-{partition} 的 leader）")
+            }
+        }
+        ProducerTxnStateChanged {
+            producer,
+            transactional_id,
+            from,
+            to,
+            error,
+        } => {
+            let e = error
+                .map(|e| {
+                    if en {
+                        format!(" ({e})")
+                    } else {
+                        format!("（{e}）")
+                    }
+                })
+                .unwrap_or_default();
+            if en {
+                format!(
+                    "Producer {producer} ({transactional_id}): {} → {}{e}",
+                    client_state(*from, l),
+                    client_state(*to, l)
+                )
+            } else {
+                format!(
+                    "生产者 {producer}（{transactional_id}）：{} → {}{e}",
+                    client_state(*from, l),
+                    client_state(*to, l)
+                )
+            }
+        }
+        ProducerTxnCallFailed {
+            producer,
+            call,
+            error,
+        } => {
+            if en {
+                format!("Producer {producer}: {call}() failed: {error}")
+            } else {
+                format!("生产者 {producer}：{call}() 失败：{error}")
+            }
+        }
+        _ => return None,
+    })
+}
