@@ -45,7 +45,7 @@ impl<'a> BrokerView<'a> {
             .chain(self.after.iter().map(arc))
     }
 
-    fn get(self, id: BrokerId) -> Option<&'a Broker> {
+    pub(crate) fn get(self, id: BrokerId) -> Option<&'a Broker> {
         self.values().find(|b| b.id == id)
     }
 }

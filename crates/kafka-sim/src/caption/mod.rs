@@ -74,6 +74,10 @@ fn guarantee_name(g: Guarantee, l: Lang) -> &'static str {
         (Guarantee::SingleOwnerPerPartition, Lang::Zh) => "组内每个分区只有一个消费者",
         (Guarantee::ReplicasConsistent, Lang::En) => "replicas agree below the high watermark",
         (Guarantee::ReplicasConsistent, Lang::Zh) => "HW 以下各副本数据一致",
+        (Guarantee::ReadCommittedIsolation, Lang::En) => {
+            "read_committed sees only committed transactions"
+        }
+        (Guarantee::ReadCommittedIsolation, Lang::Zh) => "read_committed 只读到已提交的事务",
     }
 }
 

@@ -2,9 +2,11 @@
 //! its member becomes Stable, over the other consumers lent read-only.
 
 use super::Consumer;
+use crate::broker::audit::{current_leader, BrokerView};
 use crate::event::{EventKind, Guarantee};
 use crate::group::{MemberPhase, MemberState};
 use crate::ids::{NodeId, TopicPartition};
+use crate::invariants::{txn_outcome, Ledger};
 use crate::kernel::{Kernel, Step};
 use std::sync::Arc;
 
@@ -14,6 +16,10 @@ use std::sync::Arc;
 pub(crate) struct ConsumerAudit<'a> {
     before: &'a [Arc<Consumer>],
     after: &'a [Arc<Consumer>],
+    /// The brokers, read-only, for the read_committed check.
+    brokers: BrokerView<'a>,
+    /// What the checks have reported (each guarantee once per partition).
+    ledger: &'a mut Ledger,
 }
 
 impl<'a> ConsumerAudit<'a> {
@@ -21,10 +27,79 @@ impl<'a> ConsumerAudit<'a> {
     pub(crate) fn split(
         consumers: &'a mut [Arc<Consumer>],
         c: usize,
+        brokers: BrokerView<'a>,
+        ledger: &'a mut Ledger,
     ) -> (ConsumerAudit<'a>, &'a mut Arc<Consumer>) {
         let (before, rest) = consumers.split_at_mut(c);
         let (me, after) = rest.split_first_mut().expect("consumer exists");
-        (ConsumerAudit { before, after }, me)
+        (
+            ConsumerAudit {
+                before,
+                after,
+                brokers,
+                ledger,
+            },
+            me,
+        )
+    }
+
+    /// `read_committed_isolation` for records a read_committed consumer
+    /// buffered from `tp`: `delivered` holds each record's offset and, for a
+    /// transactional one, its producer id; `lso` is the last stable offset
+    /// the broker answered with.
+    pub(crate) fn check_read_committed(
+        &mut self,
+        k: &mut Kernel,
+        c: u32,
+        tp: &TopicPartition,
+        delivered: &[(i64, Option<i64>)],
+        lso: Option<i64>,
+    ) -> Step {
+        if self
+            .ledger
+            .reported
+            .contains(&(Guarantee::ReadCommittedIsolation, tp.clone()))
+        {
+            return Ok(());
+        }
+        let mut broken = None;
+        if let Some((o, _)) = lso.and_then(|l| delivered.iter().find(|(o, _)| *o >= l)) {
+            broken = Some(format!(
+                "consumer {c} got {tp}@{o}, at or above the last stable offset {}",
+                lso.unwrap_or(-1)
+            ));
+        }
+        if broken.is_none() {
+            if let Some(leader) = current_leader(self.brokers, tp).and_then(|b| self.brokers.get(b))
+            {
+                if let Some(log) = leader.logs.get(tp) {
+                    for (o, pid) in delivered {
+                        let Some(pid) = pid else { continue };
+                        if txn_outcome(log, &leader.disk, *o, *pid) == Some(false) {
+                            broken = Some(format!(
+                                "consumer {c} got {tp}@{o} from producer {pid}'s transaction, which the leader's log shows aborted"
+                            ));
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let Some(detail) = broken else {
+            return Ok(());
+        };
+        self.ledger
+            .reported
+            .insert((Guarantee::ReadCommittedIsolation, tp.clone()));
+        k.record(
+            vec![NodeId::Consumer(c)],
+            EventKind::GuaranteeBroken {
+                guarantee: Guarantee::ReadCommittedIsolation,
+                tp: Some(tp.clone()),
+                detail,
+            },
+        )
+        .map(|_| ())
     }
 
     /// `single_owner_per_partition`: no other live member of the same

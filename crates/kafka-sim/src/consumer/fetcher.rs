@@ -281,6 +281,27 @@ impl ConsumerCx<'_> {
                 // Only markers: the position moves past them.
                 self.me_mut().positions.insert(r.tp.clone(), next);
             }
+            if read_committed && !recs.is_empty() {
+                let origin = super::isolation::producers_of(&r.records.0);
+                let delivered: Vec<(i64, Option<i64>)> = recs
+                    .iter()
+                    .map(|x| {
+                        let pid = origin
+                            .iter()
+                            .find(|(lo, hi, _)| (*lo..=*hi).contains(&x.offset))
+                            .map(|(_, _, p)| *p);
+                        (x.offset, pid)
+                    })
+                    .collect();
+                self.audit.check_read_committed(
+                    self.k,
+                    c,
+                    &r.tp,
+                    &delivered,
+                    r.last_stable_offset,
+                )?;
+                self.k.gate()?;
+            }
             if !recs.is_empty() {
                 self.me_mut()
                     .buffered

@@ -20,6 +20,19 @@ use std::collections::BTreeSet;
 
 pub use crate::msg::AbortedTransaction;
 
+/// The transactional data batches of fetched bytes: (first offset, last
+/// offset, producer id), for the read_committed check.
+pub fn producers_of(bytes: &[u8]) -> Vec<(i64, i64, i64)> {
+    record::split_batches(bytes)
+        .map(|v| {
+            v.into_iter()
+                .filter(|(_, h)| h.is_transactional() && !h.is_control())
+                .map(|(_, h)| (h.base_offset, h.last_offset(), h.producer_id))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The records of a fetched partition the application gets, and the next
 /// fetch offset (past skipped aborted batches and markers). Stops at the
 /// first batch that does not decode.

@@ -119,6 +119,9 @@ pub enum Guarantee {
     SingleOwnerPerPartition,
     /// Replicas hold the same records at the same offsets (below the high watermark).
     ReplicasConsistent,
+    /// A `read_committed` consumer gets no record of an aborted transaction
+    /// and none at or above the last stable offset.
+    ReadCommittedIsolation,
 }
 
 /// A fact about the simulation, in the past tense.

@@ -235,8 +235,12 @@ impl World {
     /// single-owner check, and that consumer alone (see
     /// [`crate::consumer::ConsumerCx`]).
     pub(crate) fn consumer_cx(&mut self, c: u32) -> crate::consumer::ConsumerCx<'_> {
-        let (audit, me) =
-            crate::consumer::audit::ConsumerAudit::split(&mut self.consumers, c as usize);
+        let (audit, me) = crate::consumer::audit::ConsumerAudit::split(
+            &mut self.consumers,
+            c as usize,
+            crate::broker::audit::BrokerView::all(&self.brokers),
+            &mut self.ledger,
+        );
         crate::consumer::ConsumerCx {
             k: &mut self.k,
             audit,

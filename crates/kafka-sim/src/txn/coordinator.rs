@@ -560,8 +560,16 @@ impl BrokerCx<'_> {
                     TxnState::CompleteCommit | TxnState::CompleteAbort
                 ) && error != ErrorCode::NotCoordinator
                 {
-                    // The markers are written: try the complete record again.
-                    return self.txn_retry_complete(id);
+                    // The markers are written: try the complete record
+                    // again a little later (`txnLogAppendRetryQueue`).
+                    let b = self.id;
+                    return self.k.set_timer(
+                        bnode(b),
+                        self.k.now + super::markers::MARKER_RETRY_MS,
+                        Timer::TxnMarkerRetry {
+                            transactional_id: id.to_string(),
+                        },
+                    );
                 }
                 return Ok(());
             }

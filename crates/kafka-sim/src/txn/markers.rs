@@ -34,7 +34,7 @@ use crate::msg::{ErrorCode, Message, TxnMarkerEntry};
 use crate::storage::record::{self, ControlType, EndTxnMarker};
 
 /// The coordinator's wait before it sends a marker again.
-const MARKER_RETRY_MS: u64 = 100;
+pub(super) const MARKER_RETRY_MS: u64 = 100;
 
 impl BrokerCx<'_> {
     /// PrepareCommit/PrepareAbort of `id` is written: prepare the complete
@@ -74,7 +74,9 @@ impl BrokerCx<'_> {
     pub(crate) fn txn_send_markers(&mut self, id: &str) -> Step {
         let b = self.id;
         let Some(pm) = self.txns().markers.get(id).cloned() else {
-            return Ok(());
+            // Every marker is written; the complete record failed to be
+            // written before: write it again.
+            return self.txn_retry_complete(id);
         };
         if pm.remaining.is_empty() {
             return self.txn_write_complete(id);
