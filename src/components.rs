@@ -15,4 +15,5 @@ pub mod producer;
 pub mod sequence;
 pub mod start;
 pub mod storage;
+pub mod transactions;
 pub mod zk_tree;

@@ -21,6 +21,7 @@ pub mod producer_model;
 pub mod progress;
 pub mod share;
 pub mod state;
+pub mod txn_model;
 pub mod view_model;
 
 /// Mounts the app on the page's body.

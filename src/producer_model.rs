@@ -84,6 +84,8 @@ pub struct ProducerPanel {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProducerModel {
     pub producers: Vec<ProducerPanel>,
+    /// The transactions panel, when a producer is transactional.
+    pub txn: Option<std::rc::Rc<crate::txn_model::TxnModel>>,
 }
 
 /// The producer and record an event is about, if it is a pipeline event.
@@ -508,7 +510,10 @@ impl ProducerModel {
                 }
             })
             .collect();
-        ProducerModel { producers }
+        ProducerModel {
+            producers,
+            txn: crate::txn_model::TxnModel::from_world(w).map(std::rc::Rc::new),
+        }
     }
 }
 

@@ -147,6 +147,9 @@ pub fn ProducerView(p: &ProducerProps) -> Html {
             if p.model.producers.is_empty() {
                 <p class="facts">{ t(lang, "no_producers") }</p>
             }
+            if let Some(m) = &p.model.txn {
+                <crate::components::transactions::TransactionsView model={m.clone()} lang={lang} />
+            }
             { for p.model.producers.iter().map(|x| panel(x, lang, &p.on_seek)) }
         </div>
     }

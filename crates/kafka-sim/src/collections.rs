@@ -590,6 +590,10 @@ impl<T: Ord> SortedSet<T> {
     pub fn intersection<'a>(&'a self, other: &'a Self) -> impl Iterator<Item = &'a T> + 'a {
         self.items.iter().filter(move |x| other.contains(*x))
     }
+    /// Whether every value of `self` is in `other`.
+    pub fn is_subset(&self, other: &Self) -> bool {
+        self.len() <= other.len() && self.iter().all(|x| other.contains(x))
+    }
     /// Values in `self` but not in `other`, in order.
     pub fn difference<'a>(&'a self, other: &'a Self) -> impl Iterator<Item = &'a T> + 'a {
         self.items.iter().filter(move |x| !other.contains(*x))

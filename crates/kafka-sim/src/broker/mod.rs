@@ -293,7 +293,7 @@ impl Broker {
     /// The last stable offset of this broker's replica of `tp`, given its
     /// high watermark and log start offset (the high watermark when no
     /// transaction was ever written here).
-    pub(crate) fn last_stable_offset(
+    pub fn last_stable_offset(
         &self,
         tp: &TopicPartition,
         high_watermark: i64,

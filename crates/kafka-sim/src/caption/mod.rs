@@ -221,11 +221,9 @@ impl EventKind {
             TxnsLoaded { .. }
             | TxnsUnloaded { .. }
             | TxnStateChanged { .. }
-            | TxnRequestRefused { .. }
             | TxnMarkerWritten { .. }
             | TxnCoordinatorFound { .. }
-            | ProducerTxnStateChanged { .. }
-            | ProducerTxnCallFailed { .. } => txn::words(self, l),
+            | ProducerTxnStateChanged { .. } => txn::words(self, l),
             GuaranteeBroken {
                 guarantee,
                 tp,

@@ -125,18 +125,6 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 format!("事务协调者 {broker}：{transactional_id}（producer id {producer_id}，epoch {producer_epoch}）{} → {}{ps}，已写入 __transaction_state{why}", state(*from, l), state(*to, l))
             }
         }
-        TxnRequestRefused {
-            broker,
-            transactional_id,
-            api,
-            error,
-        } => {
-            if en {
-                format!("Broker {broker} answered {api} from {transactional_id} with {error}")
-            } else {
-                format!("broker {broker} 以 {error} 回复 {transactional_id} 的 {api}")
-            }
-        }
         TxnMarkerWritten {
             broker,
             tp,
@@ -195,17 +183,6 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                     client_state(*from, l),
                     client_state(*to, l)
                 )
-            }
-        }
-        ProducerTxnCallFailed {
-            producer,
-            call,
-            error,
-        } => {
-            if en {
-                format!("Producer {producer}: {call}() failed: {error}")
-            } else {
-                format!("生产者 {producer}：{call}() 失败：{error}")
             }
         }
         _ => return None,

@@ -14,9 +14,9 @@
 //! * Records below the fetch position (the start of a batch fetched again)
 //!   are skipped.
 
+use crate::collections::SortedSet;
 use crate::event::ConsumedRecord;
 use crate::storage::record::{self, ControlType};
-use std::collections::BTreeSet;
 
 pub use crate::msg::AbortedTransaction;
 
@@ -45,7 +45,7 @@ pub fn deliverable(
     let mut queue: Vec<AbortedTransaction> = aborted.to_vec();
     crate::collections::sort(&mut queue);
     let mut queue = queue.into_iter().peekable();
-    let mut aborted_producers = BTreeSet::new();
+    let mut aborted_producers = SortedSet::new();
     let mut out = Vec::new();
     let mut next = position;
     let mut at = 0usize;

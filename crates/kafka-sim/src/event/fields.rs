@@ -101,11 +101,9 @@ impl EventKind {
             TxnsLoaded { .. } => "txns_loaded",
             TxnsUnloaded { .. } => "txns_unloaded",
             TxnStateChanged { .. } => "txn_state_changed",
-            TxnRequestRefused { .. } => "txn_request_refused",
             TxnMarkerWritten { .. } => "txn_marker_written",
             TxnCoordinatorFound { .. } => "txn_coordinator_found",
             ProducerTxnStateChanged { .. } => "producer_txn_state_changed",
-            ProducerTxnCallFailed { .. } => "producer_txn_call_failed",
             GroupsUnloaded { .. } => "groups_unloaded",
             MemberIdAssigned { .. } => "member_id_assigned",
             MemberJoining { .. } => "member_joining",
@@ -242,12 +240,6 @@ impl EventKind {
                 "transactional_id",
             )
             | (
-                TxnRequestRefused {
-                    transactional_id, ..
-                },
-                "transactional_id",
-            )
-            | (
                 ProducerTxnStateChanged {
                     transactional_id, ..
                 },
@@ -259,10 +251,7 @@ impl EventKind {
             | (TxnMarkerWritten { producer_epoch, .. }, "producer_epoch") => s(producer_epoch),
             (TxnStateChanged { cause, .. }, "cause") => s(cause.name()),
             (TxnStateChanged { broker, .. }, "broker")
-            | (TxnMarkerWritten { broker, .. }, "broker")
-            | (TxnRequestRefused { broker, .. }, "broker") => s(broker.0),
-            (TxnRequestRefused { error, .. }, "error") => s(error.name_str()),
-            (TxnRequestRefused { api, .. }, "api") => Some(api.clone()),
+            | (TxnMarkerWritten { broker, .. }, "broker") => s(broker.0),
             (TxnMarkerWritten { tp, .. }, "tp") => s(tp),
             (TxnMarkerWritten { committed, .. }, "marker") => {
                 s(if *committed { "COMMIT" } else { "ABORT" })
@@ -275,9 +264,10 @@ impl EventKind {
                 "last_stable_offset",
             ) => s(last_stable_offset),
             (ProducerTxnStateChanged { to, .. }, "to") => s(to.name()),
-            (ProducerTxnStateChanged { producer, .. }, "producer")
-            | (ProducerTxnCallFailed { producer, .. }, "producer") => s(producer),
-            (ProducerTxnCallFailed { call, .. }, "call") => Some(call.clone()),
+            (ProducerTxnStateChanged { producer, .. }, "producer") => s(producer),
+            (ProducerTxnStateChanged { error, .. }, "error") => {
+                Some(error.map(|e| e.name_str()).unwrap_or("NONE").to_string())
+            }
             (OffsetsCommitted { offsets, .. }, "offsets") => list(
                 &offsets
                     .iter()
@@ -328,8 +318,7 @@ impl EventKind {
             | TxnsLoaded { .. }
             | TxnStateChanged { .. }
             | TxnMarkerWritten { .. }
-            | ProducerTxnStateChanged { .. }
-            | ProducerTxnCallFailed { .. } => Importance::Key,
+            | ProducerTxnStateChanged { .. } => Importance::Key,
             HighWatermarkCheckpointed { .. }
             | LogFlushed { .. }
             | FetchParked { .. }

@@ -1115,17 +1115,6 @@ pub enum EventKind {
         /// Why.
         cause: crate::txn::TxnCause,
     },
-    /// The transaction coordinator refused a request.
-    TxnRequestRefused {
-        /// The coordinator (or the broker that is not it).
-        broker: BrokerId,
-        /// The `transactional.id`.
-        transactional_id: String,
-        /// The request (`InitProducerId`, `AddPartitionsToTxn`, `EndTxn`).
-        api: String,
-        /// The error answered.
-        error: ErrorCode,
-    },
     /// A partition leader wrote a transaction marker (a control batch).
     TxnMarkerWritten {
         /// The leader.
@@ -1168,16 +1157,6 @@ pub enum EventKind {
         to: crate::txn::ClientTxnState,
         /// The error that caused it, if any.
         error: Option<ErrorCode>,
-    },
-    /// A transactional producer's call was refused on the client
-    /// (`IllegalStateException`, or a fatal/abortable error).
-    ProducerTxnCallFailed {
-        /// The producer (its index in the scenario).
-        producer: u32,
-        /// The call (`beginTransaction`, `send`, …).
-        call: String,
-        /// The exception's message.
-        error: String,
     },
     /// A broker stopped coordinating an offsets partition and dropped its groups.
     GroupsUnloaded {

@@ -24,7 +24,7 @@ impl BrokerCx<'_> {
         // Read the whole log: the latest value per key wins, tombstones delete.
         let mut offsets: SortedMap<(String, TopicPartition), i64> = SortedMap::new();
         let mut metas: SortedMap<String, Option<rec::GroupValue>> = SortedMap::new();
-        self.for_each_record(tp, |r| {
+        self.for_each_record(tp, &mut |r| {
             let Some(key) = r.key.as_deref().and_then(rec::parse_key) else {
                 return;
             };

@@ -25,9 +25,6 @@ impl ProducerCx<'_> {
         value: Option<String>,
     ) -> Step {
         let p = self.id;
-        if !self.txn_send_allowed()? {
-            return Ok(());
-        }
         self.k.gate()?;
         let id = {
             let pr = self.me_mut();

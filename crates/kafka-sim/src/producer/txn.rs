@@ -38,7 +38,8 @@ pub enum TxnCall {
 }
 
 impl TxnCall {
-    fn name(self) -> &'static str {
+    /// The Java method's name.
+    pub fn name(self) -> &'static str {
         match self {
             TxnCall::Init => "initTransactions",
             TxnCall::Begin => "beginTransaction",
@@ -94,6 +95,63 @@ impl TxnClient {
     }
 }
 
+impl Producer {
+    /// Why the application's transaction call `call` throws now, in the
+    /// client's words (`TransactionManager`'s state checks), or `None`.
+    pub fn txn_refusal(&self, call: TxnCall) -> Option<String> {
+        let Some(t) = &self.txn else {
+            return Some(
+                "IllegalStateException: Transactional method invoked on a non-transactional producer."
+                    .into(),
+            );
+        };
+        use ClientTxnState::*;
+        let invalid = |to: ClientTxnState| {
+            Some(format!(
+                "IllegalStateException: TransactionalId {}: Invalid transition attempted from state {} to state {}",
+                t.transactional_id,
+                t.state.name(),
+                to.name()
+            ))
+        };
+        match (call, t.state) {
+            (TxnCall::Init, Uninitialized)
+            | (TxnCall::Begin, Ready)
+            | (TxnCall::Commit, InTransaction)
+            | (TxnCall::Abort, InTransaction | AbortableError) => None,
+            (TxnCall::Commit, AbortableError | FatalError) => Some(
+                "KafkaException: Cannot execute transactional method because we are in an error state"
+                    .into(),
+            ),
+            (TxnCall::Init, _) => invalid(Initializing),
+            (TxnCall::Begin, _) => invalid(InTransaction),
+            (TxnCall::Commit, _) => invalid(CommittingTransaction),
+            (TxnCall::Abort, _) => invalid(AbortingTransaction),
+        }
+    }
+
+    /// Why `send()` throws now for a transactional producer
+    /// (`failIfNotReadyForSend`), or `None`.
+    pub fn send_refusal(&self) -> Option<String> {
+        let t = self.txn.as_ref()?;
+        match t.state {
+            ClientTxnState::InTransaction => None,
+            ClientTxnState::AbortableError | ClientTxnState::FatalError => Some(
+                "KafkaException: Cannot perform send because at least one previous transactional or idempotent request has failed with errors."
+                    .into(),
+            ),
+            ClientTxnState::Uninitialized | ClientTxnState::Initializing => Some(
+                "IllegalStateException: Cannot perform a 'send' before completing a call to initTransactions when transactions are enabled."
+                    .into(),
+            ),
+            s => Some(format!(
+                "IllegalStateException: Cannot call send in state {}",
+                s.name()
+            )),
+        }
+    }
+}
+
 impl ProducerCx<'_> {
     fn txn(&self) -> Option<&TxnClient> {
         self.me().txn.as_ref()
@@ -128,67 +186,18 @@ impl ProducerCx<'_> {
         Ok(())
     }
 
-    fn txn_call_failed(&mut self, call: &str, error: String) -> Step {
-        let p = self.id;
-        self.k
-            .record(
-                vec![pnode(p)],
-                EventKind::ProducerTxnCallFailed {
-                    producer: p,
-                    call: call.to_string(),
-                    error,
-                },
-            )
-            .map(|_| ())
-    }
-
-    /// One of the application's transaction calls.
+    /// One of the application's transaction calls, already found legal
+    /// by [`Producer::txn_refusal`].
     pub(crate) fn txn_call(&mut self, call: TxnCall) -> Step {
-        let Some(t) = self.txn().cloned() else {
-            return self.txn_call_failed(
-                call.name(),
-                "IllegalStateException: Transactional method invoked on a non-transactional producer.".into(),
-            );
-        };
         use ClientTxnState::*;
-        let invalid = |to: ClientTxnState| {
-            format!(
-                "IllegalStateException: TransactionalId {}: Invalid transition attempted from state {} to state {}",
-                t.transactional_id,
-                t.state.name(),
-                to.name()
-            )
-        };
         match call {
-            TxnCall::Init => {
-                if t.state != Uninitialized {
-                    return self.txn_call_failed(call.name(), invalid(Initializing));
-                }
-                self.txn_to(Initializing, None)?;
+            TxnCall::Init => self.txn_to(Initializing, None)?,
+            TxnCall::Begin => self.txn_to(InTransaction, None)?,
+            TxnCall::Commit => self.txn_to(CommittingTransaction, None)?,
+            TxnCall::Abort => {
+                self.txn_to(AbortingTransaction, None)?;
+                self.txn_abort_unsent()?;
             }
-            TxnCall::Begin => {
-                if t.state != Ready {
-                    return self.txn_call_failed(call.name(), invalid(InTransaction));
-                }
-                self.txn_to(InTransaction, None)?;
-            }
-            TxnCall::Commit => match t.state {
-                InTransaction => self.txn_to(CommittingTransaction, None)?,
-                AbortableError | FatalError => {
-                    return self.txn_call_failed(
-                        call.name(),
-                        "KafkaException: Cannot execute transactional method because we are in an error state".into(),
-                    )
-                }
-                _ => return self.txn_call_failed(call.name(), invalid(CommittingTransaction)),
-            },
-            TxnCall::Abort => match t.state {
-                InTransaction | AbortableError => {
-                    self.txn_to(AbortingTransaction, None)?;
-                    self.txn_abort_unsent()?;
-                }
-                _ => return self.txn_call_failed(call.name(), invalid(AbortingTransaction)),
-            },
         }
         self.progress()
     }
@@ -208,26 +217,6 @@ impl ProducerCx<'_> {
             )?;
         }
         Ok(())
-    }
-
-    /// Whether `send()` may add a record now (`failIfNotReadyForSend`); the
-    /// refusal is an event.
-    pub(super) fn txn_send_allowed(&mut self) -> Step<bool> {
-        let Some(t) = self.txn() else {
-            return Ok(true);
-        };
-        let error = match t.state {
-            ClientTxnState::InTransaction => return Ok(true),
-            ClientTxnState::AbortableError | ClientTxnState::FatalError => {
-                "KafkaException: Cannot perform send because at least one previous transactional or idempotent request has failed with errors.".to_string()
-            }
-            ClientTxnState::Uninitialized | ClientTxnState::Initializing => {
-                "IllegalStateException: Cannot perform a 'send' before completing a call to initTransactions when transactions are enabled.".to_string()
-            }
-            s => format!("IllegalStateException: Cannot call send in state {}", s.name()),
-        };
-        self.txn_call_failed("send", error)?;
-        Ok(false)
     }
 
     /// Whether the Sender may drain a batch of `tp` (its partition is in the transaction).

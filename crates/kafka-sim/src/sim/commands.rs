@@ -44,6 +44,9 @@ impl World {
                         format!("IllegalStateException: Cannot perform operation after producer has been closed ({producer})"),
                     );
                 }
+                if let Some(why) = self.producers[p].send_refusal() {
+                    return self.reject(index, format!("{producer}.send(): {why}"));
+                }
                 let p = p as u32;
                 let n = count.unwrap_or(1);
                 for i in 0..n {
@@ -216,6 +219,9 @@ impl World {
                     Command::CommitTransaction { .. } => crate::producer::TxnCall::Commit,
                     _ => crate::producer::TxnCall::Abort,
                 };
+                if let Some(why) = self.producers[p].txn_refusal(call) {
+                    return self.reject(index, format!("{producer}.{}(): {why}", call.name()));
+                }
                 self.producer_cx(p as u32).txn_call(call)
             }
             Command::AddConsumer { .. }

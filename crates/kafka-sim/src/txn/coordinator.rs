@@ -15,11 +15,11 @@
 use super::metadata::{TxnMetadata, TxnState};
 use super::*;
 use crate::broker::BrokerCx;
+use crate::collections::SortedSet;
 use crate::event::EventKind;
 use crate::ids::{NodeId, TopicPartition};
 use crate::kernel::{Step, Timer};
 use crate::msg::{ErrorCode, Message};
-use std::collections::BTreeSet;
 
 pub(super) fn bnode(b: crate::ids::BrokerId) -> NodeId {
     NodeId::Broker(b)
@@ -115,25 +115,10 @@ impl BrokerCx<'_> {
         self.zkc().admin_create_topic_by(bnode(b), &spec)
     }
 
-    /// A refusal: one event, then the answer.
-    fn txn_refuse(
-        &mut self,
-        from: NodeId,
-        transactional_id: &str,
-        api: &'static str,
-        error: ErrorCode,
-        reply: Message,
-    ) -> Step {
+    /// An answer to a request the coordinator refuses (the error is in it,
+    /// and the message's caption shows it).
+    fn txn_refuse(&mut self, from: NodeId, reply: Message) -> Step {
         let b = self.id;
-        self.k.record(
-            vec![bnode(b), from],
-            EventKind::TxnRequestRefused {
-                broker: b,
-                transactional_id: transactional_id.to_string(),
-                api: api.to_string(),
-                error,
-            },
-        )?;
         self.k.send(bnode(b), from, reply).map(|_| ())
     }
 
@@ -154,19 +139,11 @@ impl BrokerCx<'_> {
         let max = self.k.sc.cluster.config.transaction_max_timeout_ms;
         if timeout_ms <= 0 || timeout_ms as u64 > max {
             let e = ErrorCode::InvalidTransactionTimeout;
-            return self.txn_refuse(from, transactional_id, "InitProducerId", e, answer(Some(e)));
+            return self.txn_refuse(from, answer(Some(e)));
         }
         let coordinator_epoch = match self.txn_owner(transactional_id) {
             Ok(e) => e,
-            Err(e) => {
-                return self.txn_refuse(
-                    from,
-                    transactional_id,
-                    "InitProducerId",
-                    e,
-                    answer(Some(e)),
-                )
-            }
+            Err(e) => return self.txn_refuse(from, answer(Some(e))),
         };
         let now = self.k.wall_ms();
         if !self.txns().metas.contains_key(transactional_id) {
@@ -183,7 +160,7 @@ impl BrokerCx<'_> {
             || matches!(meta.state, TxnState::PrepareAbort | TxnState::PrepareCommit)
         {
             let e = ErrorCode::ConcurrentTransactions;
-            return self.txn_refuse(from, transactional_id, "InitProducerId", e, answer(Some(e)));
+            return self.txn_refuse(from, answer(Some(e)));
         }
         let mut m = meta.clone();
         let (transit, reply, cause) = match meta.state {
@@ -209,7 +186,7 @@ impl BrokerCx<'_> {
         };
         let Ok(transit) = transit else {
             let e = ErrorCode::ConcurrentTransactions;
-            return self.txn_refuse(from, transactional_id, "InitProducerId", e, answer(Some(e)));
+            return self.txn_refuse(from, answer(Some(e)));
         };
         self.txn_store(
             m,
@@ -260,13 +237,12 @@ impl BrokerCx<'_> {
                 results: parts.iter().map(|tp| (tp.clone(), error)).collect(),
             }
         };
-        let api = "AddPartitionsToTxn";
         let (coordinator_epoch, meta) =
             match self.txn_checked(transactional_id, producer_id, producer_epoch, true) {
                 Ok(x) => x,
                 Err(e) => {
                     let r = answer(Some(e), &partitions);
-                    return self.txn_refuse(from, transactional_id, api, e, r);
+                    return self.txn_refuse(from, r);
                 }
             };
         if meta.pending.is_some()
@@ -274,9 +250,9 @@ impl BrokerCx<'_> {
         {
             let e = ErrorCode::ConcurrentTransactions;
             let r = answer(Some(e), &partitions);
-            return self.txn_refuse(from, transactional_id, api, e, r);
+            return self.txn_refuse(from, r);
         }
-        let added: BTreeSet<TopicPartition> = partitions.iter().cloned().collect();
+        let added: SortedSet<TopicPartition> = partitions.iter().cloned().collect();
         if meta.state == TxnState::Ongoing && added.is_subset(&meta.partitions) {
             let b = self.id;
             return self
@@ -289,7 +265,7 @@ impl BrokerCx<'_> {
         let Ok(transit) = m.prepare_add_partitions(&added, now) else {
             let e = ErrorCode::InvalidTxnState;
             let r = answer(Some(e), &partitions);
-            return self.txn_refuse(from, transactional_id, api, e, r);
+            return self.txn_refuse(from, r);
         };
         self.txn_store(
             m,
@@ -320,15 +296,14 @@ impl BrokerCx<'_> {
             correlation_id: cid,
             error,
         };
-        let api = "EndTxn";
         let (coordinator_epoch, meta) =
             match self.txn_checked(transactional_id, producer_id, producer_epoch, true) {
                 Ok(x) => x,
-                Err(e) => return self.txn_refuse(from, transactional_id, api, e, answer(Some(e))),
+                Err(e) => return self.txn_refuse(from, answer(Some(e))),
             };
         if meta.pending.is_some() {
             let e = ErrorCode::ConcurrentTransactions;
-            return self.txn_refuse(from, transactional_id, api, e, answer(Some(e)));
+            return self.txn_refuse(from, answer(Some(e)));
         }
         use TxnState::*;
         let outcome: Result<(), ErrorCode> = match (meta.state, committed) {
@@ -341,7 +316,7 @@ impl BrokerCx<'_> {
             _ => Err(ErrorCode::InvalidTxnState),
         };
         if let Err(e) = outcome {
-            return self.txn_refuse(from, transactional_id, api, e, answer(Some(e)));
+            return self.txn_refuse(from, answer(Some(e)));
         }
         let mut m = meta;
         let target = if committed {
@@ -351,7 +326,7 @@ impl BrokerCx<'_> {
         };
         let Ok(transit) = m.prepare_abort_or_commit(target, self.k.wall_ms()) else {
             let e = ErrorCode::InvalidTxnState;
-            return self.txn_refuse(from, transactional_id, api, e, answer(Some(e)));
+            return self.txn_refuse(from, answer(Some(e)));
         };
         self.txn_store(
             m,
@@ -478,56 +453,11 @@ impl BrokerCx<'_> {
                 cause: w.cause,
             },
         );
-        match w.reply {
-            TxnReply::None => {}
-            TxnReply::InitPid { from, cid } => {
-                self.k.send(
-                    bnode(b),
-                    from,
-                    Message::InitProducerIdResponse {
-                        correlation_id: cid,
-                        error: None,
-                        producer_id: m.producer_id,
-                        producer_epoch: m.producer_epoch,
-                    },
-                )?;
-            }
-            TxnReply::FencedInit { from, cid } => {
-                self.k.send(
-                    bnode(b),
-                    from,
-                    Message::InitProducerIdResponse {
-                        correlation_id: cid,
-                        error: Some(ErrorCode::ConcurrentTransactions),
-                        producer_id: -1,
-                        producer_epoch: -1,
-                    },
-                )?;
-            }
-            TxnReply::AddPartitions {
-                from,
-                cid,
-                partitions,
-            } => {
-                self.k.send(
-                    bnode(b),
-                    from,
-                    Message::AddPartitionsToTxnResponse {
-                        correlation_id: cid,
-                        results: partitions.into_iter().map(|tp| (tp, None)).collect(),
-                    },
-                )?;
-            }
-            TxnReply::EndTxn { from, cid } => {
-                self.k.send(
-                    bnode(b),
-                    from,
-                    Message::EndTxnResponse {
-                        correlation_id: cid,
-                        error: None,
-                    },
-                )?;
-            }
+        // A fence's InitProducerId is told to retry once the abort is written.
+        let error = matches!(w.reply, TxnReply::FencedInit { .. })
+            .then_some(ErrorCode::ConcurrentTransactions);
+        if let Some((to, reply)) = answer(w.reply, error, Some(&m)) {
+            self.k.send(bnode(b), to, reply)?;
         }
         if matches!(m.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
             self.txn_begin_markers(id, w.coordinator_epoch)?;
@@ -553,60 +483,70 @@ impl BrokerCx<'_> {
                 m.has_failed_epoch_fence = true;
             }
         }
-        let (to, reply) = match w.reply {
-            TxnReply::None => {
-                if matches!(
-                    w.transit.state,
-                    TxnState::CompleteCommit | TxnState::CompleteAbort
-                ) && error != ErrorCode::NotCoordinator
-                {
-                    // The markers are written: try the complete record
-                    // again a little later (`txnLogAppendRetryQueue`).
-                    let b = self.id;
-                    return self.k.set_timer(
-                        bnode(b),
-                        self.k.now + super::markers::MARKER_RETRY_MS,
-                        Timer::TxnMarkerRetry {
-                            transactional_id: id.to_string(),
-                        },
-                    );
-                }
-                return Ok(());
-            }
-            TxnReply::InitPid { from, cid } | TxnReply::FencedInit { from, cid } => (
-                from,
-                Message::InitProducerIdResponse {
-                    correlation_id: cid,
-                    error: Some(error),
-                    producer_id: -1,
-                    producer_epoch: -1,
+        if w.reply == TxnReply::None
+            && matches!(
+                w.transit.state,
+                TxnState::CompleteCommit | TxnState::CompleteAbort
+            )
+            && error != ErrorCode::NotCoordinator
+        {
+            // The markers are written: try the complete record again a
+            // little later (`txnLogAppendRetryQueue`).
+            let b = self.id;
+            return self.k.set_timer(
+                bnode(b),
+                self.k.now + super::markers::MARKER_RETRY_MS,
+                Timer::TxnMarkerRetry {
+                    transactional_id: id.to_string(),
                 },
-            ),
-            TxnReply::AddPartitions {
-                from,
-                cid,
-                partitions,
-            } => (
-                from,
-                Message::AddPartitionsToTxnResponse {
-                    correlation_id: cid,
-                    results: partitions.into_iter().map(|tp| (tp, Some(error))).collect(),
-                },
-            ),
-            TxnReply::EndTxn { from, cid } => (
-                from,
-                Message::EndTxnResponse {
-                    correlation_id: cid,
-                    error: Some(error),
-                },
-            ),
-        };
-        let api = reply.api().trim_end_matches("Response");
-        let api: &'static str = match api {
-            "InitProducerId" => "InitProducerId",
-            "AddPartitionsToTxn" => "AddPartitionsToTxn",
-            _ => "EndTxn",
-        };
-        self.txn_refuse(to, id, api, error, reply)
+            );
+        }
+        match answer(w.reply, Some(error), None) {
+            Some((to, reply)) => self.txn_refuse(to, reply),
+            None => Ok(()),
+        }
     }
+}
+
+/// The answer a written (or failed) transition owes its client: the
+/// request's response with `error`, or on success the id and epoch of `m`.
+fn answer(
+    reply: TxnReply,
+    error: Option<ErrorCode>,
+    m: Option<&TxnMetadata>,
+) -> Option<(NodeId, Message)> {
+    let (pid, epoch) = match (error, m) {
+        (None, Some(m)) => (m.producer_id, m.producer_epoch),
+        _ => (-1, -1),
+    };
+    Some(match reply {
+        TxnReply::None => return None,
+        TxnReply::InitPid { from, cid } | TxnReply::FencedInit { from, cid } => (
+            from,
+            Message::InitProducerIdResponse {
+                correlation_id: cid,
+                error,
+                producer_id: pid,
+                producer_epoch: epoch,
+            },
+        ),
+        TxnReply::AddPartitions {
+            from,
+            cid,
+            partitions,
+        } => (
+            from,
+            Message::AddPartitionsToTxnResponse {
+                correlation_id: cid,
+                results: partitions.into_iter().map(|tp| (tp, error)).collect(),
+            },
+        ),
+        TxnReply::EndTxn { from, cid } => (
+            from,
+            Message::EndTxnResponse {
+                correlation_id: cid,
+                error,
+            },
+        ),
+    })
 }

@@ -17,9 +17,9 @@
 //! byte-identical.
 
 use super::metadata::{TxnState, TxnTransit};
+use crate::collections::SortedSet;
 use crate::group_records::{R, W};
 use crate::ids::TopicPartition;
-use std::collections::BTreeSet;
 
 /// The key of a transactional id's record.
 pub fn key(transactional_id: &str) -> Vec<u8> {
@@ -69,7 +69,7 @@ pub struct StoredTxn {
     /// The state.
     pub state: TxnState,
     /// The partitions (empty in Empty).
-    pub partitions: BTreeSet<TopicPartition>,
+    pub partitions: SortedSet<TopicPartition>,
     /// When it last changed.
     pub last_update_ms: i64,
     /// When the transaction began.
@@ -97,7 +97,7 @@ pub fn parse_value(b: &[u8]) -> Option<StoredTxn> {
     let producer_epoch = r.i16()?;
     let txn_timeout_ms = r.i32()?;
     let state = TxnState::from_id(r.take(1)?[0] as i8)?;
-    let mut partitions = BTreeSet::new();
+    let mut partitions = SortedSet::new();
     let n = r.i32()?;
     if n >= 0 {
         // Rewind to read the count again as the shared reader expects it.

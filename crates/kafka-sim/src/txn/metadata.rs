@@ -9,10 +9,10 @@
 //! illegal move; here it is an `Err` naming both states, and the
 //! coordinator answers the client with the error Kafka's handler would.
 
+use crate::collections::SortedSet;
 use crate::ids::TopicPartition;
 use crate::msg::ErrorCode;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 /// A transaction's state (`TransactionState`), with Kafka's ids.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -132,7 +132,7 @@ pub struct TxnTransit {
     /// The target state.
     pub state: TxnState,
     /// The transaction's partitions.
-    pub partitions: BTreeSet<TopicPartition>,
+    pub partitions: SortedSet<TopicPartition>,
     /// When the transaction began (-1: none).
     pub txn_start_ms: i64,
     /// When the transition was made.
@@ -157,7 +157,7 @@ pub struct TxnMetadata {
     /// The current state.
     pub state: TxnState,
     /// The partitions of the open transaction.
-    pub partitions: BTreeSet<TopicPartition>,
+    pub partitions: SortedSet<TopicPartition>,
     /// When the open transaction began (-1: none).
     pub txn_start_ms: i64,
     /// When the metadata last changed.
@@ -184,7 +184,7 @@ impl TxnMetadata {
             last_producer_epoch: -1,
             txn_timeout_ms,
             state: TxnState::Empty,
-            partitions: BTreeSet::new(),
+            partitions: SortedSet::new(),
             txn_start_ms: now_ms,
             last_update_ms: now_ms,
             pending: None,
@@ -201,7 +201,7 @@ impl TxnMetadata {
         epoch: i16,
         last_epoch: i16,
         timeout: i32,
-        partitions: BTreeSet<TopicPartition>,
+        partitions: SortedSet<TopicPartition>,
         start: i64,
         now: i64,
     ) -> Result<TxnTransit, String> {
@@ -274,7 +274,7 @@ impl TxnMetadata {
             next,
             last,
             timeout,
-            BTreeSet::new(),
+            SortedSet::new(),
             -1,
             now,
         )
@@ -304,7 +304,7 @@ impl TxnMetadata {
             0,
             last,
             timeout,
-            BTreeSet::new(),
+            SortedSet::new(),
             -1,
             now,
         )
@@ -344,14 +344,19 @@ impl TxnMetadata {
     /// Ongoing with the union of the partitions; a new transaction starts now.
     pub fn prepare_add_partitions(
         &mut self,
-        added: &BTreeSet<TopicPartition>,
+        added: &SortedSet<TopicPartition>,
         now: i64,
     ) -> Result<TxnTransit, String> {
         let start = match self.state {
             TxnState::Empty | TxnState::CompleteAbort | TxnState::CompleteCommit => now,
             _ => self.txn_start_ms,
         };
-        let parts = self.partitions.union(added).cloned().collect();
+        let parts = self
+            .partitions
+            .iter()
+            .chain(added.iter())
+            .cloned()
+            .collect();
         let (pid, epoch, last, timeout) = (
             self.producer_id,
             self.producer_epoch,
@@ -441,7 +446,7 @@ impl TxnMetadata {
             epoch,
             last,
             timeout,
-            BTreeSet::new(),
+            SortedSet::new(),
             start,
             now,
         )
@@ -463,7 +468,7 @@ impl TxnMetadata {
             epoch,
             last,
             timeout,
-            BTreeSet::new(),
+            SortedSet::new(),
             start,
             upd,
         )
@@ -593,7 +598,7 @@ mod tests {
             (m.state, m.producer_epoch, m.last_producer_epoch),
             (TxnState::Empty, 0, -1)
         );
-        let parts: BTreeSet<_> = [tp(0), tp(1)].into();
+        let parts: SortedSet<_> = [tp(0), tp(1)].into();
         let t = m.prepare_add_partitions(&parts, 10);
         apply(&mut m, t);
         assert_eq!(m.state, TxnState::Ongoing);

@@ -1,0 +1,193 @@
+//! What the transactions panel shows, read off the world at the cursor:
+//! each transactional id at its coordinator (state, pending transition,
+//! producer id and epoch, partitions, the markers still to write), each
+//! transactional producer's own state (a fenced one is a zombie), and the
+//! last stable offset beside the high watermark and log end offset of
+//! every partition a transaction touched. Layout data only: every value is
+//! the engine's.
+
+use kafka_sim::txn::metadata::TxnState;
+use kafka_sim::txn::ClientTxnState;
+use kafka_sim::World;
+
+/// The most partitions listed (a big cluster's partitions are not all shown).
+const MAX_PARTITIONS: usize = 24;
+
+/// A transactional id at its coordinator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoordinatorView {
+    pub transactional_id: String,
+    /// The coordinator (leader of its `__transaction_state` partition).
+    pub broker: i32,
+    /// Its `__transaction_state` partition and the coordinator epoch.
+    pub partition: i32,
+    pub coordinator_epoch: i32,
+    pub state: TxnState,
+    /// The transition being written, if any.
+    pub pending: Option<TxnState>,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub partitions: Vec<String>,
+    /// Markers still to be written: (partition, in a request now).
+    pub markers: Vec<(String, bool)>,
+    /// COMMIT (true) or ABORT while markers are written.
+    pub committing: Option<bool>,
+}
+
+/// A transactional producer as the client sees itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientView {
+    pub name: String,
+    pub transactional_id: String,
+    pub state: ClientTxnState,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// Partitions added to the transaction.
+    pub added: Vec<String>,
+    /// Refused for an older epoch than the coordinator's: a zombie, fenced.
+    pub fenced: bool,
+}
+
+/// A partition's offsets on its leader.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartitionView {
+    pub tp: String,
+    pub leader: i32,
+    pub log_end_offset: i64,
+    pub high_watermark: i64,
+    pub last_stable_offset: i64,
+    /// Open transactions: (producer id, first offset).
+    pub open: Vec<(i64, i64)>,
+    /// Decided transactions whose marker is not yet below the high
+    /// watermark (they still hold the LSO): (producer id, first offset, marker offset).
+    pub unreplicated: Vec<(i64, i64, i64)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TxnModel {
+    pub coordinators: Vec<CoordinatorView>,
+    pub clients: Vec<ClientView>,
+    pub partitions: Vec<PartitionView>,
+    /// Partitions left out of `partitions`.
+    pub more_partitions: usize,
+}
+
+impl TxnModel {
+    /// `None` when the scenario has no transactional producer.
+    pub fn from_world(w: &World) -> Option<TxnModel> {
+        let txn_producers: Vec<_> = w.producers().iter().filter(|p| p.txn.is_some()).collect();
+        if txn_producers.is_empty() {
+            return None;
+        }
+        let mut m = TxnModel::default();
+        for (id, b) in w.brokers() {
+            if !b.alive {
+                continue;
+            }
+            for (tid, meta) in b.txns.metas.iter() {
+                let p = w
+                    .scenario()
+                    .cluster
+                    .config
+                    .transaction_state_log_num_partitions;
+                let partition = kafka_sim::txn::partition_for(tid, p);
+                let Some(epoch) = b.txns.loaded.get(&partition) else {
+                    continue;
+                };
+                let pm = b.txns.markers.get(tid);
+                m.coordinators.push(CoordinatorView {
+                    transactional_id: tid.clone(),
+                    broker: id.0,
+                    partition,
+                    coordinator_epoch: *epoch,
+                    state: meta.state,
+                    pending: meta.pending,
+                    producer_id: meta.producer_id,
+                    producer_epoch: meta.producer_epoch,
+                    partitions: meta.partitions.iter().map(|t| t.to_string()).collect(),
+                    markers: pm
+                        .map(|pm| {
+                            pm.remaining
+                                .iter()
+                                .map(|t| (t.to_string(), pm.in_flight.contains(t)))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    committing: pm.map(|pm| pm.committed),
+                });
+            }
+        }
+        for p in &txn_producers {
+            let t = p.txn.as_ref().expect("filtered");
+            let coordinator_epoch = m
+                .coordinators
+                .iter()
+                .find(|c| c.transactional_id == t.transactional_id)
+                .map(|c| (c.producer_id, c.producer_epoch));
+            // Marked once the producer has learnt it (its request was
+            // refused): before that the epochs say it, and a learner may be
+            // asked to work it out.
+            let fenced = t.state == ClientTxnState::FatalError
+                && coordinator_epoch
+                    .is_some_and(|(pid, e)| pid == p.producer_id && e > p.producer_epoch);
+            m.clients.push(ClientView {
+                name: p.name.clone(),
+                transactional_id: t.transactional_id.clone(),
+                state: t.state,
+                producer_id: p.producer_id,
+                producer_epoch: p.producer_epoch,
+                added: t.added.iter().map(|x| x.to_string()).collect(),
+                fenced,
+            });
+        }
+        // The partitions of user topics, on their leaders.
+        let mut rows = Vec::new();
+        for (id, b) in w.brokers() {
+            if !b.alive {
+                continue;
+            }
+            for (tp, part) in b.partitions.iter() {
+                // Internal topics (`__consumer_offsets`, `__transaction_state`) are left out.
+                if !part.is_leader || tp.topic.starts_with("__") {
+                    continue;
+                }
+                let Some(log) = b.logs.get(tp) else { continue };
+                let states = b.producer_states.get(tp);
+                let open = states
+                    .map(|s| {
+                        s.ongoing
+                            .iter()
+                            .map(|(first, pid)| (*pid, *first))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let unreplicated = states
+                    .map(|s| {
+                        s.unreplicated
+                            .iter()
+                            .map(|(first, (pid, marker))| (*pid, *first, *marker))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                rows.push(PartitionView {
+                    tp: tp.to_string(),
+                    leader: id.0,
+                    log_end_offset: log.log_end_offset,
+                    high_watermark: part.high_watermark,
+                    last_stable_offset: b.last_stable_offset(
+                        tp,
+                        part.high_watermark,
+                        log.log_start_offset,
+                    ),
+                    open,
+                    unreplicated,
+                });
+            }
+        }
+        kafka_sim::collections::sort_by(&mut rows, |a, b| a.tp.cmp(&b.tp));
+        m.more_partitions = rows.len().saturating_sub(MAX_PARTITIONS);
+        rows.truncate(MAX_PARTITIONS);
+        m.partitions = rows;
+        Some(m)
+    }
+}
