@@ -72,6 +72,9 @@ pub struct ProducerPanel {
     /// `close()` called / finished.
     pub closing: bool,
     pub closed: bool,
+    /// With a `transactional.id`: the id and the `TransactionManager`'s
+    /// state (`FATAL_ERROR` after a fencing).
+    pub txn: Option<(String, &'static str)>,
     pub deques: Vec<DequeView>,
     pub requests: Vec<RequestView>,
     /// The next sequence number per partition (idempotence).
@@ -495,6 +498,10 @@ impl ProducerModel {
                     max_in_flight: c.max_in_flight_requests_per_connection,
                     blocked: p.blocked.len(),
                     closing: p.closing,
+                    txn: p
+                        .txn
+                        .as_ref()
+                        .map(|t| (t.transactional_id.clone(), t.state.name())),
                     closed: p.closed,
                     deques,
                     requests,

@@ -1,13 +1,11 @@
 //! What the transactions panel shows, read off the world at the cursor:
 //! each transactional id at its coordinator (state, pending transition,
-//! producer id and epoch, partitions, the markers still to write), each
-//! transactional producer's own state (a fenced one is a zombie), and the
+//! producer id and epoch, partitions, the markers still to write) and the
 //! last stable offset beside the high watermark and log end offset of
 //! every partition a transaction touched. Layout data only: every value is
 //! the engine's.
 
 use kafka_sim::txn::metadata::TxnState;
-use kafka_sim::txn::ClientTxnState;
 use kafka_sim::World;
 
 /// The most partitions listed (a big cluster's partitions are not all shown).
@@ -34,20 +32,6 @@ pub struct CoordinatorView {
     pub committing: Option<bool>,
 }
 
-/// A transactional producer as the client sees itself.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClientView {
-    pub name: String,
-    pub transactional_id: String,
-    pub state: ClientTxnState,
-    pub producer_id: i64,
-    pub producer_epoch: i16,
-    /// Partitions added to the transaction.
-    pub added: Vec<String>,
-    /// Refused for an older epoch than the coordinator's: a zombie, fenced.
-    pub fenced: bool,
-}
-
 /// A partition's offsets on its leader.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PartitionView {
@@ -66,7 +50,6 @@ pub struct PartitionView {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct TxnModel {
     pub coordinators: Vec<CoordinatorView>,
-    pub clients: Vec<ClientView>,
     pub partitions: Vec<PartitionView>,
     /// Partitions left out of `partitions`.
     pub more_partitions: usize,
@@ -75,8 +58,7 @@ pub struct TxnModel {
 impl TxnModel {
     /// `None` when the scenario has no transactional producer.
     pub fn from_world(w: &World) -> Option<TxnModel> {
-        let txn_producers: Vec<_> = w.producers().iter().filter(|p| p.txn.is_some()).collect();
-        if txn_producers.is_empty() {
+        if w.producers().iter().all(|p| p.txn.is_none()) {
             return None;
         }
         let mut m = TxnModel::default();
@@ -116,29 +98,6 @@ impl TxnModel {
                     committing: pm.map(|pm| pm.committed),
                 });
             }
-        }
-        for p in &txn_producers {
-            let t = p.txn.as_ref().expect("filtered");
-            let coordinator_epoch = m
-                .coordinators
-                .iter()
-                .find(|c| c.transactional_id == t.transactional_id)
-                .map(|c| (c.producer_id, c.producer_epoch));
-            // Marked once the producer has learnt it (its request was
-            // refused): before that the epochs say it, and a learner may be
-            // asked to work it out.
-            let fenced = t.state == ClientTxnState::FatalError
-                && coordinator_epoch
-                    .is_some_and(|(pid, e)| pid == p.producer_id && e > p.producer_epoch);
-            m.clients.push(ClientView {
-                name: p.name.clone(),
-                transactional_id: t.transactional_id.clone(),
-                state: t.state,
-                producer_id: p.producer_id,
-                producer_epoch: p.producer_epoch,
-                added: t.added.iter().map(|x| x.to_string()).collect(),
-                fenced,
-            });
         }
         // The partitions of user topics, on their leaders.
         let mut rows = Vec::new();

@@ -42,6 +42,9 @@ fn panel(p: &ProducerPanel, lang: Lang, on_seek: &Callback<u64>) -> Html {
             <p class="facts">
                 { format!("producerId {} · epoch {} · buffer.memory {} / {} {}",
                     p.producer_id, p.producer_epoch, p.buffer_used, p.buffer_memory, t(lang, "bytes")) }
+                if let Some((id, state)) = &p.txn {
+                    { format!(" · transactional.id {id} · {state}") }
+                }
                 if p.blocked > 0 {
                     { format!(" · {} {}", p.blocked, t(lang, "blocked_records")) }
                 }

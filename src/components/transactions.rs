@@ -1,8 +1,9 @@
 //! The transactions panel (exactly-once, KIP-98): for each transactional id,
 //! the coordinator's state machine with the current state lit (and the
 //! state being written, dashed), the transaction's partitions and the
-//! markers still travelling to their leaders; each transactional producer
-//! with its own state and epoch, a fenced zombie marked; and the last
+//! markers still travelling to their leaders (each producer's panel below
+//! shows its own transaction state and epoch: a zombie's epoch is older
+//! than the coordinator's); and the last
 //! stable offset beside the high watermark and log end offset of each
 //! partition, open transactions named.
 
@@ -29,7 +30,7 @@ const DIAGRAM: &str = r##"<defs><marker id="txn-arrow" viewBox="0 0 10 10" refX=
 fn diagram(c: &CoordinatorView, lang: Lang) -> Html {
     let label = format!(
         "{}: {}{}",
-        t(lang, "txn_state_machine"),
+        t(lang, "transactions"),
         c.state.name(),
         c.pending
             .map(|p| format!(" → {}", p.name()))
@@ -46,12 +47,11 @@ fn diagram(c: &CoordinatorView, lang: Lang) -> Html {
 fn coordinator(c: &CoordinatorView, lang: Lang) -> Html {
     html! {
         <section class="txn-coordinator" aria-label={format!("{} {}", t(lang, "txn_coordinator"), c.transactional_id)}>
-            <h4>{ format!("transactional.id {} · {} broker {} (__transaction_state-{}, {} {})",
-                c.transactional_id, t(lang, "txn_coordinator"), c.broker, c.partition,
-                t(lang, "coordinator_epoch"), c.coordinator_epoch) }</h4>
+            <h4>{ format!("transactional.id {} · {} broker {} (__transaction_state-{}, coordinatorEpoch {})",
+                c.transactional_id, t(lang, "txn_coordinator"), c.broker, c.partition, c.coordinator_epoch) }</h4>
             <p class="facts mono">{ format!("producerId {} · epoch {} · {} {}{}",
                 c.producer_id, c.producer_epoch, t(lang, "state"), c.state.name(),
-                c.pending.map(|p| format!(" ({} {})", t(lang, "txn_writing"), p.name())).unwrap_or_default()) }</p>
+                c.pending.map(|p| format!(" → {}", p.name())).unwrap_or_default()) }</p>
             { diagram(c, lang) }
             <p class="facts">
                 { format!("{}: ", t(lang, "txn_partitions")) }
@@ -73,22 +73,37 @@ fn coordinator(c: &CoordinatorView, lang: Lang) -> Html {
     }
 }
 
-/// A table of text cells, each row with an optional class.
-fn grid(
-    class: &'static str,
-    headers: &[&str],
-    rows: Vec<(Option<&'static str>, Vec<String>)>,
-) -> Html {
-    html! {
-        <table class={classes!("grid", class)}>
-            <thead><tr>{ for headers.iter().map(|h| html! { <th>{ h.to_string() }</th> }) }</tr></thead>
-            <tbody>
-            { for rows.into_iter().map(|(c, cells)| html! {
-                <tr class={classes!(c)}>{ for cells.into_iter().map(|x| html! { <td>{ x }</td> }) }</tr>
-            }) }
-            </tbody>
-        </table>
+/// The partitions' offsets as aligned text, one line per partition.
+fn offsets_text(m: &TxnModel, lang: Lang) -> String {
+    let mut out = format!(
+        "{:<24} {:>6} {:>8} {:>8} {:>8}  {}\n",
+        "PARTITION",
+        "LEADER",
+        "LEO",
+        "HW",
+        "LSO",
+        t(lang, "txn_open")
+    );
+    for r in &m.partitions {
+        let open: Vec<String> = r
+            .open
+            .iter()
+            .map(|(pid, first)| format!("producerId {pid} @{first}"))
+            .chain(r.unreplicated.iter().map(|(pid, first, marker)| {
+                format!("producerId {pid} @{first} (marker @{marker} > HW)")
+            }))
+            .collect();
+        out.push_str(&format!(
+            "{:<24} {:>6} {:>8} {:>8} {:>8}  {}\n",
+            r.tp,
+            r.leader,
+            r.log_end_offset,
+            r.high_watermark,
+            r.last_stable_offset,
+            open.join(", ")
+        ));
     }
+    out
 }
 
 #[component]
@@ -98,36 +113,12 @@ pub fn TransactionsView(p: &TxnProps) -> Html {
     html! {
         <section class="transactions" id="transactions" aria-label={t(lang, "transactions")}>
             <h3>{ t(lang, "transactions") }</h3>
-            if m.coordinators.is_empty() {
-                <p class="facts">{ t(lang, "txn_none_yet") }</p>
-            }
             { for m.coordinators.iter().map(|c| coordinator(c, lang)) }
-            <h4>{ t(lang, "txn_producers") }</h4>
-            { grid("txn-clients",
-                &[t(lang, "producer"), "transactional.id", t(lang, "state"), "producerId · epoch", t(lang, "txn_partitions")],
-                m.clients.iter().map(|c| (c.fenced.then_some("fenced"), vec![
-                    c.name.clone(),
-                    c.transactional_id.clone(),
-                    if c.fenced { format!("{} · {}", c.state.name(), t(lang, "txn_zombie")) } else { c.state.name().to_string() },
-                    format!("{} · {}", c.producer_id, c.producer_epoch),
-                    c.added.join(", "),
-                ])).collect()) }
             <h4>{ t(lang, "txn_offsets") }</h4>
-            { grid("txn-offsets",
-                &[t(lang, "partition"), "leader", "LEO", "HW", "LSO", t(lang, "txn_open")],
-                m.partitions.iter().map(|r| ((r.last_stable_offset < r.high_watermark).then_some("lso-behind"), vec![
-                    r.tp.clone(),
-                    r.leader.to_string(),
-                    r.log_end_offset.to_string(),
-                    r.high_watermark.to_string(),
-                    r.last_stable_offset.to_string(),
-                    r.open.iter().map(|(pid, first)| format!("producerId {pid} @{first}"))
-                        .chain(r.unreplicated.iter().map(|(pid, first, marker)| format!("producerId {pid} @{first}: {} {marker} {}",
-                            t(lang, "txn_marker_at"), t(lang, "txn_marker_waits"))))
-                        .collect::<Vec<_>>().join(", "),
-                ])).collect()) }
+            // Laid out as the admin tools print (`kafka-topics --describe`).
+            <pre class="mono txn-offsets" tabindex="0">{ offsets_text(m, lang) }</pre>
             if m.more_partitions > 0 {
-                <p class="facts">{ format!("+{} {}", m.more_partitions, t(lang, "more_partitions")) }</p>
+                <p class="facts">{ format!("+{} …", m.more_partitions) }</p>
             }
             <p class="small-note">{ t(lang, "txn_lso_note") }</p>
         </section>

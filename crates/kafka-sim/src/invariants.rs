@@ -12,7 +12,8 @@
 //!   election or the pre-KIP-101 truncation rule it can break, and the
 //!   simulation shows where.
 //! * `read_committed_isolation` — a `read_committed` consumer never gets a
-//!   record whose transaction the current leader's log shows aborted, nor
+//!   record whose transaction the current leader's `.txnindex` lists as
+//!   aborted, nor
 //!   one at or above the last stable offset the broker answered with
 //!   (checked when the fetch response is buffered, `consumer/audit.rs`).
 //! * `one_leader_per_epoch`, `high_watermark_within_isr`,
@@ -83,33 +84,16 @@ pub fn record_at(log: &Log, disk: &MemStorage, offset: i64) -> Option<KeyValue> 
         .map(|r| (r.key.clone(), r.value.clone()))
 }
 
-/// How the transaction of producer `producer_id` that wrote `offset` ended
-/// in this log: the first marker of that producer after `offset` (true:
-/// COMMIT, false: ABORT), or `None` while the log has none.
-pub fn txn_outcome(log: &Log, disk: &MemStorage, offset: i64, producer_id: i64) -> Option<bool> {
-    let mut at = offset.max(log.log_start_offset);
-    while at < log.log_end_offset {
-        let data = log.read(disk, at, 1 << 20, log.log_end_offset, true).ok()?;
-        let mut pos = 0usize;
-        let mut next = at;
-        while pos < data.bytes.len() {
-            let Ok(b) = record::decode_batch(&data.bytes[pos..], pos as u64) else {
-                return None;
-            };
-            pos += b.header.size_in_bytes() as usize;
-            next = next.max(b.header.next_offset());
-            if b.header.producer_id == producer_id && b.header.base_offset > offset {
-                if let Ok(Some(m)) = record::marker_of(&b) {
-                    return Some(m.control_type == record::ControlType::Commit);
-                }
-            }
-        }
-        if next <= at {
-            return None;
-        }
-        at = next;
-    }
-    None
+/// Whether the record at `offset` written by producer `producer_id` belongs
+/// to a transaction this log's `.txnindex` lists as aborted (the list a
+/// read_committed fetch is given, `TransactionIndex.collectAbortedTxns`).
+pub fn txn_aborted(log: &Log, disk: &MemStorage, offset: i64, producer_id: i64) -> bool {
+    log.collect_aborted_transactions(disk, offset, offset + 1)
+        .unwrap_or_default()
+        .iter()
+        .any(|t| {
+            t.producer_id == producer_id && t.first_offset <= offset && offset <= t.last_offset
+        })
 }
 
 /// Key and value of every record in `[lo, hi)` of a log, read in one pass.

@@ -219,7 +219,6 @@ impl EventKind {
             | OffsetCommitSent { .. }
             | OffsetCommitFailed { .. } => consumer::words(self, l),
             TxnsLoaded { .. }
-            | TxnsUnloaded { .. }
             | TxnStateChanged { .. }
             | TxnMarkerWritten { .. }
             | TxnCoordinatorFound { .. }

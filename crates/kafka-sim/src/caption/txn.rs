@@ -1,43 +1,7 @@
 //! Captions of the events about transactions (exactly-once, KIP-98).
 
 use super::*;
-use crate::txn::metadata::TxnState;
-use crate::txn::{ClientTxnState, TxnCause};
-
-/// A coordinator state's name, and in Chinese what it means.
-fn state(s: TxnState, l: Lang) -> String {
-    if l == Lang::En {
-        return s.name().to_string();
-    }
-    let zh = match s {
-        TxnState::Empty => "无事务",
-        TxnState::Ongoing => "进行中",
-        TxnState::PrepareCommit => "准备提交",
-        TxnState::PrepareAbort => "准备中止",
-        TxnState::CompleteCommit => "已提交",
-        TxnState::CompleteAbort => "已中止",
-        TxnState::PrepareEpochFence => "准备隔离旧 epoch",
-        TxnState::Dead => "已过期",
-    };
-    format!("{}（{zh}）", s.name())
-}
-
-fn client_state(s: ClientTxnState, l: Lang) -> String {
-    if l == Lang::En {
-        return s.name().to_string();
-    }
-    let zh = match s {
-        ClientTxnState::Uninitialized => "未初始化",
-        ClientTxnState::Initializing => "初始化中",
-        ClientTxnState::Ready => "就绪",
-        ClientTxnState::InTransaction => "事务中",
-        ClientTxnState::CommittingTransaction => "提交中",
-        ClientTxnState::AbortingTransaction => "中止中",
-        ClientTxnState::AbortableError => "可中止的错误",
-        ClientTxnState::FatalError => "致命错误",
-    };
-    format!("{}（{zh}）", s.name())
-}
+use crate::txn::TxnCause;
 
 fn parts(v: &[crate::ids::TopicPartition]) -> String {
     v.iter()
@@ -71,17 +35,6 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 format!("Broker {broker} now leads __transaction_state-{partition}: as transaction coordinator (coordinator epoch {coordinator_epoch}) it read the partition back and loaded {} transactional id(s) {transactional_ids:?}{redo}", transactional_ids.len())
             } else {
                 format!("broker {broker} 成为 __transaction_state-{partition} 的 leader：作为事务协调者（协调者 epoch {coordinator_epoch}），它从该分区读回 {} 个 transactional.id {transactional_ids:?}{redo}", transactional_ids.len())
-            }
-        }
-        TxnsUnloaded {
-            broker,
-            partition,
-            transactional_ids,
-        } => {
-            if en {
-                format!("Broker {broker} no longer leads __transaction_state-{partition}: it stops coordinating {transactional_ids:?}")
-            } else {
-                format!("broker {broker} 不再是 __transaction_state-{partition} 的 leader：不再协调 {transactional_ids:?}")
             }
         }
         TxnStateChanged {
@@ -120,9 +73,9 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 format!("，分区 [{}]", parts(partitions))
             };
             if en {
-                format!("Transaction coordinator {broker}: {transactional_id} (producer id {producer_id}, epoch {producer_epoch}) {} → {}{ps}, written to __transaction_state{why}", state(*from, l), state(*to, l))
+                format!("Transaction coordinator {broker}: {transactional_id} (producer id {producer_id}, epoch {producer_epoch}) {} → {}{ps}, written to __transaction_state{why}", from.name(), to.name())
             } else {
-                format!("事务协调者 {broker}：{transactional_id}（producer id {producer_id}，epoch {producer_epoch}）{} → {}{ps}，已写入 __transaction_state{why}", state(*from, l), state(*to, l))
+                format!("事务协调者 {broker}：{transactional_id}（生产者 id {producer_id}，epoch {producer_epoch}）{} → {}{ps}，已写入 __transaction_state{why}", from.name(), to.name())
             }
         }
         TxnMarkerWritten {
@@ -174,14 +127,14 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
             if en {
                 format!(
                     "Producer {producer} ({transactional_id}): {} → {}{e}",
-                    client_state(*from, l),
-                    client_state(*to, l)
+                    from.name(),
+                    to.name()
                 )
             } else {
                 format!(
                     "生产者 {producer}（{transactional_id}）：{} → {}{e}",
-                    client_state(*from, l),
-                    client_state(*to, l)
+                    from.name(),
+                    to.name()
                 )
             }
         }

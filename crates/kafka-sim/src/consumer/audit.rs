@@ -6,7 +6,7 @@ use crate::broker::audit::{current_leader, BrokerView};
 use crate::event::{EventKind, Guarantee};
 use crate::group::{MemberPhase, MemberState};
 use crate::ids::{NodeId, TopicPartition};
-use crate::invariants::{txn_outcome, Ledger};
+use crate::invariants::{txn_aborted, Ledger};
 use crate::kernel::{Kernel, Step};
 use std::sync::Arc;
 
@@ -75,9 +75,9 @@ impl<'a> ConsumerAudit<'a> {
                 if let Some(log) = leader.logs.get(tp) {
                     for (o, pid) in delivered {
                         let Some(pid) = pid else { continue };
-                        if txn_outcome(log, &leader.disk, *o, *pid) == Some(false) {
+                        if txn_aborted(log, &leader.disk, *o, *pid) {
                             broken = Some(format!(
-                                "consumer {c} got {tp}@{o} from producer {pid}'s transaction, which the leader's log shows aborted"
+                                "consumer {c} got {tp}@{o} from producer {pid}'s transaction, which the leader's .txnindex lists as aborted"
                             ));
                             break;
                         }

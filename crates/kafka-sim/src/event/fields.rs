@@ -99,7 +99,6 @@ impl EventKind {
             ConsumerPositionReset { .. } => "consumer_position_reset",
             GroupsLoaded { .. } => "groups_loaded",
             TxnsLoaded { .. } => "txns_loaded",
-            TxnsUnloaded { .. } => "txns_unloaded",
             TxnStateChanged { .. } => "txn_state_changed",
             TxnMarkerWritten { .. } => "txn_marker_written",
             TxnCoordinatorFound { .. } => "txn_coordinator_found",
@@ -285,9 +284,6 @@ impl EventKind {
             // A new coordinator with nothing to load is bookkeeping.
             GroupsLoaded { groups, .. } if groups.is_empty() => Importance::Routine,
             TxnsLoaded {
-                transactional_ids, ..
-            } if transactional_ids.is_empty() => Importance::Routine,
-            TxnsUnloaded {
                 transactional_ids, ..
             } if transactional_ids.is_empty() => Importance::Routine,
             LeaderElected { .. }

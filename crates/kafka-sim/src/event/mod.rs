@@ -1086,15 +1086,6 @@ pub enum EventKind {
         /// Those found in PrepareCommit/PrepareAbort: their markers go out again.
         completing: Vec<String>,
     },
-    /// A broker stopped leading a `__transaction_state` partition.
-    TxnsUnloaded {
-        /// The broker it happened on.
-        broker: BrokerId,
-        /// The `__transaction_state` partition.
-        partition: i32,
-        /// The transactional ids it no longer coordinates.
-        transactional_ids: Vec<String>,
-    },
     /// The transaction coordinator wrote a transition to `__transaction_state`
     /// (replicated) and applied it.
     TxnStateChanged {

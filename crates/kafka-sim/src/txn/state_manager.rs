@@ -144,9 +144,10 @@ impl BrokerCx<'_> {
         Ok(())
     }
 
-    /// This broker no longer leads partition `tp` of `__transaction_state`.
+    /// This broker no longer leads partition `tp` of `__transaction_state`:
+    /// it forgets the ids (no event of its own: the `became_follower` or the
+    /// broker's stop says it, and the new coordinator's `txns_loaded`).
     pub(crate) fn txn_on_resign(&mut self, tp: &TopicPartition) -> Step {
-        let b = self.id;
         if &*tp.topic != TRANSACTION_STATE_TOPIC || !self.txns().loaded.contains_key(&tp.partition)
         {
             return Ok(());
@@ -158,13 +159,6 @@ impl BrokerCx<'_> {
             .cluster
             .config
             .transaction_state_log_num_partitions;
-        let gone: Vec<String> = self
-            .txns()
-            .metas
-            .keys()
-            .filter(|id| partition_for(id, n) == p)
-            .cloned()
-            .collect();
         self.k.gate()?;
         {
             let t = self.txns_mut();
@@ -172,14 +166,6 @@ impl BrokerCx<'_> {
             t.metas.retain(|id, _| partition_for(id, n) != p);
             t.markers.retain(|id, _| partition_for(id, n) != p);
         }
-        self.k.emit(
-            vec![bnode(b)],
-            EventKind::TxnsUnloaded {
-                broker: b,
-                partition: p,
-                transactional_ids: gone,
-            },
-        );
         Ok(())
     }
 
