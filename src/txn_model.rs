@@ -2,7 +2,7 @@
 //! each transactional id at its coordinator (state, pending transition,
 //! producer id and epoch, partitions, the markers still to write) and the
 //! last stable offset beside the high watermark and log end offset of
-//! every partition a transaction touched. Layout data only: every value is
+//! every partition of the user's topics (internal topics left out). Layout data only: every value is
 //! the engine's.
 
 use kafka_sim::txn::metadata::TxnState;
