@@ -105,6 +105,7 @@ pub enum ErrorCode {
     CoordinatorLoadInProgress,
     InvalidTransactionTimeout,
     InvalidProducerIdMapping,
+    UnstableOffsetCommit,
 }
 
 impl ErrorCode {
@@ -156,6 +157,7 @@ impl ErrorCode {
             ErrorCode::CoordinatorLoadInProgress => "COORDINATOR_LOAD_IN_PROGRESS",
             ErrorCode::InvalidTransactionTimeout => "INVALID_TRANSACTION_TIMEOUT",
             ErrorCode::InvalidProducerIdMapping => "INVALID_PRODUCER_ID_MAPPING",
+            ErrorCode::UnstableOffsetCommit => "UNSTABLE_OFFSET_COMMIT",
         }
     }
 
@@ -178,6 +180,7 @@ impl ErrorCode {
                 | ErrorCode::BrokerNotAvailable
                 | ErrorCode::ConcurrentTransactions
                 | ErrorCode::CoordinatorLoadInProgress
+                | ErrorCode::UnstableOffsetCommit
         )
     }
 }
@@ -480,6 +483,21 @@ pub struct OffsetCommitRequest {
     pub offsets: Vec<(TopicPartition, i64)>,
 }
 
+/// `TxnOffsetCommitRequest`: a transactional producer commits a consumer
+/// group's offsets inside its transaction (`sendOffsetsToTransaction`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TxnOffsetCommitRequest {
+    pub correlation_id: i32,
+    pub transactional_id: String,
+    pub group_id: String,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// KIP-447: the consumer's generation and member id, checked like an OffsetCommit's.
+    pub generation_id: i32,
+    pub member_id: String,
+    pub offsets: Vec<(TopicPartition, i64)>,
+}
+
 /// A message on the wire.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "api")]
@@ -626,6 +644,25 @@ pub enum Message {
         correlation_id: i32,
         error: Option<ErrorCode>,
     },
+    /// `sendOffsetsToTransaction` step 1: the group's `__consumer_offsets`
+    /// partition joins the transaction.
+    AddOffsetsToTxn {
+        correlation_id: i32,
+        transactional_id: String,
+        producer_id: i64,
+        producer_epoch: i16,
+        group_id: String,
+    },
+    AddOffsetsToTxnResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+    },
+    /// Step 2, to the group coordinator.
+    TxnOffsetCommit(TxnOffsetCommitRequest),
+    TxnOffsetCommitResponse {
+        correlation_id: i32,
+        partitions: PartitionErrors,
+    },
     WriteTxnMarkers {
         correlation_id: i32,
         markers: Vec<TxnMarkerEntry>,
@@ -681,12 +718,19 @@ pub enum Message {
         correlation_id: i32,
         group_id: String,
         partitions: Vec<TopicPartition>,
+        /// KIP-447 (a read_committed consumer): refuse an offset that a
+        /// transaction has written but not yet decided.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        require_stable: bool,
     },
     OffsetFetchResponse {
         correlation_id: i32,
         error: Option<ErrorCode>,
         /// -1 = no committed offset.
         offsets: Vec<(TopicPartition, i64)>,
+        /// Partitions answered UNSTABLE_OFFSET_COMMIT (their offset is -1).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unstable: Vec<TopicPartition>,
     },
 }
 
@@ -753,6 +797,7 @@ impl Message {
             | Message::InitProducerIdResponse { error, .. }
             | Message::FindCoordinatorResponse { error, .. }
             | Message::EndTxnResponse { error, .. }
+            | Message::AddOffsetsToTxnResponse { error, .. }
             | Message::JoinGroupResponse { error, .. }
             | Message::SyncGroupResponse { error, .. }
             | Message::HeartbeatResponse { error, .. }
@@ -790,6 +835,10 @@ impl Message {
             Message::AddPartitionsToTxnResponse { .. } => "AddPartitionsToTxnResponse",
             Message::EndTxn { .. } => "EndTxn",
             Message::EndTxnResponse { .. } => "EndTxnResponse",
+            Message::AddOffsetsToTxn { .. } => "AddOffsetsToTxn",
+            Message::AddOffsetsToTxnResponse { .. } => "AddOffsetsToTxnResponse",
+            Message::TxnOffsetCommit(..) => "TxnOffsetCommit",
+            Message::TxnOffsetCommitResponse { .. } => "TxnOffsetCommitResponse",
             Message::WriteTxnMarkers { .. } => "WriteTxnMarkers",
             Message::WriteTxnMarkersResponse { .. } => "WriteTxnMarkersResponse",
             Message::JoinGroup(..) => "JoinGroup",
@@ -997,6 +1046,7 @@ mod name_tests {
             "RECORD_LIST_TOO_LARGE",
             "BROKER_NOT_AVAILABLE",
             "NETWORK_EXCEPTION",
+            "UNSTABLE_OFFSET_COMMIT",
         ] {
             let e: ErrorCode = serde_json::from_value(serde_json::Value::String(n.into())).unwrap();
             assert_eq!(e.name_str(), n);

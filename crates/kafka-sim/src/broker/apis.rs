@@ -187,7 +187,29 @@ impl BrokerCx<'_> {
                 producer_id,
                 producer_epoch,
                 partitions,
+                false,
             ),
+            Message::AddOffsetsToTxn {
+                correlation_id,
+                transactional_id,
+                producer_id,
+                producer_epoch,
+                group_id,
+            } => {
+                let offsets = TopicPartition::new(
+                    crate::group::OFFSETS_TOPIC,
+                    crate::group::group_partition(&self.k.sc, &group_id),
+                );
+                self.txn_add_partitions(
+                    from,
+                    correlation_id,
+                    &transactional_id,
+                    producer_id,
+                    producer_epoch,
+                    vec![offsets],
+                    true,
+                )
+            }
             Message::EndTxn {
                 correlation_id,
                 transactional_id,

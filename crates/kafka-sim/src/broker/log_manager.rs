@@ -168,7 +168,7 @@ impl BrokerCx<'_> {
     pub(crate) fn for_each_record(
         &self,
         tp: &TopicPartition,
-        f: &mut dyn FnMut(&crate::storage::record::Record),
+        f: &mut dyn FnMut(&crate::storage::record::BatchHeader, &crate::storage::record::Record),
     ) {
         let br = self.me();
         let Some(log) = br.logs.get(tp) else {
@@ -192,7 +192,9 @@ impl BrokerCx<'_> {
                 };
                 pos += batch.header.size_in_bytes() as usize;
                 next = next.max(batch.header.last_offset() + 1);
-                batch.records.iter().for_each(&mut *f);
+                for r in &batch.records {
+                    f(&batch.header, r);
+                }
             }
             if next <= at {
                 return;

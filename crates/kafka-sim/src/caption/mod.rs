@@ -221,6 +221,7 @@ impl EventKind {
             TxnsLoaded { .. }
             | TxnStateChanged { .. }
             | TxnMarkerWritten { .. }
+            | TxnOffsetsCompleted { .. }
             | TxnCoordinatorFound { .. }
             | ProducerTxnStateChanged { .. } => txn::words(self, l),
             GuaranteeBroken {
@@ -459,6 +460,9 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
         BeginTransaction { producer } => format!("{producer}.beginTransaction()"),
         CommitTransaction { producer } => format!("{producer}.commitTransaction()"),
         AbortTransaction { producer } => format!("{producer}.abortTransaction()"),
+        SendOffsetsToTransaction { producer, consumer } => {
+            format!("{producer}.sendOffsetsToTransaction({consumer}.positions, {consumer}.groupMetadata())")
+        }
         AddConsumer { consumer } => {
             if en {
                 format!("start consumer {}", consumer.name)

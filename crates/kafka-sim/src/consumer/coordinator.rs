@@ -582,6 +582,7 @@ impl ConsumerCx<'_> {
                 correlation_id,
                 error,
                 offsets,
+                unstable,
             } => {
                 let Some((cid, asked)) = self.ms().offset_fetch_in_flight.clone() else {
                     return Ok(());
@@ -594,7 +595,12 @@ impl ConsumerCx<'_> {
                 if error.is_some() {
                     return self.group_coordinator_unknown("OffsetFetch: NOT_COORDINATOR");
                 }
-                self.msm().fetched.extend(asked);
+                // UNSTABLE_OFFSET_COMMIT (KIP-447): a transaction wrote an
+                // offset it has not decided yet; the next poll asks again
+                // (`UnstableOffsetCommitException` is retriable).
+                self.msm()
+                    .fetched
+                    .extend(asked.into_iter().filter(|tp| !unstable.contains(tp)));
                 let group = self.ms().group_id.clone();
                 for (tp, off) in offsets {
                     if off < 0 || !self.me().assignment.contains(&tp) {

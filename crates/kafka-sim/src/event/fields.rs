@@ -101,6 +101,7 @@ impl EventKind {
             TxnsLoaded { .. } => "txns_loaded",
             TxnStateChanged { .. } => "txn_state_changed",
             TxnMarkerWritten { .. } => "txn_marker_written",
+            TxnOffsetsCompleted { .. } => "txn_offsets_completed",
             TxnCoordinatorFound { .. } => "txn_coordinator_found",
             ProducerTxnStateChanged { .. } => "producer_txn_state_changed",
             GroupsUnloaded { .. } => "groups_unloaded",
@@ -267,7 +268,11 @@ impl EventKind {
             (ProducerTxnStateChanged { error, .. }, "error") => {
                 Some(error.map(|e| e.name_str()).unwrap_or("NONE").to_string())
             }
-            (OffsetsCommitted { offsets, .. }, "offsets") => list(
+            (TxnOffsetsCompleted { committed, .. }, "marker") => {
+                s(if *committed { "COMMIT" } else { "ABORT" })
+            }
+            (OffsetsCommitted { offsets, .. }, "offsets")
+            | (TxnOffsetsCompleted { offsets, .. }, "offsets") => list(
                 &offsets
                     .iter()
                     .map(|(tp, o)| format!("{tp}@{o}"))
@@ -314,6 +319,7 @@ impl EventKind {
             | TxnsLoaded { .. }
             | TxnStateChanged { .. }
             | TxnMarkerWritten { .. }
+            | TxnOffsetsCompleted { .. }
             | ProducerTxnStateChanged { .. } => Importance::Key,
             HighWatermarkCheckpointed { .. }
             | LogFlushed { .. }

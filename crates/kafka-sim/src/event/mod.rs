@@ -1125,6 +1125,21 @@ pub enum EventKind {
         /// The partition's last stable offset after it.
         last_stable_offset: i64,
     },
+    /// The group coordinator applied a transaction's marker to the offsets
+    /// that transaction committed for a group (`sendOffsetsToTransaction`):
+    /// COMMIT makes them the group's committed offsets, ABORT drops them.
+    TxnOffsetsCompleted {
+        /// The group coordinator.
+        broker: BrokerId,
+        /// The consumer group (`group.id`).
+        group: String,
+        /// The producer whose transaction held them.
+        producer_id: i64,
+        /// COMMIT (true) or ABORT.
+        committed: bool,
+        /// The offsets, per partition.
+        offsets: Vec<(TopicPartition, i64)>,
+    },
     /// A transactional producer found its transaction coordinator.
     TxnCoordinatorFound {
         /// The producer (its index in the scenario).

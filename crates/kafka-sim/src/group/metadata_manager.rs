@@ -6,7 +6,7 @@
 //! (`storeOffsets`), each answered once the write is replicated.
 
 use super::*;
-use crate::msg::OffsetCommitRequest;
+use crate::msg::{OffsetCommitRequest, TxnOffsetCommitRequest};
 
 impl BrokerCx<'_> {
     /// A broker became leader of an offsets partition: load its groups.
@@ -21,21 +21,42 @@ impl BrokerCx<'_> {
             // has (`addLoadingPartition` refuses an owned partition).
             return Ok(());
         }
-        // Read the whole log: the latest value per key wins, tombstones delete.
+        // Read the whole log: the latest value per key wins, tombstones
+        // delete. A transaction's offsets wait for its marker: COMMIT
+        // applies them, ABORT drops them, and those of a transaction still
+        // open stay pending (`doLoadGroupsAndOffsets`).
         let mut offsets: SortedMap<(String, TopicPartition), i64> = SortedMap::new();
+        let mut pending: SortedMap<i64, SortedMap<(String, TopicPartition), i64>> =
+            SortedMap::new();
         let mut metas: SortedMap<String, Option<rec::GroupValue>> = SortedMap::new();
-        self.for_each_record(tp, &mut |r| {
+        self.for_each_record(tp, &mut |h, r| {
+            if h.is_control() {
+                let done = pending.remove(&h.producer_id).unwrap_or_default();
+                let commit = record::EndTxnMarker::parse(r)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|m| m.control_type == record::ControlType::Commit);
+                if commit {
+                    offsets.extend(done);
+                }
+                return;
+            }
             let Some(key) = r.key.as_deref().and_then(rec::parse_key) else {
                 return;
             };
             match key {
                 rec::OffsetsKey::Offset { group, tp } => {
+                    let into = if h.is_transactional() {
+                        pending.entry(h.producer_id).or_default()
+                    } else {
+                        &mut offsets
+                    };
                     match r.value.as_deref().and_then(rec::parse_offset_value) {
                         Some(v) => {
-                            offsets.insert((group, tp), v.offset);
+                            into.insert((group, tp), v.offset);
                         }
                         None => {
-                            offsets.remove(&(group, tp));
+                            into.remove(&(group, tp));
                         }
                     }
                 }
@@ -52,6 +73,17 @@ impl BrokerCx<'_> {
                 .or_insert_with(|| Group::new(g, p))
                 .offsets
                 .insert(tp.clone(), *o);
+        }
+        for (pid, open) in &pending {
+            for ((g, tp), o) in open {
+                groups
+                    .entry(g.clone())
+                    .or_insert_with(|| Group::new(g, p))
+                    .pending_txn
+                    .entry(*pid)
+                    .or_default()
+                    .insert(tp.clone(), (*o, true));
+            }
         }
         for (g, v) in &metas {
             let Some(v) = v else { continue };
@@ -249,8 +281,21 @@ impl BrokerCx<'_> {
         records: Vec<NewRecord>,
         write: GroupWrite,
     ) -> Step {
+        self.coordinator_append_batch(
+            partition,
+            record::build_batch(&BatchSpec::default(), &records),
+            write,
+        )
+    }
+
+    /// Appends one built batch to `__consumer_offsets` (see `coordinator_append`).
+    fn coordinator_append_batch(
+        &mut self,
+        partition: i32,
+        bytes: Vec<u8>,
+        write: GroupWrite,
+    ) -> Step {
         let tp = TopicPartition::new(OFFSETS_TOPIC, partition);
-        let bytes = record::build_batch(&BatchSpec::default(), &records);
         let timeout = 5000; // offsets.commit.timeout.ms
         match self.append_as_coordinator(&tp, bytes, timeout)? {
             Ok(id) => {
@@ -283,6 +328,46 @@ impl BrokerCx<'_> {
         let b = self.id;
         match write {
             GroupWrite::Store => Ok(()),
+            GroupWrite::TxnCommit {
+                group,
+                producer_id,
+                from,
+                correlation_id,
+                offsets,
+            } => {
+                // `onTxnOffsetCommitAppend`, or `failPendingTxnOffsetCommit`.
+                if self.group(&group).is_some() {
+                    self.k.gate()?;
+                    let g = self.group_mut(&group);
+                    if let Some(open) = g.pending_txn.get_mut(&producer_id) {
+                        for (tp, o) in &offsets {
+                            match error {
+                                None => {
+                                    if let Some(p) = open.get_mut(tp).filter(|p| p.0 == *o) {
+                                        p.1 = true;
+                                    }
+                                }
+                                Some(_) => {
+                                    open.remove(tp);
+                                }
+                            }
+                        }
+                        if open.is_empty() {
+                            g.pending_txn.remove(&producer_id);
+                        }
+                    }
+                }
+                self.k
+                    .send(
+                        bnode(b),
+                        from,
+                        Message::TxnOffsetCommitResponse {
+                            correlation_id,
+                            partitions: partition_errors(&offsets, error),
+                        },
+                    )
+                    .map(|_| ())
+            }
             GroupWrite::Commit {
                 group,
                 member_id,
@@ -317,7 +402,7 @@ impl BrokerCx<'_> {
                         from,
                         Message::OffsetCommitResponse {
                             correlation_id,
-                            partitions: offsets.into_iter().map(|(tp, _)| (tp, error)).collect(),
+                            partitions: partition_errors(&offsets, error),
                         },
                     )
                     .map(|_| ())
@@ -429,10 +514,7 @@ impl BrokerCx<'_> {
                 from,
                 Message::OffsetCommitResponse {
                     correlation_id: cid,
-                    partitions: offsets
-                        .iter()
-                        .map(|(tp, _)| (tp.clone(), Some(e)))
-                        .collect(),
+                    partitions: partition_errors(&offsets, Some(e)),
                 },
             )
             .map(|_| ())
@@ -491,8 +573,24 @@ impl BrokerCx<'_> {
                 .groups
                 .insert(g.to_string(), Group::new(g, p));
         }
+        let records = self.offset_records(g, &offsets);
+        self.coordinator_append(
+            p,
+            records,
+            GroupWrite::Commit {
+                group: g.to_string(),
+                member_id: member.to_string(),
+                from,
+                correlation_id: cid,
+                offsets,
+            },
+        )
+    }
+
+    /// The offset commit records of group `g` (`generateOffsetRecords`).
+    fn offset_records(&self, g: &str, offsets: &[(TopicPartition, i64)]) -> Vec<NewRecord> {
         let wall = self.k.wall_ms();
-        let records: Vec<NewRecord> = offsets
+        offsets
             .iter()
             .map(|(tp, o)| {
                 NewRecord::new(
@@ -506,17 +604,201 @@ impl BrokerCx<'_> {
                     wall,
                 )
             })
-            .collect();
-        self.coordinator_append(
+            .collect()
+    }
+
+    /// Whether an offset of `tp` for group `g` is being written: a
+    /// transaction's not yet decided, or a commit not yet replicated
+    /// (`hasPendingOffsetCommitsForTopicPartition`).
+    pub(super) fn coordinator_has_pending(&self, g: &str, tp: &TopicPartition) -> bool {
+        self.group(g)
+            .is_some_and(|grp| grp.pending_txn.values().any(|o| o.contains_key(tp)))
+            || self.groups().writes.values().any(|w| {
+                matches!(w, GroupWrite::Commit { group, offsets, .. }
+                    if group == g && offsets.iter().any(|(t, _)| t == tp))
+            })
+    }
+
+    /// TxnOffsetCommit (`GroupCoordinator.handleTxnCommitOffsets`,
+    /// `doTxnCommitOffsets`, `GroupMetadataManager.storeOffsets`): checked
+    /// like a member's commit (`validateOffsetCommit` with isTransactional),
+    /// then written as a transactional batch of the producer and kept
+    /// pending until the transaction's marker.
+    pub(super) fn coordinator_txn_commit(
+        &mut self,
+        from: NodeId,
+        req: TxnOffsetCommitRequest,
+    ) -> Step {
+        let b = self.id;
+        let TxnOffsetCommitRequest {
+            correlation_id: cid,
+            group_id,
+            producer_id,
+            producer_epoch,
+            generation_id: gen,
+            member_id,
+            offsets,
+            ..
+        } = req;
+        let g = group_id.as_str();
+        let p = self.group_partition(g);
+        let refuse = |w: &mut BrokerCx, e: ErrorCode, detail: &str| -> Step {
+            w.k.record(
+                vec![bnode(b), from],
+                EventKind::OffsetCommitRejected {
+                    broker: b,
+                    group: g.to_string(),
+                    member_id: member_id.clone(),
+                    error: e,
+                    detail: format!("TxnOffsetCommit of producer {producer_id}: {detail}"),
+                },
+            )?;
+            w.k.send(
+                bnode(b),
+                from,
+                Message::TxnOffsetCommitResponse {
+                    correlation_id: cid,
+                    partitions: partition_errors(&offsets, Some(e)),
+                },
+            )
+            .map(|_| ())
+        };
+        if !self.is_coordinator_for(p) {
+            return refuse(
+                self,
+                ErrorCode::NotCoordinator,
+                "this broker does not lead the group's offsets partition",
+            );
+        }
+        if self.group(g).is_none() {
+            self.k.gate()?;
+            self.groups_mut()
+                .groups
+                .insert(g.to_string(), Group::new(g, p));
+        }
+        let grp = self.group(g).expect("just added").clone();
+        let standalone = gen < 0 && grp.state == GroupState::Empty;
+        if !standalone && (gen >= 0 || !member_id.is_empty()) {
+            if grp.member(&member_id).is_none() {
+                return refuse(
+                    self,
+                    ErrorCode::UnknownMemberId,
+                    "the group has no such member (it was removed)",
+                );
+            }
+            if gen != grp.generation_id {
+                let why = format!(
+                    "the offsets are from generation {gen}; the group is in generation {}",
+                    grp.generation_id
+                );
+                return refuse(self, ErrorCode::IllegalGeneration, &why);
+            }
+        }
+        // The log's producer state refuses an older epoch of the producer
+        // (`ProducerAppendInfo.checkProducerEpoch`; the coordinator's own
+        // batches skip the sequence checks, origin COORDINATOR).
+        let tp = TopicPartition::new(OFFSETS_TOPIC, p);
+        let newer = self
+            .me()
+            .producer_states
+            .get(&tp)
+            .and_then(|s| s.producers.get(&producer_id))
+            .is_some_and(|e| e.epoch > producer_epoch);
+        if newer {
+            return refuse(
+                self,
+                ErrorCode::InvalidProducerEpoch,
+                &format!("epoch {producer_epoch} is older than the log's producer state"),
+            );
+        }
+        let records = self.offset_records(g, &offsets);
+        self.k.gate()?;
+        {
+            let open = self
+                .group_mut(g)
+                .pending_txn
+                .entry(producer_id)
+                .or_default();
+            for (tp, o) in &offsets {
+                open.insert(tp.clone(), (*o, false));
+            }
+        }
+        let spec = BatchSpec {
+            producer_id,
+            producer_epoch,
+            base_sequence: 0,
+            transactional: true,
+            ..BatchSpec::default()
+        };
+        self.coordinator_append_batch(
             p,
-            records,
-            GroupWrite::Commit {
+            record::build_batch(&spec, &records),
+            GroupWrite::TxnCommit {
                 group: g.to_string(),
-                member_id: member.to_string(),
+                producer_id,
                 from,
                 correlation_id: cid,
                 offsets,
             },
         )
     }
+
+    /// A transaction's marker is replicated on offsets partition `partition`
+    /// (`onTransactionCompleted` → `handleTxnCompletion`): its pending
+    /// offsets become committed (COMMIT) or are dropped (ABORT).
+    pub(crate) fn coordinator_txn_completed(
+        &mut self,
+        producer_id: i64,
+        partition: i32,
+        committed: bool,
+    ) -> Step {
+        let b = self.id;
+        if !self.groups().loaded.contains(&partition) {
+            return Ok(());
+        }
+        let decided: Vec<(String, Vec<(TopicPartition, i64)>)> = self
+            .groups()
+            .groups
+            .iter()
+            .filter(|(_, g)| g.partition == partition)
+            .filter_map(|(id, g)| {
+                let open = g.pending_txn.get(&producer_id)?;
+                Some((
+                    id.clone(),
+                    open.iter().map(|(tp, (o, _))| (tp.clone(), *o)).collect(),
+                ))
+            })
+            .collect();
+        for (group, offsets) in decided {
+            self.k.gate()?;
+            {
+                let g = self.group_mut(&group);
+                g.pending_txn.remove(&producer_id);
+                if committed {
+                    for (tp, o) in &offsets {
+                        g.offsets.insert(tp.clone(), *o);
+                    }
+                }
+            }
+            self.k.emit(
+                vec![bnode(b)],
+                EventKind::TxnOffsetsCompleted {
+                    broker: b,
+                    group,
+                    producer_id,
+                    committed,
+                    offsets,
+                },
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The same result for every partition of a commit.
+fn partition_errors(
+    offsets: &[(TopicPartition, i64)],
+    error: Option<ErrorCode>,
+) -> crate::msg::PartitionErrors {
+    offsets.iter().map(|(tp, _)| (tp.clone(), error)).collect()
 }

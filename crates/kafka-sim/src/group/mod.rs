@@ -38,8 +38,17 @@
 //! `coordinator.rs` is `GroupCoordinator` (join, sync, heartbeat, leave);
 //! `metadata_manager.rs` is `GroupMetadataManager` (load, store, commit).
 //!
+//! **Transactional offsets** (KIP-98, KIP-447; `metadata_manager.rs`): a
+//! transactional producer's TxnOffsetCommit is checked like a member's
+//! commit, written as a transactional batch of its producer id, and kept
+//! *pending* until the transaction's marker reaches the offsets partition:
+//! COMMIT makes the offsets the group's committed offsets, ABORT drops them.
+//! Meanwhile an OffsetFetch with `require_stable` (a read_committed
+//! consumer) is answered UNSTABLE_OFFSET_COMMIT for those partitions, so a
+//! new owner never starts from an offset that is about to change.
+//!
 //! Not modelled: rack-aware assignment, the new consumer protocol (KIP-848),
-//! transactional offset commits, offset expiry (`offsets.retention.minutes`),
+//! offset expiry (`offsets.retention.minutes`),
 //! `group.max.size`, and the new-member join timeout.
 
 use crate::broker::BrokerCx;
@@ -120,6 +129,9 @@ pub struct Group {
     pub pending_members: SortedSet<String>,
     /// Committed offsets, per partition.
     pub offsets: SortedMap<TopicPartition, i64>,
+    /// Transactional offsets not yet decided, per producer id: the offset
+    /// and whether its write is replicated (`pendingTransactionalOffsetCommits`).
+    pub pending_txn: SortedMap<i64, SortedMap<TopicPartition, (i64, bool)>>,
     /// The initial delay may be extended until this time.
     pub initial_delay_until: u64,
     /// A member joined during the initial delay (the delay is extended).
@@ -140,6 +152,7 @@ impl Group {
             members: Vec::new(),
             pending_members: SortedSet::new(),
             offsets: SortedMap::new(),
+            pending_txn: SortedMap::new(),
             initial_delay_until: 0,
             new_member_added: false,
             next_member_seq: 0,
@@ -226,6 +239,19 @@ pub enum GroupWrite {
         generation: i32,
         /// Each member's partitions.
         assignments: Vec<(String, Vec<TopicPartition>)>,
+    },
+    /// A transactional offset commit: answer the producer once it is replicated.
+    TxnCommit {
+        /// The group.
+        group: String,
+        /// The producer id whose transaction holds the offsets.
+        producer_id: i64,
+        /// Who sent it.
+        from: NodeId,
+        /// The request's correlation id.
+        correlation_id: i32,
+        /// The offsets.
+        offsets: Vec<(TopicPartition, i64)>,
     },
     /// A group record with no reply waiting (the group became empty).
     Store,
@@ -437,10 +463,12 @@ impl BrokerCx<'_> {
                     .map(|_| ())
             }
             Message::OffsetCommit(req) => self.coordinator_commit(from, req),
+            Message::TxnOffsetCommit(req) => self.coordinator_txn_commit(from, req),
             Message::OffsetFetch {
                 correlation_id,
                 group_id,
                 partitions,
+                require_stable,
             } => {
                 let p = self.group_partition(&group_id);
                 let reply = if !self.is_coordinator_for(p) {
@@ -448,19 +476,33 @@ impl BrokerCx<'_> {
                         correlation_id,
                         error: Some(ErrorCode::NotCoordinator),
                         offsets: Vec::new(),
+                        unstable: Vec::new(),
                     }
                 } else {
                     let g = self.group(&group_id);
+                    // `getOffsets`: with requireStable, a partition whose
+                    // offset a transaction (or a commit being replicated)
+                    // is still writing is UNSTABLE_OFFSET_COMMIT.
+                    let unstable: Vec<TopicPartition> = partitions
+                        .iter()
+                        .filter(|tp| require_stable && self.coordinator_has_pending(&group_id, tp))
+                        .cloned()
+                        .collect();
                     Message::OffsetFetchResponse {
                         correlation_id,
                         error: None,
                         offsets: partitions
                             .into_iter()
                             .map(|tp| {
-                                let o = g.and_then(|g| g.offsets.get(&tp)).copied().unwrap_or(-1);
+                                let o = g
+                                    .and_then(|g| g.offsets.get(&tp))
+                                    .filter(|_| !unstable.contains(&tp))
+                                    .copied()
+                                    .unwrap_or(-1);
                                 (tp, o)
                             })
                             .collect(),
+                        unstable,
                     }
                 };
                 self.k.send(bnode(b), from, reply).map(|_| ())

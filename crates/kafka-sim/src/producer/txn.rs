@@ -15,10 +15,17 @@
 //! INVALID_TXN_STATE are fatal (only `close()` is left), and a failed send
 //! inside a transaction makes it abortable.
 //!
+//! `sendOffsetsToTransaction(offsets, groupMetadata)` (KIP-98, KIP-447)
+//! queues AddOffsetsToTxn (the group's `__consumer_offsets` partition joins
+//! the transaction), then, at the group coordinator (FindCoordinator, key
+//! type GROUP), TxnOffsetCommit with the consumer's generation and member
+//! id; `commitTransaction()` sends EndTxn only once they are answered
+//! (`AddOffsetsToTxnHandler`, `TxnOffsetCommitHandler`).
+//!
 //! Simplified: a `send()` in the wrong state fails before the interceptors
 //! (Kafka checks after partitioning); the application's calls do not block
-//! (a lesson leaves time for `commitTransaction()` to finish); no
-//! `sendOffsetsToTransaction` yet; no KIP-890 (epoch bump per transaction,
+//! (a lesson leaves time for `commitTransaction()` to finish); offsets not
+//! yet sent when the application aborts are dropped; no KIP-890 (epoch bump per transaction,
 //! broker-side partition verification).
 
 use super::*;
@@ -35,6 +42,8 @@ pub enum TxnCall {
     Commit,
     /// `abortTransaction()`.
     Abort,
+    /// `sendOffsetsToTransaction(offsets, groupMetadata)`.
+    SendOffsets,
 }
 
 impl TxnCall {
@@ -45,6 +54,7 @@ impl TxnCall {
             TxnCall::Begin => "beginTransaction",
             TxnCall::Commit => "commitTransaction",
             TxnCall::Abort => "abortTransaction",
+            TxnCall::SendOffsets => "sendOffsetsToTransaction",
         }
     }
 }
@@ -70,6 +80,39 @@ pub struct TxnClient {
     pub adding: SortedSet<TopicPartition>,
     /// No transactional request before this time (a backoff).
     pub retry_at: u64,
+    /// `sendOffsetsToTransaction` calls not yet answered, oldest first.
+    pub offsets: Vec<TxnOffsets>,
+    /// The request of the first of them in flight, if any.
+    pub offsets_in_flight: Option<(i32, OffsetsStep)>,
+}
+
+/// One `sendOffsetsToTransaction` call: the consumer's positions and its
+/// `ConsumerGroupMetadata`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TxnOffsets {
+    /// `group.id`.
+    pub group_id: String,
+    /// The consumer's generation.
+    pub generation_id: i32,
+    /// The consumer's member id.
+    pub member_id: String,
+    /// The offsets: the next record to read, per partition.
+    pub offsets: Vec<(TopicPartition, i64)>,
+    /// AddOffsetsToTxn answered: the group's partition is in the transaction.
+    pub added: bool,
+    /// The group coordinator, once found.
+    pub coordinator: Option<BrokerId>,
+}
+
+/// Which request of `sendOffsetsToTransaction` is in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OffsetsStep {
+    /// AddOffsetsToTxn, to the transaction coordinator.
+    Add,
+    /// FindCoordinator for the group.
+    Find,
+    /// TxnOffsetCommit, to the group coordinator.
+    Commit,
 }
 
 impl TxnClient {
@@ -85,6 +128,8 @@ impl TxnClient {
             added: SortedSet::new(),
             adding: SortedSet::new(),
             retry_at: 0,
+            offsets: Vec::new(),
+            offsets_in_flight: None,
         }
     }
 
@@ -92,6 +137,7 @@ impl TxnClient {
         self.find_in_flight.is_some()
             || self.add_in_flight.is_some()
             || self.end_in_flight.is_some()
+            || self.offsets_in_flight.is_some()
     }
 }
 
@@ -117,9 +163,9 @@ impl Producer {
         match (call, t.state) {
             (TxnCall::Init, Uninitialized)
             | (TxnCall::Begin, Ready)
-            | (TxnCall::Commit, InTransaction)
+            | (TxnCall::Commit | TxnCall::SendOffsets, InTransaction)
             | (TxnCall::Abort, InTransaction | AbortableError) => None,
-            (TxnCall::Commit, AbortableError | FatalError) => Some(
+            (TxnCall::Commit | TxnCall::SendOffsets, AbortableError | FatalError) => Some(
                 "KafkaException: Cannot execute transactional method because we are in an error state"
                     .into(),
             ),
@@ -127,6 +173,10 @@ impl Producer {
             (TxnCall::Begin, _) => invalid(InTransaction),
             (TxnCall::Commit, _) => invalid(CommittingTransaction),
             (TxnCall::Abort, _) => invalid(AbortingTransaction),
+            (TxnCall::SendOffsets, s) => Some(format!(
+                "IllegalStateException: Cannot send offsets if a transaction is not in progress (currentState= {})",
+                s.name()
+            )),
         }
     }
 
@@ -197,8 +247,32 @@ impl ProducerCx<'_> {
             TxnCall::Abort => {
                 self.txn_to(AbortingTransaction, None)?;
                 self.txn_abort_unsent()?;
+                self.k.gate()?;
+                self.txn_mut().offsets.clear();
             }
+            TxnCall::SendOffsets => {}
         }
+        self.progress()
+    }
+
+    /// `sendOffsetsToTransaction(offsets, groupMetadata)`, already found
+    /// legal by [`Producer::txn_refusal`].
+    pub(crate) fn txn_send_offsets(
+        &mut self,
+        group_id: String,
+        generation_id: i32,
+        member_id: String,
+        offsets: Vec<(TopicPartition, i64)>,
+    ) -> Step {
+        self.k.gate()?;
+        self.txn_mut().offsets.push(TxnOffsets {
+            group_id,
+            generation_id,
+            member_id,
+            offsets,
+            added: false,
+            coordinator: None,
+        });
         self.progress()
     }
 
@@ -258,8 +332,16 @@ impl ProducerCx<'_> {
         let idle = self.me().accumulator.values().all(|d| d.is_empty())
             && self.me().blocked.is_empty()
             && self.me().requests_in_flight() == 0;
-        let ending = matches!(t.state, CommittingTransaction | AbortingTransaction) && idle;
-        let wants = t.state == Initializing || !new_parts.is_empty() || ending;
+        let offsets = matches!(t.state, InTransaction | CommittingTransaction)
+            && !t.offsets.is_empty()
+            && new_parts.is_empty();
+        if offsets && t.coordinator.is_some() {
+            return self.txn_offsets_next();
+        }
+        let ending = matches!(t.state, CommittingTransaction | AbortingTransaction)
+            && idle
+            && t.offsets.is_empty();
+        let wants = t.state == Initializing || !new_parts.is_empty() || ending || offsets;
         if !wants {
             return Ok(());
         }
@@ -306,6 +388,104 @@ impl ProducerCx<'_> {
             }
         };
         self.txn_send(to, cid, msg)
+    }
+
+    /// The next request of the oldest `sendOffsetsToTransaction`:
+    /// AddOffsetsToTxn, then FindCoordinator for the group, then TxnOffsetCommit.
+    fn txn_offsets_next(&mut self) -> Step {
+        let t = self.txn().cloned().expect("transactional");
+        let o = t.offsets[0].clone();
+        let (pid, epoch) = (self.me().producer_id, self.me().producer_epoch);
+        let (to, step) = match (o.added, o.coordinator) {
+            (false, _) => (t.coordinator.expect("checked"), OffsetsStep::Add),
+            (true, None) => {
+                let Some(to) = self.me().metadata.least_loaded(&self.k.sc, self.k.now) else {
+                    return Ok(());
+                };
+                (to, OffsetsStep::Find)
+            }
+            (true, Some(c)) => (c, OffsetsStep::Commit),
+        };
+        let cid = self.correlation();
+        let msg = match step {
+            OffsetsStep::Add => Message::AddOffsetsToTxn {
+                correlation_id: cid,
+                transactional_id: t.transactional_id.clone(),
+                producer_id: pid,
+                producer_epoch: epoch,
+                group_id: o.group_id.clone(),
+            },
+            OffsetsStep::Find => Message::FindCoordinator {
+                correlation_id: cid,
+                key: o.group_id.clone(),
+                key_type: crate::msg::CoordinatorType::Group,
+            },
+            OffsetsStep::Commit => Message::TxnOffsetCommit(crate::msg::TxnOffsetCommitRequest {
+                correlation_id: cid,
+                transactional_id: t.transactional_id.clone(),
+                group_id: o.group_id.clone(),
+                producer_id: pid,
+                producer_epoch: epoch,
+                generation_id: o.generation_id,
+                member_id: o.member_id.clone(),
+                offsets: o.offsets.clone(),
+            }),
+        };
+        self.k.gate()?;
+        self.txn_mut().offsets_in_flight = Some((cid, step));
+        self.txn_send(NodeId::Broker(to), cid, msg)
+    }
+
+    /// The answer to the offsets request `step` (or its loss: `error`).
+    fn txn_offsets_answered(&mut self, step: OffsetsStep, error: Option<ErrorCode>) -> Step {
+        use ClientTxnState::*;
+        self.k.gate()?;
+        self.txn_mut().offsets_in_flight = None;
+        if self.txn_mut().offsets.is_empty() {
+            return Ok(()); // aborted meanwhile
+        }
+        let backoff = self.me().config.retry_backoff_ms;
+        let now = self.k.now;
+        match (step, error) {
+            (OffsetsStep::Add, None) => self.txn_mut().offsets[0].added = true,
+            (OffsetsStep::Add, Some(e)) => return self.txn_request_failed(e),
+            (OffsetsStep::Find, None) => {}
+            (OffsetsStep::Commit, None) => {
+                self.txn_mut().offsets.remove(0);
+            }
+            (
+                OffsetsStep::Find | OffsetsStep::Commit,
+                Some(
+                    ErrorCode::NotCoordinator
+                    | ErrorCode::CoordinatorNotAvailable
+                    | ErrorCode::RequestTimedOut
+                    | ErrorCode::NetworkException,
+                ),
+            ) => {
+                let t = self.txn_mut();
+                t.offsets[0].coordinator = None;
+                t.retry_at = now + backoff;
+            }
+            (_, Some(e)) if e.is_retriable() => self.txn_mut().retry_at = now + backoff,
+            (_, Some(e @ (ErrorCode::ProducerFenced | ErrorCode::InvalidProducerEpoch))) => {
+                let _ = e;
+                return self.txn_fatal(ErrorCode::ProducerFenced);
+            }
+            (
+                _,
+                Some(
+                    e @ (ErrorCode::UnknownMemberId
+                    | ErrorCode::IllegalGeneration
+                    | ErrorCode::FencedInstanceId),
+                ),
+            ) => {
+                // CommitFailedException: the consumer's group moved on.
+                self.txn_mut().offsets.clear();
+                return self.txn_to(AbortableError, Some(e));
+            }
+            (_, Some(e)) => return self.txn_fatal(e),
+        }
+        Ok(())
     }
 
     /// Sends a transactional request and arms its `request.timeout.ms`.
@@ -450,6 +630,40 @@ impl ProducerCx<'_> {
                     }
                 }
             }
+            Message::FindCoordinatorResponse {
+                correlation_id,
+                error,
+                node_id,
+                ..
+            } if t.offsets_in_flight.map(|x| x.0) == Some(*correlation_id) => {
+                let found = (*node_id >= 0).then_some(BrokerId(*node_id));
+                match (error, found) {
+                    (None, Some(c)) => {
+                        self.k.gate()?;
+                        if let Some(o) = self.txn_mut().offsets.first_mut() {
+                            o.coordinator = Some(c);
+                        }
+                        self.txn_offsets_answered(OffsetsStep::Find, None)?;
+                    }
+                    (e, _) => self.txn_offsets_answered(
+                        OffsetsStep::Find,
+                        Some(e.unwrap_or(ErrorCode::CoordinatorNotAvailable)),
+                    )?,
+                }
+            }
+            Message::AddOffsetsToTxnResponse {
+                correlation_id,
+                error,
+            } if t.offsets_in_flight == Some((*correlation_id, OffsetsStep::Add)) => {
+                self.txn_offsets_answered(OffsetsStep::Add, *error)?;
+            }
+            Message::TxnOffsetCommitResponse {
+                correlation_id,
+                partitions,
+            } if t.offsets_in_flight == Some((*correlation_id, OffsetsStep::Commit)) => {
+                let e = partitions.iter().find_map(|(_, e)| *e);
+                self.txn_offsets_answered(OffsetsStep::Commit, e)?;
+            }
             Message::InitProducerIdResponse {
                 correlation_id,
                 error,
@@ -522,6 +736,11 @@ impl ProducerCx<'_> {
         let Some(t) = self.txn().cloned() else {
             return Ok(false);
         };
+        if let Some((_, step)) = t.offsets_in_flight.filter(|x| x.0 == cid) {
+            self.txn_offsets_answered(step, Some(error))?;
+            self.progress()?;
+            return Ok(true);
+        }
         let ours = [t.find_in_flight, t.add_in_flight, t.end_in_flight].contains(&Some(cid))
             || self.me().init_pid_in_flight == Some(cid);
         if !ours {

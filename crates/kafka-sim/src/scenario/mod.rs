@@ -12,6 +12,7 @@ use crate::config::{BrokerConfig, ConfigError, NetworkConfig, TopicConfigOverrid
 use crate::ids::{NodeId, TopicPartition};
 use serde::{Deserialize, Serialize};
 
+mod position;
 pub mod scale;
 mod validate;
 
@@ -327,6 +328,7 @@ pub enum Command {
     /// `kafka-topics --create`.
     CreateTopic {
         /// The topic to create.
+        #[serde(deserialize_with = "via_value")]
         topic: TopicSpec,
     },
     /// Raises the partition count to `partitions`.
@@ -372,6 +374,7 @@ pub enum Command {
     /// A producer starts (its spec, as in `producers`): `new KafkaProducer(props)`.
     AddProducer {
         /// The producer to add.
+        #[serde(deserialize_with = "via_value")]
         producer: ProducerSpec,
     },
     /// `producer.close()`: no more `send()`; the Sender sends every batch
@@ -409,9 +412,20 @@ pub enum Command {
         /// The producer's name.
         producer: String,
     },
+    /// `producer.sendOffsetsToTransaction(positions, consumer.groupMetadata())`:
+    /// the consumer's current positions become part of the producer's
+    /// transaction, committed for its group only if the transaction commits
+    /// (the read-process-write loop of exactly-once).
+    SendOffsetsToTransaction {
+        /// The producer's name.
+        producer: String,
+        /// The consumer whose positions and group metadata are sent.
+        consumer: String,
+    },
     /// A consumer joins (its spec, as in `consumers`).
     AddConsumer {
         /// The consumer to add.
+        #[serde(deserialize_with = "via_value")]
         consumer: ConsumerSpec,
     },
     /// `consumer.close()`: leaves the group cleanly.
@@ -467,11 +481,8 @@ pub struct TimedCommand {
 /// (`"config": [3, 7]` would set the first two settings): a scenario's
 /// objects must be written as objects. Checked on the parsed text, at every
 /// place the format has an object.
-fn objects_are_objects(text: &str) -> Result<(), ConfigError> {
+fn objects_are_objects(root: &serde_json::Value) -> Result<(), ConfigError> {
     use serde_json::Value;
-    let Ok(root) = serde_json::from_str::<Value>(text) else {
-        return Ok(()); // not JSON: the typed parse names the syntax error
-    };
     fn obj(v: Option<&Value>, path: &str) -> Result<(), ConfigError> {
         match v {
             None | Some(Value::Object(_)) => Ok(()),
@@ -508,21 +519,21 @@ fn objects_are_objects(text: &str) -> Result<(), ConfigError> {
             &format!("{at}.replica.assignment"),
         )
     }
-    obj(Some(&root), "").map_err(|e| ConfigError::new("", format!("a scenario {}", e.message)))?;
+    obj(Some(root), "").map_err(|e| ConfigError::new("", format!("a scenario {}", e.message)))?;
     obj(root.get("cluster"), "cluster")?;
     if let Some(c) = root.get("cluster") {
         obj(c.get("config"), "cluster.config")?;
         obj(c.get("network"), "cluster.network")?;
     }
-    for (i, t) in list(&root, "topics").into_iter().enumerate() {
+    for (i, t) in list(root, "topics").into_iter().enumerate() {
         topic(t, &format!("topics[{i}]"))?;
     }
     for key in ["producers", "consumers"] {
-        for (i, c) in list(&root, key).into_iter().enumerate() {
+        for (i, c) in list(root, key).into_iter().enumerate() {
             client(c, &format!("{key}[{i}]"))?;
         }
     }
-    for (i, c) in list(&root, "commands").into_iter().enumerate() {
+    for (i, c) in list(root, "commands").into_iter().enumerate() {
         let at = format!("commands[{i}]");
         obj(Some(c), &at)?;
         match c.get("type").and_then(Value::as_str) {
@@ -533,6 +544,44 @@ fn objects_are_objects(text: &str) -> Result<(), ConfigError> {
         }
     }
     Ok(())
+}
+
+/// Reads a typed value from a parsed tree, naming the field at fault
+/// (`topics[0].replication.factor`, through `serde_path_to_error`) and,
+/// given the text it was parsed from, the line and column of that field.
+fn from_value_at<T: serde::de::DeserializeOwned>(
+    v: serde_json::Value,
+    text: Option<&str>,
+) -> Result<T, ConfigError> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        let mut message = e.inner().to_string();
+        if let Some((line, column)) = text.and_then(|t| position::line_column(t, e.path())) {
+            message = format!("{message} at line {line} column {column}");
+        }
+        ConfigError::new(path, message)
+    })
+}
+
+/// A command's nested topic, producer or consumer, read through the same
+/// typed path as the scenario's own lists (`from_value_at`): serde's
+/// internally tagged `Command` would otherwise read it a second way, from
+/// its buffered content, and the page would carry both readers.
+fn via_value<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::de::Error;
+    let v = serde_json::Value::deserialize(d)?;
+    from_value_at(v, None).map_err(|e| {
+        D::Error::custom(if e.field.is_empty() {
+            e.message
+        } else {
+            format!("{}: {}", e.field, e.message)
+        })
+    })
 }
 
 /// Kafka's topic name rule (`Topic.validate`): 1–249 of `[a-zA-Z0-9._-]`, not `.` or `..`.
@@ -566,13 +615,13 @@ impl Scenario {
     pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
         // A file saved by an editor may start with a UTF-8 byte-order mark.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        objects_are_objects(text)?;
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." { String::new() } else { path };
-            ConfigError::new(path, e.into_inner().to_string())
-        })?;
+        // The syntax first (its error names the line and column), then the
+        // fields from the parsed tree: one typed path for every scenario,
+        // whether it comes from a file, a link or a command's nested spec.
+        let root: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ConfigError::new("", e.to_string()))?;
+        objects_are_objects(&root)?;
+        let s: Scenario = from_value_at(root, Some(text))?;
         s.validate()?;
         Ok(s)
     }

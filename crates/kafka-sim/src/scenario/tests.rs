@@ -121,6 +121,22 @@ fn errors_name_the_field_wherever_it_is() {
         assert!(e.message.contains(message), "{e}");
         assert!(e.message.contains(" at line "), "the position is kept: {e}");
     }
+    // The line and column are those of the value at fault (or of the
+    // object missing a field), whatever the nesting.
+    let e = Scenario::from_json(&MINIMAL.replace("\"broker\": 1}", "\"broker\": \"one\"}"))
+        .unwrap_err();
+    assert!(e.message.ends_with(" at line 8 column 9"), "{e}");
+    let e = Scenario::from_json(&MINIMAL.replace("\"partitions\": 1,", "\"partitions\": 1.5,"))
+        .unwrap_err();
+    assert!(e.message.ends_with(" at line 4 column 48"), "{e}");
+    let nested = MINIMAL.replace(
+        "{\"at_ms\": 200, \"type\": \"kill_broker\", \"broker\": 1}",
+        "{\"at_ms\": 200, \"type\": \"add_producer\",\n         \"producer\": {\"name\": \"q\", \"config\": {\"acks\": \"most\"}}}",
+    );
+    let e = Scenario::from_json(&nested).unwrap_err();
+    assert_eq!(e.field, "commands[1]", "{e}");
+    assert!(e.message.contains("config.acks: "), "{e}");
+    assert!(e.message.ends_with(" at line 8 column 9"), "{e}");
 }
 
 #[test]

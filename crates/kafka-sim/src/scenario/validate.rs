@@ -435,7 +435,16 @@ impl Scenario {
                 Command::InitTransactions { producer }
                 | Command::BeginTransaction { producer }
                 | Command::CommitTransaction { producer }
-                | Command::AbortTransaction { producer } => {
+                | Command::AbortTransaction { producer }
+                | Command::SendOffsetsToTransaction { producer, .. } => {
+                    if let Command::SendOffsetsToTransaction { consumer, .. } = &tc.command {
+                        if !cnames.contains(consumer.as_str()) {
+                            return Err(ConfigError::new(
+                                format!("{at}.consumer"),
+                                format!("no consumer named `{consumer}` before this command"),
+                            ));
+                        }
+                    }
                     if !pnames.contains(producer) {
                         return Err(ConfigError::new(
                             format!("{at}.producer"),

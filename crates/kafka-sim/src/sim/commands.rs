@@ -224,6 +224,39 @@ impl World {
                 }
                 self.producer_cx(p as u32).txn_call(call)
             }
+            Command::SendOffsetsToTransaction { producer, consumer } => {
+                let Some(p) = self.producers.iter().position(|x| x.name == producer) else {
+                    return self.reject(index, format!("no producer named {producer}"));
+                };
+                let Some(c) = self.consumers.iter().position(|x| x.name == consumer) else {
+                    return self.reject(index, format!("no consumer named {consumer}"));
+                };
+                let call = crate::producer::TxnCall::SendOffsets;
+                let refusal = if self.producers[p].closing {
+                    Some(format!("IllegalStateException: Cannot perform operation after producer has been closed ({producer})"))
+                } else {
+                    self.producers[p].txn_refusal(call)
+                };
+                if let Some(why) = refusal {
+                    return self.reject(index, format!("{producer}.{}(): {why}", call.name()));
+                }
+                let cons = &self.consumers[c];
+                let Some(g) = cons.group.as_ref().filter(|_| cons.alive) else {
+                    return self.reject(
+                        index,
+                        format!("{consumer}.groupMetadata(): InvalidGroupIdException: To use the group management or offset commit APIs, you must provide a valid group.id in the consumer configuration (or the consumer is not running)"),
+                    );
+                };
+                let offsets: Vec<(TopicPartition, i64)> = cons
+                    .assignment
+                    .iter()
+                    .filter_map(|tp| Some((tp.clone(), *cons.positions.get(tp)?)))
+                    .collect();
+                let (group, generation, member) =
+                    (g.group_id.clone(), g.generation, g.member_id.clone());
+                self.producer_cx(p as u32)
+                    .txn_send_offsets(group, generation, member, offsets)
+            }
             Command::AddConsumer { .. }
             | Command::StopConsumer { .. }
             | Command::CrashConsumer { .. }

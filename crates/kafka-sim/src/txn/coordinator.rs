@@ -221,7 +221,10 @@ impl BrokerCx<'_> {
         Ok((coordinator_epoch, m.clone()))
     }
 
-    /// AddPartitionsToTxn (`handleAddPartitionsToTransaction`).
+    /// AddPartitionsToTxn (`handleAddPartitionsToTransaction`) and
+    /// AddOffsetsToTxn (`offsets`: `KafkaApis.handleAddOffsetsToTxnRequest`
+    /// adds the group's `__consumer_offsets` partition the same way).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn txn_add_partitions(
         &mut self,
         from: NodeId,
@@ -230,12 +233,10 @@ impl BrokerCx<'_> {
         producer_id: i64,
         producer_epoch: i16,
         partitions: Vec<TopicPartition>,
+        offsets: bool,
     ) -> Step {
         let answer = |error: Option<ErrorCode>, parts: &[TopicPartition]| {
-            Message::AddPartitionsToTxnResponse {
-                correlation_id: cid,
-                results: parts.iter().map(|tp| (tp.clone(), error)).collect(),
-            }
+            add_answer(cid, error, parts, offsets)
         };
         let (coordinator_epoch, meta) =
             match self.txn_checked(transactional_id, producer_id, producer_epoch, true) {
@@ -276,6 +277,7 @@ impl BrokerCx<'_> {
                 from,
                 cid,
                 partitions,
+                offsets,
             },
             TxnCause::Client,
         )
@@ -534,13 +536,8 @@ fn answer(
             from,
             cid,
             partitions,
-        } => (
-            from,
-            Message::AddPartitionsToTxnResponse {
-                correlation_id: cid,
-                results: partitions.into_iter().map(|tp| (tp, error)).collect(),
-            },
-        ),
+            offsets,
+        } => (from, add_answer(cid, error, &partitions, offsets)),
         TxnReply::EndTxn { from, cid } => (
             from,
             Message::EndTxnResponse {
@@ -549,4 +546,24 @@ fn answer(
             },
         ),
     })
+}
+
+/// The answer to AddPartitionsToTxn, or to AddOffsetsToTxn (`offsets`).
+fn add_answer(
+    cid: i32,
+    error: Option<ErrorCode>,
+    partitions: &[TopicPartition],
+    offsets: bool,
+) -> Message {
+    if offsets {
+        Message::AddOffsetsToTxnResponse {
+            correlation_id: cid,
+            error,
+        }
+    } else {
+        Message::AddPartitionsToTxnResponse {
+            correlation_id: cid,
+            results: partitions.iter().map(|tp| (tp.clone(), error)).collect(),
+        }
+    }
 }

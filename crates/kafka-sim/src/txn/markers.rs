@@ -297,7 +297,7 @@ impl BrokerCx<'_> {
                         self.k.gate()?;
                         self.txns_mut()
                             .marker_writes
-                            .insert(delayed, (key, m.producer_id, tp.clone()));
+                            .insert(delayed, (key, m.producer_id, tp.clone(), m.committed));
                         self.k.emit(
                             vec![bnode(b), from],
                             EventKind::TxnMarkerWritten {
@@ -321,11 +321,16 @@ impl BrokerCx<'_> {
 
     /// A marker this broker wrote as leader is replicated (or failed).
     pub(super) fn marker_write_finished(&mut self, id: u64, error: Option<ErrorCode>) -> Step {
-        let Some((key, pid, tp)) = self.txns().marker_writes.get(&id).cloned() else {
+        let Some((key, pid, tp, committed)) = self.txns().marker_writes.get(&id).cloned() else {
             return Ok(());
         };
         self.k.gate()?;
         self.txns_mut().marker_writes.remove(&id);
+        if error.is_none() && &*tp.topic == crate::group::OFFSETS_TOPIC {
+            // `KafkaApis.handleWriteTxnMarkersRequest`: the group coordinator
+            // completes the offsets the transaction wrote.
+            self.coordinator_txn_completed(pid, tp.partition, committed)?;
+        }
         self.marker_result(key, pid, &tp, error)?;
         self.maybe_answer_markers(key)
     }

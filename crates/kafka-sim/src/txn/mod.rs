@@ -94,6 +94,8 @@ pub enum TxnReply {
         cid: i32,
         /// The partitions it adds.
         partitions: Vec<TopicPartition>,
+        /// It was AddOffsetsToTxn (its group's `__consumer_offsets` partition).
+        offsets: bool,
     },
     /// EndTxn.
     EndTxn {
@@ -165,7 +167,7 @@ pub struct Txns {
     pub next_correlation: i32,
     /// As a partition leader: a marker waiting for the ISR, by
     /// delayed-produce id → the request it answers, the producer, the partition.
-    pub marker_writes: SortedMap<u64, ((NodeId, i32), i64, TopicPartition)>,
+    pub marker_writes: SortedMap<u64, ((NodeId, i32), i64, TopicPartition, bool)>,
     /// WriteTxnMarkers being answered as a partition leader.
     pub marker_replies: SortedMap<(NodeId, i32), MarkerReply>,
     /// Whether the timed-out transaction check is scheduled.

@@ -90,7 +90,7 @@ impl BrokerCx<'_> {
             return Ok(());
         }
         let mut found: SortedMap<String, Option<super::log::StoredTxn>> = SortedMap::new();
-        self.for_each_record(tp, &mut |r| {
+        self.for_each_record(tp, &mut |_, r| {
             if let Some(rec) = r
                 .key
                 .as_deref()

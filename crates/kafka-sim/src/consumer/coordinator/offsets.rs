@@ -93,6 +93,9 @@ impl ConsumerCx<'_> {
                 correlation_id: cid,
                 group_id: m.group_id.clone(),
                 partitions: need,
+                // `requireStable` when isolation.level=read_committed (KIP-447).
+                require_stable: self.me().config.isolation_level
+                    == crate::client_config::IsolationLevel::ReadCommitted,
             },
         )
     }
