@@ -269,7 +269,7 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
             if en {
                 format!("Producer {producer}: {call} force close. The Sender stops: {batches} batch(es) not yet answered ({records} record(s)) fail with \"Producer is closed forcefully\", {in_flight} of them already in flight (their broker may still append them: the application is told they failed)")
             } else {
-                format!("生产者 {producer}：{call} 强制关闭。Sender 停止：{batches} 个尚未得到响应的批次（{records} 条消息）以 “Producer is closed forcefully” 失败，其中 {in_flight} 个已在途（broker 仍可能追加它们，而应用得到的是失败）")
+                format!("生产者 {producer}：{call} 强制关闭。Sender 停止：{batches} 个尚未得到响应的批次（{records} 条消息）以“生产者已被强制关闭”的异常失败，其中 {in_flight} 个已在途（broker 仍可能追加它们，而应用得到的是失败）")
             }
         }
         ProducerClosed {

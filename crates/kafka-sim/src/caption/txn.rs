@@ -91,9 +91,9 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
             let m = if *committed { "COMMIT" } else { "ABORT" };
             if en {
                 let a = if *committed { "a" } else { "an" };
-                format!("Leader {broker} wrote {a} {m} marker for producer {producer_id} (epoch {producer_epoch}, coordinator epoch {coordinator_epoch}) at {tp} offset {offset}; the last stable offset (LSO) is now {last_stable_offset}")
+                format!("Leader {broker} wrote {a} {m} marker for producer id {producer_id} (epoch {producer_epoch}, coordinator epoch {coordinator_epoch}) at {tp} offset {offset}; the last stable offset (LSO) is now {last_stable_offset}")
             } else {
-                format!("leader {broker} 在 {tp} 位移 {offset} 写入生产者 {producer_id} 的 {m} 事务标记（epoch {producer_epoch}，协调者 epoch {coordinator_epoch}）；LSO（最后稳定位移）现为 {last_stable_offset}")
+                format!("leader {broker} 在 {tp} 位移 {offset} 写入生产者 id {producer_id} 的 {m} 事务标记（epoch {producer_epoch}，协调者 epoch {coordinator_epoch}）；LSO（最后稳定位移）现为 {last_stable_offset}")
             }
         }
         TxnOffsetsCompleted {
@@ -105,10 +105,10 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
         } => {
             let o = offsets_text(offsets);
             match (en, committed) {
-                (true, true) => format!("Coordinator {broker}: producer {producer_id}'s transaction committed, so its offsets of {group} are now committed: {o}"),
-                (true, false) => format!("Coordinator {broker}: producer {producer_id}'s transaction aborted, so its offsets of {group} are dropped: {o}"),
-                (false, true) => format!("协调者 {broker}：生产者 {producer_id} 的事务已提交，它为 {group} 写的位移随之生效：{o}"),
-                (false, false) => format!("协调者 {broker}：生产者 {producer_id} 的事务已中止，它为 {group} 写的位移被丢弃：{o}"),
+                (true, true) => format!("Coordinator {broker}: the transaction of producer id {producer_id} committed, so its offsets of {group} are now committed: {o}"),
+                (true, false) => format!("Coordinator {broker}: the transaction of producer id {producer_id} aborted, so its offsets of {group} are dropped: {o}"),
+                (false, true) => format!("协调者 {broker}：生产者 id {producer_id} 的事务已提交，它为 {group} 写的位移随之生效：{o}"),
+                (false, false) => format!("协调者 {broker}：生产者 id {producer_id} 的事务已中止，它为 {group} 写的位移被丢弃：{o}"),
             }
         }
         TxnCoordinatorFound {
