@@ -34,8 +34,23 @@ pub struct BatchRow {
     pub leader_epoch: i32,
     pub producer_id: i64,
     pub crc_ok: bool,
-    /// `key=value` of the first records.
+    /// Written inside a transaction (attribute bit 4).
+    pub transactional: bool,
+    /// A control batch (attribute bit 5): a transaction marker.
+    pub control: bool,
+    /// `key=value` of the first records; for a marker, what it says as
+    /// `kafka-dump-log` prints it (`endTxnMarker: COMMIT coordinatorEpoch: 0`).
     pub preview: String,
+}
+
+/// One entry of a segment's `.txnindex`: an aborted transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TxnIndexRow {
+    pub segment: i64,
+    pub producer_id: i64,
+    pub first_offset: i64,
+    pub last_offset: i64,
+    pub last_stable_offset: i64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +77,7 @@ pub struct PartitionFiles {
     pub batches: Vec<BatchRow>,
     pub batches_total: usize,
     pub index: Vec<IndexRow>,
+    pub txn_index: Vec<TxnIndexRow>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -358,6 +374,7 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
     let mut batches = Vec::new();
     let mut batches_total = 0;
     let mut index = Vec::new();
+    let mut txn_index = Vec::new();
     for seg in &log.segments {
         let base = seg.base_offset;
         let stem = format!("{dir}/{base:020}");
@@ -370,6 +387,7 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
                 let size = d.header.size_in_bytes();
                 batches_total += 1;
                 if batches.len() < MAX_ROWS {
+                    let marker = kafka_sim::storage::record::marker_of(&d).ok().flatten();
                     let preview: Vec<String> = d
                         .records
                         .iter()
@@ -393,11 +411,31 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
                         leader_epoch: d.header.partition_leader_epoch,
                         producer_id: d.header.producer_id,
                         crc_ok: d.crc_valid(),
-                        preview: preview.join(", "),
+                        transactional: d.header.is_transactional(),
+                        control: d.header.is_control(),
+                        preview: match marker {
+                            Some(m) => format!(
+                                "endTxnMarker: {} coordinatorEpoch: {}",
+                                m.control_type.name(),
+                                m.coordinator_epoch
+                            ),
+                            None => preview.join(", "),
+                        },
                     });
                 }
                 pos += size as usize;
             }
+        }
+        if let Ok(bytes) = br.disk.read_all(&format!("{stem}.txnindex")) {
+            let entries =
+                kafka_sim::storage::txn_index::decode_txn_index(&bytes).unwrap_or_default();
+            txn_index.extend(entries.into_iter().take(MAX_ROWS).map(|a| TxnIndexRow {
+                segment: base,
+                producer_id: a.producer_id,
+                first_offset: a.first_offset,
+                last_offset: a.last_offset,
+                last_stable_offset: a.last_stable_offset,
+            }));
         }
         for (ext, kind, time) in [
             ("index", IndexKind::Offset, false),
@@ -442,6 +480,7 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
         batches,
         batches_total,
         index,
+        txn_index,
     })
 }
 
@@ -1025,5 +1064,80 @@ mod tests {
         let range = g.comparison.iter().find(|r| r.strategy == "range").unwrap();
         let before = &range.before.iter().find(|(m, _)| m == "ca").unwrap().1;
         assert_eq!(before, &row("ca").assignment);
+    }
+
+    /// The storage inspector of invoices-0 at the end of the exactly-once
+    /// lesson: the aborted copy's batch is transactional, its ABORT marker
+    /// and the later COMMIT marker are control batches read as
+    /// `kafka-dump-log` prints them, and `.txnindex` lists the aborted
+    /// transaction with the LSO after it.
+    #[test]
+    fn control_batches_and_the_txn_index_are_shown_as_kafka_writes_them() {
+        let mut p = Player::from_json(include_str!("../static/lessons/exactly-once-pipeline.json"))
+            .unwrap();
+        let end = p
+            .find_nth_where(1, |e| {
+                matches!(
+                    e.kind,
+                    kafka_sim::event::EventKind::RecordsConsumed { consumer: 1, .. }
+                )
+            })
+            .expect("auditor (consumer 1) reads");
+        p.seek(end + 1);
+        let leader = p
+            .world()
+            .brokers()
+            .iter()
+            .find(|(_, b)| {
+                b.partitions
+                    .get(&kafka_sim::ids::TopicPartition::new("invoices", 0))
+                    .is_some_and(|s| s.is_leader)
+            })
+            .map(|(id, _)| id.0)
+            .expect("a leader");
+        let m = StorageModel::from_world(
+            p.world(),
+            Some(&format!("{leader}:invoices-0")),
+            None,
+            p.past(),
+            Lang::En,
+        );
+        let s = m.selected.expect("invoices-0 is selected");
+        let rows: Vec<(i64, bool, bool, &str)> = s
+            .batches
+            .iter()
+            .map(|b| {
+                (
+                    b.base_offset,
+                    b.transactional,
+                    b.control,
+                    b.preview.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(rows.len(), 4, "{rows:#?}");
+        assert!(rows[0].1 && !rows[0].2, "the aborted copy: {rows:?}");
+        assert_eq!(rows[1].0, 4);
+        assert!(rows[1].2);
+        assert_eq!(rows[1].3, "endTxnMarker: ABORT coordinatorEpoch: 0");
+        assert_eq!(rows[3].0, 9);
+        assert_eq!(rows[3].3, "endTxnMarker: COMMIT coordinatorEpoch: 0");
+        assert_eq!(
+            s.txn_index,
+            vec![TxnIndexRow {
+                segment: 0,
+                producer_id: rows_pid(&s),
+                first_offset: 0,
+                last_offset: 4,
+                // `ProducerStateManager.lastStableOffset(completedTxn)`: no
+                // other transaction open, so the marker's offset + 1.
+                last_stable_offset: 5,
+            }]
+        );
+        assert!(s.files.iter().any(|f| f.path.ends_with(".txnindex")));
+    }
+
+    fn rows_pid(s: &PartitionFiles) -> i64 {
+        s.batches[0].producer_id
     }
 }

@@ -178,7 +178,7 @@ pub fn StorageView(p: &StorageProps) -> Html {
                         let at = (b.segment, b.position);
                         let shown = m.hex.as_ref().is_some_and(|h| (h.segment, h.position) == at);
                         html! {
-                        <tr class={classes!((!b.crc_ok).then_some("bad"), (mark.batch == Some(at)).then_some("probed"), shown.then_some("shown"))}>
+                        <tr class={classes!((!b.crc_ok).then_some("bad"), (mark.batch == Some(at)).then_some("probed"), shown.then_some("shown"), b.control.then_some("marker"))}>
                             <td class="num">{ b.segment }</td>
                             <td class="num"><button class="small link" aria-label={format!("{} {}", t(lang, "show_hex"), b.position)}
                                 onclick={Callback::from(move |_: MouseEvent| cb.emit(at))}>{ b.position }</button></td>
@@ -186,11 +186,36 @@ pub fn StorageView(p: &StorageProps) -> Html {
                             <td class="num">{ b.records }</td><td class="num">{ b.size }</td>
                             <td class="num">{ b.leader_epoch }</td><td class="num">{ b.producer_id }</td>
                             <td>{ t(lang, if b.crc_ok { "crc_valid" } else { "crc_invalid" }) }</td>
-                            <td class="mono preview">{ b.preview.clone() }</td>
+                            <td class="mono preview">
+                                if b.control {
+                                    <span class="tag">{ t(lang, "control_batch") }</span>{" "}
+                                } else if b.transactional {
+                                    <span class="tag">{ t(lang, "transactional_batch") }</span>{" "}
+                                }
+                                { b.preview.clone() }
+                            </td>
                         </tr>
                     } }) }
                     </tbody>
                 </table>
+                if !s.txn_index.is_empty() {
+                    <h3>{ t(lang, "txn_index_entries") }</h3>
+                    <table class="grid" id="storage-txnindex">
+                        <thead><tr>
+                            <th>{ t(lang, "segment") }</th><th><code>{"producerId"}</code></th><th><code>{"firstOffset"}</code></th>
+                            <th><code>{"lastOffset"}</code></th><th><code>{"lastStableOffset"}</code></th>
+                        </tr></thead>
+                        <tbody>
+                        { for s.txn_index.iter().map(|a| html! {
+                            <tr>
+                                <td class="num">{ a.segment }</td><td class="num">{ a.producer_id }</td>
+                                <td class="num">{ a.first_offset }</td><td class="num">{ a.last_offset }</td>
+                                <td class="num">{ a.last_stable_offset }</td>
+                            </tr>
+                        }) }
+                        </tbody>
+                    </table>
+                }
                 <h3>{ t(lang, "index_entries") }</h3>
                 <table class="grid" id="storage-index">
                     <thead><tr><th>{ t(lang, "segment") }</th><th>{ t(lang, "file") }</th><th>{ t(lang, "slot") }</th><th>{ t(lang, "entry") }</th></tr></thead>
