@@ -286,6 +286,33 @@ impl Network {
 }
 
 /// The clock, queue, RNG, budget and network (see the module docs).
+/// What a read-process-write application asks of its other client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PipelineCall {
+    /// The consumer started: `initTransactions()` on its producer.
+    Start { consumer: u32 },
+    /// poll() returned records: write them and their offsets in a transaction.
+    Process { consumer: u32 },
+    /// Processing (`processing.ms`) is over: `commitTransaction()`.
+    Commit { consumer: u32 },
+    /// The producer's transaction ended: committed, abortable, or fatal.
+    Ended {
+        producer: u32,
+        outcome: PipelineOutcome,
+    },
+}
+
+/// How a read-process-write transaction ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PipelineOutcome {
+    /// Committed: the records are processed.
+    Committed,
+    /// An abortable error: abort and go back to the committed offsets.
+    Abortable,
+    /// A fatal error (fenced): the application closes both clients.
+    Fatal,
+}
+
 #[derive(Clone)]
 pub(crate) struct Kernel {
     pub(crate) sc: Arc<Scenario>,
@@ -296,6 +323,10 @@ pub(crate) struct Kernel {
     /// controlled shutdown): the world then resets its connections, which
     /// touches other nodes, so no handle can do it itself.
     pub(crate) process_exited: Option<NodeId>,
+    /// Calls one client's application makes on another client of the same
+    /// process (a read-process-write loop's consumer and producer): left
+    /// here by a handle, carried out by the world after the step.
+    pub(crate) pipeline_calls: Vec<PipelineCall>,
     seq: u64,
     pub(crate) next_message_id: u64,
     pub(crate) emitted: u64,
@@ -321,6 +352,7 @@ impl Kernel {
             now: 0,
             queue: WorkQueue::default(),
             process_exited: None,
+            pipeline_calls: Vec::new(),
             seq: 0,
             next_message_id: 0,
             emitted: 0,

@@ -324,6 +324,24 @@ impl ConsumerCx<'_> {
         self.group_coordinator_unknown("a request to the coordinator timed out")
     }
 
+    /// The coordinator's process died with requests of ours in flight: the
+    /// client fails them (`DisconnectException`) and looks for the
+    /// coordinator again (`markCoordinatorUnknown`), instead of waiting for
+    /// their timeouts (a JoinGroup's is the rebalance timeout + 5 s).
+    pub(crate) fn group_connection_closed(&mut self, peer: BrokerId) -> Step {
+        if !self.is_member() {
+            return Ok(());
+        }
+        let m = self.ms().clone();
+        if m.coordinator != Some(peer) || !m.awaits_coordinator() {
+            return Ok(());
+        }
+        for cid in m.commits_in_flight.keys() {
+            self.group_commit_failed(*cid, ErrorCode::NetworkException)?;
+        }
+        self.group_coordinator_unknown("the connection to the coordinator closed")
+    }
+
     pub(crate) fn group_disconnected(&mut self, msg: &Message) -> Step {
         if !self.is_member() {
             return Ok(());

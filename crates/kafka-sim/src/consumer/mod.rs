@@ -21,7 +21,7 @@ use crate::client_config::{AutoOffsetReset, ConsumerConfig};
 use crate::collections::{SortedMap, SortedSet};
 use crate::event::{ConsumedRecord, EventKind};
 use crate::ids::{BrokerId, NodeId, TopicPartition};
-use crate::kernel::{Step, Timer};
+use crate::kernel::{PipelineCall, Step, Timer};
 use crate::msg::FetchRequest;
 use crate::msg::{ErrorCode, FetchPartition, FetchPartitionResponse, Message};
 use crate::scenario::{CommitMode, ConsumerSpec};
@@ -78,6 +78,9 @@ pub struct Consumer {
     pub reset_failed: SortedSet<TopicPartition>,
     /// Records the application is processing now: (partition, first, last offset).
     pub processing: Vec<(TopicPartition, i64, i64)>,
+    /// A read-process-write application: the records of the batch being
+    /// processed (partition, offset, value), for its producer to write.
+    pub pipeline_batch: Vec<(TopicPartition, i64, Option<String>)>,
 }
 
 /// A follower a consumer reads one partition from (KIP-392).
@@ -113,6 +116,7 @@ impl Consumer {
             consumed: 0,
             reset_failed: Default::default(),
             processing: Vec::new(),
+            pipeline_batch: Vec::new(),
             group: spec
                 .config
                 .group_id
@@ -183,6 +187,11 @@ impl ConsumerCx<'_> {
                 let cid = self.correlation();
                 self.net().request_metadata(cid)?;
                 self.group_client_start()?;
+                if self.me().spec.pipeline.is_some() {
+                    self.k
+                        .pipeline_calls
+                        .push(PipelineCall::Start { consumer: c });
+                }
                 let at = self.k.now + self.me().config.poll_interval_ms;
                 self.k.set_timer(cnode(c), at, Timer::ConsumerPoll)
             }
@@ -219,6 +228,7 @@ impl ConsumerCx<'_> {
             }
             Timer::ConsumerResume => self.processed(),
             Timer::ConnectionClosed { peer } => {
+                self.group_connection_closed(peer)?;
                 if !self.me().fetches_in_flight.contains_key(&peer) {
                     return Ok(());
                 }
@@ -264,6 +274,10 @@ impl ConsumerCx<'_> {
             // The application is blocked in commitSync().
             return Ok(());
         }
+        if self.me().spec.pipeline.is_some() && !self.me().processing.is_empty() {
+            // Blocked in commitTransaction() (a read-process-write loop).
+            return Ok(());
+        }
         self.group_on_poll()?;
         let md = &self.me().metadata;
         let expired = self.k.now >= md.last_update_ms + self.me().config.metadata_max_age_ms;
@@ -283,6 +297,17 @@ impl ConsumerCx<'_> {
     /// before processing, then spend `processing_ms` on them.
     fn start_processing(&mut self, batch: Vec<(TopicPartition, i64, i64)>) -> Step {
         let c = self.id;
+        if self.me().spec.pipeline.is_some() {
+            // Read-process-write: the application waits for its
+            // transaction (`commitTransaction()` blocks) before polling again.
+            self.k.gate()?;
+            self.me_mut().processing = batch;
+            self.k
+                .pipeline_calls
+                .push(PipelineCall::Process { consumer: c });
+            let until = self.k.now + self.me().config.processing_ms;
+            return self.k.set_timer(cnode(c), until, Timer::ConsumerResume);
+        }
         let mode = self.me().spec.commit;
         let ms = self.me().config.processing_ms;
         if mode == CommitMode::Auto && ms == 0 {
@@ -308,6 +333,13 @@ impl ConsumerCx<'_> {
         if done.is_empty() {
             return Ok(());
         }
+        if self.me().spec.pipeline.is_some() {
+            // Processed inside the transaction: now commit it.
+            self.k
+                .pipeline_calls
+                .push(PipelineCall::Commit { consumer: c });
+            return Ok(());
+        }
         self.k.gate()?;
         self.me_mut().processing.clear();
         self.k.emit(
@@ -319,6 +351,41 @@ impl ConsumerCx<'_> {
         );
         if self.me().spec.commit == CommitMode::SyncAfterProcessing {
             self.group_commit_command(true)?;
+        }
+        Ok(())
+    }
+
+    /// A read-process-write transaction ended. Committed: the batch is
+    /// processed. Otherwise the application aborts and goes back to the
+    /// group's committed offsets (`resetToLastCommittedPositions`): the
+    /// batch's partitions lose their positions and buffered records and ask
+    /// the coordinator again.
+    pub(crate) fn pipeline_finished(&mut self, committed: bool) -> Step {
+        let c = self.id;
+        let done = self.me().processing.clone();
+        self.k.gate()?;
+        {
+            let x = self.me_mut();
+            x.processing.clear();
+            x.pipeline_batch.clear();
+            if !committed {
+                for (tp, _, _) in &done {
+                    x.positions.remove(tp);
+                    x.buffered.remove(tp);
+                    if let Some(g) = x.group.as_mut() {
+                        g.fetched.remove(tp);
+                    }
+                }
+            }
+        }
+        if committed && !done.is_empty() {
+            self.k.emit(
+                vec![cnode(c)],
+                EventKind::RecordsProcessed {
+                    consumer: c,
+                    ranges: done,
+                },
+            );
         }
         Ok(())
     }
@@ -356,6 +423,11 @@ impl ConsumerCx<'_> {
                 recs
             };
             budget -= n;
+            if self.me().spec.pipeline.is_some() {
+                let x = self.me_mut();
+                x.pipeline_batch
+                    .extend(recs.iter().map(|r| (tp.clone(), r.offset, r.value.clone())));
+            }
             out.push((
                 tp.clone(),
                 recs.first().map(|r| r.offset).unwrap_or(-1),

@@ -324,6 +324,16 @@ pub struct MemberState {
 }
 
 impl MemberState {
+    /// Whether a request to the coordinator waits for its answer (its
+    /// connection closing fails it: `DisconnectException`).
+    pub fn awaits_coordinator(&self) -> bool {
+        self.join_in_flight.is_some()
+            || self.sync_in_flight.is_some()
+            || self.heartbeat_in_flight.is_some()
+            || self.offset_fetch_in_flight.is_some()
+            || !self.commits_in_flight.is_empty()
+    }
+
     /// A member of `group_id`, not joined.
     pub fn new(group_id: &str) -> MemberState {
         MemberState {

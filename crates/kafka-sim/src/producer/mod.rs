@@ -206,6 +206,9 @@ pub struct Producer {
     pub force_closed: bool,
     /// Its `TransactionManager`, with a `transactional.id`.
     pub txn: Option<TxnClient>,
+    /// The consumer of the read-process-write application whose
+    /// transaction is running (told when it ends).
+    pub pipeline_consumer: Option<u32>,
 }
 
 impl Producer {
@@ -237,6 +240,7 @@ impl Producer {
             closed: false,
             force_closed: false,
             txn: spec.config.transactional_id.as_deref().map(TxnClient::new),
+            pipeline_consumer: None,
         }
     }
 
@@ -337,6 +341,18 @@ impl ProducerCx<'_> {
             Timer::ProducerWake => self.progress(),
             Timer::ProducerCloseTimeout { timeout_ms } => self.force_close(timeout_ms),
             Timer::ConnectionClosed { peer } => {
+                // A transactional request to that broker fails at once
+                // (`DisconnectException`) and is retried elsewhere.
+                let txn_cid = self
+                    .me()
+                    .txn
+                    .as_ref()
+                    .and_then(|t| t.sent_to)
+                    .filter(|(_, to)| *to == peer)
+                    .map(|(cid, _)| cid);
+                if let Some(cid) = txn_cid {
+                    self.txn_request_lost(cid, ErrorCode::NetworkException)?;
+                }
                 let cids: Vec<i32> = self
                     .me()
                     .in_flight

@@ -293,6 +293,10 @@ impl ProducerCx<'_> {
                 Message::InitProducerId { correlation_id, .. }
                 | Message::FindCoordinator { correlation_id, .. }
                 | Message::AddPartitionsToTxn { correlation_id, .. }
+                | Message::AddOffsetsToTxn { correlation_id, .. }
+                | Message::TxnOffsetCommit(crate::msg::TxnOffsetCommitRequest {
+                    correlation_id, ..
+                })
                 | Message::EndTxn { correlation_id, .. },
                 _,
             ) if self.txn_request_lost(*correlation_id, ErrorCode::NetworkException)? => Ok(()),

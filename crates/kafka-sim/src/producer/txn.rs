@@ -84,6 +84,9 @@ pub struct TxnClient {
     pub offsets: Vec<TxnOffsets>,
     /// The request of the first of them in flight, if any.
     pub offsets_in_flight: Option<(i32, OffsetsStep)>,
+    /// The last transactional request sent, and to which broker (its
+    /// connection closing fails it at once).
+    pub sent_to: Option<(i32, BrokerId)>,
 }
 
 /// One `sendOffsetsToTransaction` call: the consumer's positions and its
@@ -130,6 +133,7 @@ impl TxnClient {
             retry_at: 0,
             offsets: Vec::new(),
             offsets_in_flight: None,
+            sent_to: None,
         }
     }
 
@@ -223,6 +227,23 @@ impl ProducerCx<'_> {
         }
         self.k.gate()?;
         self.txn_mut().state = to;
+        if self.me().pipeline_consumer.is_some() {
+            use crate::kernel::{PipelineCall, PipelineOutcome};
+            let outcome = match (from, to) {
+                (ClientTxnState::CommittingTransaction, ClientTxnState::Ready) => {
+                    Some(PipelineOutcome::Committed)
+                }
+                (_, ClientTxnState::AbortableError) => Some(PipelineOutcome::Abortable),
+                (_, ClientTxnState::FatalError) => Some(PipelineOutcome::Fatal),
+                _ => None,
+            };
+            if let Some(outcome) = outcome {
+                self.k.pipeline_calls.push(PipelineCall::Ended {
+                    producer: p,
+                    outcome,
+                });
+            }
+        }
         self.k.emit(
             vec![pnode(p)],
             EventKind::ProducerTxnStateChanged {
@@ -491,6 +512,10 @@ impl ProducerCx<'_> {
     /// Sends a transactional request and arms its `request.timeout.ms`.
     fn txn_send(&mut self, to: NodeId, cid: i32, msg: Message) -> Step {
         let p = self.id;
+        if let NodeId::Broker(b) = to {
+            self.k.gate()?;
+            self.txn_mut().sent_to = Some((cid, b));
+        }
         self.k.send(pnode(p), to, msg)?;
         let timeout = self.k.now + self.me().config.request_timeout_ms;
         self.k.set_timer(

@@ -235,6 +235,24 @@ pub struct ConsumerSpec {
     /// `sync_after_processing` (process, then commitSync: at-least-once).
     #[serde(default, skip_serializing_if = "CommitMode::is_auto")]
     pub commit: CommitMode,
+    /// A read-process-write application (exactly-once, KIP-98/447): each
+    /// batch poll() returns is written to `topic` by the transactional
+    /// producer `producer`, with the consumer's positions sent in the same
+    /// transaction (`sendOffsetsToTransaction`), then committed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<PipelineSpec>,
+}
+
+/// The output of a read-process-write application (see [`ConsumerSpec::pipeline`]).
+/// Each output record's key names the input record it was made from
+/// (`orders-0@3`) and its value is the input's value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineSpec {
+    /// The transactional producer (its `transactional.id` must be set).
+    pub producer: String,
+    /// The topic it writes to.
+    pub topic: String,
 }
 
 /// The application's commit habit (see [`ConsumerSpec::commit`]).

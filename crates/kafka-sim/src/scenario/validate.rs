@@ -661,6 +661,41 @@ impl Scenario {
                 "subscribe() needs a group.id (use assign for a consumer without a group)",
             ));
         }
+        if let Some(pl) = &c.pipeline {
+            // A read-process-write application: its own producer commits
+            // the offsets, inside the transaction.
+            let transactional = self
+                .producers
+                .iter()
+                .map(|p| (&p.name, &p.config))
+                .chain(self.commands.iter().filter_map(|tc| match &tc.command {
+                    Command::AddProducer { producer } => Some((&producer.name, &producer.config)),
+                    _ => None,
+                }))
+                .any(|(n, cfg)| *n == pl.producer && cfg.transactional_id.is_some());
+            let problem = if !transactional {
+                Some((
+                    "pipeline.producer",
+                    format!(
+                        "no producer named `{}` with a transactional.id",
+                        pl.producer
+                    ),
+                ))
+            } else if c.subscribe.is_none() && c.subscribe_pattern.is_none() {
+                Some((
+                    "pipeline",
+                    "a pipeline's consumer subscribes in a group (its offsets go to the group)"
+                        .to_string(),
+                ))
+            } else if c.config.enable_auto_commit || !c.commit.is_auto() {
+                Some(("config.enable.auto.commit", "must be false in a pipeline: the offsets are committed in the producer's transaction".to_string()))
+            } else {
+                None
+            };
+            if let Some((field, why)) = problem {
+                return Err(ConfigError::new(format!("{at}.{field}"), why));
+            }
+        }
         if c.start_at_ms > MAX_RUN_MS {
             return Err(ConfigError::new(
                 format!("{at}.start_at_ms"),

@@ -342,12 +342,21 @@ impl World {
     pub(crate) fn broker_connections_reset(&mut self, b: BrokerId) -> Step {
         let mut peers: Vec<NodeId> = Vec::new();
         for p in &self.producers {
-            if p.in_flight.get(&b).is_some_and(|m| !m.is_empty()) {
+            let txn = p
+                .txn
+                .as_ref()
+                .and_then(|t| t.sent_to)
+                .is_some_and(|(_, to)| to == b);
+            if txn || p.in_flight.get(&b).is_some_and(|m| !m.is_empty()) {
                 peers.push(NodeId::Producer(p.index));
             }
         }
         for c in &self.consumers {
-            if c.alive && c.fetches_in_flight.contains_key(&b) {
+            let coordinator = c
+                .group
+                .as_ref()
+                .is_some_and(|g| g.coordinator == Some(b) && g.awaits_coordinator());
+            if c.alive && (c.fetches_in_flight.contains_key(&b) || coordinator) {
                 peers.push(NodeId::Consumer(c.index));
             }
         }

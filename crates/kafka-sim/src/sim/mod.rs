@@ -35,6 +35,7 @@ use crate::scenario::Scenario;
 use std::sync::Arc;
 
 mod commands;
+mod pipeline;
 
 pub(crate) use crate::broker::Continuation;
 pub(crate) use crate::kernel::Kernel;
@@ -305,7 +306,11 @@ impl World {
         let work = self.k.take((t, seq)).expect("just seen");
         self.k.now = t;
         let before = self.k.emitted;
-        if self.dispatch(work).is_err() {
+        if self
+            .dispatch(work)
+            .and_then(|_| self.run_pipeline_calls())
+            .is_err()
+        {
             self.frozen = true;
         }
         self.k.cause = None;
