@@ -95,6 +95,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("fig_segment_start", "segment start", "段起点"),
     ("fig_subscribes", "subscribes to", "订阅"),
     ("fig_target", "looking for offset", "查找位移"),
+    ("fig_txn_legend", "p1, p2: records of transactional producers 1 and 2 · —: a plain record · COMMIT, ABORT: markers", "p1、p2：事务生产者 1 和 2 的消息 · —：普通消息 · COMMIT、ABORT：事务标记"),
     ("fig_yes", "yes", "是"),
     ("file", "file", "文件"),
     ("files", "Segment files (paged store)", "段文件（分页存储）"),

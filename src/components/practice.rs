@@ -27,7 +27,7 @@ const LEVELS: [(Level, &str, &str); 3] = [
 ];
 
 /// Template labels: (kind, English, Chinese).
-const KINDS: [(Kind, &str, &str); 9] = [
+const KINDS: [(Kind, &str, &str); 10] = [
     (
         Kind::Partition,
         "partition for a key (P2)",
@@ -49,6 +49,11 @@ const KINDS: [(Kind, &str, &str); 9] = [
     (Kind::Lookup, "offset lookup (S3)", "位移查找（S3）"),
     (Kind::Retention, "retention (S5)", "日志保留（S5）"),
     (Kind::Compaction, "compaction (S6)", "日志压缩（S6）"),
+    (
+        Kind::ReadCommitted,
+        "read_committed and the LSO (T2)",
+        "read_committed 与 LSO（T2）",
+    ),
 ];
 
 /// A choice as the learner reads it ("none" is a word).
@@ -222,6 +227,21 @@ fn figure(lang: Lang, ex: &Exercise, chosen: Option<&str>, on_choose: &Callback<
                 )) }
                 { c(format!("{} {log_end_offset}", t(lang, "fig_log_end")), Some(log_end_offset.to_string()), None) }
             </div>
+        </> },
+        Instance::ReadCommitted {
+            entries,
+            high_watermark,
+        } => html! { <>
+            <div class="cells">{ for entries.iter().map(|e| c(
+                match (e.producer_id, e.marker) {
+                    (-1, _) => format!("{}: —", e.offset),
+                    (p, None) => format!("{}: p{p}", e.offset),
+                    (p, Some(m)) => format!("{}: {m} p{p}", e.offset),
+                },
+                None,
+                e.marker.map(|_| "marker"),
+            )) }</div>
+            <p class="fig-line">{ format!("HW {high_watermark} · {}", t(lang, "fig_txn_legend")) }</p>
         </> },
         Instance::Compaction {
             records,

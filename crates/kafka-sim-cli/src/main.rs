@@ -51,7 +51,7 @@ USAGE:
   kafka-sim coordinator --transactional-id ID [--transaction-partitions 50] [--json]
       The __consumer_offsets partition (and so the coordinator) of a group, or
       the __transaction_state partition of a transactional producer.
-  kafka-sim exercise --kind partition|coordinator|assignment|election|high-watermark|placement|lookup|retention|compaction
+  kafka-sim exercise --kind partition|coordinator|assignment|election|high-watermark|placement|lookup|retention|compaction|read-committed
                      [--level easy|medium|hard] [--seed N] [--count N] [--json]
       Practice questions with the answer computed by the simulation.
 ";

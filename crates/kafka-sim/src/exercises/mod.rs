@@ -52,11 +52,14 @@ pub enum Kind {
     Retention,
     /// Which offsets survive compaction?
     Compaction,
+    /// Which offsets does a read_committed consumer get (the LSO, aborted
+    /// transactions, markers)?
+    ReadCommitted,
 }
 
 impl Kind {
     /// Every template, in the order the page lists them.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Partition,
         Kind::Coordinator,
         Kind::Assignment,
@@ -66,6 +69,7 @@ impl Kind {
         Kind::Lookup,
         Kind::Retention,
         Kind::Compaction,
+        Kind::ReadCommitted,
     ];
     /// The template named `s` (its [`Kind::name`]).
     pub fn parse(s: &str) -> Option<Kind> {
@@ -83,6 +87,7 @@ impl Kind {
             Kind::Lookup => "lookup",
             Kind::Retention => "retention",
             Kind::Compaction => "compaction",
+            Kind::ReadCommitted => "read-committed",
         }
     }
 }
@@ -257,6 +262,24 @@ pub enum Instance {
         /// The active segment's base offset: the cleaner stops before it.
         active_from: i64,
     },
+    /// What a read_committed consumer reads of a partition with transactions.
+    ReadCommitted {
+        /// Every offset of the partition, in order.
+        entries: Vec<TxnEntry>,
+        /// The partition's high watermark.
+        high_watermark: i64,
+    },
+}
+
+/// One offset of the read_committed template: a record or a marker.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TxnEntry {
+    /// The offset.
+    pub offset: i64,
+    /// The producer id (-1: a plain, non-transactional write).
+    pub producer_id: i64,
+    /// `COMMIT` or `ABORT` for a marker; none for a record.
+    pub marker: Option<&'static str>,
 }
 
 /// A generated question.
@@ -367,6 +390,7 @@ pub fn generate(kind: Kind, level: Level, seed: u64) -> Exercise {
             Kind::Lookup => index_lookup(&mut r, size),
             Kind::Retention => retention(&mut r, size),
             Kind::Compaction => compaction(&mut r, size),
+            Kind::ReadCommitted => read_committed(&mut r, size),
         };
         let choices = make_choices(&mut r, &d.answer, d.pool, MIN_CHOICES);
         let e = Exercise {

@@ -257,3 +257,169 @@ pub(super) fn compaction(r: &mut Rng, size: u64) -> Drawn {
         },
     }
 }
+
+/// A partition where transactional producers 1 and 2 interleave with plain
+/// writes; some transactions commit, some abort, one may still be open. The
+/// answer runs the broker's producer state (the LSO) and the consumer's
+/// read_committed filter on the batches themselves.
+pub(super) fn read_committed(r: &mut Rng, size: u64) -> Drawn {
+    use crate::producer_state::ProducerStates;
+    use crate::storage::log::BatchInfo;
+    use crate::storage::record::{
+        build_batch, build_end_txn_marker, set_base_offset, BatchSpec, ControlType, EndTxnMarker,
+        NewRecord,
+    };
+    let n = 6 + 2 * size as i64;
+    let mut entries: Vec<TxnEntry> = Vec::new();
+    let mut bytes: Vec<(i64, Vec<u8>)> = Vec::new();
+    let mut states = ProducerStates::default();
+    let mut open = [false, false];
+    let mut aborted = Vec::new();
+    for offset in 0..n {
+        let p = r.below(2) as usize;
+        let roll = r.below(10);
+        let (pid, marker) = if roll < 2 {
+            (-1, None)
+        } else if open[p] && roll < 5 {
+            let m = if r.chance(1, 2) { "COMMIT" } else { "ABORT" };
+            (p as i64 + 1, Some(m))
+        } else {
+            (p as i64 + 1, None)
+        };
+        let mut b = match marker {
+            Some(m) => build_end_txn_marker(
+                0,
+                1_700_000_000_000,
+                -1,
+                pid,
+                0,
+                EndTxnMarker {
+                    control_type: if m == "COMMIT" {
+                        ControlType::Commit
+                    } else {
+                        ControlType::Abort
+                    },
+                    coordinator_epoch: 0,
+                },
+            ),
+            None => build_batch(
+                &BatchSpec {
+                    producer_id: pid,
+                    producer_epoch: if pid < 0 { -1 } else { 0 },
+                    base_sequence: if pid < 0 { -1 } else { offset as i32 },
+                    transactional: pid >= 0,
+                    ..BatchSpec::default()
+                },
+                &[NewRecord::new(
+                    None,
+                    Some(format!("v{offset}").as_bytes()),
+                    1_700_000_000_000,
+                )],
+            ),
+        };
+        set_base_offset(&mut b, offset);
+        let info = BatchInfo {
+            base_offset: offset,
+            last_offset: offset,
+            records: 1,
+            size: b.len() as u64,
+            max_timestamp: 1_700_000_000_000,
+            partition_leader_epoch: -1,
+            producer_id: pid,
+            producer_epoch: if pid < 0 { -1 } else { 0 },
+            base_sequence: if pid < 0 || marker.is_some() {
+                -1
+            } else {
+                offset as i32
+            },
+            transactional: pid >= 0,
+            marker: marker.map(|m| EndTxnMarker {
+                control_type: if m == "COMMIT" {
+                    ControlType::Commit
+                } else {
+                    ControlType::Abort
+                },
+                coordinator_epoch: 0,
+            }),
+        };
+        if let Some(done) = states.record(&info) {
+            if done.aborted {
+                aborted.push(crate::msg::AbortedTransaction {
+                    first_offset: done.first_offset,
+                    producer_id: done.producer_id,
+                });
+            }
+            states.complete_txn(&done);
+        }
+        if pid >= 0 {
+            open[p] = marker.is_none();
+        }
+        entries.push(TxnEntry {
+            offset,
+            producer_id: pid,
+            marker,
+        });
+        bytes.push((offset, b));
+    }
+    // Every batch is replicated: the high watermark is the log end offset.
+    let hw = n;
+    states.on_high_watermark_updated(hw);
+    let lso = states.last_stable_offset(hw, 0);
+    let below = |upto: i64| -> Vec<u8> {
+        bytes
+            .iter()
+            .filter(|(o, _)| *o < upto)
+            .flat_map(|(_, b)| b.clone())
+            .collect()
+    };
+    let offsets = |v: Vec<crate::event::ConsumedRecord>| -> String {
+        let o: Vec<i64> = v.iter().map(|x| x.offset).collect();
+        if o.is_empty() {
+            NONE.to_string()
+        } else {
+            list(&o)
+        }
+    };
+    let (got, _) = crate::consumer::isolation::deliverable(&below(lso), 0, true, &aborted);
+    let answer = offsets(got);
+    // Distractors: read_uncommitted; read_committed ignoring the LSO (up to
+    // the HW); ignoring the aborted list; every offset below the LSO.
+    let (unc, _) = crate::consumer::isolation::deliverable(&below(hw), 0, false, &[]);
+    let (no_lso, _) = crate::consumer::isolation::deliverable(&below(hw), 0, true, &aborted);
+    let (no_abort, _) = crate::consumer::isolation::deliverable(&below(lso), 0, true, &[]);
+    let all_below: Vec<i64> = (0..lso).collect();
+    let mut pool = vec![offsets(unc), offsets(no_lso), offsets(no_abort)];
+    if !all_below.is_empty() {
+        pool.push(list(&all_below));
+    }
+    let shown = |en: bool| -> String {
+        entries
+            .iter()
+            .map(|e| match (e.producer_id, e.marker) {
+                (-1, _) => format!(
+                    "{}: {}",
+                    e.offset,
+                    if en { "plain record" } else { "普通消息" }
+                ),
+                (p, None) if en => format!("{}: record of producer {p}", e.offset),
+                (p, None) => format!("{}: 生产者 {p} 的消息", e.offset),
+                (p, Some(m)) if en => format!("{}: {m} marker of producer {p}", e.offset),
+                (p, Some(m)) => format!("{}: 生产者 {p} 的 {m} 标记", e.offset),
+            })
+            .collect::<Vec<_>>()
+            .join(if en { "; " } else { "；" })
+    };
+    let open_now: Vec<i64> = (0..2).filter(|p| open[*p]).map(|p| p as i64 + 1).collect();
+    Drawn {
+        en: format!("A partition, high watermark {hw}: {}. Producers 1 and 2 write in transactions. A consumer with isolation.level=read_committed fetches from offset 0. Which offsets does its poll() return?", shown(true)),
+        zh: format!("某分区，高水位为 {hw}：{}。生产者 1 和 2 在事务中写入。一个 isolation.level=read_committed 的消费者从位移 0 开始拉取。它的 poll() 返回哪些位移？", shown(false)),
+        pool,
+        answer: answer.clone(),
+        why_en: format!("The last stable offset is {lso}: {} The fetch stops there; of what is below it, records of aborted transactions are dropped (the fetch carries the aborted list from .txnindex) and markers are never returned: {answer} (T2).", if open_now.is_empty() { "no transaction is open, so it equals the high watermark.".to_string() } else { format!("the first offset of the oldest open transaction (producers with one open: {}).", list(&open_now)) }),
+        why_zh: format!("LSO（最后稳定位移）为 {lso}：{}拉取在此为止；在它之前的部分，被中止事务的消息会被丢弃（拉取带有来自 .txnindex 的中止列表），事务标记永远不返回：{}（T2）。", if open_now.is_empty() { "没有未完成的事务，所以它等于高水位。".to_string() } else { format!("即最早的未完成事务的第一条位移（有未完成事务的生产者：{}）。", list(&open_now)) }, if answer == NONE { "无" } else { &answer }),
+        instance: Instance::ReadCommitted {
+            entries,
+            high_watermark: hw,
+        },
+    }
+}

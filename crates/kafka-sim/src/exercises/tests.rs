@@ -328,3 +328,52 @@ fn compaction_keeps_the_latest_record_per_key_before_the_active_segment() {
         assert_eq!(e.answer, want.join(", "), "{e:?}");
     }
 }
+
+/// Re-derived from the drawn partition alone: the LSO is the first offset
+/// of the oldest open transaction (else the high watermark); below it, a
+/// read_committed poll() returns plain records and records of committed
+/// transactions, never markers.
+#[test]
+fn read_committed_returns_committed_records_below_the_last_stable_offset() {
+    let mut with_open = 0;
+    for e in all(Kind::ReadCommitted) {
+        let Instance::ReadCommitted {
+            entries,
+            high_watermark,
+        } = &e.instance
+        else {
+            panic!("{e:?}")
+        };
+        // Each transactional record's fate: the next marker of its producer.
+        let fate = |i: usize| -> Option<&str> {
+            let p = entries[i].producer_id;
+            entries[i + 1..]
+                .iter()
+                .find(|x| x.producer_id == p && x.marker.is_some())
+                .and_then(|x| x.marker)
+        };
+        let lso = (0..entries.len())
+            .filter(|i| {
+                entries[*i].producer_id >= 0 && entries[*i].marker.is_none() && fate(*i).is_none()
+            })
+            .map(|i| entries[i].offset)
+            .min()
+            .unwrap_or(*high_watermark);
+        if lso < *high_watermark {
+            with_open += 1;
+        }
+        let want: Vec<String> = (0..entries.len())
+            .filter(|i| entries[*i].offset < lso && entries[*i].marker.is_none())
+            .filter(|i| entries[*i].producer_id < 0 || fate(*i) == Some("COMMIT"))
+            .map(|i| entries[i].offset.to_string())
+            .collect();
+        let want = if want.is_empty() {
+            NONE.to_string()
+        } else {
+            want.join(", ")
+        };
+        assert_eq!(e.answer, want, "{e:?}");
+        assert!(e.explanation_en.contains(&format!("is {lso}")), "{e:?}");
+    }
+    assert!(with_open > 0, "some questions have an open transaction");
+}
