@@ -536,22 +536,8 @@ impl BrokerCx<'_> {
                     "the group has no such member",
                 );
             };
-            if grp.member(member).is_none() {
-                return fail(
-                    self,
-                    ErrorCode::UnknownMemberId,
-                    "the group has no such member (it was removed)",
-                );
-            }
-            if gen != grp.generation_id {
-                return fail(
-                    self,
-                    ErrorCode::IllegalGeneration,
-                    &format!(
-                        "the commit is from generation {gen}; the group is in generation {}",
-                        grp.generation_id
-                    ),
-                );
+            if let Some((e, why)) = member_generation_error(grp, member, gen) {
+                return fail(self, e, &why);
             }
             if grp.state == GroupState::CompletingRebalance {
                 return fail(
@@ -679,19 +665,8 @@ impl BrokerCx<'_> {
         let grp = self.group(g).expect("just added").clone();
         let standalone = gen < 0 && grp.state == GroupState::Empty;
         if !standalone && (gen >= 0 || !member_id.is_empty()) {
-            if grp.member(&member_id).is_none() {
-                return refuse(
-                    self,
-                    ErrorCode::UnknownMemberId,
-                    "the group has no such member (it was removed)",
-                );
-            }
-            if gen != grp.generation_id {
-                let why = format!(
-                    "the offsets are from generation {gen}; the group is in generation {}",
-                    grp.generation_id
-                );
-                return refuse(self, ErrorCode::IllegalGeneration, &why);
+            if let Some((e, why)) = member_generation_error(&grp, &member_id, gen) {
+                return refuse(self, e, &why);
             }
         }
         // The log's producer state refuses an older epoch of the producer
@@ -801,4 +776,24 @@ fn partition_errors(
     error: Option<ErrorCode>,
 ) -> crate::msg::PartitionErrors {
     offsets.iter().map(|(tp, _)| (tp.clone(), error)).collect()
+}
+
+/// `validateCurrentMember` and the generation check of `validateOffsetCommit`,
+/// shared by OffsetCommit and TxnOffsetCommit: the error and why, if any.
+fn member_generation_error(grp: &Group, member: &str, gen: i32) -> Option<(ErrorCode, String)> {
+    if grp.member(member).is_none() {
+        return Some((
+            ErrorCode::UnknownMemberId,
+            "the group has no such member (it was removed)".into(),
+        ));
+    }
+    (gen != grp.generation_id).then(|| {
+        (
+            ErrorCode::IllegalGeneration,
+            format!(
+                "the commit is from generation {gen}; the group is in generation {}",
+                grp.generation_id
+            ),
+        )
+    })
 }

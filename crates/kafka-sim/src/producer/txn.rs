@@ -488,8 +488,7 @@ impl ProducerCx<'_> {
                 t.retry_at = now + backoff;
             }
             (_, Some(e)) if e.is_retriable() => self.txn_mut().retry_at = now + backoff,
-            (_, Some(e @ (ErrorCode::ProducerFenced | ErrorCode::InvalidProducerEpoch))) => {
-                let _ = e;
+            (_, Some(ErrorCode::ProducerFenced | ErrorCode::InvalidProducerEpoch)) => {
                 return self.txn_fatal(ErrorCode::ProducerFenced);
             }
             (

@@ -654,6 +654,22 @@ impl Scenario {
         self.producers.iter().position(|p| p.name == name)
     }
 
+    /// Every producer the scenario declares or starts with `add_producer`.
+    pub fn producer_specs(&self) -> impl Iterator<Item = &ProducerSpec> {
+        self.producers
+            .iter()
+            .chain(self.commands.iter().filter_map(|c| match &c.command {
+                Command::AddProducer { producer } => Some(producer),
+                _ => None,
+            }))
+    }
+
+    /// Whether a producer named `name` (declared or added) has a `transactional.id`.
+    pub fn is_transactional_producer(&self, name: &str) -> bool {
+        self.producer_specs()
+            .any(|p| p.name == name && p.config.transactional_id.is_some())
+    }
+
     /// The consumers' names, in scenario order.
     pub fn consumer_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.consumers.iter().map(|c| c.name.clone()).collect();

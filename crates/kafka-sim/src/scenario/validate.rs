@@ -48,10 +48,9 @@ impl Scenario {
         if !self.consumers.is_empty() || added_clients > 0 {
             total += self.cluster.config.offsets_topic_num_partitions.max(0) as u64;
         }
-        let transactional = self.producers.iter().any(|p| p.config.transactional_id.is_some())
-            || self.commands.iter().any(|c| {
-                matches!(&c.command, Command::AddProducer { producer } if producer.config.transactional_id.is_some())
-            });
+        let transactional = self
+            .producer_specs()
+            .any(|p| p.config.transactional_id.is_some());
         if transactional {
             total += self
                 .cluster
@@ -451,18 +450,7 @@ impl Scenario {
                             format!("no producer named `{producer}` in producers or started before this command"),
                         ));
                     }
-                    let transactional = self
-                        .producers
-                        .iter()
-                        .map(|p| (&p.name, &p.config))
-                        .chain(self.commands.iter().filter_map(|c| match &c.command {
-                            Command::AddProducer { producer } => {
-                                Some((&producer.name, &producer.config))
-                            }
-                            _ => None,
-                        }))
-                        .any(|(n, c)| n == producer && c.transactional_id.is_some());
-                    if !transactional {
+                    if !self.is_transactional_producer(producer) {
                         return Err(ConfigError::new(
                             format!("{at}.producer"),
                             format!("producer `{producer}` has no transactional.id: IllegalStateException: Transactional method invoked on a non-transactional producer."),
@@ -664,16 +652,7 @@ impl Scenario {
         if let Some(pl) = &c.pipeline {
             // A read-process-write application: its own producer commits
             // the offsets, inside the transaction.
-            let transactional = self
-                .producers
-                .iter()
-                .map(|p| (&p.name, &p.config))
-                .chain(self.commands.iter().filter_map(|tc| match &tc.command {
-                    Command::AddProducer { producer } => Some((&producer.name, &producer.config)),
-                    _ => None,
-                }))
-                .any(|(n, cfg)| *n == pl.producer && cfg.transactional_id.is_some());
-            let problem = if !transactional {
+            let problem = if !self.is_transactional_producer(&pl.producer) {
                 Some((
                     "pipeline.producer",
                     format!(
