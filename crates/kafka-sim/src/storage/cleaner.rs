@@ -18,18 +18,29 @@
 //!    the batch (KIP-534, Kafka ≥ 3.1); a later pass after the horizon removes
 //!    them, giving consumers time to see the delete.
 //!
+//! 5. **Transactions** (`CleanedTransactionMetadata`, LogCleaner.scala
+//!    1236–1340 in Kafka 3.9, with `cleanInto`'s batch filter, 750–800):
+//!    records of an aborted transaction (listed in `.txnindex`) are left out
+//!    of the offset map and removed outright. An ABORT marker stays while a
+//!    pass still finds records of its transaction (it then goes into the
+//!    cleaned segment's `.txnindex`); a COMMIT marker stays while its
+//!    transaction has batches. Once a marker's transaction has no batch
+//!    left, the pass stamps a delete horizon into the marker's batch, as for
+//!    a tombstone, and a pass after that horizon removes it.
+//!
 //! Simplified: the offset map has no size limit (Kafka bounds it by
 //! `log.cleaner.dedupe.buffer.size` and may need several passes); batches left
-//! empty are dropped (Kafka keeps some empty batches to preserve idempotent
-//! producer state); each source segment is appended to the cleaned segment as
-//! one message set (Kafka reads in chunks of its I/O buffer). Transactions:
-//! markers are never treated as keyed records and always kept, and aborted
-//! records are compacted like committed ones (Kafka's cleaner removes aborted
-//! records outright and drops markers after `delete.retention.ms`).
+//! empty are dropped (Kafka keeps an empty batch when it holds a live
+//! producer's last sequence or epoch, or ends the cleaned range); each source
+//! segment is appended to the cleaned segment as one message set (Kafka reads
+//! in chunks of its I/O buffer).
 
 use super::log::{segment_append, Log, MessageSet, Segment};
 use super::paged::{Storage, StorageError};
-use super::record::{build_batch, decode_batch, BatchSpec, NewRecord};
+use super::record::{
+    build_batch, decode_batch, BatchSpec, ControlType, DecodedBatch, EndTxnMarker, NewRecord,
+};
+use super::txn_index::AbortedTxn;
 use super::{index_file, log_file, time_index_file, txn_index_file};
 use crate::collections::SortedMap;
 use crate::config::Ratio;
@@ -59,6 +70,11 @@ pub enum RemovalReason {
     TombstoneExpired,
     /// No key: a compacted log cannot keep it.
     NoKey,
+    /// A record of an aborted transaction.
+    AbortedTransaction,
+    /// A transaction marker whose transaction has no records left, after its
+    /// delete horizon.
+    MarkerExpired,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,10 +103,82 @@ pub struct CleanResult {
     pub offset_map: Vec<(String, i64)>,
     pub groups: Vec<CleanedGroup>,
     pub removed: Vec<RemovedRecord>,
-    /// Tombstones kept this pass, now carrying a delete horizon.
+    /// Tombstones and transaction markers kept this pass, now carrying a
+    /// delete horizon: (batch base offset, horizon).
     pub tombstones_marked: Vec<(i64, i64)>,
     /// The new checkpoint (first dirty offset for next time).
     pub end_offset: i64,
+}
+
+/// What the cleaner knows of transactions as it reads a log in offset order
+/// (`CleanedTransactionMetadata`): which aborted transactions it has reached,
+/// and which transactions have batches it has read.
+#[derive(Default)]
+struct CleanedTxns {
+    /// Aborted transactions not reached yet, by first offset, last first.
+    ahead: Vec<AbortedTxn>,
+    /// Producers whose committed (or open) transaction has batches read.
+    committed: crate::collections::SortedSet<i64>,
+    /// Aborted transactions reached and not yet closed by their marker, by
+    /// producer id, with whether a batch of theirs was read.
+    aborted: SortedMap<i64, (AbortedTxn, bool)>,
+    /// ABORT markers kept: the cleaned segment's `.txnindex`.
+    index: Vec<AbortedTxn>,
+}
+
+impl CleanedTxns {
+    fn add(&mut self, txns: Vec<AbortedTxn>) {
+        self.ahead.extend(txns);
+        crate::collections::sort_by_key(&mut self.ahead, |t| std::cmp::Reverse(t.first_offset));
+    }
+
+    fn reach(&mut self, offset: i64) {
+        while self.ahead.last().is_some_and(|t| t.first_offset <= offset) {
+            let t = self.ahead.pop().expect("checked");
+            self.aborted.entry(t.producer_id).or_insert((t, false));
+        }
+    }
+
+    /// A data batch (`onBatchRead`): whether it belongs to an aborted
+    /// transaction, and may go.
+    fn on_batch(&mut self, b: &DecodedBatch) -> bool {
+        self.reach(b.header.last_offset());
+        if !b.header.is_transactional() {
+            return false;
+        }
+        match self.aborted.get_mut(&b.header.producer_id) {
+            Some((_, seen)) => {
+                *seen = true;
+                true
+            }
+            None => {
+                self.committed.insert(b.header.producer_id);
+                false
+            }
+        }
+    }
+
+    /// A control batch (`onControlBatchRead`): whether its marker may go
+    /// (no batch of its transaction was read).
+    fn on_control(&mut self, b: &DecodedBatch) -> bool {
+        self.reach(b.header.last_offset());
+        let pid = b.header.producer_id;
+        let marker = b.records.first().map(EndTxnMarker::parse);
+        match marker {
+            None => true, // an empty control batch was cleaned already
+            Some(Ok(Some(m))) if m.control_type == ControlType::Abort => {
+                match self.aborted.remove(&pid) {
+                    Some((t, true)) => {
+                        self.index.push(t);
+                        false
+                    }
+                    _ => true,
+                }
+            }
+            Some(Ok(Some(_))) => !self.committed.remove(&pid),
+            Some(_) => false,
+        }
+    }
 }
 
 fn key_text(k: &Option<Vec<u8>>) -> Option<String> {
@@ -157,6 +245,15 @@ pub fn clean<S: Storage>(
     // 1. The offset map over the dirty part.
     let mut map: SortedMap<Vec<u8>, i64> = SortedMap::new();
     let mut latest_offset = plan.first_dirty_offset - 1;
+    let mut txns = CleanedTxns::default();
+    txns.add(
+        log.collect_aborted_transactions(
+            store,
+            plan.first_dirty_offset,
+            plan.first_uncleanable_offset,
+        )
+        .unwrap_or_default(),
+    );
     for s in &log.segments {
         if s.next_offset <= plan.first_dirty_offset
             || s.base_offset >= plan.first_uncleanable_offset
@@ -169,13 +266,15 @@ pub fn clean<S: Storage>(
             {
                 continue;
             }
-            // A marker's key is not a record key (`buildOffsetMapForSegment`
-            // skips control batches).
-            let keyed = if b.header.is_control() {
-                &[][..]
+            // A marker's key is not a record key, and an aborted
+            // transaction's records are not mapped (`buildOffsetMapForSegment`).
+            let skip = if b.header.is_control() {
+                txns.on_control(&b);
+                true
             } else {
-                &b.records[..]
+                txns.on_batch(&b)
             };
+            let keyed = if skip { &[][..] } else { &b.records[..] };
             for r in keyed {
                 let off = b.offset_of(r);
                 if off >= plan.first_dirty_offset {
@@ -230,6 +329,8 @@ pub fn clean<S: Storage>(
     let interval = log.config.index_interval_bytes;
     let dir = log.dir.clone();
     let mut replacements: Vec<(Vec<usize>, Segment)> = Vec::new();
+    // One reading of the transactions for the whole pass, group after group.
+    let mut txns = CleanedTxns::default();
     for g in &groups {
         let first = log.segments[g[0]].clone();
         let tmp_dir = format!("{dir}.cleaning");
@@ -249,6 +350,12 @@ pub fn clean<S: Storage>(
         let bytes_before: u64 = g.iter().map(|&i| log.segments[i].size).sum();
         for &si in g {
             let src = log.segments[si].clone();
+            // The aborted transactions over the whole source segment: the
+            // cleaned `.txnindex` is rebuilt from them.
+            txns.add(
+                log.collect_aborted_transactions(store, src.base_offset, src.next_offset)
+                    .unwrap_or_default(),
+            );
             let mut chunk = Vec::new();
             let (mut chunk_last, mut chunk_max_ts, mut chunk_max_off) = (-1i64, -1i64, -1i64);
             for b in read_segment(log, store, &src)? {
@@ -257,14 +364,32 @@ pub fn clean<S: Storage>(
                     .header
                     .has_delete_horizon()
                     .then_some(b.header.base_timestamp);
+                let control = b.header.is_control();
+                let may_go = if control {
+                    txns.on_control(&b)
+                } else {
+                    txns.on_batch(&b)
+                };
+                // An aborted transaction's batch goes; a marker whose
+                // transaction has no batch left goes after its horizon.
+                let discard = may_go && (!control || horizon.is_some_and(|h| h <= now_ms));
                 let mut kept = Vec::new();
                 let mut changed = false;
                 let mut has_tombstone = false;
                 for r in &b.records {
                     let off = b.offset_of(r);
-                    // Markers are kept (simplified: Kafka drops a marker once its
-                    // transaction's data is gone and its delete horizon passed).
-                    let keep = if off > latest_offset || b.header.is_control() {
+                    let keep = if discard {
+                        removed.push(RemovedRecord {
+                            offset: off,
+                            key: if control { None } else { key_text(&r.key) },
+                            reason: if control {
+                                RemovalReason::MarkerExpired
+                            } else {
+                                RemovalReason::AbortedTransaction
+                            },
+                        });
+                        false
+                    } else if off > latest_offset || control {
                         true
                     } else if let Some(k) = &r.key {
                         let latest = off >= *map.get(k).unwrap_or(&i64::MIN);
@@ -311,7 +436,7 @@ pub fn clean<S: Storage>(
                     continue;
                 }
                 records_after += kept.len() as u64;
-                let needs_horizon = has_tombstone && horizon.is_none();
+                let needs_horizon = (has_tombstone || (control && may_go)) && horizon.is_none();
                 let bytes = if !changed && !needs_horizon {
                     store.read(
                         &log_file(&dir, src.base_offset),
@@ -365,15 +490,8 @@ pub fn clean<S: Storage>(
                 )?;
             }
         }
-        // The aborted transactions of the sources go into the cleaned
-        // segment's index (their records and markers are kept, see above).
-        let aborted: Vec<_> = g
-            .iter()
-            .flat_map(|&si| {
-                log.aborted_txns_of(store, &log.segments[si])
-                    .unwrap_or_default()
-            })
-            .collect();
+        // The cleaned segment's index: the ABORT markers it kept.
+        let aborted = std::mem::take(&mut txns.index);
         let txn_file = txn_index_file(&tmp_dir, new_seg.base_offset);
         if store.exists(&txn_file) {
             store.delete(&txn_file)?;
@@ -604,6 +722,171 @@ mod tests {
             .iter()
             .any(|x| x.reason == RemovalReason::TombstoneExpired));
         assert!(!live(&log, &s).iter().any(|x| x.1 == "a"));
+    }
+
+    /// A one-record transactional batch of producer `pid`.
+    fn put_txn(log: &mut Log, s: &mut MemStorage, pid: i64, key: &str, ts: i64) -> i64 {
+        let spec = BatchSpec {
+            producer_id: pid,
+            producer_epoch: 0,
+            base_sequence: 0,
+            transactional: true,
+            ..BatchSpec::default()
+        };
+        let b = build_batch(
+            &spec,
+            &[NewRecord::new(Some(key.as_bytes()), Some(b"v"), ts)],
+        );
+        let p = log.prepare_leader_append(b, 0, ts).unwrap();
+        log.roll_and_append(s, &p, ts).unwrap();
+        log.log_end_offset - 1
+    }
+
+    /// Producer `pid`'s marker; an ABORT is indexed as the leader indexes it.
+    fn put_marker(
+        log: &mut Log,
+        s: &mut MemStorage,
+        pid: i64,
+        first: i64,
+        t: ControlType,
+        ts: i64,
+    ) {
+        let m = EndTxnMarker {
+            control_type: t,
+            coordinator_epoch: 0,
+        };
+        let b = super::super::record::build_end_txn_marker(0, ts, 0, pid, 0, m);
+        let p = log.prepare_leader_append(b, 0, ts).unwrap();
+        log.roll_and_append(s, &p, ts).unwrap();
+        let at = log.log_end_offset - 1;
+        if t == ControlType::Abort {
+            let txn = AbortedTxn {
+                producer_id: pid,
+                first_offset: first,
+                last_offset: at,
+                last_stable_offset: first,
+            };
+            log.append_aborted_txn(s, txn).unwrap();
+        }
+    }
+
+    /// Control batches left in the log: (offset, COMMIT or ABORT, delete horizon).
+    fn markers(log: &Log, s: &MemStorage) -> Vec<(i64, ControlType, Option<i64>)> {
+        log.decode_all(s)
+            .unwrap()
+            .iter()
+            .filter(|b| b.header.is_control())
+            .map(|b| {
+                let m = crate::storage::record::marker_of(b).unwrap().unwrap();
+                let h = b
+                    .header
+                    .has_delete_horizon()
+                    .then_some(b.header.base_timestamp);
+                (b.header.base_offset, m.control_type, h)
+            })
+            .collect()
+    }
+
+    /// Kafka's `CleanedTransactionMetadata`: an aborted transaction's records
+    /// go at the first pass, which keeps its marker and indexes it in the
+    /// cleaned segment; the next pass finds no records of it, stamps the
+    /// marker with a delete horizon and drops it from `.txnindex`; a pass
+    /// after the horizon removes the marker. A COMMIT marker stays while its
+    /// transaction has a record, then goes the same way.
+    #[test]
+    fn aborted_records_go_and_markers_follow_their_transactions() {
+        let mut s = MemStorage::default();
+        let mut log = compacted_log(&mut s, 120);
+        put_txn(&mut log, &mut s, 7, "a", 0); // 0: aborted
+        put_txn(&mut log, &mut s, 7, "b", 1); // 1: aborted
+        put_marker(&mut log, &mut s, 7, 0, ControlType::Abort, 2); // 2
+        put_txn(&mut log, &mut s, 8, "c", 3); // 3: committed
+        put_marker(&mut log, &mut s, 8, 3, ControlType::Commit, 4); // 4
+        let mut next_ts = 5;
+        let mut pass = |log: &mut Log, s: &mut MemStorage, now: i64| {
+            // Fresh writes (new keys) until the log is dirty enough to clean.
+            for _ in 0..50 {
+                put(log, s, &format!("k{next_ts}"), Some("1"), next_ts);
+                next_ts += 1;
+                let c = cleanable(log, log.log_end_offset, now);
+                if c.eligible {
+                    return clean(log, s, c, now).unwrap();
+                }
+            }
+            panic!("the log never became dirty enough")
+        };
+        let r = pass(&mut log, &mut s, 100);
+        let gone: Vec<(i64, RemovalReason)> =
+            r.removed.iter().map(|x| (x.offset, x.reason)).collect();
+        assert_eq!(
+            gone,
+            vec![
+                (0, RemovalReason::AbortedTransaction),
+                (1, RemovalReason::AbortedTransaction)
+            ]
+        );
+        assert_eq!(
+            markers(&log, &s),
+            vec![
+                (2, ControlType::Abort, None),
+                (4, ControlType::Commit, None)
+            ]
+        );
+        let index = log
+            .collect_aborted_transactions(&s, 0, log.log_end_offset)
+            .unwrap();
+        assert_eq!(
+            index.len(),
+            1,
+            "the kept ABORT marker is indexed: {index:?}"
+        );
+        assert_eq!((index[0].first_offset, index[0].last_offset), (0, 2));
+        assert!(
+            live(&log, &s).iter().any(|x| x.0 == 3),
+            "the committed record stays"
+        );
+
+        // Second pass: no record of producer 7 is left.
+        let r = pass(&mut log, &mut s, 200);
+        assert!(r.removed.is_empty(), "{:?}", r.removed);
+        assert_eq!(
+            markers(&log, &s),
+            vec![
+                (2, ControlType::Abort, Some(1200)),
+                (4, ControlType::Commit, None)
+            ]
+        );
+        assert!(r.tombstones_marked.contains(&(2, 1200)));
+        assert!(log
+            .collect_aborted_transactions(&s, 0, log.log_end_offset)
+            .unwrap()
+            .is_empty());
+
+        // Producer 8's record is superseded; after the ABORT marker's horizon
+        // it goes, and the COMMIT marker gets its own horizon.
+        put(&mut log, &mut s, "c", Some("2"), 50);
+        let r = pass(&mut log, &mut s, 2000);
+        let gone: Vec<(i64, RemovalReason)> =
+            r.removed.iter().map(|x| (x.offset, x.reason)).collect();
+        assert!(
+            gone.contains(&(2, RemovalReason::MarkerExpired)),
+            "{gone:?}"
+        );
+        assert!(gone.contains(&(3, RemovalReason::Superseded)), "{gone:?}");
+        // The COMMIT marker was read before its record went in this pass: it
+        // still counts as having a batch.
+        let r = pass(&mut log, &mut s, 2100);
+        assert!(r.removed.is_empty(), "{:?}", r.removed);
+        assert_eq!(
+            markers(&log, &s),
+            vec![(4, ControlType::Commit, Some(3100))]
+        );
+        let r = pass(&mut log, &mut s, 4000);
+        let gone: Vec<(i64, RemovalReason)> =
+            r.removed.iter().map(|x| (x.offset, x.reason)).collect();
+        assert_eq!(gone, vec![(4, RemovalReason::MarkerExpired)]);
+        assert!(markers(&log, &s).is_empty());
+        assert!(log.decode_all(&s).unwrap().iter().all(|b| b.crc_valid()));
     }
 
     #[test]
