@@ -16,6 +16,14 @@
 //!   aborted, nor
 //!   one at or above the last stable offset the broker answered with
 //!   (checked when the fetch response is buffered, `consumer/audit.rs`).
+//! * `exactly_once_pipeline` — a read-process-write pipeline
+//!   (`ConsumerSpec::pipeline`) has copied each input record once: whenever
+//!   its `transactional.id`'s transaction completes (CompleteCommit or
+//!   CompleteAbort, when every marker is written), the committed records of
+//!   its output topic (below each leader's LSO, aborted ones left out) name
+//!   each input once, none at or above the group's committed offset, and
+//!   every input record from the first copied to that offset has its copy
+//!   (`broker/audit.rs`).
 //! * `one_leader_per_epoch`, `high_watermark_within_isr`,
 //!   `high_watermark_monotonic` — internal consistency Kafka always keeps;
 //!   they are here to catch mistakes in the simulation itself.
@@ -64,6 +72,21 @@ pub struct Ledger {
     pub leader_hw: SortedMap<(BrokerId, u32, TopicPartition), (i32, i64)>,
     /// The guarantees already reported broken, per partition (each is reported once).
     pub reported: SortedSet<(Guarantee, TopicPartition)>,
+    /// The pipelines `exactly_once_pipeline` follows, by `transactional.id`
+    /// (each is added when it starts; checkpoints share the map).
+    pub pipelines: Arc<SortedMap<String, PipelineAudit>>,
+}
+
+/// What `exactly_once_pipeline` knows of a pipeline from its scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineAudit {
+    /// The group whose offsets its transactions commit.
+    pub group: String,
+    /// The topic it writes.
+    pub output: String,
+    /// `auto.offset.reset=earliest`: it copies each input partition from
+    /// its log start offset (otherwise from the first record it copied).
+    pub from_start: bool,
 }
 
 /// A record's key and value.
@@ -96,14 +119,17 @@ pub fn txn_aborted(log: &Log, disk: &MemStorage, offset: i64, producer_id: i64) 
         })
 }
 
-/// Key and value of every record in `[lo, hi)` of a log, read in one pass.
-pub fn records_between(log: &Log, disk: &MemStorage, lo: i64, hi: i64) -> SortedMap<i64, KeyValue> {
-    let mut out = SortedMap::new();
-    if lo >= hi || lo < log.log_start_offset || lo >= log.log_end_offset {
-        return out;
-    }
+/// Each batch of a log from the one holding `lo` to the last that starts
+/// below `hi`, read in one pass.
+fn batches_between(
+    log: &Log,
+    disk: &MemStorage,
+    lo: i64,
+    hi: i64,
+    f: &mut dyn FnMut(&record::DecodedBatch),
+) {
     let Ok(data) = log.read(disk, lo, u64::MAX, hi, true) else {
-        return out;
+        return;
     };
     let mut pos = 0usize;
     while pos < data.bytes.len() {
@@ -114,12 +140,57 @@ pub fn records_between(log: &Log, disk: &MemStorage, lo: i64, hi: i64) -> Sorted
         if b.header.base_offset >= hi {
             break;
         }
+        f(&b);
+    }
+}
+
+/// Key and value of every record in `[lo, hi)` of a log, read in one pass.
+pub fn records_between(log: &Log, disk: &MemStorage, lo: i64, hi: i64) -> SortedMap<i64, KeyValue> {
+    let mut out = SortedMap::new();
+    if lo >= hi || lo < log.log_start_offset || lo >= log.log_end_offset {
+        return out;
+    }
+    batches_between(log, disk, lo, hi, &mut |b| {
         for r in &b.records {
             let o = b.offset_of(r);
             if o >= lo && o < hi {
                 out.insert(o, (r.key.clone(), r.value.clone()));
             }
         }
+    });
+    out
+}
+
+/// Offset and key of each record of committed data in `[lo, hi)` of a log
+/// (`hi` at most its last stable offset): control records and the records
+/// of transactions its `.txnindex` lists as aborted are left out, as a
+/// read_committed consumer leaves them.
+pub fn committed_records(
+    log: &Log,
+    disk: &MemStorage,
+    lo: i64,
+    hi: i64,
+) -> Vec<(i64, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    let lo = lo.max(log.log_start_offset);
+    if lo >= hi || lo >= log.log_end_offset {
+        return out;
     }
+    let aborted = log
+        .collect_aborted_transactions(disk, lo, hi)
+        .unwrap_or_default();
+    batches_between(log, disk, lo, hi, &mut |b| {
+        let h = &b.header;
+        for r in b.records.iter().filter(|_| !h.is_control()) {
+            let o = b.offset_of(r);
+            let dropped = h.is_transactional()
+                && aborted.iter().any(|t| {
+                    t.producer_id == h.producer_id && t.first_offset <= o && o <= t.last_offset
+                });
+            if o >= lo && o < hi && !dropped {
+                out.push((o, r.key.clone()));
+            }
+        }
+    });
     out
 }

@@ -127,6 +127,7 @@ fn scenario(seed: u64) -> (String, u64) {
 
 #[derive(Default)]
 struct Figures {
+    seed: u64,
     copied: u64,
     complete: u64,
     aborted_markers: u64,
@@ -200,6 +201,7 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
             "seed {seed}: the committed output does not match the committed offsets {committed:?}: missing {missing:?}, beyond them {extra:?}\n{json}"
         ));
     }
+    f.seed = seed;
     f.copied = out.len() as u64;
     f.complete = u64::from(got == inputs);
     Ok(f)
@@ -228,6 +230,12 @@ fn a_pipeline_copies_each_record_exactly_once_under_crashes() {
         sum(|f| f.instances),
         sum(|f| f.aborted_markers)
     );
+    let short: Vec<u64> = all
+        .iter()
+        .filter(|f| f.complete == 0)
+        .map(|f| f.seed)
+        .collect();
+    eprintln!("seeds that did not copy everything: {short:?}");
     if n >= 1000 {
         // The sweep reaches what it is for.
         assert!(sum(|f| f.aborted_markers) > n / 10);

@@ -289,21 +289,21 @@ fn output_keys(t: &kafka_sim::Timeline, reader: u32) -> Vec<String> {
         .collect()
 }
 
-/// The same loop as a pipeline (`"pipeline": {"producer", "topic"}`): the
-/// application copies whatever poll() returns, transaction by transaction,
-/// while the source keeps writing; it crashes mid-stream and a second
-/// instance takes over. Every input record is in the committed output
-/// exactly once.
-#[test]
-fn a_pipeline_copies_each_record_once_across_a_crash() {
+/// The pipeline of `a_pipeline_copies_each_record_once_across_a_crash`: the
+/// source writes 80 records to `in` in four bursts; `c1` (with `tx1`)
+/// copies them to `out`, crashes at 4,150 ms and `c2` (with `tx2`) takes
+/// over; `reader` reads `out` read_committed. `intruder`, a plain
+/// producer, is there for `extra` commands.
+fn crashing_pipeline(extra: &str) -> String {
     let member = r#""group.id": "g", "enable.auto.commit": false, "auto.offset.reset": "earliest",
         "isolation.level": "read_committed", "session.timeout.ms": 6000, "heartbeat.interval.ms": 2000"#;
-    let json = format!(
+    format!(
         r#"{{"seed": 9, "run_until_ms": 40000,
             "cluster": {{"brokers": [0, 1, 2], "config": {{"transaction.state.log.num.partitions": 5, "offsets.topic.num.partitions": 5}}}},
             "topics": [{{"name": "in", "partitions": 2, "replication.factor": 3}},
                        {{"name": "out", "partitions": 1, "replication.factor": 3}}],
-            "producers": [{{"name": "src", "config": {{"linger.ms": 5}}}}, {{"name": "tx1", "config": {{"transactional.id": "copier"}}}}],
+            "producers": [{{"name": "src", "config": {{"linger.ms": 5}}}}, {{"name": "tx1", "config": {{"transactional.id": "copier"}}}},
+                          {{"name": "intruder"}}],
             "consumers": [
               {{"name": "c1", "subscribe": ["in"], "pipeline": {{"producer": "tx1", "topic": "out"}}, "config": {{{member}}}}},
               {{"name": "reader", "assign": ["out-0"], "config": {{"auto.offset.reset": "earliest", "isolation.level": "read_committed"}}}}],
@@ -315,9 +315,68 @@ fn a_pipeline_copies_each_record_once_across_a_crash() {
               {{"at_ms": 6000, "type": "produce", "producer": "src", "topic": "in", "value": "c", "count": 20}},
               {{"at_ms": 8000, "type": "add_producer", "producer": {{"name": "tx2", "config": {{"transactional.id": "copier"}}}}}},
               {{"at_ms": 8000, "type": "add_consumer", "consumer": {{"name": "c2", "subscribe": ["in"], "pipeline": {{"producer": "tx2", "topic": "out"}}, "config": {{{member}}}}}}},
+              {extra}
               {{"at_ms": 20000, "type": "produce", "producer": "src", "topic": "in", "value": "d", "count": 20}}]}}"#
+    )
+}
+
+/// `exactly_once_pipeline` is checked whenever the pipeline's transaction
+/// completes, against the output's committed records and the group's
+/// committed offsets: a second copy of an input, or a copy of an input whose
+/// offset is not committed, written into `out` by another producer, is
+/// reported at the pipeline's next completed transaction.
+#[test]
+fn the_exactly_once_guarantee_reports_a_copy_too_many() {
+    let broken = |extra: &str| {
+        let t = common::run(&crashing_pipeline(extra));
+        t.events()
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::GuaranteeBroken {
+                    guarantee, detail, ..
+                } => Some((*guarantee, e.time_ms, detail.clone())),
+                _ => None,
+            })
+            .expect("a guarantee breaks")
+    };
+    // After every input is copied; the source's last record starts one more transaction.
+    let (g, at, d) = broken(
+        r#"{"at_ms": 30000, "type": "produce", "producer": "intruder", "topic": "out", "key": "in-1@0", "value": "again"},
+           {"at_ms": 32000, "type": "produce", "producer": "src", "topic": "in", "value": "e"},"#,
     );
-    let t = common::run(&json);
+    assert_eq!(g, kafka_sim::event::Guarantee::ExactlyOncePipeline);
+    assert!(
+        at > 32000,
+        "found when the next transaction completes: {at}"
+    );
+    assert!(
+        d.contains("input in-1@0 is in the committed output twice"),
+        "{d}"
+    );
+    let (g, _, d) = broken(
+        r#"{"at_ms": 10000, "type": "produce", "producer": "intruder", "topic": "out", "key": "in-1@500", "value": "early"},"#,
+    );
+    assert_eq!(g, kafka_sim::event::Guarantee::ExactlyOncePipeline);
+    assert!(
+        d.contains("the copy of in-1@500, is committed but group g's committed offset of in-1 is"),
+        "{d}"
+    );
+}
+
+/// The same loop as a pipeline (`"pipeline": {"producer", "topic"}`): the
+/// application copies whatever poll() returns, transaction by transaction,
+/// while the source keeps writing; it crashes mid-stream and a second
+/// instance takes over. Every input record is in the committed output
+/// exactly once.
+#[test]
+fn a_pipeline_copies_each_record_once_across_a_crash() {
+    let t = common::run(&crashing_pipeline(""));
+    assert!(
+        !t.events()
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::GuaranteeBroken { .. })),
+        "no guarantee breaks"
+    );
     let mut keys = output_keys(&t, 1);
     let n = keys.len();
     keys.sort();

@@ -337,6 +337,21 @@ impl BrokerCx<'_> {
         Ok(())
     }
 
+    /// `exactly_once_pipeline`, when the transaction of `transactional_id`
+    /// has completed (every marker written): if it is a pipeline's, its
+    /// committed output must match its group's committed offsets.
+    #[inline(never)] // run once per transaction; kept out of the write path it is called from
+    pub(crate) fn check_exactly_once(&mut self, transactional_id: &str) -> Step {
+        let Some(pipeline) = self.audit.ledger.pipelines.get(transactional_id) else {
+            return Ok(());
+        };
+        if let Some((tp, d)) = exactly_once_violation(self.view(), pipeline) {
+            let b = NodeId::Broker(self.id);
+            return self.report_once(Guarantee::ExactlyOncePipeline, &tp, b, d);
+        }
+        Ok(())
+    }
+
     /// `one_leader_per_epoch` for one partition.
     pub(crate) fn check_leaders(&mut self, tp: &TopicPartition) -> Step {
         if let Some(d) = leaders_violation(self.view(), tp) {
@@ -371,6 +386,90 @@ impl BrokerCx<'_> {
         self.audit.ledger.leader_hw.insert(key, (epoch, hw));
         Ok(())
     }
+}
+
+/// What breaks `exactly_once_pipeline` for a pipeline, if anything: read
+/// from its group's loaded coordinator and the current leaders (nothing is
+/// judged while one is missing). The output record's key names its input
+/// (`orders-0@3`, `sim/pipeline.rs`).
+fn exactly_once_violation(
+    brokers: BrokerView<'_>,
+    pipeline: &crate::invariants::PipelineAudit,
+) -> Option<(TopicPartition, String)> {
+    use crate::invariants::committed_records;
+    let (group, output) = (pipeline.group.as_str(), pipeline.output.as_str());
+    let offsets = &brokers
+        .values()
+        .filter(|b| b.alive)
+        .find_map(|b| {
+            let g = b.groups.groups.get(group)?;
+            b.groups.loaded.contains(&g.partition).then_some(g)
+        })?
+        .offsets;
+    let leader_log = |tp: &TopicPartition| {
+        let b = brokers.get(current_leader(brokers, tp)?)?;
+        let (log, p) = (b.logs.get(tp)?, b.partitions.get(tp)?);
+        let lso = b.last_stable_offset(tp, p.high_watermark, log.log_start_offset);
+        Some((b, log, lso))
+    };
+    // Each committed copy: input key → where it is.
+    let mut copies: SortedMap<String, (TopicPartition, i64)> = SortedMap::new();
+    let outs: SortedSet<&TopicPartition> = brokers
+        .values()
+        .flat_map(|b| b.partitions.keys())
+        .filter(|tp| &*tp.topic == output)
+        .collect();
+    for tp in outs {
+        let (b, log, lso) = leader_log(tp)?;
+        for (o, key) in committed_records(log, &b.disk, log.log_start_offset, lso) {
+            let Some(key) = key.and_then(|k| String::from_utf8(k).ok()) else {
+                continue;
+            };
+            if let Some((t0, o0)) = copies.insert(key.clone(), (tp.clone(), o)) {
+                return Some((
+                    tp.clone(),
+                    format!("input {key} is in the committed output twice: {t0}@{o0} and {tp}@{o}"),
+                ));
+            }
+        }
+    }
+    // Per input partition: the first copied offset.
+    let mut first: SortedMap<&str, i64> = SortedMap::new();
+    for (key, (tp, o)) in &copies {
+        let Some((input, at)) = key.rsplit_once('@') else {
+            continue;
+        };
+        let Ok(at) = at.parse::<i64>() else { continue };
+        let committed = offsets
+            .iter()
+            .find(|(t, _)| t.to_string() == input)
+            .map_or(-1, |(_, c)| *c);
+        if at >= committed {
+            return Some((
+                tp.clone(),
+                format!("{tp}@{o}, the copy of {key}, is committed but group {group}'s committed offset of {input} is {committed}: the copy was committed without its offset"),
+            ));
+        }
+        let f = first.entry(input).or_insert(at);
+        *f = (*f).min(at);
+    }
+    for (itp, committed) in offsets {
+        let (b, log, _) = leader_log(itp)?;
+        let from = match first.get(itp.to_string().as_str()) {
+            _ if pipeline.from_start => log.log_start_offset,
+            Some(f) => *f,
+            None => continue,
+        };
+        for (o, _) in committed_records(log, &b.disk, from, *committed) {
+            if !copies.contains_key(&format!("{itp}@{o}")) {
+                return Some((
+                    itp.clone(),
+                    format!("{itp}@{o} is below group {group}'s committed offset {committed} but {output} has no committed copy of it: the offset was committed without its copy"),
+                ));
+            }
+        }
+    }
+    None
 }
 
 fn leaders_violation(brokers: BrokerView<'_>, tp: &TopicPartition) -> Option<String> {

@@ -78,6 +78,10 @@ fn guarantee_name(g: Guarantee, l: Lang) -> &'static str {
             "read_committed sees only committed transactions"
         }
         (Guarantee::ReadCommittedIsolation, Lang::Zh) => "read_committed 只读到已提交的事务",
+        (Guarantee::ExactlyOncePipeline, Lang::En) => {
+            "a read-process-write pipeline copies each record exactly once"
+        }
+        (Guarantee::ExactlyOncePipeline, Lang::Zh) => "读-处理-写流水线对每条消息精确一次",
     }
 }
 

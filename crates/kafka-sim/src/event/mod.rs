@@ -122,6 +122,9 @@ pub enum Guarantee {
     /// A `read_committed` consumer gets no record of an aborted transaction
     /// and none at or above the last stable offset.
     ReadCommittedIsolation,
+    /// A read-process-write pipeline's committed output holds each input
+    /// record below the group's committed offset once, and no other.
+    ExactlyOncePipeline,
 }
 
 /// A fact about the simulation, in the past tense.

@@ -63,9 +63,25 @@ impl World {
     }
 
     fn pipeline_start(&mut self, c: u32) -> Step {
-        let Some((p, _)) = self.pipeline_producer(c) else {
+        let Some((p, output)) = self.pipeline_producer(c) else {
             return Ok(());
         };
+        // From now on `exactly_once_pipeline` follows its transactional id.
+        let txn_id = self.producers[p as usize].txn.as_ref();
+        let config = &self.consumers[c as usize].config;
+        if let (Some(t), Some(group)) = (txn_id, &config.group_id) {
+            let audit = crate::invariants::PipelineAudit {
+                group: group.clone(),
+                output,
+                from_start: config.auto_offset_reset
+                    == crate::client_config::AutoOffsetReset::Earliest,
+            };
+            let id = t.transactional_id.clone();
+            if self.ledger.pipelines.get(&id) != Some(&audit) {
+                self.k.gate()?;
+                Arc::make_mut(&mut self.ledger.pipelines).insert(id, audit);
+            }
+        }
         if self.producers[p as usize]
             .txn_refusal(TxnCall::Init)
             .is_none()

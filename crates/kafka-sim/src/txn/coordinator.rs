@@ -464,6 +464,9 @@ impl BrokerCx<'_> {
         if matches!(m.state, TxnState::PrepareCommit | TxnState::PrepareAbort) {
             self.txn_begin_markers(id, w.coordinator_epoch)?;
         }
+        if matches!(m.state, TxnState::CompleteCommit | TxnState::CompleteAbort) {
+            self.check_exactly_once(id)?;
+        }
         Ok(())
     }
 
@@ -476,7 +479,15 @@ impl BrokerCx<'_> {
             ErrorCode::NotCoordinator => ErrorCode::NotCoordinator,
             _ => ErrorCode::CoordinatorNotAvailable,
         };
-        if self.txns().metas.contains_key(id) {
+        // Only the coordinator epoch that made the write may undo its
+        // pending transition: after a reload (a new leader epoch of the
+        // partition) the metadata is the reloaded one, whose own write may be
+        // in flight (`appendTransactionToLog`'s error branch, "the
+        // coordinator epoch has changed", TransactionStateManager.scala
+        // 705–725 in Kafka 3.9).
+        let p = self.txn_partition(id);
+        let same_epoch = self.txns().loaded.get(&p) == Some(&w.coordinator_epoch);
+        if same_epoch && self.txns().metas.contains_key(id) {
             self.k.gate()?;
             let fence = w.cause == TxnCause::Fence || w.cause == TxnCause::Timeout;
             let m = self.txns_mut().metas.get_mut(id).expect("checked");
