@@ -119,6 +119,46 @@ fn offsets_sent_in_a_committed_transaction_become_the_groups() {
     assert_eq!(committed_start(&t, 1).map(|x| x.1), Some(4));
 }
 
+/// `olderThan`: a member's own commit appended after the transaction's
+/// offset commit stays the group's when the transaction commits later
+/// (`GroupMetadata.completePendingTxnOffsetCommit`). Here `c1` reads four
+/// more records and commits 8 with commitSync while the transaction that
+/// sent 4 is open; the COMMIT applies nothing, and the next owner starts
+/// at 8, not 4.
+#[test]
+fn a_transactions_offsets_do_not_replace_a_commit_appended_after_them() {
+    let t = common::run(&scenario(&format!(
+        r#", {{"at_ms": 6100, "type": "produce", "producer": "src", "topic": "in", "value": "w", "count": 4}},
+            {{"at_ms": 7000, "type": "commit_sync", "consumer": "c1"}},
+            {{"at_ms": 7500, "type": "commit_transaction", "producer": "tx"}},
+            {{"at_ms": 8000, "type": "stop_consumer", "consumer": "c1"}}, {}"#,
+        add_c2(8100)
+    )));
+    let commits: Vec<Vec<(String, i64)>> = t
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::OffsetsCommitted { offsets, .. } => {
+                Some(offsets.iter().map(|(tp, o)| (tp.to_string(), *o)).collect())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        commits.contains(&vec![("in-0".to_string(), 8)]),
+        "{commits:?}"
+    );
+    assert_eq!(
+        completed(&t)
+            .into_iter()
+            .map(|x| (x.1, x.2))
+            .collect::<Vec<_>>(),
+        vec![(true, "g: ".to_string())],
+        "the transaction committed and applied nothing"
+    );
+    assert_eq!(committed_start(&t, 1).map(|x| x.1), Some(8));
+}
+
 /// Aborted: the offsets are dropped; the next owner reads the four records
 /// again (they were never copied: the copies were aborted with them).
 #[test]

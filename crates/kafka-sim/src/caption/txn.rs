@@ -105,6 +105,8 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
         } => {
             let o = offsets_text(offsets);
             match (en, committed) {
+                (true, true) if offsets.is_empty() => format!("Coordinator {broker}: the transaction of producer id {producer_id} committed, but {group} committed those partitions again after it: the later commits stay (olderThan)"),
+                (false, true) if offsets.is_empty() => format!("协调者 {broker}：生产者 id {producer_id} 的事务已提交，但 {group} 之后又提交过这些分区的位移：保留较晚的提交（olderThan）"),
                 (true, true) => format!("Coordinator {broker}: the transaction of producer id {producer_id} committed, so its offsets of {group} are now committed: {o}"),
                 (true, false) => format!("Coordinator {broker}: the transaction of producer id {producer_id} aborted, so its offsets of {group} are dropped: {o}"),
                 (false, true) => format!("协调者 {broker}：生产者 id {producer_id} 的事务已提交，它为 {group} 写的位移随之生效：{o}"),

@@ -1140,7 +1140,8 @@ pub enum EventKind {
         producer_id: i64,
         /// COMMIT (true) or ABORT.
         committed: bool,
-        /// The offsets, per partition.
+        /// The offsets made committed (COMMIT: those not older than the
+        /// committed ones, `olderThan`) or dropped (ABORT), per partition.
         offsets: Vec<(TopicPartition, i64)>,
     },
     /// A transactional producer found its transaction coordinator.

@@ -25,9 +25,8 @@ impl BrokerCx<'_> {
         // delete. A transaction's offsets wait for its marker: COMMIT
         // applies them, ABORT drops them, and those of a transaction still
         // open stay pending (`doLoadGroupsAndOffsets`).
-        let mut offsets: SortedMap<(String, TopicPartition), i64> = SortedMap::new();
-        let mut pending: SortedMap<i64, SortedMap<(String, TopicPartition), i64>> =
-            SortedMap::new();
+        let mut offsets: LoadedOffsets = SortedMap::new();
+        let mut pending: SortedMap<i64, LoadedOffsets> = SortedMap::new();
         let mut metas: SortedMap<String, Option<rec::GroupValue>> = SortedMap::new();
         self.for_each_record(tp, &mut |h, r| {
             if h.is_control() {
@@ -37,7 +36,12 @@ impl BrokerCx<'_> {
                     .flatten()
                     .is_some_and(|m| m.control_type == record::ControlType::Commit);
                 if commit {
-                    offsets.extend(done);
+                    for (k, v) in done {
+                        // Only over an offset appended earlier (`olderThan`).
+                        if offsets.get(&k).is_none_or(|c| c.1 < v.1) {
+                            offsets.insert(k, v);
+                        }
+                    }
                 }
                 return;
             }
@@ -53,7 +57,7 @@ impl BrokerCx<'_> {
                     };
                     match r.value.as_deref().and_then(rec::parse_offset_value) {
                         Some(v) => {
-                            into.insert((group, tp), v.offset);
+                            into.insert((group, tp), (v.offset, h.base_offset));
                         }
                         None => {
                             into.remove(&(group, tp));
@@ -67,22 +71,20 @@ impl BrokerCx<'_> {
         });
         let now = self.k.now;
         let mut groups: SortedMap<String, Group> = SortedMap::new();
-        for ((g, tp), o) in &offsets {
-            groups
-                .entry(g.clone())
-                .or_insert_with(|| Group::new(g, p))
-                .offsets
-                .insert(tp.clone(), *o);
+        for ((g, tp), (o, at)) in &offsets {
+            let group = groups.entry(g.clone()).or_insert_with(|| Group::new(g, p));
+            group.offsets.insert(tp.clone(), *o);
+            group.offsets_at.insert(tp.clone(), *at);
         }
         for (pid, open) in &pending {
-            for ((g, tp), o) in open {
+            for ((g, tp), (o, at)) in open {
                 groups
                     .entry(g.clone())
                     .or_insert_with(|| Group::new(g, p))
                     .pending_txn
                     .entry(*pid)
                     .or_default()
-                    .insert(tp.clone(), (*o, true));
+                    .insert(tp.clone(), (*o, Some(*at)));
             }
         }
         for (g, v) in &metas {
@@ -297,35 +299,44 @@ impl BrokerCx<'_> {
     ) -> Step {
         let tp = TopicPartition::new(OFFSETS_TOPIC, partition);
         let timeout = 5000; // offsets.commit.timeout.ms
+                            // The leader appends at its log end offset.
+        let at = self.me().logs.get(&tp).map_or(-1, |l| l.log_end_offset);
         match self.append_as_coordinator(&tp, bytes, timeout)? {
             Ok(id) => {
                 self.k.gate()?;
-                self.groups_mut().writes.insert(id, write);
+                self.groups_mut().writes.insert(id, (write, at));
                 self.settle_coordinator_append(&tp, id)
             }
             Err(ErrorCode::NotLeaderOrFollower) => {
-                self.coordinator_write_done(write, Some(ErrorCode::NotCoordinator))
+                self.coordinator_write_done(write, Err(ErrorCode::NotCoordinator))
             }
-            Err(e) => self.coordinator_write_done(write, Some(coordinator_error(e))),
+            Err(e) => self.coordinator_write_done(write, Err(coordinator_error(e))),
         }
     }
 
     /// The parked write finished (replicated, or failed with `error`).
     pub(crate) fn coordinator_write_finished(&mut self, id: u64, error: Option<ErrorCode>) -> Step {
-        let Some(write) = self.groups().writes.get(&id).cloned() else {
+        let Some((write, at)) = self.groups().writes.get(&id).cloned() else {
             return Ok(());
         };
         self.k.gate()?;
         self.groups_mut().writes.remove(&id);
-        self.coordinator_write_done(write, error.map(coordinator_error))
+        let result = match error {
+            None => Ok(at),
+            Some(e) => Err(coordinator_error(e)),
+        };
+        self.coordinator_write_done(write, result)
     }
 
+    /// A coordinator write ended: replicated (appended at the given
+    /// offset), or failed.
     pub(super) fn coordinator_write_done(
         &mut self,
         write: GroupWrite,
-        error: Option<ErrorCode>,
+        result: Result<i64, ErrorCode>,
     ) -> Step {
         let b = self.id;
+        let error = result.err();
         match write {
             GroupWrite::Store => Ok(()),
             GroupWrite::TxnCommit {
@@ -341,13 +352,13 @@ impl BrokerCx<'_> {
                     let g = self.group_mut(&group);
                     if let Some(open) = g.pending_txn.get_mut(&producer_id) {
                         for (tp, o) in &offsets {
-                            match error {
-                                None => {
+                            match result {
+                                Ok(at) => {
                                     if let Some(p) = open.get_mut(tp).filter(|p| p.0 == *o) {
-                                        p.1 = true;
+                                        p.1 = Some(at);
                                     }
                                 }
-                                Some(_) => {
+                                Err(_) => {
                                     open.remove(tp);
                                 }
                             }
@@ -375,15 +386,20 @@ impl BrokerCx<'_> {
                 correlation_id,
                 offsets,
             } => {
-                if error.is_none() {
+                if let Ok(at) = result {
                     if self.group(&group).is_none() {
                         return Ok(());
                     }
                     self.k.gate()?;
                     {
+                        // `onOffsetCommitAppend`: over an offset appended
+                        // earlier only (`olderThan`).
                         let g = self.group_mut(&group);
                         for (tp, o) in &offsets {
-                            g.offsets.insert(tp.clone(), *o);
+                            if g.offsets_at.get(tp).is_none_or(|a| *a < at) {
+                                g.offsets.insert(tp.clone(), *o);
+                                g.offsets_at.insert(tp.clone(), at);
+                            }
                         }
                     }
                     self.k.emit(
@@ -599,7 +615,7 @@ impl BrokerCx<'_> {
     pub(super) fn coordinator_has_pending(&self, g: &str, tp: &TopicPartition) -> bool {
         self.group(g)
             .is_some_and(|grp| grp.pending_txn.values().any(|o| o.contains_key(tp)))
-            || self.groups().writes.values().any(|w| {
+            || self.groups().writes.values().any(|(w, _)| {
                 matches!(w, GroupWrite::Commit { group, offsets, .. }
                     if group == g && offsets.iter().any(|(t, _)| t == tp))
             })
@@ -695,7 +711,7 @@ impl BrokerCx<'_> {
                 .entry(producer_id)
                 .or_default();
             for (tp, o) in &offsets {
-                open.insert(tp.clone(), (*o, false));
+                open.insert(tp.clone(), (*o, None));
             }
         }
         let spec = BatchSpec {
@@ -731,7 +747,7 @@ impl BrokerCx<'_> {
         if !self.groups().loaded.contains(&partition) {
             return Ok(());
         }
-        let decided: Vec<(String, Vec<(TopicPartition, i64)>)> = self
+        let decided: Vec<(String, Vec<PendingOffset>)> = self
             .groups()
             .groups
             .iter()
@@ -740,19 +756,32 @@ impl BrokerCx<'_> {
                 let open = g.pending_txn.get(&producer_id)?;
                 Some((
                     id.clone(),
-                    open.iter().map(|(tp, (o, _))| (tp.clone(), *o)).collect(),
+                    open.iter()
+                        .map(|(tp, (o, at))| (tp.clone(), *o, *at))
+                        .collect(),
                 ))
             })
             .collect();
-        for (group, offsets) in decided {
+        for (group, pending) in decided {
             self.k.gate()?;
+            let mut offsets = Vec::new();
             {
                 let g = self.group_mut(&group);
                 g.pending_txn.remove(&producer_id);
-                if committed {
-                    for (tp, o) in &offsets {
-                        g.offsets.insert(tp.clone(), *o);
+                for (tp, o, at) in pending {
+                    // `completePendingTxnOffsetCommit`: a committed offset
+                    // replaces one appended earlier only (`olderThan`); its
+                    // write is replicated before the producer can commit.
+                    let newer = at.filter(|at| g.offsets_at.get(&tp).is_none_or(|a| a < at));
+                    match newer {
+                        Some(at) if committed => {
+                            g.offsets.insert(tp.clone(), o);
+                            g.offsets_at.insert(tp.clone(), at);
+                        }
+                        _ if committed => continue,
+                        _ => {}
                     }
+                    offsets.push((tp, o));
                 }
             }
             self.k.emit(
@@ -771,6 +800,13 @@ impl BrokerCx<'_> {
 }
 
 /// The same result for every partition of a commit.
+/// Offsets read back from `__consumer_offsets`, by group and partition:
+/// (offset, the base offset of the batch holding its record).
+type LoadedOffsets = SortedMap<(String, TopicPartition), (i64, i64)>;
+
+/// A transaction's offset: partition, offset, where it was appended (once replicated).
+type PendingOffset = (TopicPartition, i64, Option<i64>);
+
 fn partition_errors(
     offsets: &[(TopicPartition, i64)],
     error: Option<ErrorCode>,

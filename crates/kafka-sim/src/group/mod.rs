@@ -129,9 +129,15 @@ pub struct Group {
     pub pending_members: SortedSet<String>,
     /// Committed offsets, per partition.
     pub offsets: SortedMap<TopicPartition, i64>,
+    /// Where each committed offset's record was appended in
+    /// `__consumer_offsets` (its batch's base offset,
+    /// `CommitRecordMetadataAndOffset.appendedBatchOffset`): a commit replaces
+    /// the committed offset only if it was appended later (`olderThan`).
+    pub offsets_at: SortedMap<TopicPartition, i64>,
     /// Transactional offsets not yet decided, per producer id: the offset
-    /// and whether its write is replicated (`pendingTransactionalOffsetCommits`).
-    pub pending_txn: SortedMap<i64, SortedMap<TopicPartition, (i64, bool)>>,
+    /// and, once its write is replicated, where it was appended
+    /// (`pendingTransactionalOffsetCommits`).
+    pub pending_txn: SortedMap<i64, SortedMap<TopicPartition, (i64, Option<i64>)>>,
     /// The initial delay may be extended until this time.
     pub initial_delay_until: u64,
     /// A member joined during the initial delay (the delay is extended).
@@ -152,6 +158,7 @@ impl Group {
             members: Vec::new(),
             pending_members: SortedSet::new(),
             offsets: SortedMap::new(),
+            offsets_at: SortedMap::new(),
             pending_txn: SortedMap::new(),
             initial_delay_until: 0,
             new_member_added: false,
@@ -211,8 +218,9 @@ pub struct Groups {
     pub groups: SortedMap<String, Group>,
     /// The `__consumer_offsets` partitions loaded.
     pub loaded: SortedSet<i32>,
-    /// Coordinator writes waiting for the ISR, by delayed-produce id.
-    pub writes: SortedMap<u64, GroupWrite>,
+    /// Coordinator writes waiting for the ISR, by delayed-produce id, with
+    /// the offset their batch was appended at.
+    pub writes: SortedMap<u64, (GroupWrite, i64)>,
 }
 
 /// What a coordinator does once its write to `__consumer_offsets` is replicated.
