@@ -312,6 +312,7 @@ macro_rules! commands {
         #[serde(rename_all = "snake_case", deny_unknown_fields)]
         enum Tagged {
             $(
+                $(#[$vmeta])*
                 $variant {
                     $( $(#[$fmeta])* $field: $ty ),*
                 }

@@ -164,3 +164,58 @@ fn the_scale_scenarios_are_valid_and_as_large_as_they_say() {
         assert_eq!(sc.producers.len(), 3);
     }
 }
+
+/// Every command type reads back what it writes: `Command` is written
+/// internally tagged and read through its externally tagged twin
+/// (`commands!`), so the two must agree on every variant and field. The
+/// list covers every type (checked against serde's own list of variants).
+#[test]
+fn every_command_type_reads_back_what_it_writes() {
+    let commands = [
+        r#"{"at_ms": 1, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v", "partition": 0, "count": 2}"#,
+        r#"{"at_ms": 2, "type": "kill_broker", "broker": 1, "power_failure": true}"#,
+        r#"{"at_ms": 3, "type": "shutdown_broker", "broker": 1}"#,
+        r#"{"at_ms": 4, "type": "restart_broker", "broker": 1}"#,
+        r#"{"at_ms": 5, "type": "cut_link", "a": "broker-0", "b": "broker-1"}"#,
+        r#"{"at_ms": 6, "type": "heal_link", "a": "broker-0", "b": "broker-1"}"#,
+        r#"{"at_ms": 7, "type": "slow_link", "a": "broker-0", "b": "broker-1", "extra_latency_ms": 40}"#,
+        r#"{"at_ms": 8, "type": "create_topic", "topic": {"name": "u", "partitions": 2, "replication.factor": 1}}"#,
+        r#"{"at_ms": 9, "type": "add_partitions", "topic": "t", "partitions": 3}"#,
+        r#"{"at_ms": 10, "type": "elect_preferred_leaders", "topic": "t", "partition": 0}"#,
+        r#"{"at_ms": 11, "type": "reassign", "topic": "t", "partition": 0, "replicas": [1, 0]}"#,
+        r#"{"at_ms": 12, "type": "lookup", "broker": 0, "topic": "t", "partition": 0, "offset": 3}"#,
+        r#"{"at_ms": 13, "type": "add_producer", "producer": {"name": "q", "config": {"acks": "1"}}}"#,
+        r#"{"at_ms": 14, "type": "close_producer", "producer": "p", "timeout_ms": 0}"#,
+        r#"{"at_ms": 15, "type": "init_transactions", "producer": "p"}"#,
+        r#"{"at_ms": 16, "type": "begin_transaction", "producer": "p"}"#,
+        r#"{"at_ms": 17, "type": "commit_transaction", "producer": "p"}"#,
+        r#"{"at_ms": 18, "type": "abort_transaction", "producer": "p"}"#,
+        r#"{"at_ms": 19, "type": "send_offsets_to_transaction", "producer": "p", "consumer": "c"}"#,
+        r#"{"at_ms": 20, "type": "add_consumer", "consumer": {"name": "d", "subscribe": ["t"], "config": {"group.id": "g"}}}"#,
+        r#"{"at_ms": 21, "type": "stop_consumer", "consumer": "c"}"#,
+        r#"{"at_ms": 22, "type": "crash_consumer", "consumer": "c"}"#,
+        r#"{"at_ms": 23, "type": "commit_sync", "consumer": "c"}"#,
+        r#"{"at_ms": 24, "type": "commit_async", "consumer": "c"}"#,
+        r#"{"at_ms": 25, "type": "pause_consumer", "consumer": "c", "duration_ms": 500}"#,
+    ];
+    let mut names = Vec::new();
+    for text in commands {
+        let c: TimedCommand = serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let written = serde_json::to_value(&c).unwrap();
+        assert_eq!(written["type"], c.command.name(), "{text}");
+        let back: TimedCommand =
+            serde_json::from_value(written.clone()).unwrap_or_else(|e| panic!("{written}: {e}"));
+        assert_eq!(back, c, "{text}");
+        names.push(c.command.name());
+    }
+    // serde names every variant when the type is unknown.
+    let e = serde_json::from_str::<TimedCommand>(r#"{"at_ms": 0, "type": "?"}"#).unwrap_err();
+    let listed: Vec<String> = e
+        .to_string()
+        .split('`')
+        .skip(3)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    assert_eq!(names, listed, "{e}");
+}
