@@ -107,18 +107,6 @@ pub fn record_at(log: &Log, disk: &MemStorage, offset: i64) -> Option<KeyValue> 
         .map(|r| (r.key.clone(), r.value.clone()))
 }
 
-/// Whether the record at `offset` written by producer `producer_id` belongs
-/// to a transaction this log's `.txnindex` lists as aborted (the list a
-/// read_committed fetch is given, `TransactionIndex.collectAbortedTxns`).
-pub fn txn_aborted(log: &Log, disk: &MemStorage, offset: i64, producer_id: i64) -> bool {
-    log.collect_aborted_transactions(disk, offset, offset + 1)
-        .unwrap_or_default()
-        .iter()
-        .any(|t| {
-            t.producer_id == producer_id && t.first_offset <= offset && offset <= t.last_offset
-        })
-}
-
 /// Each batch of a log from the one holding `lo` to the last that starts
 /// below `hi`, read in one pass.
 fn batches_between(
@@ -183,10 +171,7 @@ pub fn committed_records(
         let h = &b.header;
         for r in b.records.iter().filter(|_| !h.is_control()) {
             let o = b.offset_of(r);
-            let dropped = h.is_transactional()
-                && aborted.iter().any(|t| {
-                    t.producer_id == h.producer_id && t.first_offset <= o && o <= t.last_offset
-                });
+            let dropped = h.is_transactional() && aborted.iter().any(|t| t.holds(h.producer_id, o));
             if o >= lo && o < hi && !dropped {
                 out.push((o, r.key.clone()));
             }

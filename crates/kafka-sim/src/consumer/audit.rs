@@ -6,7 +6,7 @@ use crate::broker::audit::{current_leader, BrokerView};
 use crate::event::{EventKind, Guarantee};
 use crate::group::{MemberPhase, MemberState};
 use crate::ids::{NodeId, TopicPartition};
-use crate::invariants::{txn_aborted, Ledger};
+use crate::invariants::Ledger;
 use crate::kernel::{Kernel, Step};
 use std::sync::Arc;
 
@@ -72,15 +72,25 @@ impl<'a> ConsumerAudit<'a> {
         if broken.is_none() {
             if let Some(leader) = current_leader(self.brokers, tp).and_then(|b| self.brokers.get(b))
             {
-                if let Some(log) = leader.logs.get(tp) {
-                    for (o, pid) in delivered {
-                        let Some(pid) = pid else { continue };
-                        if txn_aborted(log, &leader.disk, *o, *pid) {
-                            broken = Some(format!(
-                                "consumer {c} got {tp}@{o} from producer {pid}'s transaction, which the leader's .txnindex lists as aborted"
-                            ));
-                            break;
-                        }
+                let txn: Vec<(i64, i64)> = delivered
+                    .iter()
+                    .filter_map(|(o, p)| Some((*o, (*p)?)))
+                    .collect();
+                let lo = txn.iter().map(|x| x.0).min();
+                let hi = txn.iter().map(|x| x.0).max();
+                if let (Some(log), Some(lo), Some(hi)) = (leader.logs.get(tp), lo, hi) {
+                    // The `.txnindex` entries over the records, read once
+                    // (`TransactionIndex.collectAbortedTxns`).
+                    let aborted = log
+                        .collect_aborted_transactions(&leader.disk, lo, hi + 1)
+                        .unwrap_or_default();
+                    let hit = txn
+                        .iter()
+                        .find(|(o, pid)| aborted.iter().any(|t| t.holds(*pid, *o)));
+                    if let Some((o, pid)) = hit {
+                        broken = Some(format!(
+                            "consumer {c} got {tp}@{o} from producer {pid}'s transaction, which the leader's .txnindex lists as aborted"
+                        ));
                     }
                 }
             }

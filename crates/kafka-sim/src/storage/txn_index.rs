@@ -39,6 +39,12 @@ pub struct AbortedTxn {
 }
 
 impl AbortedTxn {
+    /// Whether producer `producer_id`'s record at `offset` belongs to this
+    /// aborted transaction (between its first offset and its marker).
+    pub fn holds(&self, producer_id: i64, offset: i64) -> bool {
+        self.producer_id == producer_id && self.first_offset <= offset && offset <= self.last_offset
+    }
+
     /// What a `read_committed` fetch response lists (`asAbortedTransaction`).
     pub fn as_aborted_transaction(&self) -> crate::msg::AbortedTransaction {
         crate::msg::AbortedTransaction {
