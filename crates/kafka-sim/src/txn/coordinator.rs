@@ -345,7 +345,6 @@ impl BrokerCx<'_> {
     /// Ongoing transaction older than its `transaction.timeout.ms` is fenced
     /// and aborted.
     pub(crate) fn txn_abort_check(&mut self) -> Step {
-        let b = self.id;
         if !self.txns().abort_check_armed {
             return Ok(());
         }
@@ -383,24 +382,23 @@ impl BrokerCx<'_> {
                 TxnCause::Timeout,
             )?;
         }
-        let every = self
-            .k
-            .sc
-            .cluster
-            .config
-            .transaction_abort_timed_out_transaction_cleanup_interval_ms;
-        self.k
-            .set_timer(bnode(b), self.k.now + every, Timer::TxnAbortCheck)
+        self.txn_next_abort_check()
     }
 
     /// Starts the periodic timeout check when the first partition loads.
     pub(super) fn txn_arm_abort_check(&mut self) -> Step {
-        let b = self.id;
         if self.txns().abort_check_armed {
             return Ok(());
         }
         self.k.gate()?;
         self.txns_mut().abort_check_armed = true;
+        self.txn_next_abort_check()
+    }
+
+    /// The next timed-out-transaction check, one
+    /// `transaction.abort.timed.out.transaction.cleanup.interval.ms` from now.
+    fn txn_next_abort_check(&mut self) -> Step {
+        let b = self.id;
         let every = self
             .k
             .sc
