@@ -209,15 +209,7 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
 
 #[test]
 fn a_pipeline_copies_each_record_exactly_once_under_crashes() {
-    if let Ok(one) = std::env::var("PIPELINE_SEED") {
-        let seed: u64 = one.parse().expect("a seed number");
-        if std::env::var_os("PIPELINE_JSON").is_some() {
-            println!("{}", scenario(seed).0);
-            return;
-        }
-        if let Err(e) = check_seed(seed) {
-            panic!("{e}");
-        }
+    if common::one_seed("PIPELINE", |s| scenario(s).0, check_seed) {
         return;
     }
     let n = common::seeds("PIPELINE_SEEDS", 1000);

@@ -230,16 +230,8 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
 
 #[test]
 fn transactions_stay_atomic_and_isolated_under_crashes() {
-    if let Ok(one) = std::env::var("TXN_SEED") {
-        // One seed, to look at a failure: TXN_SEED=17 DUMP=1.
-        let seed: u64 = one.parse().expect("a seed number");
-        if std::env::var_os("TXN_JSON").is_some() {
-            println!("{}", scenario(seed).0);
-            return;
-        }
-        if let Err(e) = check_seed(seed) {
-            panic!("{e}");
-        }
+    // One seed, to look at a failure: TXN_SEED=17 DUMP=1.
+    if common::one_seed("TXN", |s| scenario(s).0, check_seed) {
         return;
     }
     let n = common::seeds("TXN_SEEDS", 1000);

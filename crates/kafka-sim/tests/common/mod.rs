@@ -81,6 +81,27 @@ pub fn sweep<T>(n: u64, check: impl Fn(u64) -> Result<T, String>) -> Vec<T> {
     passed
 }
 
+/// A sweep's single-seed mode, to look at a failure: with `{name}_SEED=n`
+/// it checks seed `n` alone (panicking with its message), or with
+/// `{name}_JSON` set too prints that seed's scenario instead. Returns
+/// whether it ran (the sweep then stops).
+pub fn one_seed<T>(
+    name: &str,
+    scenario: impl Fn(u64) -> String,
+    check: impl Fn(u64) -> Result<T, String>,
+) -> bool {
+    let Ok(one) = std::env::var(format!("{name}_SEED")) else {
+        return false;
+    };
+    let seed: u64 = one.parse().expect("a seed number");
+    if std::env::var_os(format!("{name}_JSON")).is_some() {
+        println!("{}", scenario(seed));
+    } else if let Err(e) = check(seed) {
+        panic!("{e}");
+    }
+    true
+}
+
 /// The sweeps' loop over one seed: builds the world of `json`, steps it
 /// to the end and stops at the first `guarantee_broken` event or world
 /// invariant broken (`check_world`), checked after every step. `on_event`
