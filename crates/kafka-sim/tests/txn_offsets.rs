@@ -231,8 +231,8 @@ fn a_read_committed_consumer_waits_for_an_undecided_offset() {
     );
 }
 
-/// Values a consumer's poll() returned, in order.
-fn read_by(t: &kafka_sim::Timeline, c: u32) -> Vec<String> {
+/// The records consumer `c`'s poll() returned, in order.
+fn consumed(t: &kafka_sim::Timeline, c: u32) -> Vec<kafka_sim::event::ConsumedRecord> {
     t.events()
         .iter()
         .filter_map(|e| match &e.kind {
@@ -242,6 +242,13 @@ fn read_by(t: &kafka_sim::Timeline, c: u32) -> Vec<String> {
             _ => None,
         })
         .flatten()
+        .collect()
+}
+
+/// Values a consumer's poll() returned, in order.
+fn read_by(t: &kafka_sim::Timeline, c: u32) -> Vec<String> {
+    consumed(t, c)
+        .into_iter()
         .map(|r| r.value.unwrap_or_default())
         .collect()
 }
@@ -316,15 +323,8 @@ fn a_transactional_copy_survives_a_crash_exactly_once() {
 /// The committed output of a pipeline, as a read_committed reader got it:
 /// each output key names its input (`in-0@3`).
 fn output_keys(t: &kafka_sim::Timeline, reader: u32) -> Vec<String> {
-    t.events()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::RecordsConsumed {
-                consumer, records, ..
-            } if *consumer == reader => Some(records.clone()),
-            _ => None,
-        })
-        .flatten()
+    consumed(t, reader)
+        .into_iter()
         .map(|r| r.key.unwrap_or_default())
         .collect()
 }
