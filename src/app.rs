@@ -226,16 +226,28 @@ pub struct AppProps {
     pub scenario: Option<AttrValue>,
 }
 
+/// Captions already written for the log, by event id, and what they were
+/// written for (the player, the language, the learner's own commands and
+/// how many clients had names): a step writes only the lines it adds. (A
+/// caption of a large group names every partition of its assignment, and
+/// writing 300 of them again on every step cost more than the step.)
+#[derive(Default)]
+pub struct Captions {
+    context: Option<(u64, Lang, SortedSet<u32>, usize, usize)>,
+    by_id: std::collections::BTreeMap<u64, AttrValue>,
+}
+
 /// The log's lines: the last 300 shown events at least, from an event id
 /// that is a multiple of 100. The first line moves only every hundred
 /// events, so a step appends a line instead of shifting all of them (which
 /// made the browser redo every line's text and layout on each step).
-fn log_lines(
+pub fn log_lines(
     p: &Player,
     lang: Lang,
     hide_routine: bool,
     mine: &SortedSet<u32>,
     names: &crate::state::ClientNames,
+    captions: &mut Captions,
 ) -> Vec<LogLine> {
     const MAX_LINES: usize = 300;
     const ALIGN: u64 = 100;
@@ -252,13 +264,33 @@ fn log_lines(
         .last()
         .map(|e| e.id / ALIGN * ALIGN)
         .unwrap_or(0);
+    let context = Some((
+        p.id(),
+        lang,
+        mine.clone(),
+        names.producers.len(),
+        names.consumers.len(),
+    ));
+    if captions.context != context {
+        *captions = Captions {
+            context,
+            ..Default::default()
+        };
+    }
+    // Only the lines shown stay (the window moves on as the cursor does).
+    captions.by_id = captions.by_id.split_off(&first);
+    captions.by_id.split_off(&(past.len() as u64));
     past[first as usize..]
         .iter()
         .filter(shown)
         .map(|e| LogLine {
             id: e.id,
             time_ms: e.time_ms,
-            caption: crate::state::caption(e, lang, mine, names),
+            caption: captions
+                .by_id
+                .entry(e.id)
+                .or_insert_with(|| crate::state::caption(e, lang, mine, names).into())
+                .clone(),
             key: e.kind.importance() == Importance::Key,
             broken: matches!(e.kind, EventKind::GuaranteeBroken { .. }),
         })
@@ -396,14 +428,16 @@ pub fn App(props: &AppProps) -> Html {
     let now = player.time_ms();
     let view = state.view;
     let election = (view == View::Cluster)
-        .then(|| crate::components::election::ElectionModel::latest(player.past()).map(Rc::new))
+        .then(|| crate::components::election::ElectionModel::latest(&player).map(Rc::new))
         .flatten();
+    let cluster_cache = use_mut_ref(crate::view_model::ClusterCache::default);
     let model = Rc::new({
-        let mut m = ClusterModel::from_world(
+        let mut m = ClusterModel::from_world_cached(
             player.world(),
             now,
             |sent| player.event(sent).map(|e| e.time_ms),
             state.msg_sel,
+            &mut cluster_cache.borrow_mut(),
         );
         m.mark_truncations(player.past());
         m
@@ -416,11 +450,14 @@ pub fn App(props: &AppProps) -> Html {
         to_ms: player.next_time_ms(state.hide_routine).unwrap_or(now),
         over_ms: state.step_interval_ms(),
     });
-    let placement = (view == View::Cluster)
-        .then(|| {
-            crate::components::placement::PlacementModel::from_world(player.world()).map(Rc::new)
-        })
-        .flatten();
+    // Both read ZooKeeper only: kept until the tree changes (thousands of
+    // partition znodes are parsed for the placement table).
+    let zk_key = (player.id(), player.world().zookeeper().writes());
+    let placement = use_memo((view == View::Cluster).then_some(zk_key), |key| {
+        key.and_then(|_| crate::components::placement::PlacementModel::from_world(player.world()))
+            .map(Rc::new)
+    });
+    let placement = (*placement).clone();
     // The admin tools' views cost a pass over every partition: computed
     // only while the learner has them open.
     let describe_open = use_state(|| false);
@@ -449,13 +486,19 @@ pub fn App(props: &AppProps) -> Html {
         _ => None,
     }
     .map(|(what, text)| (what, Rc::new(text.unwrap_or_default())));
-    let zk_rows = (view == View::Cluster).then(|| {
-        let changed = player.current().and_then(|e| e.kind.field("path"));
-        Rc::new(crate::view_model::zk_rows(
-            player.world(),
-            changed.as_deref(),
-        ))
-    });
+    let zk_changed = player.current().and_then(|e| e.kind.field("path"));
+    let zk_rows = use_memo(
+        (view == View::Cluster).then_some((zk_key, zk_changed)),
+        |key| {
+            key.as_ref().map(|(_, changed)| {
+                Rc::new(crate::view_model::zk_rows(
+                    player.world(),
+                    changed.as_deref(),
+                ))
+            })
+        },
+    );
+    let zk_rows = (*zk_rows).clone();
     let storage = (view == View::Storage).then(|| {
         Rc::new(StorageModel::from_world(
             player.world(),
@@ -583,7 +626,15 @@ pub fn App(props: &AppProps) -> Html {
     };
     let on_open_next = on_open.clone();
     let names = crate::state::ClientNames::from_world(player.world());
-    let lines = log_lines(&player, lang, state.hide_routine, &state.mine, &names);
+    let captions = use_mut_ref(Captions::default);
+    let lines = log_lines(
+        &player,
+        lang,
+        state.hide_routine,
+        &state.mine,
+        &names,
+        &mut captions.borrow_mut(),
+    );
     let current = player.current().map(|e| e.id);
     let changes = state
         .changes
@@ -1063,5 +1114,43 @@ pub fn App(props: &AppProps) -> Html {
                 { menu.unwrap_or_default() }
             }
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The log written from the captions kept is the log written afresh,
+    /// step after step, after jumps back, in the other language, and with
+    /// routine events shown or hidden.
+    #[test]
+    fn the_log_from_kept_captions_is_the_log_written_afresh() {
+        let mut p = Player::from_json(include_str!("../scenarios/group-rebalance.json")).unwrap();
+        let names = crate::state::ClientNames::from_world(p.world());
+        let mine = SortedSet::new();
+        let mut kept = Captions::default();
+        let mut x = 3u64;
+        let mut steps = 0;
+        while p.step() && steps < 3_000 {
+            steps += 1;
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let lang = if x >> 62 == 0 { Lang::Zh } else { Lang::En };
+            let hide = x >> 61 & 1 == 0;
+            if x >> 58 == 0 {
+                p.seek(p.cursor().saturating_sub(150));
+            }
+            let fresh = log_lines(&p, lang, hide, &mine, &names, &mut Captions::default());
+            let from_kept = log_lines(&p, lang, hide, &mine, &names, &mut kept);
+            assert!(fresh == from_kept, "at {}", p.cursor());
+            // Only the window's captions are kept.
+            let first = fresh.first().map_or(0, |l| l.id / 100 * 100);
+            assert!(kept
+                .by_id
+                .keys()
+                .all(|&id| id >= first && id < p.past().len() as u64));
+        }
+        assert!(steps > 1_000);
+        assert!(!kept.by_id.is_empty());
     }
 }

@@ -16,6 +16,9 @@ const LOOKAHEAD: u64 = 2_000;
 /// a checkpoint is nearer).
 const RUNNER_REACH: u64 = 2_048;
 
+/// The next player's [`Player::id`].
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 pub struct Player {
     timeline: Timeline,
     cursor: u64,
@@ -28,6 +31,8 @@ pub struct Player {
     runner: Option<World>,
     /// The scenario's text as loaded (for share links); empty if built in code.
     source: String,
+    /// Unique to this player among those the page made (see [`Player::id`]).
+    id: u64,
 }
 
 /// The most events the page records for one scenario. The page keeps the
@@ -50,6 +55,7 @@ impl Player {
             runner: None,
             world: Some(world),
             source: String::new(),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -57,6 +63,13 @@ impl Player {
         let mut p = Player::new(Scenario::from_json(text)?)?;
         p.source = text.to_string();
         Ok(p)
+    }
+
+    /// A number no other player of this page has: with a count that only
+    /// grows along one run (ZooKeeper's writes, the cursor), it names a
+    /// state, so a view can keep what it computed from it.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The scenario text this player was loaded from ("" if none).
@@ -129,6 +142,11 @@ impl Player {
     }
 
     /// Events applied so far (the log up to the cursor).
+    /// The last leader election before the cursor (the election panel's).
+    pub fn last_election(&self) -> Option<&Event> {
+        self.timeline.last_election_before(self.cursor)
+    }
+
     pub fn past(&self) -> &[Event] {
         &self.timeline.events()[..self.cursor as usize]
     }

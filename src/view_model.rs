@@ -5,6 +5,8 @@ use kafka_sim::ids::{BrokerId, NodeId};
 use kafka_sim::msg::Message;
 use kafka_sim::sim::Work;
 use kafka_sim::World;
+use std::rc::Rc;
+use std::sync::{Arc, Weak};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReplicaView {
@@ -44,7 +46,8 @@ pub struct BrokerView {
     pub controller: bool,
     /// Its `broker.rack`, if the scenario gives one.
     pub rack: Option<String>,
-    pub replicas: Vec<ReplicaView>,
+    /// Shared with the [`ClusterCache`] while the broker is unchanged.
+    pub replicas: Rc<Vec<ReplicaView>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -109,16 +112,29 @@ impl ClusterModel {
         sent_at: impl Fn(u64) -> Option<u64>,
         selected: Option<u64>,
     ) -> ClusterModel {
-        Self::from_world_drawing(w, now_ms, sent_at, selected, MAX_DRAWN_MESSAGES)
+        Self::from_world_cached(w, now_ms, sent_at, selected, &mut ClusterCache::default())
     }
 
-    /// [`ClusterModel::from_world`], drawing at most `max_drawn` messages.
+    /// [`ClusterModel::from_world`], reusing what `cache` kept from the
+    /// previous render (the page keeps one per player).
+    pub fn from_world_cached(
+        w: &World,
+        now_ms: u64,
+        sent_at: impl Fn(u64) -> Option<u64>,
+        selected: Option<u64>,
+        cache: &mut ClusterCache,
+    ) -> ClusterModel {
+        Self::from_world_drawing(w, now_ms, sent_at, selected, MAX_DRAWN_MESSAGES, cache)
+    }
+
+    /// [`ClusterModel::from_world_cached`], drawing at most `max_drawn` messages.
     fn from_world_drawing(
         w: &World,
         now_ms: u64,
         sent_at: impl Fn(u64) -> Option<u64>,
         selected: Option<u64>,
         max_drawn: usize,
+        cache: &mut ClusterCache,
     ) -> ClusterModel {
         let mut detail = None;
         let mut undrawn = 0;
@@ -126,35 +142,10 @@ impl ClusterModel {
         let mut max_leo = 1;
         let brokers = w
             .brokers()
-            .values()
-            .map(|b| {
-                let mut replicas: Vec<ReplicaView> = b
-                    .logs
-                    .iter()
-                    .filter(|(tp, _)| !tp.topic.starts_with("__"))
-                    .map(|(tp, log)| {
-                        let p = b.partitions.get(tp);
-                        max_leo = max_leo.max(log.log_end_offset);
-                        ReplicaView {
-                            tp: tp.to_string(),
-                            leader: b.alive && p.is_some_and(|p| p.is_leader),
-                            in_isr: p.is_some_and(|p| p.isr.contains(&b.id)),
-                            log_start: log.log_start_offset,
-                            leo: log.log_end_offset,
-                            hw: p
-                                .map(|p| p.high_watermark)
-                                .unwrap_or_else(|| b.hw_checkpoint.get(tp).copied().unwrap_or(0)),
-                            leader_epoch: p.map(|p| p.leader_epoch).unwrap_or(-1),
-                            epochs: log
-                                .epochs
-                                .iter()
-                                .map(|e| (e.epoch, e.start_offset))
-                                .collect(),
-                            truncated: None,
-                        }
-                    })
-                    .collect();
-                kafka_sim::collections::sort_by(&mut replicas, |a, b| natural_cmp(&a.tp, &b.tp));
+            .iter()
+            .map(|(id, b)| {
+                let (replicas, leo) = cache.replicas(*id, b);
+                max_leo = max_leo.max(leo);
                 BrokerView {
                     id: b.id.0,
                     alive: b.alive,
@@ -166,7 +157,7 @@ impl ClusterModel {
             })
             .collect();
         let mut drawn = 0;
-        let messages = w
+        let messages: Vec<MessageView> = w
             .pending()
             .filter_map(|(at, work)| match work {
                 Work::Deliver { id, .. } if drawn >= max_drawn && selected != Some(*id) => {
@@ -211,7 +202,7 @@ impl ClusterModel {
                         from: *from,
                         to: *to,
                         api: msg.api(),
-                        summary: summary(msg),
+                        summary: cache.summary(*id, msg),
                         progress_permille: (done * 1000 / span) as u32,
                         sent_ms: t0,
                         arrives_ms: at,
@@ -220,6 +211,7 @@ impl ClusterModel {
                 _ => None,
             })
             .collect();
+        cache.forget_delivered(&messages);
         ClusterModel {
             brokers,
             producers: w
@@ -248,6 +240,94 @@ impl ClusterModel {
 
 fn summary(m: &Message) -> String {
     m.summary()
+}
+
+/// What the cluster model keeps from one render to the next: a step changes
+/// a few of a hundred brokers and sends a few messages, and reading every
+/// replica and summing up every message in flight again cost more than the
+/// step.
+#[derive(Default)]
+pub struct ClusterCache {
+    /// Each broker's replica rows and their largest log end offset, with
+    /// the broker they were read from. A `Weak` keeps that allocation from
+    /// being reused, so the same address is the same, unchanged broker (the
+    /// engine copies a broker it changes, or moves it out of an allocation
+    /// a `Weak` still points at: `Arc::make_mut`).
+    brokers: kafka_sim::collections::SortedMap<BrokerId, ReadBroker>,
+    /// The summaries of the messages drawn, by message id (a message in
+    /// flight never changes).
+    summaries: std::collections::BTreeMap<u64, String>,
+}
+
+impl ClusterCache {
+    /// Broker `id`'s replica rows (user topics, in natural order) and its
+    /// largest log end offset.
+    fn replicas(
+        &mut self,
+        id: BrokerId,
+        b: &Arc<kafka_sim::broker::Broker>,
+    ) -> (Rc<Vec<ReplicaView>>, i64) {
+        if let Some((seen, rows, leo)) = self.brokers.get(&id) {
+            if std::ptr::eq(seen.as_ptr(), Arc::as_ptr(b)) {
+                return (rows.clone(), *leo);
+            }
+        }
+        let rows = Rc::new(replica_rows(b));
+        let leo = rows.iter().map(|r| r.leo).max().unwrap_or(0);
+        self.brokers
+            .insert(id, (Arc::downgrade(b), rows.clone(), leo));
+        (rows, leo)
+    }
+
+    fn summary(&mut self, id: u64, msg: &Message) -> String {
+        self.summaries
+            .entry(id)
+            .or_insert_with(|| summary(msg))
+            .clone()
+    }
+
+    /// Keeps only the summaries of the messages drawn now.
+    fn forget_delivered(&mut self, drawn: &[MessageView]) {
+        if self.summaries.len() > drawn.len() {
+            let ids: kafka_sim::collections::SortedSet<u64> = drawn.iter().map(|m| m.id).collect();
+            self.summaries.retain(|id, _| ids.contains(id));
+        }
+    }
+}
+
+/// A broker as [`ClusterCache`] read it: the broker, its replica rows and
+/// their largest log end offset.
+type ReadBroker = (Weak<kafka_sim::broker::Broker>, Rc<Vec<ReplicaView>>, i64);
+
+/// A broker's replicas of user topics, in natural order.
+fn replica_rows(b: &kafka_sim::broker::Broker) -> Vec<ReplicaView> {
+    let mut replicas: Vec<ReplicaView> = b
+        .logs
+        .iter()
+        .filter(|(tp, _)| !tp.topic.starts_with("__"))
+        .map(|(tp, log)| {
+            let p = b.partitions.get(tp);
+            ReplicaView {
+                tp: tp.to_string(),
+                leader: b.alive && p.is_some_and(|p| p.is_leader),
+                in_isr: p.is_some_and(|p| p.isr.contains(&b.id)),
+                log_start: log.log_start_offset,
+                leo: log.log_end_offset,
+                hw: p
+                    .map(|p| p.high_watermark)
+                    .unwrap_or_else(|| b.hw_checkpoint.get(tp).copied().unwrap_or(0)),
+                leader_epoch: p.map(|p| p.leader_epoch).unwrap_or(-1),
+                epochs: log
+                    .epochs
+                    .iter()
+                    .map(|e| (e.epoch, e.start_offset))
+                    .collect(),
+                truncated: None,
+            }
+        })
+        .collect();
+    kafka_sim::collections::sort_by(&mut replicas, |a, b| natural_cmp(&a.tp, &b.tp));
+    replicas
 }
 
 /// One row of the ZooKeeper tree.
@@ -443,15 +523,78 @@ mod tests {
         let all = ClusterModel::from_world(&w, 120, times, None);
         assert!(all.messages.len() >= 3, "{} in flight", all.messages.len());
         assert_eq!(all.undrawn, 0);
-        let m = ClusterModel::from_world_drawing(&w, 120, times, None, 2);
+        let m =
+            ClusterModel::from_world_drawing(&w, 120, times, None, 2, &mut ClusterCache::default());
         let ids = |m: &ClusterModel| m.messages.iter().map(|x| x.id).collect::<Vec<_>>();
         assert_eq!(ids(&m), ids(&all)[..2]);
         assert_eq!(m.undrawn, all.messages.len() - 2);
         let last = *ids(&all).last().unwrap();
-        let m = ClusterModel::from_world_drawing(&w, 120, times, Some(last), 2);
+        let m = ClusterModel::from_world_drawing(
+            &w,
+            120,
+            times,
+            Some(last),
+            2,
+            &mut ClusterCache::default(),
+        );
         assert_eq!(ids(&m), [ids(&all)[0], ids(&all)[1], last]);
         assert_eq!(m.undrawn, all.messages.len() - 3);
         assert_eq!(m.detail.map(|d| d.id), Some(last));
+    }
+
+    /// A model built with what the last render kept is the model built
+    /// afresh: at every step of a failover and a rebalance (brokers dying,
+    /// restarting, truncating), and after jumps back and forth.
+    #[test]
+    fn a_model_built_from_the_cache_is_the_model_built_afresh() {
+        for text in [
+            include_str!("../scenarios/leader-failover.json"),
+            include_str!("../scenarios/hw-truncation.json"),
+            include_str!("../scenarios/group-rebalance.json"),
+        ] {
+            let mut p = crate::player::Player::from_json(text).unwrap();
+            let mut cache = ClusterCache::default();
+            let mut moves: Vec<u64> = Vec::new();
+            let mut x = 7u64;
+            let mut reused = 0;
+            loop {
+                let times = |i: u64| p.event(i).map(|e| e.time_ms);
+                let mut fresh = ClusterModel::from_world(p.world(), p.time_ms(), times, None);
+                let before = cache.brokers.len();
+                let mut cached = ClusterModel::from_world_cached(
+                    p.world(),
+                    p.time_ms(),
+                    times,
+                    None,
+                    &mut cache,
+                );
+                assert_eq!(cache.brokers.len(), before.max(fresh.brokers.len()));
+                fresh.mark_truncations(p.past());
+                cached.mark_truncations(p.past());
+                assert_eq!(cached, fresh, "at {} after {moves:?}", p.cursor());
+                reused += cached
+                    .brokers
+                    .iter()
+                    .filter(|b| {
+                        cache
+                            .brokers
+                            .get(&BrokerId(b.id))
+                            .is_some_and(|(_, rows, _)| Rc::ptr_eq(rows, &b.replicas))
+                    })
+                    .count();
+                if !p.step() {
+                    break;
+                }
+                // Now and then a jump: back up to 60 events, or on up to 200.
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                if x >> 59 == 0 {
+                    let to = (p.cursor() + (x >> 20) % 260).saturating_sub(60);
+                    moves.push(to);
+                    p.seek(to);
+                }
+            }
+            assert!(reused > 0, "the cache was never used");
+        }
     }
 
     /// The world right after the first event of `kind` whose path ends with
@@ -558,17 +701,18 @@ impl ClusterModel {
             if !seen.insert((broker.0, tp.clone())) {
                 continue;
             }
-            if let Some(r) = self
-                .brokers
-                .iter_mut()
-                .filter(|b| b.id == broker.0)
-                .flat_map(|b| b.replicas.iter_mut())
-                .find(|r| r.tp == tp)
-            {
-                let start = r.leo.max(truncated.to_offset);
-                if start < truncated.old_log_end_offset {
-                    r.truncated = Some((start, truncated.old_log_end_offset));
-                }
+            let Some(b) = self.brokers.iter_mut().find(|b| b.id == broker.0) else {
+                continue;
+            };
+            let Some(i) = b.replicas.iter().position(|r| r.tp == tp) else {
+                continue;
+            };
+            let r = &b.replicas[i];
+            let start = r.leo.max(truncated.to_offset);
+            if start < truncated.old_log_end_offset {
+                // A copy for this model: the cache's rows stay as read.
+                Rc::make_mut(&mut b.replicas)[i].truncated =
+                    Some((start, truncated.old_log_end_offset));
             }
         }
     }

@@ -987,7 +987,7 @@ mod tests {
                     started: true,
                     controller: b == 0,
                     rack: None,
-                    replicas: (0..replicas).map(replica).collect(),
+                    replicas: std::rc::Rc::new((0..replicas).map(replica).collect()),
                 })
                 .collect(),
             producers: vec![],

@@ -4,7 +4,6 @@
 
 use crate::i18n::{t, Lang};
 use kafka_sim::event::EventKind;
-use kafka_sim::Event;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -24,9 +23,10 @@ pub struct ElectionModel {
 }
 
 impl ElectionModel {
-    /// The latest election among `past` events.
-    pub fn latest(past: &[Event]) -> Option<ElectionModel> {
-        past.iter().rev().find_map(|e| match &e.kind {
+    /// The latest election before the player's cursor.
+    pub fn latest(player: &crate::player::Player) -> Option<ElectionModel> {
+        let e = player.last_election()?;
+        match &e.kind {
             EventKind::LeaderElected {
                 tp,
                 algorithm,
@@ -51,7 +51,7 @@ impl ElectionModel {
                     .collect(),
             }),
             _ => None,
-        })
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use yew::prelude::*;
 pub struct LogLine {
     pub id: u64,
     pub time_ms: u64,
-    pub caption: String,
+    pub caption: AttrValue,
     pub key: bool,
     pub broken: bool,
 }

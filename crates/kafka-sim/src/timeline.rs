@@ -53,6 +53,10 @@ pub struct Timeline {
     /// The charted metrics, sampled on the simulated clock as the head runs
     /// (see [`Timeline::sample_metrics`]).
     sampler: Option<crate::metrics::Sampler>,
+    /// The positions of the `LeaderElected` events, ascending: the page's
+    /// election panel shows the latest before the cursor, and a scan back
+    /// for it crossed the whole trace on a large cluster at every step.
+    elections: Vec<u64>,
 }
 
 impl Timeline {
@@ -76,6 +80,7 @@ impl Timeline {
             max_events: MAX_EVENTS,
             step_ends: Vec::new(),
             sampler: None,
+            elections: Vec::new(),
         })
     }
 
@@ -156,6 +161,12 @@ impl Timeline {
         self.trace.get(i as usize)
     }
 
+    /// The last `LeaderElected` event among the first `n` events.
+    pub fn last_election_before(&self, n: u64) -> Option<&Event> {
+        let i = self.elections.partition_point(|&id| id < n);
+        i.checked_sub(1).and_then(|i| self.event(self.elections[i]))
+    }
+
     /// How many checkpoints are kept.
     pub fn checkpoints(&self) -> usize {
         self.checkpoints.len() + self.recent.len()
@@ -177,7 +188,13 @@ impl Timeline {
                 // The run is over: the world stays as it is to the end.
                 s.before_step(&self.head, end);
             }
+            let from = self.trace.len();
             self.trace.extend(self.head.drain_events());
+            for e in &self.trace[from..] {
+                if matches!(e.kind, crate::event::EventKind::LeaderElected { .. }) {
+                    self.elections.push(e.id);
+                }
+            }
             if self.trace.len() as u64 >= self.max_events {
                 self.finished = true;
             }

@@ -66,9 +66,18 @@ pub struct ZooKeeper {
     pub watches: SortedMap<String, SortedSet<BrokerId>>,
     next_session: u64,
     zxid: u64,
+    /// Changes to the tree so far (creates, sets and deletes).
+    writes: u64,
 }
 
 impl ZooKeeper {
+    /// How many times the tree has changed (a znode created, set or
+    /// deleted): two states of one run with the same count hold the same
+    /// znodes, so a view can keep what it read until the count moves.
+    pub fn writes(&self) -> u64 {
+        self.writes
+    }
+
     /// The replicas of each partition of `topic`, from `/brokers/topics/<t>`.
     pub fn topic_assignment(&self, topic: &str) -> SortedMap<i32, Vec<BrokerId>> {
         let mut out = SortedMap::new();
@@ -230,6 +239,7 @@ pub(crate) struct ZkCx<'a> {
 
 impl ZkCx<'_> {
     fn next_zxid(&mut self) -> u64 {
+        self.zk.writes += 1;
         self.zk.zxid += 1;
         self.zk.zxid
     }
@@ -356,6 +366,7 @@ impl ZkCx<'_> {
         }
         self.k.gate()?;
         self.zk.nodes.remove(path);
+        self.zk.writes += 1;
         self.k.emit(
             vec![by, NodeId::ZooKeeper],
             EventKind::ZnodeDeleted {

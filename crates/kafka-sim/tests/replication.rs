@@ -934,3 +934,59 @@ fn a_world_restored_anywhere_runs_on_to_the_recorded_trace() {
         assert_eq!(t.state_at(target).events_emitted(), target);
     }
 }
+
+#[test]
+fn the_last_election_before_any_event_is_the_one_a_scan_back_finds() {
+    let mut t = ran_to_end("group-rebalance");
+    let n = t.len();
+    let elected = |e: &kafka_sim::Event| matches!(e.kind, EventKind::LeaderElected { .. });
+    let trace = t.events().to_vec();
+    assert!(trace.iter().filter(|e| elected(e)).count() > 2);
+    for i in 0..=n {
+        let scanned = trace[..i as usize].iter().rev().find(|e| elected(e));
+        assert_eq!(
+            t.last_election_before(i).map(|e| e.id),
+            scanned.map(|e| e.id),
+            "before event {i}"
+        );
+    }
+}
+
+/// ZooKeeper's write count moves with every znode created, set or deleted
+/// (the page keeps what it read from the tree until it moves).
+#[test]
+fn zookeepers_write_count_moves_with_every_znode_event() {
+    let mut t = ran_to_end("leader-failover");
+    let n = t.len();
+    let trace = t.events().to_vec();
+    let mut writes = 0;
+    for i in 0..=n {
+        assert_eq!(
+            t.state_at(i).zookeeper().writes(),
+            writes,
+            "after {i} events"
+        );
+        if let Some(e) = trace.get(i as usize) {
+            if matches!(
+                e.kind,
+                EventKind::ZnodeCreated { .. }
+                    | EventKind::ZnodeUpdated { .. }
+                    | EventKind::ZnodeDeleted { .. }
+            ) {
+                writes += 1;
+            }
+        }
+    }
+    assert!(trace
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::ZnodeDeleted { .. })));
+}
+
+/// The timeline of the scenario file `name`, run to its end.
+fn ran_to_end(name: &str) -> kafka_sim::Timeline {
+    let mut t =
+        kafka_sim::Timeline::new(kafka_sim::Scenario::from_json(&scenario_file(name)).unwrap())
+            .unwrap();
+    t.run_to_end();
+    t
+}
