@@ -937,7 +937,7 @@ fn a_world_restored_anywhere_runs_on_to_the_recorded_trace() {
 
 #[test]
 fn the_last_election_before_any_event_is_the_one_a_scan_back_finds() {
-    let mut t = ran_to_end("group-rebalance");
+    let t = ran_to_end("group-rebalance");
     let n = t.len();
     let elected = |e: &kafka_sim::Event| matches!(e.kind, EventKind::LeaderElected { .. });
     let trace = t.events().to_vec();
