@@ -194,8 +194,11 @@ impl Player {
                 }
                 self.world = (!at_boundary).then(|| self.timeline.state_from(r, n));
             } else {
-                self.runner = None;
-                self.world = Some(self.timeline.state_at(n));
+                // From the nearest checkpoint, keeping the boundary as the
+                // runner: the first step after a jump then replays only
+                // from there (else it would restore a checkpoint again).
+                let r = self.runner.insert(self.timeline.boundary_world(b));
+                self.world = (!at_boundary).then(|| self.timeline.state_from(r, n));
             }
             self.cursor = n;
         }

@@ -818,6 +818,66 @@ fn cut_links(l: &Layout, m: &ClusterModel, lang: Lang, on_menu: &Callback<NodeMe
     }
 }
 
+#[derive(Properties, PartialEq)]
+struct MessageDotProps {
+    id: u64,
+    api: &'static str,
+    summary: String,
+    from: NodeId,
+    to: NodeId,
+    sent_ms: u64,
+    arrives_ms: u64,
+    /// Where the event shown puts it on its route.
+    x: i32,
+    y: i32,
+    selected: bool,
+    crowded: bool,
+    /// Its link is up (its menu offers to cut it, else to heal it).
+    up: bool,
+    lang: Lang,
+    on_message: Callback<Option<u64>>,
+    on_broker: Callback<NodeMenu>,
+}
+
+/// One message in flight: a dot (and its API's name unless crowded) that
+/// opens its details. A component of its own, so a step redraws only the
+/// dots that moved or changed: hundreds are drawn at scale, and most stay
+/// where they were from one event to the next.
+#[component]
+fn MessageDot(p: &MessageDotProps) -> Html {
+    let (id, selected) = (p.id, p.selected);
+    let onclick = {
+        let cb = p.on_message.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(if selected { None } else { Some(id) }))
+    };
+    // The link it travels on has a menu (cut it, or heal it).
+    let (oncontextmenu, on_menu_key) =
+        menu_handlers(&p.on_broker, MenuNode::Link(p.from, p.to), p.up);
+    let onkeydown = {
+        let cb = p.on_message.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                e.prevent_default();
+                cb.emit(Some(id));
+            } else {
+                on_menu_key.emit(e);
+            }
+        })
+    };
+    let summary = crate::i18n::engine_text(p.lang, &p.summary);
+    let (x, y) = (p.x, p.y);
+    html! {
+        <g class={classes!("msg", p.api, selected.then_some("selected"))} data-api={p.api} data-id={id.to_string()}
+            tabindex="0" role="button" aria-label={summary.clone()} {onclick} {onkeydown} {oncontextmenu}>
+            <title>{ format!("{summary} ({} → {} ms)", p.sent_ms, p.arrives_ms) }</title>
+            <circle cx={x.to_string()} cy={y.to_string()} r="7" />
+            if !p.crowded || selected {
+                <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ p.api }</text>
+            }
+        </g>
+    }
+}
+
 #[component]
 pub fn ClusterView(p: &ClusterProps) -> Html {
     let m = &p.model;
@@ -920,33 +980,12 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 broker_box(b, xy, &l, m.max_leo, lang, &p.on_broker, &p.marks)
             }) }
             <g class="messages" ref={group}>
-                { for m.messages.iter().zip(routes.iter()).map(|(msg, &(_, (x, y)))| {
-                    let cb = p.on_message.clone();
-                    let id = msg.id;
-                    let selected = selected == Some(id);
-                    let onclick = {
-                        let cb = cb.clone();
-                        Callback::from(move |_: MouseEvent| cb.emit(if selected { None } else { Some(id) }))
-                    };
-                    // The link it travels on has a menu (cut it, or heal it).
-                    let up = !crate::menu::is_cut(&m.cut_links, msg.from, msg.to);
-                    let (oncontextmenu, on_menu_key) = menu_handlers(&p.on_broker, MenuNode::Link(msg.from, msg.to), up);
-                    let onkeydown = Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" {
-                        e.prevent_default();
-                        cb.emit(Some(id));
-                    } else {
-                        on_menu_key.emit(e);
-                    });
-                    html!{
-                        <g key={id} class={classes!("msg", msg.api, selected.then_some("selected"))} data-api={msg.api} data-id={id.to_string()}
-                            tabindex="0" role="button" aria-label={crate::i18n::engine_text(lang, &msg.summary)} {onclick} {onkeydown} {oncontextmenu}>
-                            <title>{ format!("{} ({} → {} ms)", crate::i18n::engine_text(lang, &msg.summary), msg.sent_ms, msg.arrives_ms) }</title>
-                            <circle cx={x.to_string()} cy={y.to_string()} r="7" />
-                            if !crowded || selected {
-                                <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ msg.api }</text>
-                            }
-                        </g>
-                    }
+                { for m.messages.iter().zip(routes.iter()).map(|(msg, &(_, (x, y)))| html! {
+                    <MessageDot key={msg.id} id={msg.id} api={msg.api} summary={msg.summary.clone()}
+                        from={msg.from} to={msg.to} sent_ms={msg.sent_ms} arrives_ms={msg.arrives_ms}
+                        {x} {y} selected={selected == Some(msg.id)} {crowded}
+                        up={!crate::menu::is_cut(&m.cut_links, msg.from, msg.to)} {lang}
+                        on_message={p.on_message.clone()} on_broker={p.on_broker.clone()} />
                 }) }
             </g>
             if m.undrawn > 0 {

@@ -48,6 +48,53 @@ fn scroll_to_end(
     *pending.borrow_mut() = Some(timer);
 }
 
+#[derive(Properties, PartialEq)]
+struct LineProps {
+    line: LogLine,
+    current: bool,
+    tab_stop: bool,
+    on_seek: Callback<u64>,
+}
+
+/// One line of the log. A component of its own, so a step redraws only the
+/// lines it changed (the one it adds, and the current line before and
+/// after), not the hundreds shown.
+#[component]
+fn Line(p: &LineProps) -> Html {
+    let l = &p.line;
+    let id = l.id;
+    let mut class = classes!("line");
+    if p.current {
+        class.push("current");
+    }
+    if l.key {
+        class.push("key");
+    }
+    if l.broken {
+        class.push("broken");
+    }
+    let onclick = {
+        let seek = p.on_seek.clone();
+        Callback::from(move |_: MouseEvent| seek.emit(id))
+    };
+    let onkeydown = {
+        let seek = p.on_seek.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                seek.emit(id)
+            }
+        })
+    };
+    html! {
+        <li {class} {onclick} {onkeydown} tabindex={if p.tab_stop { "0" } else { "-1" }} role="option"
+            aria-selected={p.current.to_string()}>
+            <span class="num">{ format!("#{id}") }</span>
+            <span class="t">{ format!("{} ms", l.time_ms) }</span>
+            <span class="cap">{ l.caption.clone() }</span>
+        </li>
+    }
+}
+
 #[component]
 pub fn EventLog(p: &EventLogProps) -> Html {
     let list = use_node_ref();
@@ -108,26 +155,9 @@ pub fn EventLog(p: &EventLogProps) -> Html {
                 // unkeyed child): yew diffs an unkeyed list from its end, so
                 // a line appended to an unkeyed log rewrote every line's text
                 // on each step.
-                { for hint.into_iter().chain(p.lines.iter().map(|l| {
-                    let id = l.id;
-                    let seek = p.on_seek.clone();
-                    let mut class = classes!("line");
-                    if Some(l.id) == p.current { class.push("current"); }
-                    if l.key { class.push("key"); }
-                    if l.broken { class.push("broken"); }
-                    html! {
-                        <li key={l.id} {class} onclick={Callback::from(move |_: MouseEvent| seek.emit(id))}
-                            tabindex={if Some(l.id) == tab_stop { "0" } else { "-1" }} role="option"
-                            aria-selected={(Some(l.id) == p.current).to_string()}
-                            onkeydown={{
-                                let seek = p.on_seek.clone();
-                                Callback::from(move |e: KeyboardEvent| if e.key() == "Enter" { seek.emit(id) })
-                            }}>
-                            <span class="num">{ format!("#{}", l.id) }</span>
-                            <span class="t">{ format!("{} ms", l.time_ms) }</span>
-                            <span class="cap">{ l.caption.clone() }</span>
-                        </li>
-                    }
+                { for hint.into_iter().chain(p.lines.iter().map(|l| html! {
+                    <Line key={l.id} line={l.clone()} current={Some(l.id) == p.current}
+                        tab_stop={Some(l.id) == tab_stop} on_seek={p.on_seek.clone()} />
                 })) }
             </ol>
         </details>

@@ -23,10 +23,44 @@
 //!
 //! The simulation's event queue, which is popped from the front all the time,
 //! stays a `std` `BTreeMap`.
+//!
+//! Maps that are only looked up by key (never walked in order) and hold
+//! thousands of entries are a [`FastMap`]: a hash table with fixed keys.
+//! Its clone is one allocation, where a tree's is one per node (a world is
+//! cloned at every step the page shows inside an engine step).
 
 use std::borrow::Borrow;
 use std::fmt;
 use std::ops::{Bound, Index, RangeBounds};
+
+/// A hash map with a fast, fixed-key hash ([`FastHasher`]): for maps that
+/// are only looked up by key, so its iteration order never shows.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, FastBuild>;
+
+/// Builds [`FastHasher`]s.
+pub type FastBuild = std::hash::BuildHasherDefault<FastHasher>;
+
+/// A fast hash (the multiply-rotate of rustc's `FxHasher`, eight bytes at a
+/// time): keys are the simulation's own (file names, ids), never an
+/// adversary's, so SipHash's protection buys nothing here.
+#[derive(Default)]
+pub struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// A map ordered by key, stored as a sorted vector of entries.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

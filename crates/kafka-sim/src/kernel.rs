@@ -340,9 +340,10 @@ pub(crate) struct Kernel {
     incarnations: SortedMap<NodeId, u32>,
     /// Request timeouts armed with [`Kernel::arm_request_timeout`] and not
     /// yet fired or disarmed: (node, correlation id) → their queue key.
-    /// (A B-tree: thousands are armed at once at scale, and a sorted vector
-    /// would shift them all on every request.)
-    request_timers: std::collections::BTreeMap<(NodeId, i32), (Millis, u64)>,
+    /// Thousands are armed at once at scale; only looked up by key, so a
+    /// hash map (a sorted vector would shift them all on every request, and
+    /// a tree's clone allocates every node).
+    request_timers: crate::collections::FastMap<(NodeId, i32), (Millis, u64)>,
 }
 
 impl Kernel {
@@ -365,7 +366,7 @@ impl Kernel {
                 ..Network::default()
             },
             incarnations: SortedMap::new(),
-            request_timers: std::collections::BTreeMap::new(),
+            request_timers: Default::default(),
             sc,
         }
     }

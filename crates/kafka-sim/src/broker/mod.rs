@@ -372,7 +372,7 @@ pub(crate) struct LeaderAndIsrWork {
 /// (`Arc::make_mut`), so checkpoints keep sharing an unchanged broker.
 pub(crate) struct BrokerCx<'a> {
     pub(crate) k: &'a mut Kernel,
-    pub(crate) zk: &'a mut crate::zk::ZooKeeper,
+    pub(crate) zk: &'a mut Arc<crate::zk::ZooKeeper>,
     pub(crate) id: BrokerId,
     /// This broker (read it with [`BrokerCx::me`], change it with
     /// [`BrokerCx::me_mut`]).
@@ -422,7 +422,7 @@ impl<'a> BrokerCx<'a> {
     pub(crate) fn zkc(&mut self) -> crate::zk::ZkCx<'_> {
         crate::zk::ZkCx {
             k: self.k,
-            zk: self.zk,
+            zk: Arc::make_mut(self.zk),
         }
     }
 }

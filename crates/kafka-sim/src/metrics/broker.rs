@@ -34,12 +34,12 @@
 
 use super::stats::{Histogram, Meter};
 use super::{find, push_histogram, push_meter, push_value, sent, Def, Kind, Reading};
+use crate::collections::FastMap;
 use crate::collections::SortedMap;
 use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, Message};
 use crate::sim::World;
-use std::collections::BTreeMap;
 
 const RM: &str = "Kafka 3.9 ReplicaManager.scala, lines 326-360";
 
@@ -293,15 +293,18 @@ struct Arrival {
 /// What the broker side counts.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
-    brokers: SortedMap<BrokerId, Meters>,
+    /// Each broker's meters behind an `Arc`: a clone of the world shares
+    /// them, and a step copies only the meters it records on.
+    brokers: SortedMap<BrokerId, std::sync::Arc<Meters>>,
     /// AlterPartition proposals in flight: (ISR size before, after).
     proposals: SortedMap<(BrokerId, TopicPartition), (usize, usize)>,
     /// Requests in flight to brokers, by (broker, client, correlation id):
-    /// thousands at scale, inserted and removed anywhere, so a tree (a
-    /// sorted vector's inserts cost O(n) here; see `collections`).
-    arrivals: BTreeMap<(BrokerId, NodeId, i32), Arrival>,
+    /// thousands at scale, inserted and removed anywhere, only looked up by
+    /// key: a hash map (a sorted vector's inserts cost O(n) here, and a
+    /// tree's clone allocates every node; see `collections`).
+    arrivals: FastMap<(BrokerId, NodeId, i32), Arrival>,
     /// The same, by message id (a message can be dropped on the way).
-    by_message: BTreeMap<u64, (BrokerId, NodeId, i32)>,
+    by_message: FastMap<u64, (BrokerId, NodeId, i32)>,
 }
 
 /// Whether `appendToLocalLog` marks `FailedProduceRequestsPerSec` for `e`.
@@ -352,7 +355,8 @@ impl Recorder {
         let now = e.time_ms;
         match &e.kind {
             EventKind::BrokerStarted { broker, .. } => {
-                self.brokers.insert(*broker, Meters::new(now));
+                self.brokers
+                    .insert(*broker, std::sync::Arc::new(Meters::new(now)));
                 self.forget_requests_to(*broker);
             }
             EventKind::BrokerStopped { broker, .. } => {
@@ -371,7 +375,10 @@ impl Recorder {
             }
             EventKind::IsrChangeApplied { broker, tp, .. } => {
                 let proposal = self.proposals.remove(&(*broker, tp.clone()));
-                if let (Some((old, new)), Some(m)) = (proposal, self.brokers.get_mut(broker)) {
+                if let (Some((old, new)), Some(m)) = (
+                    proposal,
+                    self.brokers.get_mut(broker).map(std::sync::Arc::make_mut),
+                ) {
                     if new > old {
                         m.isr_expands.mark(1, now);
                     } else if new < old {
@@ -388,7 +395,7 @@ impl Recorder {
                 appended,
                 ..
             } => {
-                if let Some(m) = self.brokers.get_mut(broker) {
+                if let Some(m) = self.brokers.get_mut(broker).map(std::sync::Arc::make_mut) {
                     let records = (appended.last_offset - appended.first_offset + 1).max(0);
                     m.messages_in.mark(records as u64, now);
                     m.bytes_in.mark(appended.size, now);
@@ -397,19 +404,23 @@ impl Recorder {
             EventKind::ProduceRejected { broker, error, .. }
                 if counts_as_failed_produce(*error) =>
             {
-                if let Some(m) = self.brokers.get_mut(broker) {
+                if let Some(m) = self.brokers.get_mut(broker).map(std::sync::Arc::make_mut) {
                     m.failed_produce.mark(1, now);
                 }
             }
             EventKind::BrokerChangeNoticed { controller, .. } => {
-                if let Some(m) = self.brokers.get_mut(controller) {
+                if let Some(m) = self
+                    .brokers
+                    .get_mut(controller)
+                    .map(std::sync::Arc::make_mut)
+                {
                     m.elections.mark(1, now);
                     m.election_ms.update(0.0);
                 }
             }
             EventKind::LeaderElected { unclean: true, .. } => {
                 if let Some(NodeId::Broker(c)) = e.nodes.first() {
-                    if let Some(m) = self.brokers.get_mut(c) {
+                    if let Some(m) = self.brokers.get_mut(c).map(std::sync::Arc::make_mut) {
                         m.unclean.mark(1, now);
                     }
                 }
@@ -465,7 +476,7 @@ impl Recorder {
             } => {
                 if matches!(to, NodeId::Consumer(_)) {
                     let bytes: usize = partitions.iter().map(|p| p.records.len()).sum();
-                    if let Some(m) = self.brokers.get_mut(&b) {
+                    if let Some(m) = self.brokers.get_mut(&b).map(std::sync::Arc::make_mut) {
                         m.bytes_out.mark(bytes as u64, now);
                     }
                 }
@@ -475,7 +486,7 @@ impl Recorder {
         };
         if let Some(a) = self.arrivals.remove(&(b, to, corr)) {
             self.by_message.remove(&a.message);
-            if let Some(m) = self.brokers.get_mut(&b) {
+            if let Some(m) = self.brokers.get_mut(&b).map(std::sync::Arc::make_mut) {
                 m.total_time[a.request].update(now.saturating_sub(a.at) as f64);
             }
         }

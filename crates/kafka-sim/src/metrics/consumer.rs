@@ -132,7 +132,8 @@ impl Default for Sensors {
 /// What the consumer side counts.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
-    consumers: SortedMap<u32, Sensors>,
+    /// Behind an `Arc` each, as the brokers' meters are.
+    consumers: SortedMap<u32, std::sync::Arc<Sensors>>,
     /// OffsetCommit requests: (consumer, broker, correlation id).
     commits: Latencies<(u32, BrokerId, i32)>,
 }
@@ -165,9 +166,7 @@ impl Recorder {
 
     fn arrive(&mut self, now: Millis) {
         for ((c, _, _), at, latency) in self.commits.arrived(now) {
-            self.consumers
-                .entry(c)
-                .or_default()
+            std::sync::Arc::make_mut(self.consumers.entry(c).or_default())
                 .commit_latency
                 .record(latency as f64, at);
         }
@@ -186,7 +185,7 @@ impl Recorder {
                 let Some(last) = records.last() else {
                     return;
                 };
-                let s = self.consumers.entry(*consumer).or_default();
+                let s = std::sync::Arc::make_mut(self.consumers.entry(*consumer).or_default());
                 let lag = high_watermark - (last.offset + 1);
                 s.consumed.record(records.len() as f64, now);
                 s.lag_max.record(lag as f64, now);
@@ -197,7 +196,7 @@ impl Recorder {
                 partitions,
                 ..
             } => {
-                let s = self.consumers.entry(*consumer).or_default();
+                let s = std::sync::Arc::make_mut(self.consumers.entry(*consumer).or_default());
                 for tp in partitions {
                     s.lags.remove(tp);
                 }
@@ -207,7 +206,7 @@ impl Recorder {
                 assignment,
                 ..
             } => {
-                let s = self.consumers.entry(*consumer).or_default();
+                let s = std::sync::Arc::make_mut(self.consumers.entry(*consumer).or_default());
                 s.lags.retain(|tp, _| assignment.contains(tp));
                 if let Some(start) = s.rebalance_start.take() {
                     s.rebalance_latency
@@ -223,7 +222,7 @@ impl Recorder {
                 };
                 match (from, to, message) {
                     (NodeId::Consumer(c), _, Message::JoinGroup(_)) => {
-                        let s = self.consumers.entry(c).or_default();
+                        let s = std::sync::Arc::make_mut(self.consumers.entry(c).or_default());
                         s.rebalance_start.get_or_insert(now);
                     }
                     (NodeId::Consumer(c), NodeId::Broker(b), Message::OffsetCommit(r)) => {
@@ -264,7 +263,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
         if !c.started || !c.alive {
             continue;
         }
-        let s = r.consumers.get(&c.index).unwrap_or(&empty);
+        let s = r.consumers.get(&c.index).map_or(&empty, |s| &**s);
         let node = NodeId::Consumer(c.index);
         let id = c.client_id();
         let fetch = format!("{FETCH},client-id={id}");

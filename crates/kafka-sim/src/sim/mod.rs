@@ -65,7 +65,9 @@ pub struct World {
     /// the state shown at an event) shares them and a broker is copied only
     /// when a later step changes it (`Arc::make_mut`).
     brokers: SortedMap<BrokerId, Arc<crate::broker::Broker>>,
-    zk: crate::zk::ZooKeeper,
+    /// Shared by clones like the brokers, copied when a step writes to it
+    /// (thousands of znodes at scale, and most steps only read them).
+    zk: Arc<crate::zk::ZooKeeper>,
     producers: Vec<Arc<crate::producer::Producer>>,
     consumers: Vec<Arc<crate::consumer::Consumer>>,
     ledger: crate::invariants::Ledger,
@@ -86,7 +88,7 @@ impl World {
             quiet_at: 0,
             halted: None,
             brokers: SortedMap::new(),
-            zk: crate::zk::ZooKeeper::default(),
+            zk: Default::default(),
             producers: Vec::new(),
             consumers: Vec::new(),
             ledger: Default::default(),
@@ -580,7 +582,7 @@ impl World {
     pub(crate) fn zkc(&mut self) -> crate::zk::ZkCx<'_> {
         crate::zk::ZkCx {
             k: &mut self.k,
-            zk: &mut self.zk,
+            zk: Arc::make_mut(&mut self.zk),
         }
     }
 }

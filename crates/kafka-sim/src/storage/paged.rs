@@ -182,29 +182,7 @@ struct MemFile {
 /// thousands of segment files whose names share a long prefix); the hasher
 /// has fixed keys, and nothing depends on the iteration order ([`Storage::list`]
 /// sorts).
-type Files = std::collections::HashMap<String, MemFile, std::hash::BuildHasherDefault<NameHasher>>;
-
-/// A fast hash of file names (the multiply-rotate of rustc's `FxHasher`,
-/// eight bytes at a time): names are the simulation's own, never an
-/// adversary's, so SipHash's protection buys nothing on this path.
-#[derive(Default)]
-pub struct NameHasher(u64);
-
-impl std::hash::Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+type Files = crate::collections::FastMap<String, MemFile>;
 
 /// The in-memory [`Storage`]: a map from file name to a vector of shared pages.
 #[derive(Clone, Debug)]
@@ -399,8 +377,9 @@ mod tests {
     /// eight-byte word too.
     #[test]
     fn file_names_that_differ_anywhere_hash_apart() {
-        use std::hash::{BuildHasher, BuildHasherDefault};
-        let h = |s: &str| BuildHasherDefault::<NameHasher>::default().hash_one(s);
+        use crate::collections::FastBuild;
+        use std::hash::BuildHasher;
+        let h = |s: &str| FastBuild::default().hash_one(s);
         let names = [
             "orders-0/00000000000000000000.log",
             "orders-0/00000000000000000001.log",
@@ -410,7 +389,7 @@ mod tests {
             "orders-0/00000000000000000000.lo",
         ];
         let mut hashes: Vec<u64> = names.iter().map(|n| h(n)).collect();
-        let owned = BuildHasherDefault::<NameHasher>::default().hash_one(names[0].to_string());
+        let owned = FastBuild::default().hash_one(names[0].to_string());
         assert_eq!(h(names[0]), owned, "a String and its &str hash alike");
         hashes.sort_unstable();
         hashes.dedup();
