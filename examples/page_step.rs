@@ -48,8 +48,10 @@ fn main() {
         "cluster model",
         "placement (when ZooKeeper changed)",
         "ZooKeeper rows (when it changed)",
+        "metrics view: readings",
+        "metrics view: samples copied",
     ];
-    let mut ms = [0.0f64; 6];
+    let mut ms = [0.0f64; 8];
     let mut time = |i: usize, f: &mut dyn FnMut()| {
         let t = Instant::now();
         f();
@@ -73,6 +75,17 @@ fn main() {
                 ClusterModel::from_world_cached(p.world(), p.time_ms(), times, None, &mut cluster);
             m.mark_truncations(p.past());
             black_box(m);
+        });
+        time(6, &mut || {
+            let w = p.world();
+            black_box(kafka_sim::metrics::read_with(
+                w,
+                w.metrics().last_event_ms(),
+                false,
+            ));
+        });
+        time(7, &mut || {
+            black_box(p.metric_samples().to_vec());
         });
         let zk = Some(p.world().zookeeper().writes());
         if zk != zk_seen {

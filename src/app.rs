@@ -517,6 +517,14 @@ pub fn App(props: &AppProps) -> Html {
         ))
     });
     let groups = (view == View::Groups).then(|| Rc::new(GroupsModel::from_world(player.world())));
+    // The samples only grow along a run: copied when there are new ones.
+    let samples_key = (view == View::Metrics).then(|| (player.id(), player.metric_samples().len()));
+    let samples = use_memo(samples_key, |key| {
+        Rc::new(match key {
+            Some(_) => player.metric_samples().to_vec(),
+            None => Vec::new(),
+        })
+    });
     let metrics = (view == View::Metrics).then(|| {
         let w = player.world();
         // Per-partition readings only while they fit a table.
@@ -525,8 +533,12 @@ pub fn App(props: &AppProps) -> Html {
             cursor: player.cursor(),
             time_ms: now,
             run_until_ms: player.scenario().run_until_ms,
-            samples: Rc::new(player.metric_samples().to_vec()),
-            readings: kafka_sim::metrics::read_with(w, w.metrics().last_event_ms(), logs <= 64),
+            samples: (*samples).clone(),
+            readings: Rc::new(kafka_sim::metrics::read_with(
+                w,
+                w.metrics().last_event_ms(),
+                logs <= 64,
+            )),
         })
     });
     let sequence = (view == View::Groups).then(|| {

@@ -40,7 +40,7 @@ pub struct MetricsModel {
     /// The charted samples so far.
     pub samples: Rc<Vec<Sample>>,
     /// Every metric now.
-    pub readings: Vec<Reading>,
+    pub readings: Rc<Vec<Reading>>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -65,7 +65,7 @@ pub fn MetricsView(p: &MetricsProps) -> Html {
     let lang = p.lang;
     let m = &p.model;
     let shown = use_mut_ref(Shown::default);
-    let now = Rc::new(m.readings.clone());
+    let now = m.readings.clone();
     let prev = {
         let mut s = shown.borrow_mut();
         if s.last.as_ref().map(|l| l.0) != Some(m.cursor) {
