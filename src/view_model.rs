@@ -8,7 +8,7 @@ use kafka_sim::World;
 use std::rc::Rc;
 use std::sync::{Arc, Weak};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplicaView {
     pub tp: String,
     pub leader: bool,
@@ -37,7 +37,7 @@ impl ReplicaView {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BrokerView {
     pub id: i32,
     pub alive: bool,

@@ -648,10 +648,41 @@ fn rack_groups(m: &ClusterModel, l: &Layout, lang: Lang) -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+struct BrokerBoxProps {
+    broker: BrokerView,
+    xy: (i32, i32),
+    broker_w: i32,
+    broker_h: i32,
+    max_rows: usize,
+    max_leo: i64,
+    lang: Lang,
+    on_broker: Callback<NodeMenu>,
+    /// The marks of "what changed" on this broker (`b1`, `b1:t-0`).
+    marks: Vec<String>,
+}
+
+/// One broker's box. A component of its own, so a step redraws only the
+/// boxes whose broker (or the scale of the logs) changed: a hundred brokers
+/// with their replica rows are drawn at scale.
+#[component]
+fn BrokerBox(p: &BrokerBoxProps) -> Html {
+    let marks: SortedSet<String> = p.marks.iter().cloned().collect();
+    broker_box(
+        &p.broker,
+        p.xy,
+        (p.broker_w, p.broker_h, p.max_rows),
+        p.max_leo,
+        p.lang,
+        &p.on_broker,
+        &marks,
+    )
+}
+
 fn broker_box(
     b: &BrokerView,
     (x, top): (i32, i32),
-    l: &Layout,
+    (broker_w, broker_h, max_rows): (i32, i32, usize),
     max_leo: i64,
     lang: Lang,
     on_broker: &Callback<NodeMenu>,
@@ -682,17 +713,17 @@ fn broker_box(
     let (oncontextmenu, onkeydown) = menu_handlers(on_broker, MenuNode::Broker(b.id), b.alive);
     let more = b
         .replicas
-        .get(l.max_rows..)
+        .get(max_rows..)
         .filter(|r| !r.is_empty())
         .map(|rest| more_line(rest, lang));
-    let narrow = l.broker_w < 230;
+    let narrow = broker_w < 230;
     let badge_w = if narrow { 26 } else { 112 };
     let hint = t(lang, "broker_menu_hint");
     html! {
         <g {class} id={format!("broker-{}", b.id)} role="group" {oncontextmenu}
             aria-label={format!("Broker {}{}", b.id, if status.is_empty() { String::new() } else { format!(", {status}") })}>
             <title>{ hint }</title>
-            <rect class="box" x={x.to_string()} y={top.to_string()} width={l.broker_w.to_string()} height={l.broker_h.to_string()} rx="10" />
+            <rect class="box" x={x.to_string()} y={top.to_string()} width={broker_w.to_string()} height={broker_h.to_string()} rx="10" />
             // The broker's name is its menu button (keyboard: Enter, Space,
             // the menu key or Shift+F10).
             <g class="handle" role="button" tabindex="0" aria-haspopup="menu" {onkeydown}
@@ -703,19 +734,19 @@ fn broker_box(
                 // A narrow box (many brokers) has room for the crown only; the
                 // group's ARIA label still says "controller".
                 <g class="badge">
-                    <rect x={(x + l.broker_w - 10 - badge_w).to_string()} y={(top + 8).to_string()} width={badge_w.to_string()} height="22" rx="11" />
-                    <text x={(x + l.broker_w - 10 - badge_w / 2).to_string()} y={(top + 23).to_string()}>{ if narrow { "♛".to_string() } else { format!("♛ {}", t(lang, "controller")) } }</text>
+                    <rect x={(x + broker_w - 10 - badge_w).to_string()} y={(top + 8).to_string()} width={badge_w.to_string()} height="22" rx="11" />
+                    <text x={(x + broker_w - 10 - badge_w / 2).to_string()} y={(top + 23).to_string()}>{ if narrow { "♛".to_string() } else { format!("♛ {}", t(lang, "controller")) } }</text>
                 </g>
             }
             if !b.alive {
-                <text class={if b.started { "down" } else { "down waiting" }} x={(x + l.broker_w - 12).to_string()} y={(top + 24).to_string()}>
+                <text class={if b.started { "down" } else { "down waiting" }} x={(x + broker_w - 12).to_string()} y={(top + 24).to_string()}>
                     { if b.started { format!("✕ {}", t(lang, "down")) } else { t(lang, "not_started").to_string() } }
                 </text>
             }
-            { for b.replicas.iter().take(l.max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, l.broker_w), b.alive, max_leo, lang,
+            { for b.replicas.iter().take(max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, broker_w), b.alive, max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)))) }
             if let Some((head, counts)) = more {
-                <text class="more" x={(x + 12).to_string()} y={(top + HEADER_H + l.max_rows as i32 * ROW_H + 16).to_string()}>
+                <text class="more" x={(x + 12).to_string()} y={(top + HEADER_H + max_rows as i32 * ROW_H + 16).to_string()}>
                     <tspan>{ head }</tspan>
                     <tspan class="detail" x={(x + 12).to_string()} dy="16">{ counts }</tspan>
                 </text>
@@ -977,7 +1008,16 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             { rack_groups(m, &l, lang) }
             { for m.brokers.iter().map(|b| {
                 let xy = l.broker_xy.iter().find(|(id, _)| *id == b.id).map(|(_, xy)| *xy).unwrap_or((0, BROKER_TOP));
-                broker_box(b, xy, &l, m.max_leo, lang, &p.on_broker, &p.marks)
+                // The marks on this broker (usually none), so a box whose
+                // broker and marks did not change is not drawn again.
+                let prefix = format!("b{}", b.id);
+                let marks: Vec<String> = p.marks.iter()
+                    .filter(|k| k.strip_prefix(&prefix).is_some_and(|r| r.is_empty() || r.starts_with(':')))
+                    .cloned().collect();
+                html! {
+                    <BrokerBox key={b.id} broker={b.clone()} {xy} broker_w={l.broker_w} broker_h={l.broker_h}
+                        max_rows={l.max_rows} max_leo={m.max_leo} {lang} on_broker={p.on_broker.clone()} {marks} />
+                }
             }) }
             <g class="messages" ref={group}>
                 { for m.messages.iter().zip(routes.iter()).map(|(msg, &(_, (x, y)))| html! {
