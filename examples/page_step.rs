@@ -41,7 +41,7 @@ fn main() {
     );
     let (mut captions, mut cluster) = (Captions::default(), ClusterCache::default());
     let mut zk_seen = None;
-    let names = [
+    let labels = [
         "step (routine hidden)",
         "log lines",
         "election panel",
@@ -98,7 +98,7 @@ fn main() {
             });
         }
     }
-    for (name, total) in names.iter().zip(ms) {
+    for (name, total) in labels.iter().zip(ms) {
         println!("{name:36} {:8.2} ms a step", total / steps as f64);
     }
     println!(

@@ -141,12 +141,12 @@ impl Player {
             .map(|e| e.time_ms)
     }
 
-    /// Events applied so far (the log up to the cursor).
     /// The last leader election before the cursor (the election panel's).
     pub fn last_election(&self) -> Option<&Event> {
         self.timeline.last_election_before(self.cursor)
     }
 
+    /// Events applied so far (the log up to the cursor).
     pub fn past(&self) -> &[Event] {
         &self.timeline.events()[..self.cursor as usize]
     }

@@ -345,6 +345,12 @@ impl Recorder {
             )
     }
 
+    /// Broker `b`'s meters, to record on (copied first if a checkpoint
+    /// still shares them).
+    fn meters(&mut self, b: &BrokerId) -> Option<&mut Meters> {
+        self.brokers.get_mut(b).map(std::sync::Arc::make_mut)
+    }
+
     fn forget_requests_to(&mut self, b: BrokerId) {
         self.arrivals.retain(|k, _| k.0 != b);
         self.by_message.retain(|_, k| k.0 != b);
@@ -375,10 +381,7 @@ impl Recorder {
             }
             EventKind::IsrChangeApplied { broker, tp, .. } => {
                 let proposal = self.proposals.remove(&(*broker, tp.clone()));
-                if let (Some((old, new)), Some(m)) = (
-                    proposal,
-                    self.brokers.get_mut(broker).map(std::sync::Arc::make_mut),
-                ) {
+                if let (Some((old, new)), Some(m)) = (proposal, self.meters(broker)) {
                     if new > old {
                         m.isr_expands.mark(1, now);
                     } else if new < old {
@@ -395,7 +398,7 @@ impl Recorder {
                 appended,
                 ..
             } => {
-                if let Some(m) = self.brokers.get_mut(broker).map(std::sync::Arc::make_mut) {
+                if let Some(m) = self.meters(broker) {
                     let records = (appended.last_offset - appended.first_offset + 1).max(0);
                     m.messages_in.mark(records as u64, now);
                     m.bytes_in.mark(appended.size, now);
@@ -404,23 +407,19 @@ impl Recorder {
             EventKind::ProduceRejected { broker, error, .. }
                 if counts_as_failed_produce(*error) =>
             {
-                if let Some(m) = self.brokers.get_mut(broker).map(std::sync::Arc::make_mut) {
+                if let Some(m) = self.meters(broker) {
                     m.failed_produce.mark(1, now);
                 }
             }
             EventKind::BrokerChangeNoticed { controller, .. } => {
-                if let Some(m) = self
-                    .brokers
-                    .get_mut(controller)
-                    .map(std::sync::Arc::make_mut)
-                {
+                if let Some(m) = self.meters(controller) {
                     m.elections.mark(1, now);
                     m.election_ms.update(0.0);
                 }
             }
             EventKind::LeaderElected { unclean: true, .. } => {
                 if let Some(NodeId::Broker(c)) = e.nodes.first() {
-                    if let Some(m) = self.brokers.get_mut(c).map(std::sync::Arc::make_mut) {
+                    if let Some(m) = self.meters(c) {
                         m.unclean.mark(1, now);
                     }
                 }
@@ -476,7 +475,7 @@ impl Recorder {
             } => {
                 if matches!(to, NodeId::Consumer(_)) {
                     let bytes: usize = partitions.iter().map(|p| p.records.len()).sum();
-                    if let Some(m) = self.brokers.get_mut(&b).map(std::sync::Arc::make_mut) {
+                    if let Some(m) = self.meters(&b) {
                         m.bytes_out.mark(bytes as u64, now);
                     }
                 }
@@ -486,7 +485,7 @@ impl Recorder {
         };
         if let Some(a) = self.arrivals.remove(&(b, to, corr)) {
             self.by_message.remove(&a.message);
-            if let Some(m) = self.brokers.get_mut(&b).map(std::sync::Arc::make_mut) {
+            if let Some(m) = self.meters(&b) {
                 m.total_time[a.request].update(now.saturating_sub(a.at) as f64);
             }
         }

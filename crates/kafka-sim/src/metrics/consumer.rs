@@ -164,11 +164,15 @@ impl Recorder {
             + self.commits.approx_bytes()
     }
 
+    /// Consumer `c`'s sensors, to record on (copied first if a checkpoint
+    /// still shares them).
+    fn sensors(&mut self, c: u32) -> &mut Sensors {
+        std::sync::Arc::make_mut(self.consumers.entry(c).or_default())
+    }
+
     fn arrive(&mut self, now: Millis) {
         for ((c, _, _), at, latency) in self.commits.arrived(now) {
-            std::sync::Arc::make_mut(self.consumers.entry(c).or_default())
-                .commit_latency
-                .record(latency as f64, at);
+            self.sensors(c).commit_latency.record(latency as f64, at);
         }
     }
 
@@ -185,7 +189,7 @@ impl Recorder {
                 let Some(last) = records.last() else {
                     return;
                 };
-                let s = std::sync::Arc::make_mut(self.consumers.entry(*consumer).or_default());
+                let s = self.sensors(*consumer);
                 let lag = high_watermark - (last.offset + 1);
                 s.consumed.record(records.len() as f64, now);
                 s.lag_max.record(lag as f64, now);
@@ -196,7 +200,7 @@ impl Recorder {
                 partitions,
                 ..
             } => {
-                let s = std::sync::Arc::make_mut(self.consumers.entry(*consumer).or_default());
+                let s = self.sensors(*consumer);
                 for tp in partitions {
                     s.lags.remove(tp);
                 }
@@ -206,7 +210,7 @@ impl Recorder {
                 assignment,
                 ..
             } => {
-                let s = std::sync::Arc::make_mut(self.consumers.entry(*consumer).or_default());
+                let s = self.sensors(*consumer);
                 s.lags.retain(|tp, _| assignment.contains(tp));
                 if let Some(start) = s.rebalance_start.take() {
                     s.rebalance_latency
@@ -222,7 +226,7 @@ impl Recorder {
                 };
                 match (from, to, message) {
                     (NodeId::Consumer(c), _, Message::JoinGroup(_)) => {
-                        let s = std::sync::Arc::make_mut(self.consumers.entry(c).or_default());
+                        let s = self.sensors(c);
                         s.rebalance_start.get_or_insert(now);
                     }
                     (NodeId::Consumer(c), NodeId::Broker(b), Message::OffsetCommit(r)) => {
