@@ -28,13 +28,29 @@ fn main() {
     let ran = t0.elapsed();
     let t1 = std::time::Instant::now();
     let _ = t.state_at(t.len() / 2);
+    let middle = t1.elapsed();
+    // Seeks to 20 steps spread over the run (a fixed sequence, so runs
+    // compare), as a learner's clicks on the timeline would be.
+    let mut x: u64 = 7;
+    let mut seeks = Vec::new();
+    for _ in 0..20 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let n = (x >> 33) % (t.len() + 1);
+        let t2 = std::time::Instant::now();
+        let _ = t.state_at(n);
+        seeks.push(t2.elapsed().as_secs_f64() * 1000.0);
+    }
     println!(
-        "{} events, {} checkpoints, simulated to {} ms in {:.2} s; a seek to the middle {:.1} ms; stopped early: {}",
+        "{} events, {} checkpoints, simulated to {} ms in {:.2} s; a seek to the middle {:.1} ms; 20 seeks {:.1} ms on average (worst {:.1}); stopped early: {}",
         t.len(),
         t.checkpoints(),
         t.head().now(),
         ran.as_secs_f64(),
-        t1.elapsed().as_secs_f64() * 1000.0,
+        middle.as_secs_f64() * 1000.0,
+        seeks.iter().sum::<f64>() / seeks.len() as f64,
+        seeks.iter().copied().fold(0.0, f64::max),
         t.stopped_early().unwrap_or_else(|| "no".into())
     );
     if metrics {

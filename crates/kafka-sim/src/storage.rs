@@ -71,7 +71,12 @@ fn segment_file(dir: &str, base_offset: i64, ext: &str) -> String {
 /// measurable part of it (issue 24). Names longer than the buffer (a
 /// directory near Kafka's 249-character topic limit) fall back to the heap.
 pub(crate) enum SegmentName {
-    Stack { buf: [u8; 128], len: usize },
+    /// `stem`: the length of the name before its extension.
+    Stack {
+        buf: [u8; 128],
+        stem: usize,
+        len: usize,
+    },
     Heap(String),
 }
 
@@ -90,14 +95,36 @@ impl SegmentName {
             *d = b'0' + (n % 10) as u8;
             n /= 10;
         }
-        buf[dir.len() + 21..len].copy_from_slice(ext.as_bytes());
-        SegmentName::Stack { buf, len }
+        let stem = dir.len() + 21;
+        buf[stem..len].copy_from_slice(ext.as_bytes());
+        SegmentName::Stack { buf, stem, len }
+    }
+
+    /// The same segment's file with extension `ext` (its digits are not
+    /// written again).
+    pub(crate) fn with_ext(&self, ext: &str) -> SegmentName {
+        match self {
+            SegmentName::Stack { buf, stem, .. } if stem + ext.len() <= buf.len() => {
+                let (mut buf, stem) = (*buf, *stem);
+                buf[stem..stem + ext.len()].copy_from_slice(ext.as_bytes());
+                SegmentName::Stack {
+                    buf,
+                    stem,
+                    len: stem + ext.len(),
+                }
+            }
+            _ => {
+                let name = self.as_str();
+                let stem = name.rfind('.').unwrap_or(name.len());
+                SegmentName::Heap(format!("{}{ext}", &name[..stem]))
+            }
+        }
     }
 
     pub(crate) fn as_str(&self) -> &str {
         match self {
             // Only ASCII digits and '/' were added to a valid &str.
-            SegmentName::Stack { buf, len } => {
+            SegmentName::Stack { buf, len, .. } => {
                 std::str::from_utf8(&buf[..*len]).expect("built from a str and ASCII")
             }
             SegmentName::Heap(s) => s,
@@ -132,6 +159,11 @@ mod tests {
                 for ext in [".log", ".index", ".timeindex", ".txnindex"] {
                     let name = super::SegmentName::new(dir, base, ext);
                     assert_eq!(name.as_str(), super::segment_file(dir, base, ext));
+                    // Another extension on the same segment, either way round.
+                    for other in [".log", ".index", ".timeindex", ".txnindex"] {
+                        let sibling = name.with_ext(other);
+                        assert_eq!(sibling.as_str(), super::segment_file(dir, base, other));
+                    }
                 }
             }
         }

@@ -362,16 +362,35 @@ impl Digest {
 
     /// Adds an event (its JSON line).
     pub fn add(&mut self, e: &Event) {
-        let line = serde_json::to_string(e).expect("events serialise");
-        for b in line.bytes().chain(std::iter::once(b'\n')) {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        // The JSON is hashed as serde writes it: no line is built.
+        serde_json::to_writer(&mut *self, e).expect("events serialise");
+        self.bytes(b"\n");
+    }
+
+    /// FNV-1a over `bytes`.
+    fn bytes(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for &b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
         }
+        self.0 = h;
     }
 
     /// The digest so far.
     pub fn value(&self) -> u64 {
         self.0
+    }
+}
+
+impl std::io::Write for Digest {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -218,7 +218,24 @@ fn search(
     if entries == 0 {
         return Ok(None);
     }
-    let read = |slot| read_entry_in(file, kind, base_offset, slot);
+    // An index that fits one page (up to 512 offset entries, 341 time
+    // entries at 4 KiB) is read from that page's bytes directly.
+    let n = kind.entry_size();
+    let one_page = entries
+        .checked_mul(n)
+        .and_then(|len| file.slice(0, usize::try_from(len).ok()?));
+    let read = |slot: u64| match one_page {
+        Some(bytes) => {
+            let at = (slot * n) as usize;
+            Ok(decode_entry(
+                kind,
+                base_offset,
+                slot,
+                &bytes[at..at + n as usize],
+            ))
+        }
+        None => read_entry_in(file, kind, base_offset, slot),
+    };
     let first_hot = (entries as i64 - 1 - kind.warm_entries() as i64).max(0) as u64;
     let e = read(first_hot)?;
     let c = cmp(e.key, target);

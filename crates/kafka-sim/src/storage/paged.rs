@@ -112,7 +112,7 @@ pub trait Storage {
 #[derive(Clone, Copy, Debug)]
 pub struct FileReader<'a> {
     name: &'a str,
-    pages: &'a [Arc<Vec<u8>>],
+    pages: &'a [Page],
     len: u64,
     page_size: u64,
 }
@@ -130,7 +130,10 @@ impl<'a> FileReader<'a> {
         if in_page + len > self.page_size as usize {
             return None;
         }
-        let page: &'a Vec<u8> = self.pages.get((position / self.page_size) as usize)?;
+        // A shift, not a division: this runs for every index entry and
+        // batch header a lookup reads.
+        let page_no = position >> self.page_size.trailing_zeros();
+        let page: &'a [u8] = self.pages.get(page_no as usize)?;
         page.get(in_page..in_page + len)
     }
 }
@@ -172,9 +175,15 @@ impl FileReader<'_> {
     }
 }
 
+/// One page: always `page_size` bytes long, of which the file uses those
+/// below its length (the rest are zeros, or bytes a truncation left, never
+/// read). The bytes follow the `Arc`'s counts in one allocation, so a read
+/// goes from the file's page list straight to them.
+type Page = Arc<[u8]>;
+
 #[derive(Clone, Debug, Default)]
 struct MemFile {
-    pages: Vec<Arc<Vec<u8>>>,
+    pages: Vec<Page>,
     len: u64,
 }
 
@@ -277,16 +286,12 @@ impl Storage for MemStorage {
             let page_no = (pos / ps) as usize;
             let in_page = (pos % ps) as usize;
             if page_no == f.pages.len() {
-                f.pages.push(Arc::new(Vec::with_capacity(ps as usize)));
+                f.pages.push(std::iter::repeat_n(0, ps as usize).collect());
             }
             // Copy-on-write: only a page shared with a checkpoint is cloned.
             let page = Arc::make_mut(&mut f.pages[page_no]);
             let n = rest.len().min(ps as usize - in_page);
-            let end = in_page + n;
-            if page.len() < end {
-                page.resize(end, 0);
-            }
-            page[in_page..end].copy_from_slice(&rest[..n]);
+            page[in_page..in_page + n].copy_from_slice(&rest[..n]);
             rest = &rest[n..];
             pos += n as u64;
         }
@@ -310,14 +315,10 @@ impl Storage for MemStorage {
         if len >= f.len {
             return Ok(());
         }
-        let pages = len.div_ceil(ps) as usize;
-        f.pages.truncate(pages);
-        if let Some(last) = f.pages.last_mut() {
-            let used = (len - (pages as u64 - 1) * ps) as usize;
-            if last.len() > used {
-                Arc::make_mut(last).truncate(used);
-            }
-        }
+        // The last page keeps its bytes past `len`: nothing reads them, and
+        // an append writes over them (a page shared with a checkpoint stays
+        // as the checkpoint has it).
+        f.pages.truncate(len.div_ceil(ps) as usize);
         f.len = len;
         Ok(())
     }
@@ -361,7 +362,7 @@ impl Storage for MemStorage {
             .map(|(i, p)| PageInfo {
                 index: i as u64,
                 file_position: i as u64 * ps,
-                used: p.len() as u32,
+                used: (f.len - i as u64 * ps).min(ps) as u32,
                 shared_by: Arc::strong_count(p) as u32,
             })
             .collect())

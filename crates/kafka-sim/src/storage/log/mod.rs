@@ -833,7 +833,7 @@ impl Log {
         store: &S,
         ix: usize,
         offset: i64,
-    ) -> Result<Option<(u64, BatchHeader)>, StorageError> {
+    ) -> Result<Option<u64>, StorageError> {
         let seg = &self.segments[ix];
         let index_name = index_file(&self.dir, seg.base_offset);
         let log_name = log_file(&self.dir, seg.base_offset);
@@ -853,7 +853,7 @@ impl Log {
         log: &FileReader,
         ix: usize,
         offset: i64,
-    ) -> Result<Option<(u64, BatchHeader)>, StorageError> {
+    ) -> Result<Option<u64>, StorageError> {
         let seg = &self.segments[ix];
         let slot = index::largest_lower_bound_in(
             index,
@@ -869,16 +869,16 @@ impl Log {
             None => 0,
         };
         while pos < seg.size {
-            let h = header_in(log, pos).map_err(|e| StorageError::OutOfBounds {
+            let (last_offset, size) = span_in(log, pos).map_err(|e| StorageError::OutOfBounds {
                 file: format!("{} ({e})", log_file(&self.dir, seg.base_offset)),
                 position: pos,
                 len: 0,
                 file_len: seg.size,
             })?;
-            if h.last_offset() >= offset {
-                return Ok(Some((pos, h)));
+            if last_offset >= offset {
+                return Ok(Some(pos));
             }
-            pos += h.size_in_bytes();
+            pos += size;
         }
         Ok(None)
     }
@@ -898,15 +898,15 @@ impl Log {
             let log_name = SegmentName::new(&self.dir, seg.base_offset, ".log");
             let log = store.reader(log_name.as_str()).ok()?;
             let found = if first {
-                let index_name = SegmentName::new(&self.dir, seg.base_offset, ".index");
+                let index_name = log_name.with_ext(".index");
                 let index = store.reader(index_name.as_str()).ok()?;
                 self.translate_in(&index, &log, ix, offset).ok()?
             } else if seg.size > 0 {
-                header_in(&log, 0).ok().map(|h| (0, h))
+                span_in(&log, 0).ok().map(|_| 0)
             } else {
                 None
             };
-            if let Some((pos, _)) = found {
+            if let Some(pos) = found {
                 return Some((seg.base_offset, pos));
             }
             first = false;
@@ -949,12 +949,12 @@ impl Log {
                 return Ok(out);
             };
             let start = if first {
-                let index_name = SegmentName::new(&self.dir, seg.base_offset, ".index");
+                let index_name = log_name.with_ext(".index");
                 match store
                     .reader(index_name.as_str())
                     .and_then(|index| self.translate_in(&index, &log, ix, start_offset))
                 {
-                    Ok(Some((p, _))) => Some(p),
+                    Ok(Some(p)) => Some(p),
                     _ => None,
                 }
             } else {
@@ -990,6 +990,22 @@ impl Log {
             }
         }
     }
+}
+
+/// The last offset and the size of the batch at `position` of an opened
+/// `.log`: all a scan for an offset needs. They are in the header's first
+/// 27 bytes, which a read touches in one cache line more often than the
+/// whole 61; it fails where [`header_in`] fails, with the same error.
+fn span_in(log: &FileReader, position: u64) -> Result<(i64, u64), DecodeError> {
+    if position.saturating_add(RECORD_BATCH_OVERHEAD as u64) <= log.len() {
+        if let Some(span) = log
+            .slice(position, record::SPAN_BYTES)
+            .and_then(record::read_span)
+        {
+            return Ok(span);
+        }
+    }
+    header_in(log, position).map(|h| (h.last_offset(), h.size_in_bytes()))
 }
 
 /// Reads the batch header at `position` of an opened `.log`.

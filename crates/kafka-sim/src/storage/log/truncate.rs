@@ -38,7 +38,7 @@ impl Log {
             }
         }
         let ix = self.segments.len() - 1;
-        let position = self.translate_offset(store, ix, offset)?.map(|(p, _)| p);
+        let position = self.translate_offset(store, ix, offset)?;
         let dir = self.dir.clone();
         let seg = &mut self.segments[ix];
         // Offset index: keep entries below `offset`.
