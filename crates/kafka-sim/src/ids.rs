@@ -227,3 +227,30 @@ mod tests {
         assert!("router-1".parse::<NodeId>().is_err());
     }
 }
+
+#[cfg(test)]
+mod order {
+    use super::TopicPartition;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Topic-partitions order as (name, partition) does, by the names'
+        /// bytes (short names, names sharing a prefix, zero bytes), whether
+        /// two names share one allocation or not.
+        #[test]
+        fn topic_partitions_order_by_name_then_partition(
+            a in "[a-c\\x00]{0,10}",
+            b in "[a-c\\x00]{0,10}",
+            pa in 0i32..3,
+            pb in 0i32..3,
+        ) {
+            let (x, y) = (TopicPartition::new(a.as_str(), pa), TopicPartition::new(b.as_str(), pb));
+            let want = (a.as_str(), pa).cmp(&(b.as_str(), pb));
+            prop_assert_eq!(x.cmp(&y), want);
+            prop_assert_eq!(y.cmp(&x), want.reverse());
+            prop_assert_eq!(x == y, want.is_eq());
+            let shared = TopicPartition::new(x.topic.clone(), pb);
+            prop_assert_eq!(x.cmp(&shared), pa.cmp(&pb));
+        }
+    }
+}

@@ -190,14 +190,19 @@ struct MemFile {
 /// The files by name. Hashed, for the fetch path's lookups (a broker holds
 /// thousands of segment files whose names share a long prefix); the hasher
 /// has fixed keys, and nothing depends on the iteration order ([`Storage::list`]
-/// sorts).
-type Files = crate::collections::FastMap<String, MemFile>;
+/// sorts). Names and files are shared, like pages, so a copy of the map
+/// (the first write after a checkpoint) copies pointers.
+type Files = crate::collections::FastMap<Arc<str>, Arc<MemFile>>;
 
 /// The in-memory [`Storage`]: a map from file name to a vector of shared pages.
+///
+/// Cloning it (the timeline's checkpoints clone whole brokers) shares the
+/// map; the first write after that copies the map's pointers and the one
+/// file written, not every file's name and page list.
 #[derive(Clone, Debug)]
 pub struct MemStorage {
     page_size: u32,
-    files: Files,
+    files: Arc<Files>,
 }
 
 impl Default for MemStorage {
@@ -212,19 +217,26 @@ impl MemStorage {
         assert!(page_size.is_power_of_two(), "page size not a power of two");
         MemStorage {
             page_size,
-            files: Files::default(),
+            files: Arc::default(),
         }
     }
 
     fn file(&self, name: &str) -> Result<&MemFile, StorageError> {
         self.files
             .get(name)
+            .map(|f| &**f)
             .ok_or_else(|| StorageError::NotFound(name.to_string()))
     }
 
+    /// File `name`, to write to (copied first, with the map, if a clone
+    /// of this storage still shares them).
     fn file_mut(&mut self, name: &str) -> Result<&mut MemFile, StorageError> {
-        self.files
+        if !self.files.contains_key(name) {
+            return Err(StorageError::NotFound(name.to_string()));
+        }
+        Arc::make_mut(&mut self.files)
             .get_mut(name)
+            .map(Arc::make_mut)
             .ok_or_else(|| StorageError::NotFound(name.to_string()))
     }
 
@@ -255,7 +267,7 @@ impl Storage for MemStorage {
         if self.files.contains_key(name) {
             return Err(StorageError::AlreadyExists(name.to_string()));
         }
-        self.files.insert(name.to_string(), MemFile::default());
+        Arc::make_mut(&mut self.files).insert(Arc::from(name), Arc::default());
         Ok(())
     }
 
@@ -271,15 +283,19 @@ impl Storage for MemStorage {
 
     fn write_at(&mut self, name: &str, position: u64, data: &[u8]) -> Result<(), StorageError> {
         let ps = self.page_size as u64;
-        let f = self.file_mut(name)?;
-        if position > f.len {
+        let len = self.file(name)?.len;
+        if position > len {
             return Err(StorageError::OutOfBounds {
                 file: name.to_string(),
                 position,
                 len: data.len() as u64,
-                file_len: f.len,
+                file_len: len,
             });
         }
+        if data.is_empty() {
+            return Ok(());
+        }
+        let f = self.file_mut(name)?;
         let mut pos = position;
         let mut rest = data;
         while !rest.is_empty() {
@@ -311,10 +327,10 @@ impl Storage for MemStorage {
 
     fn truncate(&mut self, name: &str, len: u64) -> Result<(), StorageError> {
         let ps = self.page_size as u64;
-        let f = self.file_mut(name)?;
-        if len >= f.len {
+        if len >= self.file(name)?.len {
             return Ok(());
         }
+        let f = self.file_mut(name)?;
         // The last page keeps its bytes past `len`: nothing reads them, and
         // an append writes over them (a page shared with a checkpoint stays
         // as the checkpoint has it).
@@ -327,19 +343,23 @@ impl Storage for MemStorage {
         if self.files.contains_key(to) {
             return Err(StorageError::AlreadyExists(to.to_string()));
         }
-        let f = self
-            .files
+        if !self.files.contains_key(from) {
+            return Err(StorageError::NotFound(from.to_string()));
+        }
+        let files = Arc::make_mut(&mut self.files);
+        let f = files
             .remove(from)
             .ok_or_else(|| StorageError::NotFound(from.to_string()))?;
-        self.files.insert(to.to_string(), f);
+        files.insert(Arc::from(to), f);
         Ok(())
     }
 
     fn delete(&mut self, name: &str) -> Result<(), StorageError> {
-        self.files
-            .remove(name)
-            .map(|_| ())
-            .ok_or_else(|| StorageError::NotFound(name.to_string()))
+        if !self.files.contains_key(name) {
+            return Err(StorageError::NotFound(name.to_string()));
+        }
+        Arc::make_mut(&mut self.files).remove(name);
+        Ok(())
     }
 
     fn list(&self, prefix: &str) -> Vec<String> {
@@ -347,7 +367,7 @@ impl Storage for MemStorage {
             .files
             .keys()
             .filter(|k| k.starts_with(prefix))
-            .cloned()
+            .map(|k| k.to_string())
             .collect();
         crate::collections::sort(&mut names);
         names
@@ -355,7 +375,15 @@ impl Storage for MemStorage {
 
     fn pages(&self, name: &str) -> Result<Vec<PageInfo>, StorageError> {
         let ps = self.page_size as u64;
-        let f = self.file(name)?;
+        // Holders of the map, of the file in it, of the page in the file:
+        // how many storages reach the page when the sharing is a tree (as
+        // a broker's checkpoints make it).
+        let file = self
+            .files
+            .get(name)
+            .ok_or_else(|| StorageError::NotFound(name.to_string()))?;
+        let holders = Arc::strong_count(&self.files) * Arc::strong_count(file);
+        let f = &**file;
         Ok(f.pages
             .iter()
             .enumerate()
@@ -363,7 +391,7 @@ impl Storage for MemStorage {
                 index: i as u64,
                 file_position: i as u64 * ps,
                 used: (f.len - i as u64 * ps).min(ps) as u32,
-                shared_by: Arc::strong_count(p) as u32,
+                shared_by: (holders * Arc::strong_count(p)) as u32,
             })
             .collect())
     }
@@ -443,6 +471,42 @@ mod tests {
         assert_eq!(s.pages("f").unwrap()[1].shared_by, 1);
         assert_eq!(snapshot.len("f").unwrap(), 100);
         assert_eq!(s.len("f").unwrap(), 110);
+    }
+
+    #[test]
+    fn a_clone_keeps_its_files_whatever_the_original_does_next() {
+        let mut s = MemStorage::new(64);
+        for f in ["f", "g", "h"] {
+            s.create(f).unwrap();
+            s.append(f, &[1u8; 70]).unwrap();
+        }
+        let snapshot = s.clone();
+        s.append("f", &[2u8; 5]).unwrap();
+        s.write_at("g", 0, &[3u8; 2]).unwrap();
+        s.truncate("h", 10).unwrap();
+        s.rename("h", "h.deleted").unwrap();
+        s.create("k").unwrap();
+        // The snapshot reads as it was.
+        assert_eq!(snapshot.list(""), vec!["f", "g", "h"]);
+        assert_eq!(snapshot.read_all("f").unwrap(), vec![1u8; 70]);
+        assert_eq!(snapshot.read_all("g").unwrap(), vec![1u8; 70]);
+        assert_eq!(snapshot.len("h").unwrap(), 70);
+        // The original reads as written.
+        assert_eq!(s.list(""), vec!["f", "g", "h.deleted", "k"]);
+        assert_eq!(s.read("f", 68, 4).unwrap(), vec![1, 1, 2, 2]);
+        assert_eq!(s.read("g", 0, 3).unwrap(), vec![3, 3, 1]);
+        assert_eq!(s.len("h.deleted").unwrap(), 10);
+        // Pages nobody wrote are still shared: f's first, h's.
+        assert_eq!(s.pages("f").unwrap()[0].shared_by, 2);
+        assert_eq!(s.pages("f").unwrap()[1].shared_by, 1);
+        assert_eq!(s.pages("g").unwrap()[0].shared_by, 1);
+        assert_eq!(s.pages("h.deleted").unwrap()[0].shared_by, 2);
+        // A failed write copies nothing.
+        let shared = s.clone();
+        assert!(s.write_at("f", 1_000, &[1]).is_err());
+        assert!(s.truncate("nope", 0).is_err());
+        assert_eq!(s.pages("g").unwrap()[0].shared_by, 2);
+        drop(shared);
     }
 
     #[test]
