@@ -272,7 +272,10 @@ pub struct Broker {
     /// Its fetchers, one per leader broker.
     pub fetchers: SortedMap<BrokerId, Fetcher>,
     /// Fetches parked in the purgatory, by id.
-    pub delayed_fetches: SortedMap<u64, DelayedFetch>,
+    /// A parked fetch never changes, so it is shared with the broker's
+    /// clones (a broker leading partitions that 1,600 consumers read holds
+    /// hundreds of them).
+    pub delayed_fetches: SortedMap<u64, Arc<DelayedFetch>>,
     /// Produces parked in the purgatory, by id.
     pub delayed_produces: SortedMap<u64, DelayedProduce>,
     /// The id of the next parked request.
@@ -546,7 +549,7 @@ impl BrokerCx<'_> {
             Timer::ConnectionClosed { peer } => self.broker_connection_closed(peer),
             Timer::DelayedFetchExpiry { id } => {
                 if let Some(d) = self.me_mut().delayed_fetches.remove(&id) {
-                    self.broker_answer_fetch(d)?;
+                    self.broker_answer_fetch(&d)?;
                 }
                 Ok(())
             }

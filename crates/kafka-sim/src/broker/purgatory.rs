@@ -49,7 +49,7 @@ impl BrokerCx<'_> {
         let br = self.me_mut();
         br.next_delayed += 1;
         let id = br.next_delayed;
-        br.delayed_fetches.insert(id, d);
+        br.delayed_fetches.insert(id, Arc::new(d));
         self.k.emit(
             vec![bnode(b), from],
             EventKind::FetchParked {
@@ -293,9 +293,9 @@ impl BrokerCx<'_> {
             .map(|_| ())
     }
 
-    pub(super) fn broker_answer_fetch(&mut self, d: DelayedFetch) -> Step {
-        let (responses, _, _) = self.read_fetch(&d);
-        self.send_fetch_response(&d, responses)
+    pub(super) fn broker_answer_fetch(&mut self, d: &DelayedFetch) -> Step {
+        let (responses, _, _) = self.read_fetch(d);
+        self.send_fetch_response(d, responses)
     }
 
     /// Completes parked fetches that now have enough data (after an append or

@@ -41,10 +41,11 @@ pub struct Consumer {
     pub index: u32,
     /// Its name in the scenario.
     pub name: String,
-    /// What the scenario says of it.
-    pub spec: ConsumerSpec,
+    /// What the scenario says of it (never changed: shared with the
+    /// consumer's clones, as its settings are).
+    pub spec: std::sync::Arc<ConsumerSpec>,
     /// Its settings (`ConsumerConfig`).
-    pub config: ConsumerConfig,
+    pub config: std::sync::Arc<ConsumerConfig>,
     /// Whether its process runs (false after a crash or close).
     pub alive: bool,
     /// Whether it has started (consumers may start late).
@@ -99,8 +100,8 @@ impl Consumer {
         Consumer {
             index,
             name: spec.name.clone(),
-            spec: spec.clone(),
-            config: spec.config.clone(),
+            spec: spec.clone().into(),
+            config: spec.config.clone().into(),
             alive: true,
             started: false,
             metadata: ClientMetadata::default(),

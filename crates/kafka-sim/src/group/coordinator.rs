@@ -77,7 +77,7 @@ impl BrokerCx<'_> {
                         m.member_id = new_id.clone();
                         m.consumer = consumer;
                         m.session_deadline = now + session_timeout_ms;
-                        m.protocols = protocols.clone();
+                        m.protocols = protocols.as_slice().into();
                         if grp.leader_id.as_deref() == Some(old.member_id.as_str()) {
                             grp.leader_id = Some(new_id.clone());
                         }
@@ -188,7 +188,7 @@ impl BrokerCx<'_> {
         let existing = g.member(member_id).cloned();
         match (&existing, g.state) {
             (Some(m), GroupState::Stable | GroupState::CompletingRebalance)
-                if m.protocols == protocols
+                if *m.protocols == *protocols
                     && g.leader_id.as_deref() != Some(member_id)
                     && g.state == GroupState::Stable =>
             {
@@ -211,7 +211,7 @@ impl BrokerCx<'_> {
             grp.pending_members.remove(member_id);
             match grp.member_mut(member_id) {
                 Some(m) => {
-                    m.protocols = protocols;
+                    m.protocols = protocols.into();
                     m.awaiting_join = Some((from, cid));
                     m.consumer = consumer;
                     m.session_deadline = now + session_timeout_ms;
@@ -225,7 +225,7 @@ impl BrokerCx<'_> {
                         consumer,
                         session_timeout_ms,
                         rebalance_timeout_ms,
-                        protocols,
+                        protocols: protocols.into(),
                         awaiting_join: Some((from, cid)),
                         awaiting_sync: None,
                         assignment: Vec::new(),

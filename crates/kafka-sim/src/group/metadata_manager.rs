@@ -113,10 +113,11 @@ impl BrokerCx<'_> {
                     consumer,
                     session_timeout_ms: m.session_timeout_ms as u64,
                     rebalance_timeout_ms: m.rebalance_timeout_ms as u64,
-                    protocols: vec![(
+                    protocols: [(
                         v.protocol.clone().unwrap_or_default(),
                         m.subscription.clone(),
-                    )],
+                    )]
+                    .into(),
                     awaiting_join: None,
                     awaiting_sync: None,
                     assignment: m.assignment.clone(),

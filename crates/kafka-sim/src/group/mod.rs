@@ -96,8 +96,10 @@ pub struct Member {
     pub session_timeout_ms: u64,
     /// Its rebalance timeout (`max.poll.interval.ms`).
     pub rebalance_timeout_ms: u64,
-    /// The assignors it supports, with its subscription, in preference order.
-    pub protocols: Vec<(String, Subscription)>,
+    /// The assignors it supports, with its subscription, in preference order
+    /// (shared: a JoinGroup replaces them whole, and the coordinator's
+    /// clones need not copy every member's topic list).
+    pub protocols: std::sync::Arc<[(String, Subscription)]>,
     /// A JoinGroup waiting for the rebalance to finish: (from, correlation id).
     pub awaiting_join: Option<(NodeId, i32)>,
     /// A SyncGroup waiting for the leader's assignment: (from, correlation id).
