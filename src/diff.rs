@@ -240,7 +240,7 @@ fn facts_except(w: &World, same: &Same) -> SortedMap<String, (String, Option<Str
             g.generation_id.to_string(),
             None,
         );
-        for (tp, off) in &g.offsets {
+        for (tp, off) in g.offsets.iter() {
             put(
                 format!("{key} · {tp} · committed offset"),
                 off.to_string(),

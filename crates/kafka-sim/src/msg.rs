@@ -36,9 +36,13 @@ impl fmt::Debug for Bytes {
 
 impl Serialize for Bytes {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Lower-case hex, two digits a byte (a record batch is thousands of
+        // bytes: no formatting machinery per byte).
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let mut hex = String::with_capacity(self.0.len() * 2);
-        for b in self.0.iter() {
-            hex.push_str(&format!("{b:02x}"));
+        for &b in self.0.iter() {
+            hex.push(DIGITS[usize::from(b >> 4)] as char);
+            hex.push(DIGITS[usize::from(b & 0xf)] as char);
         }
         s.serialize_str(&hex)
     }
@@ -1055,5 +1059,21 @@ mod name_tests {
                 serde_json::Value::String(n.into())
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Bytes;
+
+    #[test]
+    fn bytes_are_written_as_two_lower_case_hex_digits_each_and_read_back() {
+        let all: Vec<u8> = (0..=255).collect();
+        let want: String = all.iter().map(|b| format!("{b:02x}")).collect();
+        let json = serde_json::to_string(&Bytes::new(all.clone())).unwrap();
+        assert_eq!(json, format!("\"{want}\""));
+        let back: Bytes = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, Bytes::new(all));
+        assert_eq!(serde_json::to_string(&Bytes::new(vec![])).unwrap(), "\"\"");
     }
 }

@@ -733,7 +733,7 @@ fn the_log_cleaner_compacts_consumer_offsets_to_the_latest_commit_per_key() {
         "{records} records left of {} written",
         commits * 6
     );
-    assert_eq!(&latest, &group.offsets);
+    assert_eq!(&latest, &*group.offsets);
 }
 
 #[test]

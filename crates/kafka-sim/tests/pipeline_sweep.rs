@@ -176,7 +176,7 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
             .filter(|g| b.groups.loaded.contains(&g.partition))
     });
     if let Some(g) = coordinator {
-        for (tp, o) in &g.offsets {
+        for (tp, o) in g.offsets.iter() {
             committed.insert(tp.to_string(), *o);
         }
     }

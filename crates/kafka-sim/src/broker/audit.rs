@@ -453,7 +453,7 @@ fn exactly_once_violation(
         let f = first.entry(input).or_insert(at);
         *f = (*f).min(at);
     }
-    for (itp, committed) in offsets {
+    for (itp, committed) in offsets.iter() {
         let (b, log, _) = leader_log(itp)?;
         let from = match first.get(itp.to_string().as_str()) {
             _ if pipeline.from_start => log.log_start_offset,

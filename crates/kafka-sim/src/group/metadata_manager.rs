@@ -73,8 +73,8 @@ impl BrokerCx<'_> {
         let mut groups: SortedMap<String, Group> = SortedMap::new();
         for ((g, tp), (o, at)) in &offsets {
             let group = groups.entry(g.clone()).or_insert_with(|| Group::new(g, p));
-            group.offsets.insert(tp.clone(), *o);
-            group.offsets_at.insert(tp.clone(), *at);
+            std::sync::Arc::make_mut(&mut group.offsets).insert(tp.clone(), *o);
+            std::sync::Arc::make_mut(&mut group.offsets_at).insert(tp.clone(), *at);
         }
         for (pid, open) in &pending {
             for ((g, tp), (o, at)) in open {
@@ -398,8 +398,8 @@ impl BrokerCx<'_> {
                         let g = self.group_mut(&group);
                         for (tp, o) in &offsets {
                             if g.offsets_at.get(tp).is_none_or(|a| *a < at) {
-                                g.offsets.insert(tp.clone(), *o);
-                                g.offsets_at.insert(tp.clone(), at);
+                                std::sync::Arc::make_mut(&mut g.offsets).insert(tp.clone(), *o);
+                                std::sync::Arc::make_mut(&mut g.offsets_at).insert(tp.clone(), at);
                             }
                         }
                     }
@@ -776,8 +776,8 @@ impl BrokerCx<'_> {
                     let newer = at.filter(|at| g.offsets_at.get(&tp).is_none_or(|a| a < at));
                     match newer {
                         Some(at) if committed => {
-                            g.offsets.insert(tp.clone(), o);
-                            g.offsets_at.insert(tp.clone(), at);
+                            std::sync::Arc::make_mut(&mut g.offsets).insert(tp.clone(), o);
+                            std::sync::Arc::make_mut(&mut g.offsets_at).insert(tp.clone(), at);
                         }
                         _ if committed => continue,
                         _ => {}

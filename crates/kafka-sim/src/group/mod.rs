@@ -129,13 +129,14 @@ pub struct Group {
     pub members: Vec<Member>,
     /// Member ids handed out with MEMBER_ID_REQUIRED, not joined yet.
     pub pending_members: SortedSet<String>,
-    /// Committed offsets, per partition.
-    pub offsets: SortedMap<TopicPartition, i64>,
+    /// Committed offsets, per partition (shared with the group's clones
+    /// until a commit: a heartbeat copies the group, not these maps).
+    pub offsets: std::sync::Arc<SortedMap<TopicPartition, i64>>,
     /// Where each committed offset's record was appended in
     /// `__consumer_offsets` (its batch's base offset,
     /// `CommitRecordMetadataAndOffset.appendedBatchOffset`): a commit replaces
     /// the committed offset only if it was appended later (`olderThan`).
-    pub offsets_at: SortedMap<TopicPartition, i64>,
+    pub offsets_at: std::sync::Arc<SortedMap<TopicPartition, i64>>,
     /// Transactional offsets not yet decided, per producer id: the offset
     /// and, once its write is replicated, where it was appended
     /// (`pendingTransactionalOffsetCommits`).
@@ -159,8 +160,8 @@ impl Group {
             leader_id: None,
             members: Vec::new(),
             pending_members: SortedSet::new(),
-            offsets: SortedMap::new(),
-            offsets_at: SortedMap::new(),
+            offsets: Default::default(),
+            offsets_at: Default::default(),
             pending_txn: SortedMap::new(),
             initial_delay_until: 0,
             new_member_added: false,
