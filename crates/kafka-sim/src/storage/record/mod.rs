@@ -466,6 +466,10 @@ pub fn marker_of(batch: &DecodedBatch) -> Result<Option<EndTxnMarker>, String> {
     }
 }
 
+/// The smallest `batchLength` a header may give: the header after the
+/// length field, with no records.
+const MIN_BATCH_LENGTH: i32 = (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) as i32;
+
 /// Bytes of a header that hold the base offset, the length, the magic and
 /// the last offset delta (what [`read_span`] reads).
 pub const SPAN_BYTES: usize = LAST_OFFSET_DELTA_OFFSET + 4;
@@ -478,8 +482,7 @@ pub fn read_span(bytes: &[u8]) -> Option<(i64, u64)> {
     let base_offset = i64::from_be_bytes(*h.first_chunk::<8>()?);
     let batch_length = i32::from_be_bytes(h[LENGTH_OFFSET..LENGTH_OFFSET + 4].try_into().ok()?);
     let delta = i32::from_be_bytes(h[LAST_OFFSET_DELTA_OFFSET..SPAN_BYTES].try_into().ok()?);
-    let ok = batch_length >= (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) as i32
-        && h[MAGIC_OFFSET] as i8 == MAGIC_V2;
+    let ok = batch_length >= MIN_BATCH_LENGTH && h[MAGIC_OFFSET] as i8 == MAGIC_V2;
     ok.then(|| {
         (
             base_offset.wrapping_add(delta as i64),
@@ -491,47 +494,10 @@ pub fn read_span(bytes: &[u8]) -> Option<(i64, u64)> {
 /// Reads the 61-byte header at the start of `bytes` (`pos` = its position in
 /// the file, for messages). Checks magic and length, not the CRC.
 pub fn read_header(bytes: &[u8], pos: u64) -> Result<BatchHeader, DecodeError> {
-    // A whole header (nearly always): fields at their fixed offsets, with the
-    // same checks in the same order as the field-by-field read below, which
-    // is kept for a short slice (it names the field that is cut off).
-    if let Some(h) = bytes.first_chunk::<RECORD_BATCH_OVERHEAD>() {
-        fn at<const N: usize>(h: &[u8; RECORD_BATCH_OVERHEAD], from: usize) -> [u8; N] {
-            let mut a = [0u8; N];
-            a.copy_from_slice(&h[from..from + N]);
-            a
-        }
-        let i64_at = |from| i64::from_be_bytes(at(h, from));
-        let i32_at = |from| i32::from_be_bytes(at(h, from));
-        let i16_at = |from| i16::from_be_bytes(at(h, from));
-        let batch_length = i32_at(LENGTH_OFFSET);
-        let magic = h[MAGIC_OFFSET] as i8;
-        if batch_length >= (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) as i32 && magic == MAGIC_V2 {
-            return Ok(BatchHeader {
-                base_offset: i64_at(BASE_OFFSET_OFFSET),
-                batch_length,
-                partition_leader_epoch: i32_at(PARTITION_LEADER_EPOCH_OFFSET),
-                magic,
-                crc: u32::from_be_bytes(at(h, CRC_OFFSET)),
-                attributes: i16_at(ATTRIBUTES_OFFSET),
-                last_offset_delta: i32_at(LAST_OFFSET_DELTA_OFFSET),
-                base_timestamp: i64_at(BASE_TIMESTAMP_OFFSET),
-                max_timestamp: i64_at(MAX_TIMESTAMP_OFFSET),
-                producer_id: i64_at(PRODUCER_ID_OFFSET),
-                producer_epoch: i16_at(PRODUCER_EPOCH_OFFSET),
-                base_sequence: i32_at(BASE_SEQUENCE_OFFSET),
-                records_count: i32_at(RECORDS_COUNT_OFFSET),
-            });
-        }
-    }
-    read_header_fields(bytes, pos)
-}
-
-/// [`read_header`] field by field.
-fn read_header_fields(bytes: &[u8], pos: u64) -> Result<BatchHeader, DecodeError> {
     let mut r = Reader::new(bytes, pos);
     let base_offset = r.i64("baseOffset")?;
     let batch_length = r.i32("batchLength")?;
-    if batch_length < (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) as i32 {
+    if batch_length < MIN_BATCH_LENGTH {
         return Err(DecodeError {
             position: pos + LENGTH_OFFSET as u64,
             field: "batchLength",

@@ -225,12 +225,11 @@ fn a_malformed_control_record_is_named_and_other_types_are_not_markers() {
 }
 
 proptest::proptest! {
-    /// The header read at fixed offsets agrees with the field-by-field read
-    /// on any 61 bytes or more: the same header, or the same error (a
-    /// corrupt length or magic is tried about half the time); the span read
-    /// from its first 27 bytes agrees with both.
+    /// The span a scan reads from a header's first 27 bytes is the whole
+    /// header's last offset and size, and it fails where the header's
+    /// checks fail (a corrupt length or magic is tried about half the time).
     #[test]
-    fn a_header_read_at_fixed_offsets_is_the_header_read_field_by_field(
+    fn a_span_is_the_headers_last_offset_and_size(
         mut bytes in proptest::collection::vec(proptest::num::u8::ANY, 61..80),
         length in proptest::prop_oneof![0i32..49, 49i32..100_000],
         magic in proptest::prop_oneof![proptest::strategy::Just(2i8), proptest::num::i8::ANY],
@@ -238,11 +237,9 @@ proptest::proptest! {
     ) {
         bytes[LENGTH_OFFSET..LENGTH_OFFSET + 4].copy_from_slice(&length.to_be_bytes());
         bytes[MAGIC_OFFSET] = magic as u8;
-        let fast = read_header(&bytes, pos);
-        let fields = read_header_fields(&bytes, pos);
-        proptest::prop_assert_eq!(format!("{fast:?}"), format!("{fields:?}"));
-        // The span a scan reads is the header's, and only where it reads.
-        let span = fast.ok().map(|h| (h.last_offset(), h.size_in_bytes()));
+        let span = read_header(&bytes, pos)
+            .ok()
+            .map(|h| (h.last_offset(), h.size_in_bytes()));
         proptest::prop_assert_eq!(read_span(&bytes), span);
         proptest::prop_assert_eq!(read_span(&bytes[..SPAN_BYTES]), span);
         proptest::prop_assert_eq!(read_span(&bytes[..SPAN_BYTES - 1]), None);
