@@ -73,8 +73,7 @@ impl BrokerCx<'_> {
         let mut groups: SortedMap<String, Group> = SortedMap::new();
         for ((g, tp), (o, at)) in &offsets {
             let group = groups.entry(g.clone()).or_insert_with(|| Group::new(g, p));
-            std::sync::Arc::make_mut(&mut group.offsets).insert(tp.clone(), *o);
-            std::sync::Arc::make_mut(&mut group.offsets_at).insert(tp.clone(), *at);
+            group.set_offset(tp, *o, *at);
         }
         for (pid, open) in &pending {
             for ((g, tp), (o, at)) in open {
@@ -398,8 +397,7 @@ impl BrokerCx<'_> {
                         let g = self.group_mut(&group);
                         for (tp, o) in &offsets {
                             if g.offsets_at.get(tp).is_none_or(|a| *a < at) {
-                                std::sync::Arc::make_mut(&mut g.offsets).insert(tp.clone(), *o);
-                                std::sync::Arc::make_mut(&mut g.offsets_at).insert(tp.clone(), at);
+                                g.set_offset(tp, *o, at);
                             }
                         }
                     }
@@ -776,8 +774,7 @@ impl BrokerCx<'_> {
                     let newer = at.filter(|at| g.offsets_at.get(&tp).is_none_or(|a| a < at));
                     match newer {
                         Some(at) if committed => {
-                            std::sync::Arc::make_mut(&mut g.offsets).insert(tp.clone(), o);
-                            std::sync::Arc::make_mut(&mut g.offsets_at).insert(tp.clone(), at);
+                            g.set_offset(&tp, o, at);
                         }
                         _ if committed => continue,
                         _ => {}

@@ -168,6 +168,13 @@ impl Group {
             next_member_seq: 0,
         }
     }
+    /// Sets `tp`'s committed offset and where its record was appended
+    /// (the maps are copied first if a clone of the group shares them).
+    fn set_offset(&mut self, tp: &TopicPartition, offset: i64, appended_at: i64) {
+        std::sync::Arc::make_mut(&mut self.offsets).insert(tp.clone(), offset);
+        std::sync::Arc::make_mut(&mut self.offsets_at).insert(tp.clone(), appended_at);
+    }
+
     /// The member with id `id`.
     pub fn member(&self, id: &str) -> Option<&Member> {
         self.members.iter().find(|m| m.member_id == id)
