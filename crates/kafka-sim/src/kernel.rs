@@ -255,8 +255,14 @@ pub struct Network {
     pub cut: SortedSet<(NodeId, NodeId)>,
     /// Extra latency per link (ordered pair).
     pub extra: SortedMap<(NodeId, NodeId), u64>,
-    /// Last delivery time per direction, so a link stays FIFO like TCP.
-    pub last_delivery: SortedMap<(NodeId, NodeId), Millis>,
+    /// When the last message sent each way along a link arrives, for the
+    /// links where that is later than a message sent now would arrive
+    /// without its slow-link extra (see [`Network::arrival`]): only those
+    /// can hold a message back, so a link stays FIFO like TCP. On a run
+    /// without slow links it stays empty. (It kept every pair that ever
+    /// talked: with 1,600 consumers, inserting new pairs into the middle of
+    /// that sorted map was a third of a run's time.)
+    last_delivery: SortedMap<(NodeId, NodeId), Millis>,
 }
 
 /// A link's key: the pair of its ends, smaller first.
@@ -274,14 +280,47 @@ impl Network {
         self.cut.contains(&link_key(a, b))
     }
 
-    /// The one-way latency from `a` to `b`, slow-link extra included.
-    pub fn latency(&self, a: NodeId, b: NodeId) -> u64 {
-        let base = if a == NodeId::ZooKeeper || b == NodeId::ZooKeeper {
+    /// The one-way latency from `a` to `b` without a slow link's extra: it
+    /// never changes during a run.
+    fn base_latency(&self, a: NodeId, b: NodeId) -> u64 {
+        if a == NodeId::ZooKeeper || b == NodeId::ZooKeeper {
             self.zookeeper_latency_ms
         } else {
             self.latency_ms
-        };
-        base + self.extra.get(&link_key(a, b)).copied().unwrap_or(0)
+        }
+    }
+
+    /// The one-way latency from `a` to `b`, slow-link extra included.
+    pub fn latency(&self, a: NodeId, b: NodeId) -> u64 {
+        self.base_latency(a, b) + self.extra.get(&link_key(a, b)).copied().unwrap_or(0)
+    }
+
+    /// When a message sent from `from` to `to` at `now` arrives: after the
+    /// link's latency, and not before the last one sent that way (FIFO).
+    ///
+    /// The base latency (without a slow link's extra) never changes and the
+    /// clock only moves on, so a message that arrives no later than `now` +
+    /// base can never hold a later one back (that one arrives at its own
+    /// `now` + base at the earliest). Only later arrivals are kept: the
+    /// times are the same as with every link's last arrival kept.
+    pub fn arrival(&mut self, from: NodeId, to: NodeId, now: Millis) -> Millis {
+        let soonest = now + self.base_latency(from, to);
+        let mut at = now + self.latency(from, to);
+        if let Some(last) = self.last_delivery.get(&(from, to)) {
+            at = at.max(*last);
+        }
+        if at > soonest {
+            self.last_delivery.insert((from, to), at);
+        } else {
+            self.last_delivery.remove(&(from, to));
+        }
+        at
+    }
+
+    /// How many links' last arrival times are kept: those that may still
+    /// hold a message back.
+    pub fn links_tracked(&self) -> usize {
+        self.last_delivery.len()
     }
 }
 
@@ -460,11 +499,7 @@ impl Kernel {
                 },
             ));
         }
-        let mut at = self.now + self.net.latency(from, to);
-        if let Some(last) = self.net.last_delivery.get(&(from, to)) {
-            at = at.max(*last);
-        }
-        self.net.last_delivery.insert((from, to), at);
+        let at = self.net.arrival(from, to, self.now);
         let ev_id = self.emitted;
         let msg = Arc::new(msg);
         self.schedule(
@@ -598,5 +633,76 @@ mod tests {
         // An emptied instant leaves no bucket behind.
         assert_eq!(q.remove((20, 3)), Some(cmd(3)));
         assert_eq!(q.at.len(), 2);
+    }
+    proptest::proptest! {
+        /// Keeping only the arrivals that can hold a message back changes no
+        /// arrival: the network gives the same times as one that keeps
+        /// every link's last arrival, with the clock moving on and slow
+        /// links coming and going.
+        #[test]
+        fn keeping_only_late_arrivals_changes_no_arrival(
+            sends in proptest::collection::vec(
+                (0u32..800, 0u32..4, 0u64..2, 0u64..40, proptest::bool::ANY, proptest::bool::ANY),
+                1..4000,
+            ),
+        ) {
+            let mut net = Network { latency_ms: 5, zookeeper_latency_ms: 2, ..Network::default() };
+            let mut every: std::collections::BTreeMap<(NodeId, NodeId), Millis> = Default::default();
+            let mut now = 0;
+            for (client, broker, tick, extra, reply, hot) in sends {
+                now += tick;
+                // Half the sends are on 8 busy links, where a slow message
+                // holds the next ones back; the rest spread over 6,400.
+                let client = if hot { client % 2 } else { client };
+                let (c, b) = (NodeId::Consumer(client), NodeId::Broker(BrokerId(broker as i32)));
+                let (from, to) = if reply { (b, c) } else { (c, b) };
+                // A slow link now and then: a later message may arrive before
+                // an earlier one would, so FIFO holds it back.
+                if extra % 7 == 0 {
+                    net.extra.insert(link_key(from, to), extra);
+                } else if extra % 5 == 0 {
+                    net.extra.remove(&link_key(from, to));
+                }
+                let mut want = now + net.latency(from, to);
+                if let Some(last) = every.get(&(from, to)) {
+                    want = want.max(*last);
+                }
+                every.insert((from, to), want);
+                proptest::prop_assert_eq!(net.arrival(from, to, now), want);
+                proptest::prop_assert!(net.links_tracked() <= every.len());
+            }
+        }
+    }
+
+    /// Without slow links no message can overtake another, so nothing is
+    /// kept, however many links carry messages.
+    #[test]
+    fn a_network_without_slow_links_keeps_no_arrival_times() {
+        let mut net = Network {
+            latency_ms: 5,
+            zookeeper_latency_ms: 2,
+            ..Network::default()
+        };
+        for i in 0..5000u64 {
+            let c = NodeId::Consumer((i % 1600) as u32);
+            let b = NodeId::Broker(BrokerId((i % 100) as i32));
+            assert_eq!(net.arrival(c, b, i / 3), i / 3 + 5);
+            assert_eq!(net.arrival(NodeId::ZooKeeper, b, i / 3), i / 3 + 2);
+        }
+        assert_eq!(net.links_tracked(), 0);
+        // A slow link keeps its last arrival until a later send passes it.
+        let (c, b) = (NodeId::Consumer(0), NodeId::Broker(BrokerId(0)));
+        net.extra.insert(link_key(c, b), 50);
+        assert_eq!(net.arrival(c, b, 2000), 2055);
+        net.extra.remove(&link_key(c, b));
+        assert_eq!(
+            net.arrival(c, b, 2001),
+            2055,
+            "held back behind the slow one"
+        );
+        assert_eq!(net.links_tracked(), 1);
+        assert_eq!(net.arrival(c, b, 2050), 2055);
+        assert_eq!(net.arrival(c, b, 2051), 2056);
+        assert_eq!(net.links_tracked(), 0);
     }
 }
