@@ -21,8 +21,35 @@ use std::sync::Arc;
 
 /// The most checkpoints kept (their spacing doubles when there would be more).
 pub const MAX_CHECKPOINTS: usize = 256;
-/// Memory the checkpoints may take, roughly (they share segment pages).
+/// Memory the checkpoints may take, roughly (they share segment pages):
+/// more than [`MIN_CHECKPOINTS`] are kept only while they fit it.
 pub const CHECKPOINT_BUDGET_BYTES: u64 = 128 * 1024 * 1024;
+/// What the [`MIN_CHECKPOINTS`] may take, by `World::approx_clone_bytes`:
+/// a world too large for that many keeps as many as fit, and never fewer
+/// than 8 (as every world did before). 30,000 partitions of 3 replicas
+/// with 2,000 clients (the most a scenario may declare) come to about 10.
+pub const CHECKPOINT_CEILING_BYTES: u64 = 2560 * 1024 * 1024;
+/// The most checkpoints always allowed, whatever a world's size (the
+/// budget allows more only for small worlds). A seek replays up to one
+/// spacing, so this sets how long a seek on a large world takes; each
+/// checkpoint costs about what the head changed since the one before
+/// (12 MB at 1 group, 22 MB at 40 groups below).
+///
+/// 100 brokers / 3,000 partitions, a million events (the page's cap). Native:
+/// `examples/timeline_limits.rs` (20 seeks to spread steps, peak RSS). Page:
+/// `tests/perf.rs` `scale_scenarios` (10 seeks, wasm memory), this 2-core
+/// machine, one session:
+///
+/// | most kept | 40 groups of 40, native | 1 group, native | 40 groups, page |
+/// | --- | --- | --- | --- |
+/// | 8 | 12 kept, 161 ms, 2.11 GB | 11 kept, 192 ms, 0.91 GB | 298 ms, 2,280 MB |
+/// | 32 | 35 kept, 70 ms, 2.69 GB | 29 kept, 57 ms, 1.14 GB | 151 ms, 2,317 MB |
+/// | 64 | 65 kept, 36 ms, 3.17 GB | 52 kept, 28 ms, 1.40 GB | 99 ms, 2,729 MB |
+///
+/// ("Kept" counts the 4 recent ones too; halving leaves between half and
+/// all of the most allowed.) 64 buys the page's seek target (100 ms) at 40
+/// groups of 40 for about 450 MB of wasm memory.
+pub const MIN_CHECKPOINTS: usize = 64;
 /// Checkpoints kept near the head, a quarter spacing apart.
 pub const RECENT_CHECKPOINTS: usize = 4;
 /// Initial spacing of checkpoints, in events.
@@ -113,10 +140,7 @@ impl Timeline {
 
     /// How many checkpoints fit the memory budget for a world of this size.
     fn max_checkpoints(&self) -> usize {
-        let per = self.head.approx_clone_bytes().max(1);
-        ((CHECKPOINT_BUDGET_BYTES / per) as usize)
-            .saturating_sub(RECENT_CHECKPOINTS)
-            .clamp(8, MAX_CHECKPOINTS)
+        checkpoints_allowed(self.head.approx_clone_bytes())
     }
 
     /// The scenario it runs.
@@ -337,6 +361,17 @@ impl Timeline {
     }
 }
 
+/// How many checkpoints (besides the recent ones) a timeline keeps at most
+/// for a world whose clone takes about `per` bytes: as many as fit
+/// [`CHECKPOINT_BUDGET_BYTES`], at least [`MIN_CHECKPOINTS`] while those fit
+/// [`CHECKPOINT_CEILING_BYTES`], and never fewer than 8.
+pub fn checkpoints_allowed(per: u64) -> usize {
+    let per = per.max(1);
+    let fit = |bytes: u64| ((bytes / per) as usize).saturating_sub(RECENT_CHECKPOINTS);
+    let floor = fit(CHECKPOINT_CEILING_BYTES).clamp(8, MIN_CHECKPOINTS);
+    fit(CHECKPOINT_BUDGET_BYTES).clamp(floor, MAX_CHECKPOINTS)
+}
+
 /// FNV-1a 64 over the events' JSON lines: the same on every platform.
 pub fn digest(events: &[Event]) -> u64 {
     let mut d = Digest::new();
@@ -424,4 +459,35 @@ pub fn stream(
 /// Why a run stopped at its event cap, in a sentence.
 fn cap_reached(now_ms: u64, cap: u64) -> String {
     format!("the simulation stopped at {now_ms} ms after {cap} events, the most one run may record here")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Small worlds keep what the budget allows (up to 256); large ones at
+    /// least 64 while those fit the ceiling; the largest as many as fit it,
+    /// and never fewer than 8.
+    #[test]
+    fn checkpoints_allowed_follow_the_budget_the_floor_and_the_ceiling() {
+        const MB: u64 = 1024 * 1024;
+        assert_eq!(checkpoints_allowed(0), MAX_CHECKPOINTS);
+        assert_eq!(checkpoints_allowed(100 * 1024), MAX_CHECKPOINTS);
+        assert_eq!(checkpoints_allowed(MB), 124);
+        // 100 brokers / 3,000 partitions: 1 group of 40 and 40 groups of 40.
+        assert_eq!(checkpoints_allowed(17 * MB), MIN_CHECKPOINTS);
+        assert_eq!(checkpoints_allowed(36 * MB), MIN_CHECKPOINTS);
+        // Past the ceiling's 68 worlds, fewer.
+        assert_eq!(checkpoints_allowed(40 * MB), 60);
+        assert_eq!(checkpoints_allowed(171 * MB), 10);
+        assert_eq!(checkpoints_allowed(1024 * MB), 8);
+        assert_eq!(checkpoints_allowed(u64::MAX), 8);
+        // Never more for a larger world.
+        let mut last = usize::MAX;
+        for per in (0..4096).map(|i| i * MB / 8) {
+            let n = checkpoints_allowed(per);
+            assert!(n <= last, "{per} bytes: {n} > {last}");
+            last = n;
+        }
+    }
 }

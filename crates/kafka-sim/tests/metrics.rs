@@ -688,6 +688,6 @@ fn the_worlds_size_estimate_counts_the_metrics_recorder() {
         .values()
         .map(|b| b.partitions.len() as u64)
         .sum();
-    let own = 4096 + replicas * 1200 + partitions * 400 + w.pending_work() as u64 * 160;
+    let own = 4096 + replicas * 1200 + partitions * 400 + w.pending_work() as u64 * 48;
     assert_eq!(w.approx_clone_bytes(), own + bytes);
 }
