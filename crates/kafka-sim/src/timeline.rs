@@ -480,7 +480,7 @@ mod tests {
         // 100 brokers / 3,000 partitions: 1 group of 40 and 40 groups of 40.
         assert_eq!(checkpoints_allowed(17 * MB), MIN_CHECKPOINTS);
         assert_eq!(checkpoints_allowed(36 * MB), MIN_CHECKPOINTS);
-        // Past the ceiling's 68 worlds, fewer.
+        // Past 2.5 GiB / 68 (64 and the 4 recent ones), fewer.
         assert_eq!(checkpoints_allowed(40 * MB), 60);
         assert_eq!(checkpoints_allowed(171 * MB), 10);
         assert_eq!(checkpoints_allowed(1024 * MB), 8);
