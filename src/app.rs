@@ -1106,7 +1106,7 @@ pub fn App(props: &AppProps) -> Html {
             } else {
                 { controls }
                 if let Some(why) = player.at_end().then(|| player.stopped_early()).flatten() {
-                    <p class="notice" role="status" id="stopped-early">{ t(lang, "stopped_early") }{ why }</p>
+                    <p class="notice" role="status" id="stopped-early">{ t(lang, "stopped_early") }{ crate::i18n::engine_text(lang, &why) }</p>
                 }
                 if let Some(l) = &state.lesson {
                     { lesson_panel(&LessonPanel {

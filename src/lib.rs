@@ -2,6 +2,7 @@
 //! explain and lay out the `kafka-sim` engine's trace. The UI computes no
 //! Kafka behaviour; it draws the engine's state at the cursor.
 
+pub mod alloc;
 pub mod app;
 pub mod branch;
 pub mod browser;

@@ -40,11 +40,19 @@ pub struct Player {
 /// checkpoints), so a scenario that would run longer stops here and says so.
 pub const PAGE_MAX_EVENTS: u64 = 1_000_000;
 
+/// The most memory one scenario's run may hold in the page, beyond what the
+/// page held when it was opened (`crate::alloc` counts it): a tab has 4 GiB
+/// at most, and a large world's checkpoints and trace reach that long before
+/// [`PAGE_MAX_EVENTS`] (30,000 partitions: about 5 GB natively by 1M
+/// events). What is left is for the worlds a seek builds and the page.
+pub const PAGE_MAX_BYTES: u64 = 2816 * 1024 * 1024;
+
 impl Player {
     pub fn new(scenario: Scenario) -> Result<Player, ConfigError> {
         let every = kafka_sim::metrics::Sampler::interval_for(scenario.run_until_ms);
         let mut timeline = Timeline::new(scenario)?;
         timeline.set_max_events(PAGE_MAX_EVENTS);
+        timeline.set_memory_limit(PAGE_MAX_BYTES, crate::alloc::held_bytes);
         // The metrics view's charts, sampled as the run goes.
         timeline.sample_metrics(every);
         timeline.extend_to(LOOKAHEAD);
@@ -101,10 +109,17 @@ impl Player {
     }
 
     /// Why the scenario stopped before its `run_until_ms`, once the player
-    /// has reached that point: [`PAGE_MAX_EVENTS`], or a timer that spun at
-    /// one instant (see `Timeline::stopped_early`).
+    /// has reached that point: [`PAGE_MAX_EVENTS`], [`PAGE_MAX_BYTES`], or a
+    /// timer that spun at one instant (see `Timeline::stopped_early`).
     pub fn stopped_early(&self) -> Option<String> {
         self.timeline.stopped_early()
+    }
+
+    /// The run's memory limit, measured by `probe` from now on (the page's
+    /// is [`PAGE_MAX_BYTES`], measured by `crate::alloc`; natively that
+    /// count is not installed, so a test brings its own).
+    pub fn set_memory_limit(&mut self, limit: u64, probe: fn() -> u64) {
+        self.timeline.set_memory_limit(limit, probe);
     }
 
     pub fn at_end(&self) -> bool {
@@ -486,6 +501,52 @@ mod tests {
         }
         // The clock has somewhere to go on many of those steps.
         assert!(later > 10, "{later}");
+    }
+
+    thread_local! {
+        /// A stand-in for the page's allocator count: grows by 1 MB a look.
+        static HELD: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    fn growing() -> u64 {
+        HELD.with(|h| {
+            h.set(h.get() + 1_000_000);
+            h.get()
+        })
+    }
+
+    /// A run that reaches the page's memory limit ends there: the learner
+    /// can play, step back and seek in what ran, and is told why it ended.
+    #[test]
+    fn a_run_past_the_memory_limit_ends_playable_and_says_why() {
+        let long = SCENARIO.replace("\"run_until_ms\": 10000", "\"run_until_ms\": 600000");
+        let mut whole = Player::from_json(&long).unwrap();
+        let full = whole.digest_of_whole_run();
+        let mut p = Player::from_json(&long).unwrap();
+        let made = p.known_len();
+        p.set_memory_limit(200_000_000, growing);
+        while p.step_significant() {}
+        assert!(p.at_end() && !p.step(), "stopped");
+        let n = p.cursor();
+        assert!(
+            n > made && n < whole.known_len(),
+            "{made} < {n} < {}",
+            whole.known_len()
+        );
+        assert_eq!(p.known_events(), &whole.known_events()[..n as usize]);
+        let why = p.stopped_early().expect("says why");
+        assert!(
+            why.contains("held 201 MB, the most one run may hold here"),
+            "{why}"
+        );
+        assert_eq!(whole.stopped_early(), None);
+        assert!(p.back() && p.cursor() == n - 1);
+        for i in [n / 2, 0, n] {
+            p.seek(i);
+            assert_eq!(p.cursor(), i);
+            assert_eq!(seen(p.world()), seen(&whole.state_at(i)), "at {i}");
+        }
+        assert_ne!(p.digest_of_whole_run(), full);
     }
 
     #[test]

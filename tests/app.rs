@@ -54,6 +54,21 @@ async fn mount() -> Element {
     mount_with(Some(without_lesson(SCENARIO))).await
 }
 
+/// The page counts the bytes its allocator holds: a run's memory limit
+/// (`PAGE_MAX_BYTES`) reads that count, and without it a large world's
+/// run would grow until the tab dies.
+#[wasm_bindgen_test]
+fn the_page_counts_the_bytes_it_holds() {
+    use kafka_visualiser::alloc::held_bytes;
+    let before = held_bytes();
+    assert!(before > 0, "the count is installed");
+    let block = std::hint::black_box(vec![7u8; 10 << 20]);
+    let during = held_bytes();
+    assert!(during >= before + (10 << 20), "{before} -> {during}");
+    drop(block);
+    assert!(held_bytes() <= during - (10 << 20), "freed");
+}
+
 fn log_lines(root: &Element) -> u32 {
     root.query_selector_all("#event-log li.line")
         .unwrap()

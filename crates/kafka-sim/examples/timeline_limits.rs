@@ -1,9 +1,11 @@
 //! Runs a scenario the way the page does (a `Timeline` keeping every event
 //! and its checkpoints) up to an event cap, and reports what it took, for the
 //! limits in docs/scenario-format.md. Measure memory around it:
-//! `/usr/bin/time -v target/release/examples/timeline_limits SCENARIO.json [MAX_EVENTS] [metrics]`
+//! `/usr/bin/time -v target/release/examples/timeline_limits SCENARIO.json [MAX_EVENTS] [metrics] [memory=MB]`
 //! (`metrics`: sample the page's charts as the run goes, as the page does,
-//! and time one read of every metric at the end, as the Metrics view does).
+//! and time one read of every metric at the end, as the Metrics view does;
+//! `memory=MB`: stop the run past MB of resident memory, as the page stops
+//! at `PAGE_MAX_BYTES` of what its allocator holds).
 use kafka_sim::{Scenario, Timeline};
 
 fn main() {
@@ -13,12 +15,22 @@ fn main() {
         .next()
         .map(|n| n.parse().expect("MAX_EVENTS"))
         .unwrap_or(1_000_000);
-    let metrics = args.next().as_deref() == Some("metrics");
+    let rest: Vec<String> = args.collect();
+    let metrics = rest.iter().any(|a| a == "metrics");
+    // `memory=MB`: stop the run past MB of resident memory (Linux), as the
+    // page stops at `PAGE_MAX_BYTES` of what its allocator holds.
+    let memory_mb: Option<u64> = rest
+        .iter()
+        .find_map(|a| a.strip_prefix("memory="))
+        .map(|n| n.parse().expect("memory=MB"));
     let text = std::fs::read_to_string(&path).expect("readable");
     let sc = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
     let t0 = std::time::Instant::now();
     let mut t = Timeline::new(sc).expect("valid");
     t.set_max_events(cap);
+    if let Some(mb) = memory_mb {
+        t.set_memory_limit(mb * 1_000_000, resident_bytes);
+    }
     if metrics {
         t.sample_metrics(kafka_sim::metrics::Sampler::interval_for(
             t.scenario().run_until_ms,
@@ -43,7 +55,7 @@ fn main() {
         seeks.push(t2.elapsed().as_secs_f64() * 1000.0);
     }
     println!(
-        "{} events, {} checkpoints, simulated to {} ms in {:.2} s; a seek to the middle {:.1} ms; 20 seeks {:.1} ms on average (worst {:.1}); stopped early: {}",
+        "{} events, {} checkpoints, simulated to {} ms in {:.2} s; a seek to the middle {:.1} ms; 20 seeks {:.1} ms on average (worst {:.1}); stopped early: {}; a world's copy {} MB by the estimate",
         t.len(),
         t.checkpoints(),
         t.head().now(),
@@ -51,7 +63,8 @@ fn main() {
         middle.as_secs_f64() * 1000.0,
         seeks.iter().sum::<f64>() / seeks.len() as f64,
         seeks.iter().copied().fold(0.0, f64::max),
-        t.stopped_early().unwrap_or_else(|| "no".into())
+        t.stopped_early().unwrap_or_else(|| "no".into()),
+        t.head().approx_clone_bytes() / 1_000_000
     );
     if metrics {
         let w = t.state_at(t.len());
@@ -68,4 +81,12 @@ fn main() {
             t3.elapsed().as_secs_f64() * 1000.0
         );
     }
+}
+
+/// Resident memory, from `/proc/self/statm` (pages of 4 KiB); 0 elsewhere.
+fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
 }

@@ -87,6 +87,58 @@ pub struct Timeline {
     /// election panel shows the latest before the cursor, and a scan back
     /// for it crossed the whole trace on a large cluster at every step.
     elections: Vec<u64>,
+    /// The most memory the run may hold, beyond what was held when it was
+    /// set, and how to measure it (see [`Timeline::set_memory_limit`]).
+    memory_limit: Option<MemoryLimit>,
+    /// Set when the run stopped at its memory limit: what it held then.
+    memory_stop: Option<u64>,
+}
+
+/// A run's memory limit: bytes beyond `baseline`, as `probe` measures them.
+#[derive(Clone, Copy)]
+struct MemoryLimit {
+    limit: u64,
+    baseline: u64,
+    probe: fn() -> u64,
+}
+
+/// Why a run ended before its scenario's `run_until_ms`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// It recorded the most events one run may record here.
+    EventCap {
+        /// Simulated time of the last event.
+        at_ms: u64,
+        /// The cap.
+        events: u64,
+    },
+    /// It held the most memory one run may hold here
+    /// ([`Timeline::set_memory_limit`]).
+    Memory {
+        /// Simulated time of the last event.
+        at_ms: u64,
+        /// Events recorded.
+        events: u64,
+        /// Bytes held beyond what was held when the limit was set.
+        bytes: u64,
+    },
+    /// A timer spun at one instant without recording anything
+    /// ([`World::halted`] says how, in a sentence).
+    Halted(String),
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::EventCap { at_ms, events } => f.write_str(&cap_reached(*at_ms, *events)),
+            Stop::Memory { at_ms, events, bytes } => write!(
+                f,
+                "the simulation stopped at {at_ms} ms after {events} events: it held {} MB, the most one run may hold here",
+                bytes / 1_000_000
+            ),
+            Stop::Halted(why) => f.write_str(why),
+        }
+    }
 }
 
 impl Timeline {
@@ -111,6 +163,8 @@ impl Timeline {
             step_ends: Vec::new(),
             sampler: None,
             elections: Vec::new(),
+            memory_limit: None,
+            memory_stop: None,
         })
     }
 
@@ -127,6 +181,20 @@ impl Timeline {
     pub fn set_max_events(&mut self, n: u64) {
         self.max_events = n.min(MAX_EVENTS);
         self.head.set_budget(Some(self.max_events));
+    }
+
+    /// Stops the run once it holds more than `limit` bytes beyond what it
+    /// held now, as `probe` measures what the program holds (the page counts
+    /// its allocator's live bytes): the page keeps every event and its
+    /// checkpoints, and a large world reaches a tab's 4 GiB long before the
+    /// event cap. Checked after every step; the step that passes the limit
+    /// is kept, and takes no checkpoint.
+    pub fn set_memory_limit(&mut self, limit: u64, probe: fn() -> u64) {
+        self.memory_limit = Some(MemoryLimit {
+            limit,
+            baseline: probe(),
+            probe,
+        });
     }
 
     /// Samples the charted metrics ([`crate::metrics::CHARTS`]) every
@@ -171,11 +239,28 @@ impl Timeline {
     /// [`MAX_EVENTS`], or a timer spun at one instant without recording
     /// anything ([`World::halted`]). `None` while running or after a full run.
     pub fn stopped_early(&self) -> Option<String> {
+        self.stop().map(|s| s.to_string())
+    }
+
+    /// Why the run ended before `run_until_ms`, for a caller that words it
+    /// itself (the page, in two languages). `None` while running or after a
+    /// full run.
+    pub fn stop(&self) -> Option<Stop> {
         if let Some(why) = self.head.halted() {
-            return Some(why.to_string());
+            return Some(Stop::Halted(why.to_string()));
         }
-        (self.finished && self.trace.len() as u64 >= self.max_events)
-            .then(|| cap_reached(self.head.now(), self.max_events))
+        let (at_ms, events) = (self.head.now(), self.trace.len() as u64);
+        if let Some(bytes) = self.memory_stop {
+            return Some(Stop::Memory {
+                at_ms,
+                events,
+                bytes,
+            });
+        }
+        (self.finished && events >= self.max_events).then_some(Stop::EventCap {
+            at_ms,
+            events: self.max_events,
+        })
     }
 
     /// Every event so far, in order.
@@ -232,6 +317,14 @@ impl Timeline {
                     self.step_ends.resize(i / 64 + 1, 0);
                 }
                 self.step_ends[i / 64] |= 1 << (i % 64);
+            }
+            if let (false, Some(m)) = (self.finished, self.memory_limit) {
+                let held = (m.probe)().saturating_sub(m.baseline);
+                if held > m.limit {
+                    self.finished = true;
+                    self.memory_stop = Some(held);
+                    break;
+                }
             }
             let last = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
             if self.keep_checkpoints && !self.head.is_frozen() && n >= last + self.interval {
@@ -467,6 +560,69 @@ fn cap_reached(now_ms: u64, cap: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// A stand-in for the bytes a program holds: grows by 1,000 at
+        /// every look.
+        static HELD: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    fn growing() -> u64 {
+        HELD.with(|h| {
+            h.set(h.get() + 1000);
+            h.get()
+        })
+    }
+
+    /// A run past its memory limit stops after the step that passed it,
+    /// says so, and is the same run as far as it went: every event, and the
+    /// world at any of them.
+    #[test]
+    fn a_run_stops_at_its_memory_limit_and_is_the_same_run_so_far() {
+        let text = include_str!("../../../scenarios/leader-failover.json");
+        let scenario = || Scenario::from_json(text).unwrap();
+        let mut whole = Timeline::new(scenario()).unwrap();
+        whole.run_to_end();
+        assert_eq!(whole.stop(), None);
+        let mut t = Timeline::new(scenario()).unwrap();
+        // Held before the limit is set does not count: the probe's first
+        // look (the baseline) is 1,000 or more, whatever ran before.
+        t.set_memory_limit(50_000, growing);
+        let n = t.run_to_end();
+        // The baseline's look, then one after each step: the 51st look
+        // after it passes 50,000.
+        let Some(Stop::Memory {
+            events,
+            bytes,
+            at_ms,
+        }) = t.stop()
+        else {
+            panic!("stopped at the limit: {:?}", t.stop());
+        };
+        assert_eq!((events, bytes, at_ms), (n, 51_000, t.head().now()));
+        assert!(t.is_finished() && n < whole.len(), "{n} of {}", whole.len());
+        assert_eq!(t.boundary_at_or_before(n), n, "it stops after a whole step");
+        assert_eq!(t.events(), &whole.events()[..n as usize]);
+        assert_eq!(t.extend_to(n + 100), n, "a stopped run runs no further");
+        for i in [0, 1, n / 3, n / 2, n - 1, n] {
+            let (a, b) = (t.state_at(i), whole.state_at(i));
+            assert_eq!(
+                (a.events_emitted(), a.now(), a.pending_work()),
+                (b.events_emitted(), b.now(), b.pending_work()),
+                "the world after {i} events"
+            );
+        }
+        let said = t.stopped_early().unwrap();
+        assert!(
+            said.contains("held 0 MB") && said.contains(&format!("after {n} events")),
+            "{said}"
+        );
+        // A limit never reached changes nothing.
+        let mut roomy = Timeline::new(scenario()).unwrap();
+        roomy.set_memory_limit(u64::MAX, growing);
+        assert_eq!(roomy.run_to_end(), whole.len());
+        assert_eq!(roomy.stop(), None);
+    }
 
     /// Small worlds keep what the budget allows (up to 256); large ones at
     /// least 64 while those fit the ceiling; the largest as many as fit it,

@@ -131,6 +131,24 @@ const RULES: &[(&str, &str)] = &[
     ("watch: {} Deleted", "监听：{0} 已删除"),
     ("watch: {} ChildrenChanged", "监听：{0} 子节点变化"),
     ("watch: {} DataChanged", "监听：{0} 数据变化"),
+    // Why a run stopped early (`Timeline::stop`); what a stuck world says
+    // sits inside the first, so its phrases come after.
+    (
+        "the simulation stopped at {} ms: {} steps in a row at that instant recorded nothing ({}); a setting of 0 for an interval is the usual cause",
+        "模拟在 {0} ms 处停止：该时刻连续 {1} 步都没有记录任何事件（{2}）；通常是某个间隔被设成了 0",
+    ),
+    (
+        "the simulation stopped at {} ms after {} events, the most one run may record here",
+        "模拟在 {0} ms、第 {1} 个事件后停止：这是这里一次运行最多记录的事件数",
+    ),
+    (
+        "the simulation stopped at {} ms after {} events: it held {} MB, the most one run may hold here",
+        "模拟在 {0} ms、第 {1} 个事件后停止：它占用了 {2} MB 内存，这是这里一次运行最多能占用的内存",
+    ),
+    ("the {} timer of {} keeps firing at that instant", "{1} 的 {0} 定时器在该时刻不断触发"),
+    // (Inside the first's brackets: a leading hole would take all before.)
+    ("（{} requests to {} keep arriving at that instant", "（发往 {1} 的 {0} 请求在该时刻不断到达"),
+    ("nothing is left to run", "已没有要运行的工作"),
 ];
 
 /// A hole at the end of a template takes one token: up to a space or a
@@ -221,6 +239,23 @@ mod tests {
         assert_eq!(
             translate("Produce t-0, t-1 (acks=all, 74 bytes)"),
             "Produce t-0, t-1（acks=all，74 字节）"
+        );
+        // Why a run stopped early, with what a stuck timer says inside.
+        assert_eq!(
+            translate("the simulation stopped at 12 ms after 250000 events: it held 3221 MB, the most one run may hold here"),
+            "模拟在 12 ms、第 250000 个事件后停止：它占用了 3221 MB 内存，这是这里一次运行最多能占用的内存"
+        );
+        assert_eq!(
+            translate("the simulation stopped at 7 ms after 1000000 events, the most one run may record here"),
+            "模拟在 7 ms、第 1000000 个事件后停止：这是这里一次运行最多记录的事件数"
+        );
+        assert_eq!(
+            translate("the simulation stopped at 5 ms: 1000 steps in a row at that instant recorded nothing (the heartbeat timer of consumer c1 keeps firing at that instant); a setting of 0 for an interval is the usual cause"),
+            "模拟在 5 ms 处停止：该时刻连续 1000 步都没有记录任何事件（consumer c1 的 heartbeat 定时器在该时刻不断触发）；通常是某个间隔被设成了 0"
+        );
+        assert_eq!(
+            translate("the simulation stopped at 5 ms: 1000 steps in a row at that instant recorded nothing (Fetch requests to broker 1 keep arriving at that instant); a setting of 0 for an interval is the usual cause"),
+            "模拟在 5 ms 处停止：该时刻连续 1000 步都没有记录任何事件（发往 broker 1 的 Fetch 请求在该时刻不断到达）；通常是某个间隔被设成了 0"
         );
         // Nothing to translate: unchanged.
         assert_eq!(translate("broker 0 成为 leader"), "broker 0 成为 leader");
