@@ -384,6 +384,8 @@ pub(crate) struct Kernel {
     /// hash map (a sorted vector would shift them all on every request, and
     /// a tree's clone allocates every node).
     request_timers: crate::collections::FastMap<(NodeId, i32), (Millis, u64)>,
+    /// The last UpdateMetadata a broker applied, for the others to share.
+    pub(crate) metadata_share: Option<crate::broker::MetadataShare>,
 }
 
 impl Kernel {
@@ -407,6 +409,7 @@ impl Kernel {
             },
             incarnations: SortedMap::new(),
             request_timers: Default::default(),
+            metadata_share: None,
             sc,
         }
     }

@@ -48,15 +48,11 @@ impl BrokerCx<'_> {
                         .map(|_| ());
                 }
                 self.k.gate()?;
-                let br = self.me_mut();
+                let br = Arc::make_mut(self.me);
                 br.known_controller_epoch = controller_epoch;
                 br.metadata.controller_id = controller_id.0;
-                br.metadata.live_brokers = live_brokers;
-                let cache = Arc::make_mut(&mut br.metadata.partitions);
-                for p in partitions.iter() {
-                    cache.insert(p.tp.clone(), p.clone());
-                }
-                br.metadata.client_view = br.metadata.build_client_view(None);
+                br.metadata
+                    .update(live_brokers, partitions, &mut self.k.metadata_share);
                 // Metadata updates are frequent and change no replica: routine, no event.
                 Ok(())
             }

@@ -213,6 +213,39 @@ pub struct MetadataCache {
 }
 
 impl MetadataCache {
+    /// Applies an UpdateMetadata: its live brokers, and its partition
+    /// states over those known. Shares the cache `share` holds when that
+    /// came from the same request body applied to the same cache, and
+    /// leaves its own there for the next broker (see [`MetadataShare`]).
+    pub(crate) fn update(
+        &mut self,
+        live: Vec<BrokerId>,
+        states: Arc<[PartitionState]>,
+        share: &mut Option<MetadataShare>,
+    ) {
+        self.live_brokers = live;
+        if let Some(s) = share
+            .as_ref()
+            .filter(|s| share_metadata() && s.applies(&self.partitions, &states))
+        {
+            self.partitions = s.after.clone();
+            self.client_view = s.client_view.clone();
+            return;
+        }
+        let before = self.partitions.clone();
+        let cache = Arc::make_mut(&mut self.partitions);
+        for p in states.iter() {
+            cache.insert(p.tp.clone(), p.clone());
+        }
+        self.client_view = self.build_client_view(None);
+        *share = Some(MetadataShare {
+            before,
+            states,
+            after: self.partitions.clone(),
+            client_view: self.client_view.clone(),
+        });
+    }
+
     /// The MetadataResponse partitions for `topics` (all when `None`): a
     /// partition whose leader is not a live broker answers
     /// LEADER_NOT_AVAILABLE with leader -1.
@@ -237,6 +270,52 @@ impl MetadataCache {
             .collect();
         PartitionTable::new(partitions)
     }
+}
+
+/// The metadata cache the last UpdateMetadata a broker applied left it
+/// with, and what it was applied to. The controller sends one body to every
+/// broker, so brokers that had the same cache before (the same allocation,
+/// or none) end with the same one: the first to apply it builds it and the
+/// others share it (`MetadataCache::partitions` and `client_view`). At 100
+/// brokers and 10,000 partitions that was 100 copies of every broadcast, each
+/// built partition by partition. Nothing a learner or the trace sees
+/// changes: the cache holds what applying the request would give.
+#[derive(Clone)]
+pub(crate) struct MetadataShare {
+    pub(crate) before: Arc<SortedMap<TopicPartition, PartitionState>>,
+    pub(crate) states: Arc<[PartitionState]>,
+    pub(crate) after: Arc<SortedMap<TopicPartition, PartitionState>>,
+    pub(crate) client_view: PartitionTable,
+}
+
+impl MetadataShare {
+    /// Whether applying `states` to `cache` gives `after`: the same request
+    /// body (one allocation, kept alive here, so the address names it; one
+    /// broadcast's, so with the same live brokers) on the same cache (or
+    /// two empty ones).
+    pub(crate) fn applies(
+        &self,
+        cache: &Arc<SortedMap<TopicPartition, PartitionState>>,
+        states: &Arc<[PartitionState]>,
+    ) -> bool {
+        Arc::ptr_eq(&self.states, states)
+            && (Arc::ptr_eq(&self.before, cache) || (self.before.is_empty() && cache.is_empty()))
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by a test to build every broker's cache itself, as before sharing.
+    pub(crate) static NO_METADATA_SHARE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether brokers share what an UpdateMetadata broadcast builds (always,
+/// but in the test that compares it with building each).
+pub(crate) fn share_metadata() -> bool {
+    #[cfg(test)]
+    return !NO_METADATA_SHARE.with(|c| c.get());
+    #[cfg(not(test))]
+    true
 }
 
 /// A broker.
@@ -883,5 +962,110 @@ impl PartitionState {
     /// The leader, if any.
     pub fn leader_id(&self) -> Option<BrokerId> {
         (self.leader >= 0).then_some(BrokerId(self.leader))
+    }
+}
+
+#[cfg(test)]
+mod metadata_share_tests {
+    use super::NO_METADATA_SHARE;
+    use crate::{Scenario, World};
+    use std::sync::Arc;
+
+    /// Each broker's metadata cache, as allocations: how many distinct.
+    fn copies(w: &World) -> usize {
+        let mut ptrs: Vec<usize> = w
+            .brokers()
+            .values()
+            .map(|b| Arc::as_ptr(&b.metadata.partitions) as usize)
+            .collect();
+        ptrs.sort_unstable();
+        ptrs.dedup();
+        ptrs.len()
+    }
+
+    /// A share applies only to the same request body (the allocation, not
+    /// equal contents) and the same cache before (the allocation, or two
+    /// empty ones).
+    #[test]
+    fn a_share_applies_to_the_same_body_on_the_same_cache() {
+        use super::{MetadataShare, PartitionTable, SortedMap};
+        use crate::ids::{BrokerId, TopicPartition};
+        use crate::msg::PartitionState;
+        let state = |leader| PartitionState {
+            tp: TopicPartition::new("t", 0),
+            controller_epoch: 1,
+            leader,
+            leader_epoch: 0,
+            isr: vec![BrokerId(leader)],
+            partition_epoch: 0,
+            replicas: vec![BrokerId(leader)],
+            is_new: true,
+        };
+        let states: Arc<[PartitionState]> = Arc::from(vec![state(0)]);
+        let mut full = SortedMap::new();
+        full.insert(TopicPartition::new("t", 0), state(1));
+        let (empty, full) = (Arc::new(SortedMap::new()), Arc::new(full));
+        let share = |before: &Arc<SortedMap<TopicPartition, PartitionState>>| MetadataShare {
+            before: before.clone(),
+            states: states.clone(),
+            after: Arc::new(SortedMap::new()),
+            client_view: PartitionTable::default(),
+        };
+        let (from_full, from_empty) = (share(&full), share(&empty));
+        assert!(from_full.applies(&full, &states));
+        assert!(from_empty.applies(&Arc::new(SortedMap::new()), &states));
+        // An equal cache in another allocation: not known to be the same.
+        assert!(!from_full.applies(&Arc::new((*full).clone()), &states));
+        assert!(!from_full.applies(&empty, &states));
+        assert!(!from_empty.applies(&full, &states));
+        let equal_body: Arc<[PartitionState]> = Arc::from(vec![state(0)]);
+        assert!(!from_full.applies(&full, &equal_body));
+    }
+
+    /// Sharing what an UpdateMetadata broadcast builds changes nothing a
+    /// learner or the trace sees: run with it and without it, the same
+    /// events step by step, and every broker's cache and client view equal
+    /// (checked every `every` steps); with it, the brokers hold fewer copies.
+    #[test]
+    fn brokers_share_what_a_broadcast_builds_and_nothing_else_changes() {
+        let scale = crate::scenario::scale::scale(300, 1, 4);
+        for (text, every, most) in [
+            (
+                include_str!("../../../../scenarios/leader-failover.json"),
+                1,
+                u32::MAX,
+            ),
+            (
+                include_str!("../../../../scenarios/group-rebalance.json"),
+                1,
+                u32::MAX,
+            ),
+            (scale.as_str(), 500, 20_000),
+        ] {
+            let sc = Arc::new(Scenario::from_json(text).unwrap());
+            let (mut shared, mut each) = (World::new(sc.clone()), World::new(sc));
+            let (mut fewer, mut steps) = (0, 0);
+            loop {
+                let ran = shared.step();
+                NO_METADATA_SHARE.with(|c| c.set(true));
+                let ran_each = each.step();
+                NO_METADATA_SHARE.with(|c| c.set(false));
+                assert_eq!(ran, ran_each);
+                assert_eq!(shared.drain_events(), each.drain_events(), "step {steps}");
+                steps += 1;
+                if steps % every == 0 || !ran {
+                    for (id, b) in shared.brokers().iter() {
+                        let b2 = &each.brokers()[id];
+                        assert_eq!(b.metadata, b2.metadata, "broker {id:?} at step {steps}");
+                    }
+                    fewer += usize::from(copies(&shared) < copies(&each));
+                }
+                if !ran || steps >= most {
+                    break;
+                }
+            }
+            assert!(fewer > 0, "the brokers shared no cache");
+            assert!(copies(&each) > 1 && copies(&shared) < copies(&each));
+        }
     }
 }
