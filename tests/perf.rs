@@ -392,7 +392,7 @@ async fn the_largest_world_stops_at_the_memory_limit_and_the_tab_goes_on() {
     }
     let notice = q(&root, "#stopped-early").text_content().unwrap();
     assert!(
-        notice.contains("the most one run may hold here"),
+        notice.contains("MB of it for this run, the most it may hold here"),
         "stopped at the memory limit: {notice}"
     );
     assert!(

@@ -29,7 +29,7 @@ fn main() {
     let mut t = Timeline::new(sc).expect("valid");
     t.set_max_events(cap);
     if let Some(mb) = memory_mb {
-        t.set_memory_limit(mb * 1_000_000, resident_bytes);
+        t.set_memory_limit(mb * 1_000_000, u64::MAX, resident_bytes);
     }
     if metrics {
         t.sample_metrics(kafka_sim::metrics::Sampler::interval_for(

@@ -114,7 +114,7 @@ pub use event::{Event, EventKind};
 pub use ids::{BrokerId, NodeId, TopicPartition};
 pub use scenario::Scenario;
 pub use sim::World;
-pub use timeline::{Stop, Timeline};
+pub use timeline::Timeline;
 
 /// A panic's message and where it happened, in one line: what the CLI and
 /// the page print when a bug stops them (instead of a backtrace or a dead

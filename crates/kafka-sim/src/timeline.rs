@@ -87,58 +87,23 @@ pub struct Timeline {
     /// election panel shows the latest before the cursor, and a scan back
     /// for it crossed the whole trace on a large cluster at every step.
     elections: Vec<u64>,
-    /// The most memory the run may hold, beyond what was held when it was
-    /// set, and how to measure it (see [`Timeline::set_memory_limit`]).
+    /// The most memory the run may take and the program may hold, and how
+    /// to measure it (see [`Timeline::set_memory_limit`]).
     memory_limit: Option<MemoryLimit>,
-    /// Set when the run stopped at its memory limit: what it held then.
-    memory_stop: Option<u64>,
+    /// Set when the run stopped at a memory limit: (what the program held,
+    /// what this run's growth was).
+    memory_stop: Option<(u64, u64)>,
 }
 
-/// A run's memory limit: bytes beyond `baseline`, as `probe` measures them.
+/// A run's memory limits, as `probe` measures what the program holds: its
+/// own growth (beyond `baseline`, what was held when the limit was set) and
+/// the program's whole.
 #[derive(Clone, Copy)]
 struct MemoryLimit {
-    limit: u64,
+    own: u64,
+    total: u64,
     baseline: u64,
     probe: fn() -> u64,
-}
-
-/// Why a run ended before its scenario's `run_until_ms`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stop {
-    /// It recorded the most events one run may record here.
-    EventCap {
-        /// Simulated time of the last event.
-        at_ms: u64,
-        /// The cap.
-        events: u64,
-    },
-    /// It held the most memory one run may hold here
-    /// ([`Timeline::set_memory_limit`]).
-    Memory {
-        /// Simulated time of the last event.
-        at_ms: u64,
-        /// Events recorded.
-        events: u64,
-        /// Bytes held beyond what was held when the limit was set.
-        bytes: u64,
-    },
-    /// A timer spun at one instant without recording anything
-    /// ([`World::halted`] says how, in a sentence).
-    Halted(String),
-}
-
-impl std::fmt::Display for Stop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Stop::EventCap { at_ms, events } => f.write_str(&cap_reached(*at_ms, *events)),
-            Stop::Memory { at_ms, events, bytes } => write!(
-                f,
-                "the simulation stopped at {at_ms} ms after {events} events: it held {} MB, the most one run may hold here",
-                bytes / 1_000_000
-            ),
-            Stop::Halted(why) => f.write_str(why),
-        }
-    }
 }
 
 impl Timeline {
@@ -183,15 +148,18 @@ impl Timeline {
         self.head.set_budget(Some(self.max_events));
     }
 
-    /// Stops the run once it holds more than `limit` bytes beyond what it
-    /// held now, as `probe` measures what the program holds (the page counts
-    /// its allocator's live bytes): the page keeps every event and its
-    /// checkpoints, and a large world reaches a tab's 4 GiB long before the
-    /// event cap. Checked after every step; the step that passes the limit
-    /// is kept, and takes no checkpoint.
-    pub fn set_memory_limit(&mut self, limit: u64, probe: fn() -> u64) {
+    /// Stops the run once it has grown by more than `own` bytes since now,
+    /// or the program holds more than `total`, as `probe` measures what the
+    /// program holds (the page counts its allocator's bytes). The page keeps
+    /// every event and its checkpoints, and a large world reaches a tab's
+    /// 4 GiB long before the event cap; `total` covers two runs alive at
+    /// once (a branch replaying a large run, a scenario opened while the
+    /// last one is still held). Checked after every step; the step that
+    /// passes a limit is kept, and takes no checkpoint.
+    pub fn set_memory_limit(&mut self, own: u64, total: u64, probe: fn() -> u64) {
         self.memory_limit = Some(MemoryLimit {
-            limit,
+            own,
+            total,
             baseline: probe(),
             probe,
         });
@@ -236,31 +204,22 @@ impl Timeline {
     }
 
     /// Why the run ended before `run_until_ms`, in a sentence: it reached
-    /// [`MAX_EVENTS`], or a timer spun at one instant without recording
-    /// anything ([`World::halted`]). `None` while running or after a full run.
+    /// its event cap or a memory limit ([`Timeline::set_memory_limit`]), or
+    /// a timer spun at one instant without recording anything
+    /// ([`World::halted`]). `None` while running or after a full run.
     pub fn stopped_early(&self) -> Option<String> {
-        self.stop().map(|s| s.to_string())
-    }
-
-    /// Why the run ended before `run_until_ms`, for a caller that words it
-    /// itself (the page, in two languages). `None` while running or after a
-    /// full run.
-    pub fn stop(&self) -> Option<Stop> {
         if let Some(why) = self.head.halted() {
-            return Some(Stop::Halted(why.to_string()));
+            return Some(why.to_string());
         }
-        let (at_ms, events) = (self.head.now(), self.trace.len() as u64);
-        if let Some(bytes) = self.memory_stop {
-            return Some(Stop::Memory {
-                at_ms,
-                events,
-                bytes,
-            });
+        let (now, events) = (self.head.now(), self.trace.len() as u64);
+        if let Some((total, own)) = self.memory_stop {
+            return Some(format!(
+                "the simulation stopped at {now} ms after {events} events: the page held {} MB, {} MB of it for this run, the most it may hold here",
+                total / 1_000_000,
+                own / 1_000_000
+            ));
         }
-        (self.finished && events >= self.max_events).then_some(Stop::EventCap {
-            at_ms,
-            events: self.max_events,
-        })
+        (self.finished && events >= self.max_events).then(|| cap_reached(now, self.max_events))
     }
 
     /// Every event so far, in order.
@@ -319,10 +278,11 @@ impl Timeline {
                 self.step_ends[i / 64] |= 1 << (i % 64);
             }
             if let (false, Some(m)) = (self.finished, self.memory_limit) {
-                let held = (m.probe)().saturating_sub(m.baseline);
-                if held > m.limit {
+                let total = (m.probe)();
+                let own = total.saturating_sub(m.baseline);
+                if own > m.own || total > m.total {
                     self.finished = true;
-                    self.memory_stop = Some(held);
+                    self.memory_stop = Some((total, own));
                     break;
                 }
             }
@@ -583,23 +543,16 @@ mod tests {
         let scenario = || Scenario::from_json(text).unwrap();
         let mut whole = Timeline::new(scenario()).unwrap();
         whole.run_to_end();
-        assert_eq!(whole.stop(), None);
+        assert_eq!(whole.stopped_early(), None);
+        // This run's growth: what was held before the limit was set does
+        // not count (the probe's first look, the baseline, is 1,000).
+        HELD.with(|h| h.set(0));
         let mut t = Timeline::new(scenario()).unwrap();
-        // Held before the limit is set does not count: the probe's first
-        // look (the baseline) is 1,000 or more, whatever ran before.
-        t.set_memory_limit(50_000, growing);
+        t.set_memory_limit(50_000, u64::MAX, growing);
         let n = t.run_to_end();
-        // The baseline's look, then one after each step: the 51st look
-        // after it passes 50,000.
-        let Some(Stop::Memory {
-            events,
-            bytes,
-            at_ms,
-        }) = t.stop()
-        else {
-            panic!("stopped at the limit: {:?}", t.stop());
-        };
-        assert_eq!((events, bytes, at_ms), (n, 51_000, t.head().now()));
+        // The baseline's look, then one after each step: the 51st after it
+        // passes 50,000 of growth.
+        assert_eq!(t.memory_stop, Some((52_000, 51_000)));
         assert!(t.is_finished() && n < whole.len(), "{n} of {}", whole.len());
         assert_eq!(t.boundary_at_or_before(n), n, "it stops after a whole step");
         assert_eq!(t.events(), &whole.events()[..n as usize]);
@@ -613,15 +566,29 @@ mod tests {
             );
         }
         let said = t.stopped_early().unwrap();
+        let at = format!("stopped at {} ms after {n} events", t.head().now());
         assert!(
-            said.contains("held 0 MB") && said.contains(&format!("after {n} events")),
+            said.contains(&at) && said.contains("held 0 MB, 0 MB of it"),
+            "{said}"
+        );
+        // The program's whole: 5 GB held elsewhere, a total limit 50,000
+        // above it stops this run after 50 steps of its own.
+        HELD.with(|h| h.set(5_000_000_000));
+        let mut t = Timeline::new(scenario()).unwrap();
+        t.set_memory_limit(u64::MAX, 5_000_050_000, growing);
+        let n = t.run_to_end();
+        assert_eq!(t.memory_stop, Some((5_000_051_000, 50_000)));
+        assert_eq!(t.events(), &whole.events()[..n as usize]);
+        let said = t.stopped_early().unwrap();
+        assert!(
+            said.contains("the page held 5000 MB, 0 MB of it for this run"),
             "{said}"
         );
         // A limit never reached changes nothing.
         let mut roomy = Timeline::new(scenario()).unwrap();
-        roomy.set_memory_limit(u64::MAX, growing);
+        roomy.set_memory_limit(u64::MAX, u64::MAX, growing);
         assert_eq!(roomy.run_to_end(), whole.len());
-        assert_eq!(roomy.stop(), None);
+        assert_eq!(roomy.stopped_early(), None);
     }
 
     /// Small worlds keep what the budget allows (up to 256); large ones at
