@@ -119,8 +119,9 @@ impl Player {
     }
 
     /// Why the scenario stopped before its `run_until_ms`, once the player
-    /// has reached that point: [`PAGE_MAX_EVENTS`], [`PAGE_MAX_BYTES`], or a
-    /// timer that spun at one instant (see `Timeline::stopped_early`).
+    /// has reached that point: [`PAGE_MAX_EVENTS`], [`PAGE_MAX_BYTES`] or
+    /// [`PAGE_MAX_TOTAL_BYTES`], or a timer that spun at one instant (see
+    /// `Timeline::stopped_early`).
     pub fn stopped_early(&self) -> Option<String> {
         self.timeline.stopped_early()
     }
@@ -129,6 +130,7 @@ impl Player {
     /// are [`PAGE_MAX_BYTES`] and [`PAGE_MAX_TOTAL_BYTES`], measured by
     /// `crate::alloc`; natively that count is not installed, so a test
     /// brings its own).
+    #[cfg(test)]
     pub fn set_memory_limit(&mut self, own: u64, total: u64, probe: fn() -> u64) {
         self.timeline.set_memory_limit(own, total, probe);
     }
