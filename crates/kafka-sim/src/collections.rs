@@ -68,6 +68,134 @@ pub struct SortedMap<K, V> {
     entries: Vec<(K, V)>,
 }
 
+/// A [`SortedMap`] that remembers where its last lookup found its key, and
+/// tries there first: for the large maps that one message looks up again and
+/// again. A broker's partitions and logs are two: a follower's fetch reads
+/// one partition's entries nine times in a row (recording the follower,
+/// the ISR, the high watermark, the read). At 100 brokers and 10,000
+/// partitions, each a binary search over some 300 entries, lookups were a
+/// fifth of a run (`kafka-sim digest`); with the hint on these two maps the
+/// run took 6.07 s of CPU against 6.25 s (least of three, `opt-level = "z"`).
+/// Only these maps have it: a hint on every map cost the page 3.6 KB gzipped.
+///
+/// Reads through `Deref` (iteration, ranges) and changes through `DerefMut`
+/// are the [`SortedMap`]'s; the hint is only ever a guess, checked against
+/// the key before it is used, so a change that moves entries cannot mislead
+/// it.
+pub struct HintedMap<K, V> {
+    map: SortedMap<K, V>,
+    // Atomic only to be `Sync` (a world is shared between threads in tests);
+    // relaxed loads and stores are plain ones.
+    hint: std::sync::atomic::AtomicUsize,
+}
+
+impl<K, V> Default for HintedMap<K, V> {
+    fn default() -> Self {
+        HintedMap {
+            map: SortedMap::new(),
+            hint: Default::default(),
+        }
+    }
+}
+
+impl<K: Clone, V: Clone> Clone for HintedMap<K, V> {
+    fn clone(&self) -> Self {
+        HintedMap {
+            map: self.map.clone(),
+            hint: self.hint().into(),
+        }
+    }
+}
+
+impl<K: PartialEq, V: PartialEq> PartialEq for HintedMap<K, V> {
+    fn eq(&self, o: &Self) -> bool {
+        self.map == o.map
+    }
+}
+
+impl<K, V> std::ops::Deref for HintedMap<K, V> {
+    type Target = SortedMap<K, V>;
+    fn deref(&self) -> &SortedMap<K, V> {
+        &self.map
+    }
+}
+
+impl<K, V> std::ops::DerefMut for HintedMap<K, V> {
+    fn deref_mut(&mut self) -> &mut SortedMap<K, V> {
+        &mut self.map
+    }
+}
+
+impl<K, V> HintedMap<K, V> {
+    fn hint(&self) -> usize {
+        self.hint.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl<K: Ord, V> HintedMap<K, V> {
+    /// The position of `key`: where the last lookup found its key if the
+    /// key is there, else by binary search.
+    fn find(&self, key: &K) -> Option<usize> {
+        let h = self.hint();
+        if self.map.entries.get(h).is_some_and(|(k, _)| k == key) {
+            return Some(h);
+        }
+        let i = self.map.find(key).ok()?;
+        self.hint.store(i, std::sync::atomic::Ordering::Relaxed);
+        Some(i)
+    }
+    /// The value at `key`.
+    pub fn get(&self, key: &K) -> Option<&V> {
+        self.find(key).map(|i| &self.map.entries[i].1)
+    }
+    /// The value at `key`, changeable.
+    pub fn get_mut(&mut self, key: &K) -> Option<&mut V> {
+        self.find(key).map(|i| &mut self.map.entries[i].1)
+    }
+    /// Whether `key` has an entry.
+    pub fn contains_key(&self, key: &K) -> bool {
+        self.find(key).is_some()
+    }
+}
+
+impl<K: Ord, V> Index<&K> for HintedMap<K, V> {
+    type Output = V;
+    fn index(&self, key: &K) -> &V {
+        self.get(key).expect("no entry found for key")
+    }
+}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for HintedMap<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.map.fmt(f)
+    }
+}
+
+impl<K: Ord, V> FromIterator<(K, V)> for HintedMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        HintedMap {
+            map: iter.into_iter().collect(),
+            hint: Default::default(),
+        }
+    }
+}
+
+impl<'a, K, V> IntoIterator for &'a HintedMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = Iter<'a, K, V>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.map.iter()
+    }
+}
+
+impl<'a, K, V> IntoIterator for &'a mut HintedMap<K, V> {
+    type Item = (&'a K, &'a mut V);
+    type IntoIter = IterMut<'a, K, V>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.map.iter_mut()
+    }
+}
+
 /// A set ordered by value, stored as a sorted vector.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SortedSet<T> {
@@ -795,17 +923,57 @@ mod tests {
     use super::*;
     use std::collections::{BTreeMap, BTreeSet};
 
-    /// A random walk of inserts, removes, entries and range reads, on both a
-    /// `BTreeMap` and a `SortedMap`: every read must agree.
-    #[test]
-    fn behaves_as_btreemap_and_btreeset() {
-        let mut x: u64 = 11;
-        let mut rnd = |n: u64| {
+    /// A small seeded generator: `rnd(n)` is in `0..n`.
+    fn lcg(mut x: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (x >> 33) % n
-        };
+        }
+    }
+
+    /// A random walk of changes through `DerefMut` (which move entries under
+    /// the hint) and lookups that repeat a key or move on, on a `BTreeMap`
+    /// and a `HintedMap`: every lookup must agree, hint or not.
+    #[test]
+    fn a_hinted_map_reads_as_a_btreemap_after_entries_move() {
+        let mut rnd = lcg(7);
+        let mut a: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut h: HintedMap<u64, u64> = (0..40).map(|k| (k * 3, k)).collect();
+        a.extend((0..40).map(|k| (k * 3, k)));
+        let mut hits = 0;
+        for step in 0..20_000u64 {
+            let k = rnd(150);
+            match rnd(6) {
+                0 => assert_eq!(a.insert(k, step), h.insert(k, step)),
+                1 => assert_eq!(a.remove(&k), h.remove(&k)),
+                2 => {
+                    if let (Some(x), Some(y)) = (a.get_mut(&k), h.get_mut(&k)) {
+                        *x += 1;
+                        *y += 1;
+                    }
+                }
+                _ => {}
+            }
+            // The same key again (the hint's case), then a neighbour.
+            for q in [k, k, k + 1] {
+                let hinted = h.hint() < h.len() && h.map.entries[h.hint()].0 == q;
+                hits += usize::from(hinted);
+                assert_eq!(a.get(&q), h.get(&q), "step {step}, key {q}");
+                assert_eq!(a.contains_key(&q), h.contains_key(&q));
+            }
+            assert!(a.iter().eq(h.iter()));
+        }
+        // The hint was used, not only checked.
+        assert!(hits > 10_000, "{hits}");
+    }
+
+    /// A random walk of inserts, removes, entries and range reads, on both a
+    /// `BTreeMap` and a `SortedMap`: every read must agree.
+    #[test]
+    fn behaves_as_btreemap_and_btreeset() {
+        let mut rnd = lcg(11);
         let mut a: BTreeMap<u64, u64> = BTreeMap::new();
         let mut b: SortedMap<u64, u64> = SortedMap::new();
         let mut sa: BTreeSet<u64> = BTreeSet::new();

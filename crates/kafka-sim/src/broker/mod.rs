@@ -38,7 +38,7 @@
 //! fetch path; `isr.rs` is `Partition`'s HW and ISR work; `fetcher.rs` is
 //! the `ReplicaFetcherThread`; `log_manager.rs` is `LogManager`.
 
-use crate::collections::{SortedMap, SortedSet};
+use crate::collections::{HintedMap, SortedMap, SortedSet};
 use crate::config::LogConfig;
 use crate::controller::ControllerContext;
 use crate::event::EventId;
@@ -337,11 +337,11 @@ pub struct Broker {
     /// The broker's disk (survives restarts).
     pub disk: MemStorage,
     /// Partition logs on disk (survive restarts).
-    pub logs: SortedMap<TopicPartition, Log>,
+    pub logs: HintedMap<TopicPartition, Log>,
     /// `replication-offset-checkpoint` (survives restarts).
     pub hw_checkpoint: SortedMap<TopicPartition, i64>,
     /// The partitions it holds a replica of, in memory.
-    pub partitions: SortedMap<TopicPartition, Partition>,
+    pub partitions: HintedMap<TopicPartition, Partition>,
     /// What it serves to clients (`MetadataCache`).
     pub metadata: MetadataCache,
     /// The controller's state, while it is the controller.
@@ -397,9 +397,9 @@ impl Broker {
             shutting_down: false,
             shutdown_attempts: 0,
             disk: MemStorage::default(),
-            logs: SortedMap::new(),
+            logs: HintedMap::default(),
             hw_checkpoint: SortedMap::new(),
-            partitions: SortedMap::new(),
+            partitions: HintedMap::default(),
             metadata: MetadataCache {
                 controller_id: -1,
                 ..Default::default()
