@@ -1,6 +1,6 @@
 //! Rendering and seeking speed in headless Chromium, reported (not asserted:
 //! tests must not fail on a slow machine). Run with
-//! `cargo test -p kafka-visualiser --target wasm32-unknown-unknown --release --test perf -- --nocapture`
+//! `cargo test -p kafka-visualiser --target wasm32-unknown-unknown --profile page --test perf -- --nocapture`
 //! for figures comparable with the page (the suite runs it unoptimised).
 #![cfg(target_arch = "wasm32")]
 
@@ -270,7 +270,7 @@ async fn render_time_with_hundreds_of_messages_in_flight() {
 /// scenarios `examples/scale.rs` runs natively). The page keeps at most
 /// `PAGE_MAX_EVENTS` events, so the bigger runs stop there, saying so.
 /// Ignored in the suite (minutes unoptimised); run it with
-/// `cargo test -p kafka-visualiser --target wasm32-unknown-unknown --release --test perf -- --include-ignored --nocapture`.
+/// `cargo test -p kafka-visualiser --target wasm32-unknown-unknown --profile page --test perf -- --include-ignored --nocapture`.
 #[wasm_bindgen_test]
 #[ignore]
 async fn scale_scenarios_in_the_page() {
