@@ -510,7 +510,10 @@ pub enum Message {
     LeaderAndIsr {
         controller_id: BrokerId,
         controller_epoch: i32,
-        partitions: Vec<PartitionState>,
+        /// A partition's state is one allocation shared by the requests to
+        /// all its replicas: the controller's batch adds the same state to
+        /// each replica's request (`addLeaderAndIsrRequestForBrokers`).
+        partitions: Vec<Arc<PartitionState>>,
     },
     LeaderAndIsrResponse {
         controller_epoch: i32,

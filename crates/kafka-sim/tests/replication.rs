@@ -990,3 +990,31 @@ fn ran_to_end(name: &str) -> kafka_sim::Timeline {
     t.run_to_end();
     t
 }
+
+/// The controller adds one partition's state to the LeaderAndIsr request of
+/// each of its replicas (`addLeaderAndIsrRequestForBrokers`): the requests
+/// share that state, one allocation per partition, not one per replica.
+#[test]
+fn leader_and_isr_requests_share_each_partitions_state() {
+    use kafka_sim::msg::{Message, PartitionState};
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+    let t = run(r#"{"seed": 3, "run_until_ms": 500,
+        "cluster": {"brokers": [0, 1, 2, 3, 4]},
+        "topics": [{"name": "t", "partitions": 40, "replication.factor": 3}]}"#);
+    let mut states: BTreeMap<TopicPartition, Vec<Arc<PartitionState>>> = BTreeMap::new();
+    for e in t.events() {
+        if let EventKind::MessageSent { message, .. } = &e.kind {
+            if let Message::LeaderAndIsr { partitions, .. } = &**message {
+                for p in partitions.iter().filter(|p| p.tp.topic.as_ref() == "t") {
+                    states.entry(p.tp.clone()).or_default().push(Arc::clone(p));
+                }
+            }
+        }
+    }
+    assert_eq!(states.len(), 40);
+    for (tp, s) in &states {
+        assert_eq!(s.len(), 3, "{tp}: one request per replica");
+        assert!(s.iter().all(|x| Arc::ptr_eq(x, &s[0])), "{tp}: copies");
+    }
+}

@@ -436,7 +436,7 @@ pub(crate) struct LeaderAndIsrWork {
     b: BrokerId,
     controller_id: BrokerId,
     controller_epoch: i32,
-    parts: std::collections::VecDeque<PartitionState>,
+    parts: std::collections::VecDeque<Arc<PartitionState>>,
     results: Vec<(TopicPartition, Option<ErrorCode>)>,
 }
 
@@ -477,6 +477,20 @@ pub(crate) enum Continuation {
     /// (`onNewPartitionCreation`), a broker change or controlled shutdown
     /// election by election, then the batch of requests (`controller/`).
     Controller(crate::controller::ControllerWork),
+}
+
+impl Continuation {
+    /// A rough size of a clone, for `World::approx_clone_bytes`: a
+    /// checkpoint taken while a handler goes on copies what it has left.
+    pub(crate) fn approx_bytes(&self) -> u64 {
+        match self {
+            Continuation::LeaderAndIsr(k) => {
+                // The states are shared with the request; the rest is copied.
+                (k.parts.len() * 8 + k.results.len() * 32) as u64
+            }
+            Continuation::Controller(k) => k.approx_bytes(),
+        }
+    }
 }
 
 impl<'a> BrokerCx<'a> {

@@ -13,7 +13,7 @@ impl BrokerCx<'_> {
         &mut self,
         controller_id: BrokerId,
         controller_epoch: i32,
-        parts: Vec<PartitionState>,
+        parts: Vec<Arc<PartitionState>>,
     ) -> Step {
         let b = self.id;
         let known = self.me().known_controller_epoch;

@@ -90,9 +90,15 @@ pub struct ControllerContext {
 /// Requests to send once a decision is written (`ControllerBrokerRequestBatch`).
 #[derive(Clone, Default)]
 pub(crate) struct Batch {
-    leader_and_isr: SortedMap<BrokerId, Vec<PartitionState>>,
+    leader_and_isr: SortedMap<BrokerId, Vec<Arc<PartitionState>>>,
     metadata: SortedSet<TopicPartition>,
     all_metadata: bool,
+    /// The state last added, to share with the next replica's request when
+    /// it is the same (the callers add one partition's state to each of its
+    /// replicas in turn). At 1,000 brokers and replication factor 30, a batch
+    /// creating 29,950 partitions held 900,000 states of 30-broker lists,
+    /// copied into every checkpoint taken while the controller worked.
+    last: Option<Arc<PartitionState>>,
 }
 
 impl Batch {
@@ -158,6 +164,19 @@ impl ControllerWork {
     /// The controller doing the work.
     pub(crate) fn broker(&self) -> BrokerId {
         self.c
+    }
+
+    /// A rough size of a clone: its work list (an item with its replica
+    /// list), and its batch's entries (the states they point to are shared
+    /// between clones).
+    pub(crate) fn approx_bytes(&self) -> u64 {
+        let requests: usize = self
+            .batch
+            .leader_and_isr
+            .values()
+            .map(|v| 24 + v.len() * 8)
+            .sum();
+        (self.ops.len() * 96 + requests + self.batch.metadata.len() * 24) as u64
     }
 }
 
@@ -383,6 +402,11 @@ impl BrokerCx<'_> {
         is_new: bool,
     ) {
         let s = self.partition_state_msg(tp, is_new);
+        let s = match batch.last.take() {
+            Some(last) if *last == s => last,
+            _ => Arc::new(s),
+        };
+        batch.last = Some(Arc::clone(&s));
         let v = batch.leader_and_isr.entry(to).or_default();
         v.retain(|x| &x.tp != tp);
         v.push(s);

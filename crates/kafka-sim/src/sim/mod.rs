@@ -150,7 +150,9 @@ impl World {
     /// A rough size of a clone of this world in bytes (shared segment pages
     /// excluded), used to bound the timeline's checkpoint memory: the
     /// brokers' partitions and replicas, the queued work, and the metrics
-    /// recorder (which at 100 brokers and 1,600 consumers is megabytes).
+    /// recorder (which at 100 brokers and 1,600 consumers is megabytes),
+    /// and what a handler that goes on over steps has left (a controller
+    /// creating 29,950 partitions holds its work list and batch).
     /// A queued item counts 48 bytes, not its size: the items due at one
     /// instant share one bucket with clones until the head changes it. (At
     /// 40 groups of 40, 276,000 items queued, a checkpoint costs about 22 MB
@@ -166,6 +168,10 @@ impl World {
             + partitions * 400
             + self.k.queue.len() as u64 * 48
             + self.metrics.approx_bytes()
+            + self
+                .continuation
+                .as_ref()
+                .map_or(0, |(c, _)| c.approx_bytes())
     }
 
     /// Items of work queued: messages in flight, timers set, commands to come.
