@@ -352,18 +352,23 @@ async fn scale_scenarios_in_the_page() {
     }
 }
 
-/// A world within every scenario limit that no tab could hold: 1,000
-/// brokers, 29,950 partitions at replication factor 30, 40 groups of 40.
-/// Natively its run holds 6.1 GB by 39,416 events, while the controller is
-/// still creating the topics (`examples/timeline_limits ... memory=6000`).
-/// The page stops it at `PAGE_MAX_BYTES` and says so, and the tab goes on:
-/// seeks, steps. Reports where it stopped, what it held and the wasm
-/// memory. Ignored in the suite (minutes); run as
+/// The largest world within every scenario limit: 1,000 brokers, 29,950
+/// partitions at replication factor 30, 40 groups of 40. Until the
+/// controller's batch shared each partition's state between its replicas'
+/// requests, its run held 6.1 GB natively by 39,416 events (every checkpoint
+/// taken while the controller created the topics copied 900,000 states),
+/// and the page stopped it at `PAGE_MAX_BYTES`. Now it should run to the
+/// page's event cap; either way the page must stay within its limits, say
+/// why the run ended, and go on: seeks, steps. Reports where it stopped,
+/// what it held and the wasm memory. Ignored in the suite (minutes); run as
 /// `scale_scenarios_in_the_page` is.
 #[wasm_bindgen_test]
 #[ignore]
-async fn the_largest_world_stops_at_the_memory_limit_and_the_tab_goes_on() {
-    use kafka_visualiser::{alloc::held_bytes, player::PAGE_MAX_BYTES};
+async fn the_largest_world_stays_within_the_page_limits_and_the_tab_goes_on() {
+    use kafka_visualiser::{
+        alloc::held_bytes,
+        player::{PAGE_MAX_BYTES, PAGE_MAX_TOTAL_BYTES},
+    };
     let mut scenario: serde_json::Value =
         serde_json::from_str(&kafka_sim::scenario::scale::scale(29_950, 40, 40)).unwrap();
     scenario["cluster"]["brokers"] = (0..1000).collect::<Vec<u32>>().into();
@@ -392,13 +397,13 @@ async fn the_largest_world_stops_at_the_memory_limit_and_the_tab_goes_on() {
     }
     let notice = q(&root, "#stopped-early").text_content().unwrap();
     assert!(
-        notice.contains("MB of it for this run, the most it may hold here"),
-        "stopped at the memory limit: {notice}"
+        notice.contains("the most it may hold here")
+            || notice.contains("the most one run may record here")
+                && events >= kafka_visualiser::player::PAGE_MAX_EVENTS,
+        "stopped at a limit, and says which: {notice} ({events} events)"
     );
-    assert!(
-        events < kafka_visualiser::player::PAGE_MAX_EVENTS,
-        "{events}"
-    );
+    // The step that passes the limit is kept, so allow one step's growth.
+    assert!(most_held <= PAGE_MAX_TOTAL_BYTES + (64 << 20), "{most_held}");
     let (seek_avg, worst) = random_seeks(&root, 11, 5, events).await;
     most_held = most_held.max(held_bytes());
     let mut step_worst: f64 = 0.0;
@@ -408,7 +413,7 @@ async fn the_largest_world_stops_at_the_memory_limit_and_the_tab_goes_on() {
     most_held = most_held.max(held_bytes());
     let memory = wasm_memory();
     console_log!(
-        "1,000 brokers, 29,950 partitions at RF 30, 40 groups of 40: mount {mounted:.0} ms; the run stopped at {events} events after {first:.0} ms: {notice:?}; seek to a random step {seek_avg:.0} ms on average, worst {worst:.0} ms; step + render worst {step_worst:.0} ms; held at most {} MB beyond the {} MB before (limit {} MB); wasm memory {} MB",
+        "1,000 brokers, 29,950 partitions at RF 30, 40 groups of 40: mount {mounted:.0} ms; the run ended at {events} events after {first:.0} ms: {notice:?}; seek to a random step {seek_avg:.0} ms on average, worst {worst:.0} ms; step + render worst {step_worst:.0} ms; held at most {} MB beyond the {} MB before (limit {} MB); wasm memory {} MB",
         most_held.saturating_sub(before) / 1_000_000,
         before / 1_000_000,
         PAGE_MAX_BYTES / 1_000_000,
