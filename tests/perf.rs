@@ -403,7 +403,10 @@ async fn the_largest_world_stays_within_the_page_limits_and_the_tab_goes_on() {
         "stopped at a limit, and says which: {notice} ({events} events)"
     );
     // The step that passes the limit is kept, so allow one step's growth.
-    assert!(most_held <= PAGE_MAX_TOTAL_BYTES + (64 << 20), "{most_held}");
+    assert!(
+        most_held <= PAGE_MAX_TOTAL_BYTES + (64 << 20),
+        "{most_held}"
+    );
     let (seek_avg, worst) = random_seeks(&root, 11, 5, events).await;
     most_held = most_held.max(held_bytes());
     let mut step_worst: f64 = 0.0;
