@@ -84,8 +84,8 @@ pub struct SortedMap<K, V> {
 /// it.
 pub struct HintedMap<K, V> {
     map: SortedMap<K, V>,
-    // Atomic only to be `Sync` (a world is shared between threads in tests);
-    // relaxed loads and stores are plain ones.
+    // Atomic so that a world stays `Send` and `Sync` (its brokers are
+    // `Arc`s); relaxed loads and stores are plain ones.
     hint: std::sync::atomic::AtomicUsize,
 }
 
@@ -162,21 +162,6 @@ impl<K: Ord, V> Index<&K> for HintedMap<K, V> {
     type Output = V;
     fn index(&self, key: &K) -> &V {
         self.get(key).expect("no entry found for key")
-    }
-}
-
-impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for HintedMap<K, V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.map.fmt(f)
-    }
-}
-
-impl<K: Ord, V> FromIterator<(K, V)> for HintedMap<K, V> {
-    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
-        HintedMap {
-            map: iter.into_iter().collect(),
-            hint: Default::default(),
-        }
     }
 }
 
@@ -940,8 +925,11 @@ mod tests {
     fn a_hinted_map_reads_as_a_btreemap_after_entries_move() {
         let mut rnd = lcg(7);
         let mut a: BTreeMap<u64, u64> = BTreeMap::new();
-        let mut h: HintedMap<u64, u64> = (0..40).map(|k| (k * 3, k)).collect();
-        a.extend((0..40).map(|k| (k * 3, k)));
+        let mut h: HintedMap<u64, u64> = HintedMap::default();
+        for k in 0..40 {
+            a.insert(k * 3, k);
+            h.insert(k * 3, k);
+        }
         let mut hits = 0;
         for step in 0..20_000u64 {
             let k = rnd(150);
@@ -958,7 +946,7 @@ mod tests {
             }
             // The same key again (the hint's case), then a neighbour.
             for q in [k, k, k + 1] {
-                let hinted = h.hint() < h.len() && h.map.entries[h.hint()].0 == q;
+                let hinted = h.map.entries.get(h.hint()).is_some_and(|e| e.0 == q);
                 hits += usize::from(hinted);
                 assert_eq!(a.get(&q), h.get(&q), "step {step}, key {q}");
                 assert_eq!(a.contains_key(&q), h.contains_key(&q));
