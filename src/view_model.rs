@@ -137,7 +137,6 @@ impl ClusterModel {
         cache: &mut ClusterCache,
     ) -> ClusterModel {
         let mut detail = None;
-        let mut undrawn = 0;
         let controller = w.controller_id();
         let mut max_leo = 1;
         let brokers = w
@@ -156,61 +155,66 @@ impl ClusterModel {
                 }
             })
             .collect();
-        let mut drawn = 0;
-        let messages: Vec<MessageView> = w
-            .pending()
-            .filter_map(|(at, work)| match work {
-                Work::Deliver { id, .. } if drawn >= max_drawn && selected != Some(*id) => {
-                    undrawn += 1;
-                    None
+        // The first `max_drawn` messages on the wire, and the selected one
+        // wherever it is: the queue holds hundreds of thousands of items at
+        // scale, so the walk stops there and the rest are counted.
+        let mut messages: Vec<MessageView> = Vec::new();
+        let mut found_selected = selected.is_none();
+        for (at, work) in w.pending() {
+            if messages.len() >= max_drawn && found_selected {
+                break;
+            }
+            let Work::Deliver {
+                id,
+                from,
+                to,
+                msg,
+                sent,
+                ..
+            } = work
+            else {
+                continue;
+            };
+            if messages.len() >= max_drawn && selected != Some(*id) {
+                continue;
+            }
+            let t0 = sent_at(*sent).unwrap_or(now_ms);
+            let span = at.saturating_sub(t0).max(1);
+            let done = now_ms.saturating_sub(t0).min(span);
+            if selected == Some(*id) {
+                found_selected = true;
+                let mut json = serde_json::to_string_pretty(msg).unwrap_or_default();
+                if json.len() > DETAIL_CHARS {
+                    let cut = (0..=DETAIL_CHARS)
+                        .rev()
+                        .find(|&i| json.is_char_boundary(i))
+                        .unwrap_or(0);
+                    json.truncate(cut);
+                    json.push_str(" …");
                 }
-                Work::Deliver {
-                    id,
-                    from,
-                    to,
-                    msg,
-                    sent,
-                    ..
-                } => {
-                    drawn += 1;
-                    let t0 = sent_at(*sent).unwrap_or(now_ms);
-                    let span = at.saturating_sub(t0).max(1);
-                    let done = now_ms.saturating_sub(t0).min(span);
-                    if selected == Some(*id) {
-                        let mut json = serde_json::to_string_pretty(msg).unwrap_or_default();
-                        if json.len() > DETAIL_CHARS {
-                            let cut = (0..=DETAIL_CHARS)
-                                .rev()
-                                .find(|&i| json.is_char_boundary(i))
-                                .unwrap_or(0);
-                            json.truncate(cut);
-                            json.push_str(" …");
-                        }
-                        detail = Some(MessageDetail {
-                            id: *id,
-                            from: *from,
-                            to: *to,
-                            api: msg.api(),
-                            summary: summary(msg),
-                            sent_ms: t0,
-                            arrives_ms: at,
-                            json,
-                        });
-                    }
-                    Some(MessageView {
-                        id: *id,
-                        from: *from,
-                        to: *to,
-                        api: msg.api(),
-                        summary: cache.summary(*id, msg),
-                        progress_permille: (done * 1000 / span) as u32,
-                        sent_ms: t0,
-                        arrives_ms: at,
-                    })
-                }
-                _ => None,
-            })
-            .collect();
+                detail = Some(MessageDetail {
+                    id: *id,
+                    from: *from,
+                    to: *to,
+                    api: msg.api(),
+                    summary: summary(msg),
+                    sent_ms: t0,
+                    arrives_ms: at,
+                    json,
+                });
+            }
+            messages.push(MessageView {
+                id: *id,
+                from: *from,
+                to: *to,
+                api: msg.api(),
+                summary: cache.summary(*id, msg),
+                progress_permille: (done * 1000 / span) as u32,
+                sent_ms: t0,
+                arrives_ms: at,
+            });
+        }
+        let undrawn = w.messages_in_flight() - messages.len();
         cache.forget_delivered(&messages);
         ClusterModel {
             brokers,
@@ -509,14 +513,18 @@ mod tests {
         )
         .unwrap();
         t.run_to_end();
+        let on_wire = |w: &kafka_sim::World| {
+            w.pending()
+                .filter(|(_, x)| matches!(x, Work::Deliver { .. }))
+                .count()
+        };
+        // The count the queue keeps is the count of its deliveries.
+        for n in 0..t.len() {
+            let w = t.state_at(n);
+            assert_eq!(w.messages_in_flight(), on_wire(&w), "after {n} events");
+        }
         let n = (0..t.len())
-            .find(|&n| {
-                let w = t.state_at(n);
-                w.pending()
-                    .filter(|(_, x)| matches!(x, Work::Deliver { .. }))
-                    .count()
-                    >= 3
-            })
+            .find(|&n| on_wire(&t.state_at(n)) >= 3)
             .expect("a moment with three messages in flight");
         let w = t.state_at(n);
         let times = |i: u64| t.event(i).map(|e| e.time_ms);

@@ -264,6 +264,60 @@ async fn render_time_with_hundreds_of_messages_in_flight() {
     }
 }
 
+/// Where a step's time goes at 100 brokers / 3,000 partitions / 40 groups
+/// of 40, after the page's 1,000,000 events: the player's step alone, the
+/// cluster drawing's model, and a copy of the world (what a step makes to
+/// show the state inside it). Ignored in the suite, like the scenarios
+/// above.
+#[wasm_bindgen_test]
+#[ignore]
+async fn where_a_step_goes_at_forty_groups() {
+    use kafka_visualiser::player::{Player, PAGE_MAX_EVENTS};
+    use kafka_visualiser::view_model::{ClusterCache, ClusterModel};
+    let text = kafka_sim::scenario::scale::scale(3000, 40, 40);
+    let mut p = Player::from_json(&text).unwrap();
+    let mut n = 0;
+    while n < PAGE_MAX_EVENTS {
+        n += 50_000;
+        p.seek(n);
+        gloo_timers::future::TimeoutFuture::new(0).await;
+        if p.cursor() < n {
+            break;
+        }
+    }
+    // Steps need events after them.
+    p.seek(p.cursor() * 9 / 10);
+    let time = |f: &mut dyn FnMut()| {
+        let t = now();
+        for _ in 0..20 {
+            f();
+        }
+        (now() - t) / 20.0
+    };
+    let step = time(&mut || {
+        p.step();
+    });
+    let mut cache = ClusterCache::default();
+    let model = time(&mut || {
+        let m = ClusterModel::from_world_cached(
+            p.world(),
+            p.time_ms(),
+            |sent| p.event(sent).map(|e| e.time_ms),
+            None,
+            &mut cache,
+        );
+        std::hint::black_box(m);
+    });
+    let copy = time(&mut || {
+        std::hint::black_box(p.world().clone());
+    });
+    let pending = p.world().pending().count();
+    console_log!(
+        "40 groups at event {}: a step {step:.2} ms, the cluster model {model:.2} ms, a copy of the world {copy:.2} ms ({pending} items pending)",
+        p.cursor()
+    );
+}
+
 /// Issue 24's scale scenarios in the page: 100 brokers, 3,000 partitions at
 /// RF 3, three producers writing 30,000 records each, and 1, 10 or 40
 /// consumer groups of 40 (`kafka_sim::scenario::scale::scale`, the

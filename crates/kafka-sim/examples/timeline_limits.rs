@@ -1,11 +1,12 @@
 //! Runs a scenario the way the page does (a `Timeline` keeping every event
 //! and its checkpoints) up to an event cap, and reports what it took, for the
 //! limits in docs/scenario-format.md. Measure memory around it:
-//! `/usr/bin/time -v target/release/examples/timeline_limits SCENARIO.json [MAX_EVENTS] [metrics] [memory=MB]`
+//! `/usr/bin/time -v target/release/examples/timeline_limits SCENARIO.json [MAX_EVENTS] [metrics] [memory=MB] [seeks=N]`
 //! (`metrics`: sample the page's charts as the run goes, as the page does,
 //! and time one read of every metric at the end, as the Metrics view does;
 //! `memory=MB`: stop the run past MB of resident memory, as the page stops
-//! at `PAGE_MAX_BYTES` of what its allocator holds).
+//! at `PAGE_MAX_BYTES` of what its allocator holds; `seeks=N`: time N
+//! seeks to scattered steps instead of 20).
 use kafka_sim::{Scenario, Timeline};
 
 fn main() {
@@ -23,6 +24,11 @@ fn main() {
         .iter()
         .find_map(|a| a.strip_prefix("memory="))
         .map(|n| n.parse().expect("memory=MB"));
+    // `seeks=N`: how many seeks to time (20 by default).
+    let seek_count: usize = rest
+        .iter()
+        .find_map(|a| a.strip_prefix("seeks="))
+        .map_or(20, |n| n.parse().expect("seeks=N"));
     let text = std::fs::read_to_string(&path).expect("readable");
     let sc = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
     let t0 = std::time::Instant::now();
@@ -45,7 +51,7 @@ fn main() {
     // compare), as a learner's clicks on the timeline would be.
     let mut x: u64 = 7;
     let mut seeks = Vec::new();
-    for _ in 0..20 {
+    for _ in 0..seek_count {
         x = x
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
@@ -55,12 +61,13 @@ fn main() {
         seeks.push(t2.elapsed().as_secs_f64() * 1000.0);
     }
     println!(
-        "{} events, {} checkpoints, simulated to {} ms in {:.2} s; a seek to the middle {:.1} ms; 20 seeks {:.1} ms on average (worst {:.1}); stopped early: {}; a world's copy {} MB by the estimate",
+        "{} events, {} checkpoints, simulated to {} ms in {:.2} s; a seek to the middle {:.1} ms; {} seeks {:.1} ms on average (worst {:.1}); stopped early: {}; a world's copy {} MB by the estimate",
         t.len(),
         t.checkpoints(),
         t.head().now(),
         ran.as_secs_f64(),
         middle.as_secs_f64() * 1000.0,
+        seeks.len(),
         seeks.iter().sum::<f64>() / seeks.len() as f64,
         seeks.iter().copied().fold(0.0, f64::max),
         t.stopped_early().unwrap_or_else(|| "no".into()),

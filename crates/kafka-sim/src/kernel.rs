@@ -188,31 +188,93 @@ pub enum Work {
 /// Every checkpoint of the timeline holds a copy of it, and at scale it holds
 /// a hundred thousand items (1,600 consumers with fetches parked or on the
 /// wire). So the items due at one instant are a shared, copy-on-write
-/// bucket: a clone copies one pointer per pending instant, and the head
-/// copies a bucket only when it first changes it after a checkpoint (the
-/// next instants, as it runs; far-off timers stay shared).
+/// [`Bucket`]: a clone copies one pointer per pending instant, and a change
+/// after it copies only the chunk of the bucket it touches (the next
+/// instants, as it runs; far-off timers stay shared).
 ///
 /// Sequence numbers only grow, so a bucket is in sequence order by pushing
 /// to its back.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WorkQueue {
-    at: std::collections::BTreeMap<Millis, Arc<std::collections::VecDeque<(u64, Work)>>>,
+    at: std::collections::BTreeMap<Millis, Bucket>,
     len: usize,
+    /// How many of the items are messages on the wire ([`Work::Deliver`]).
+    deliveries: usize,
+}
+
+/// At most this many items in one chunk of a bucket.
+const CHUNK: usize = 32;
+
+/// Consecutive items of a bucket, by sequence number.
+type Chunk = Arc<Vec<(u64, Work)>>;
+
+/// The items due at one instant, in sequence order, shared until changed,
+/// in chunks of at most [`CHUNK`] that are shared too: an instant can hold
+/// thousands (every request sent in one millisecond arms its timeout at the
+/// same later instant), and a change after a checkpoint, or in the copy a
+/// step makes to show the state inside a handler, copies the chunk it
+/// touches and the list of chunks, not every item.
+#[derive(Clone, Debug, Default)]
+struct Bucket {
+    chunks: Arc<Vec<Chunk>>,
+}
+
+impl Bucket {
+    fn live(&self) -> impl Iterator<Item = &(u64, Work)> {
+        self.chunks.iter().flat_map(|c| c.iter())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// Adds an item after every other (its sequence is the largest).
+    fn push(&mut self, item: (u64, Work)) {
+        let chunks = Arc::make_mut(&mut self.chunks);
+        match chunks.last_mut() {
+            Some(c) if c.len() < CHUNK => Arc::make_mut(c).push(item),
+            _ => chunks.push(Arc::new(vec![item])),
+        }
+    }
+
+    /// Takes the item with sequence `seq`, if it is here.
+    fn take(&mut self, seq: u64) -> Option<Work> {
+        let k = self
+            .chunks
+            .partition_point(|c| c.last().is_some_and(|(s, _)| *s < seq));
+        let i = self
+            .chunks
+            .get(k)?
+            .binary_search_by_key(&seq, |(s, _)| *s)
+            .ok()?;
+        let chunks = Arc::make_mut(&mut self.chunks);
+        let c = Arc::make_mut(&mut chunks[k]);
+        let (_, work) = c.remove(i);
+        if c.is_empty() {
+            chunks.remove(k);
+        }
+        Some(work)
+    }
 }
 
 impl WorkQueue {
     /// Adds `work` at `at`; `seq` is larger than any queued before.
     fn insert(&mut self, at: Millis, seq: u64, work: Work) {
-        let bucket = Arc::make_mut(self.at.entry(at).or_default());
-        debug_assert!(bucket.back().is_none_or(|(s, _)| *s < seq));
-        bucket.push_back((seq, work));
+        let bucket = self.at.entry(at).or_default();
+        debug_assert!(bucket
+            .chunks
+            .last()
+            .and_then(|c| c.last())
+            .is_none_or(|(s, _)| *s < seq));
+        self.deliveries += usize::from(matches!(work, Work::Deliver { .. }));
+        bucket.push((seq, work));
         self.len += 1;
     }
 
     /// The next item: its key and work.
     pub(crate) fn first(&self) -> Option<((Millis, u64), &Work)> {
         let (t, bucket) = self.at.iter().next()?;
-        bucket.front().map(|(seq, w)| ((*t, *seq), w))
+        bucket.live().next().map(|(seq, w)| ((*t, *seq), w))
     }
 
     /// Removes the item with this key, if queued.
@@ -221,13 +283,13 @@ impl WorkQueue {
             std::collections::btree_map::Entry::Occupied(e) => e,
             std::collections::btree_map::Entry::Vacant(_) => return None,
         };
-        let i = entry.get().binary_search_by_key(&seq, |(s, _)| *s).ok()?;
-        let bucket = Arc::make_mut(entry.get_mut());
-        let (_, work) = bucket.remove(i).expect("found");
-        if bucket.is_empty() {
+        let b = entry.get_mut();
+        let work = b.take(seq)?;
+        if b.is_empty() {
             entry.remove();
         }
         self.len -= 1;
+        self.deliveries -= usize::from(matches!(work, Work::Deliver { .. }));
         Some(work)
     }
 
@@ -236,11 +298,16 @@ impl WorkQueue {
         self.len
     }
 
+    /// Messages on the wire among them.
+    pub(crate) fn deliveries(&self) -> usize {
+        self.deliveries
+    }
+
     /// Every item, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = ((Millis, u64), &Work)> {
         self.at
             .iter()
-            .flat_map(|(t, b)| b.iter().map(move |(seq, w)| ((*t, *seq), w)))
+            .flat_map(|(t, b)| b.live().map(move |(seq, w)| ((*t, *seq), w)))
     }
 }
 
@@ -637,8 +704,74 @@ mod tests {
         // An emptied instant leaves no bucket behind.
         assert_eq!(q.remove((20, 3)), Some(cmd(3)));
         assert_eq!(q.at.len(), 2);
+        // A busy instant: a change to a copy copies the chunk it touches
+        // (and the list of chunks), and shares the others.
+        let mut busy = WorkQueue::default();
+        for seq in 0..(3 * CHUNK as u64) {
+            busy.insert(50, seq, cmd(seq as u32));
+        }
+        let kept = busy.clone();
+        assert_eq!(busy.remove((50, 0)), Some(cmd(0)));
+        assert_eq!(busy.remove((50, 40)), Some(cmd(40)));
+        busy.insert(50, 1000, cmd(1000));
+        let (now, then) = (&busy.at[&50].chunks, &kept.at[&50].chunks);
+        assert_eq!((now.len(), then.len()), (4, 3));
+        assert!(!Arc::ptr_eq(&now[0], &then[0]) && !Arc::ptr_eq(&now[1], &then[1]));
+        assert!(Arc::ptr_eq(&now[2], &then[2]));
+        assert_eq!(busy.len(), 3 * CHUNK - 1);
+        assert_eq!(kept.len(), 3 * CHUNK);
+        assert_eq!(
+            order(&kept),
+            (0..3 * CHUNK as u64).map(|s| (50, s)).collect::<Vec<_>>()
+        );
     }
     proptest::proptest! {
+        /// Against a sorted map, with copies taken along the way: inserts at
+        /// a few busy instants (buckets of many chunks), removals anywhere
+        /// (a disarmed timeout) and of the next item (a step). Every copy
+        /// keeps what it held when taken, and the queue stays in order.
+        #[test]
+        fn the_work_queue_matches_a_sorted_map_and_copies_stay_put(
+            ops in proptest::collection::vec((0u8..4, 0u64..6, 0usize..1000), 1..600),
+        ) {
+            let mut q = WorkQueue::default();
+            let mut model = std::collections::BTreeMap::new();
+            let mut copies: Vec<(WorkQueue, Vec<(Millis, u64)>)> = Vec::new();
+            for (seq, (op, at, pick)) in ops.into_iter().enumerate() {
+                let seq = seq as u64;
+                match op {
+                    0 | 1 => {
+                        q.insert(at * 10, seq, cmd(seq as u32));
+                        model.insert((at * 10, seq), seq as u32);
+                    }
+                    2 if !model.is_empty() => {
+                        let key = *model.keys().nth(pick % model.len()).unwrap();
+                        let want = model.remove(&key).map(cmd);
+                        proptest::prop_assert_eq!(q.remove(key), want);
+                        proptest::prop_assert_eq!(q.remove(key), None);
+                    }
+                    2 => {}
+                    _ => {
+                        let first = model.keys().next().copied();
+                        proptest::prop_assert_eq!(q.first().map(|(k, _)| k), first);
+                        if let Some(key) = first {
+                            model.remove(&key);
+                            proptest::prop_assert!(q.remove(key).is_some());
+                        }
+                        if pick % 4 == 0 {
+                            copies.push((q.clone(), model.keys().copied().collect()));
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), model.len());
+            }
+            proptest::prop_assert_eq!(order(&q), model.keys().copied().collect::<Vec<_>>());
+            for (c, keys) in &copies {
+                proptest::prop_assert_eq!(&order(c), keys);
+                proptest::prop_assert_eq!(c.len(), keys.len());
+            }
+        }
+
         /// Keeping only the arrivals that can hold a message back changes no
         /// arrival: the network gives the same times as one that keeps
         /// every link's last arrival, with the clock moving on and slow

@@ -179,6 +179,12 @@ impl World {
         self.k.queue.len()
     }
 
+    /// How many messages are on the wire (the [`Work::Deliver`] items of
+    /// [`World::pending`]).
+    pub fn messages_in_flight(&self) -> usize {
+        self.k.queue.deliveries()
+    }
+
     /// Simulated time of the last step, in ms.
     pub fn now(&self) -> Millis {
         self.k.now

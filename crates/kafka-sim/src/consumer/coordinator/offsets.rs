@@ -68,7 +68,7 @@ impl ConsumerCx<'_> {
 
     /// Asks the coordinator for the committed offsets of partitions without a position.
     pub(super) fn group_fetch_committed(&mut self) -> Step {
-        let m = self.ms().clone();
+        let m = self.ms();
         let (Some(coord), None) = (m.coordinator, &m.offset_fetch_in_flight) else {
             return Ok(());
         };
@@ -82,6 +82,7 @@ impl ConsumerCx<'_> {
         if need.is_empty() {
             return Ok(());
         }
+        let group_id = m.group_id.clone();
         let cid = self.correlation();
         self.k.gate()?;
         self.msm().offset_fetch_in_flight = Some((cid, need.clone()));
@@ -91,7 +92,7 @@ impl ConsumerCx<'_> {
             self.me().config.request_timeout_ms,
             Message::OffsetFetch {
                 correlation_id: cid,
-                group_id: m.group_id.clone(),
+                group_id,
                 partitions: need,
                 // `requireStable` when isolation.level=read_committed (KIP-447).
                 require_stable: self.me().config.isolation_level
