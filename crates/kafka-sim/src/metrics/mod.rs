@@ -499,8 +499,9 @@ fn push_histogram(
         one("OneMinuteRate", m.one_minute_rate(now));
     }
     one("Mean", h.mean());
-    one("50thPercentile", h.quantile(0.5));
-    one("99thPercentile", h.quantile(0.99));
+    let snapshot = h.snapshot();
+    one("50thPercentile", snapshot.value(0.5));
+    one("99thPercentile", snapshot.value(0.99));
     one("Max", h.max());
 }
 

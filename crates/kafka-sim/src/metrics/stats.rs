@@ -169,14 +169,26 @@ impl Histogram {
         }
     }
 
-    /// `Snapshot.getValue(quantile)`: linear between the two values around
-    /// position `q × (n + 1)` of the sorted reservoir; 0 when empty.
-    pub fn quantile(&self, q: f64) -> f64 {
+    /// `Histogram.getSnapshot()`: the reservoir's values, sorted once, so
+    /// that every quantile a reading reports comes from one sort.
+    pub fn snapshot(&self) -> Snapshot {
         let mut v: Vec<f64> = self.recent.iter().copied().collect();
+        crate::collections::sort_by(&mut v, f64::total_cmp);
+        Snapshot(v)
+    }
+}
+
+/// The sorted values of a histogram's reservoir (`com.yammer.metrics.stats.Snapshot`).
+pub struct Snapshot(Vec<f64>);
+
+impl Snapshot {
+    /// `Snapshot.getValue(quantile)`: linear between the two values around
+    /// position `q × (n + 1)`; 0 when empty.
+    pub fn value(&self, q: f64) -> f64 {
+        let v = &self.0;
         if v.is_empty() {
             return 0.0;
         }
-        crate::collections::sort_by(&mut v, f64::total_cmp);
         let pos = q * (v.len() + 1) as f64;
         if pos < 1.0 {
             return v[0];
@@ -389,19 +401,19 @@ mod tests {
     #[test]
     fn histogram_quantiles_follow_yammer_snapshot() {
         let mut h = Histogram::default();
-        assert_eq!(h.quantile(0.99), 0.0);
+        assert_eq!(h.snapshot().value(0.99), 0.0);
         for v in [10.0, 20.0, 30.0, 40.0] {
             h.update(v);
         }
         // pos = 0.5 × 5 = 2.5: between 20 and 30.
-        assert_eq!(h.quantile(0.5), 25.0);
+        assert_eq!(h.snapshot().value(0.5), 25.0);
         // pos = 0.99 × 5 = 4.95 ≥ 4: the largest.
-        assert_eq!(h.quantile(0.99), 40.0);
+        assert_eq!(h.snapshot().value(0.99), 40.0);
         assert_eq!(h.mean(), 25.0);
         for _ in 0..RESERVOIR {
             h.update(1.0);
         }
-        assert_eq!(h.quantile(0.99), 1.0);
+        assert_eq!(h.snapshot().value(0.99), 1.0);
         assert_eq!(h.max(), 40.0);
     }
 }
