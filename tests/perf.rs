@@ -265,10 +265,10 @@ async fn render_time_with_hundreds_of_messages_in_flight() {
 }
 
 /// Where a step's time goes at 100 brokers / 3,000 partitions / 40 groups
-/// of 40, after the page's 1,000,000 events: the player's step alone, the
-/// cluster drawing's model, and a copy of the world (what a step makes to
-/// show the state inside it). Ignored in the suite, like the scenarios
-/// above.
+/// of 40, at event 900,000 of the page's 1,000,000: the player's step
+/// alone, the cluster drawing's model, and a copy of the world (what a
+/// step makes to show the state inside it). Ignored in the suite, like
+/// the scenarios above.
 #[wasm_bindgen_test]
 #[ignore]
 async fn where_a_step_goes_at_forty_groups() {

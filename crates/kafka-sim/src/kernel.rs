@@ -220,7 +220,7 @@ struct Bucket {
 }
 
 impl Bucket {
-    fn live(&self) -> impl Iterator<Item = &(u64, Work)> {
+    fn iter(&self) -> impl Iterator<Item = &(u64, Work)> {
         self.chunks.iter().flat_map(|c| c.iter())
     }
 
@@ -230,6 +230,11 @@ impl Bucket {
 
     /// Adds an item after every other (its sequence is the largest).
     fn push(&mut self, item: (u64, Work)) {
+        debug_assert!(self
+            .chunks
+            .last()
+            .and_then(|c| c.last())
+            .is_none_or(|(s, _)| *s < item.0));
         let chunks = Arc::make_mut(&mut self.chunks);
         match chunks.last_mut() {
             Some(c) if c.len() < CHUNK => Arc::make_mut(c).push(item),
@@ -261,11 +266,6 @@ impl WorkQueue {
     /// Adds `work` at `at`; `seq` is larger than any queued before.
     fn insert(&mut self, at: Millis, seq: u64, work: Work) {
         let bucket = self.at.entry(at).or_default();
-        debug_assert!(bucket
-            .chunks
-            .last()
-            .and_then(|c| c.last())
-            .is_none_or(|(s, _)| *s < seq));
         self.deliveries += usize::from(matches!(work, Work::Deliver { .. }));
         bucket.push((seq, work));
         self.len += 1;
@@ -274,7 +274,7 @@ impl WorkQueue {
     /// The next item: its key and work.
     pub(crate) fn first(&self) -> Option<((Millis, u64), &Work)> {
         let (t, bucket) = self.at.iter().next()?;
-        bucket.live().next().map(|(seq, w)| ((*t, *seq), w))
+        bucket.iter().next().map(|(seq, w)| ((*t, *seq), w))
     }
 
     /// Removes the item with this key, if queued.
@@ -307,7 +307,7 @@ impl WorkQueue {
     pub(crate) fn iter(&self) -> impl Iterator<Item = ((Millis, u64), &Work)> {
         self.at
             .iter()
-            .flat_map(|(t, b)| b.live().map(move |(seq, w)| ((*t, *seq), w)))
+            .flat_map(|(t, b)| b.iter().map(move |(seq, w)| ((*t, *seq), w)))
     }
 }
 
