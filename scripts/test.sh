@@ -5,7 +5,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-. scripts/setup.sh
+. scripts/setup-test.sh
 # The page's size budget in bytes, gzipped wasm + JS of dist/ (issue 17).
 # CONTRIBUTING.md says where the bytes go.
 SIZE_BUDGET=800000

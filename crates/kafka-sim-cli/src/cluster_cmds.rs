@@ -1,6 +1,8 @@
 //! Calculators for placement, elections, partitioning and coordinators.
 
-use crate::commands::{parse_request, read_stdin, Args, Res};
+use crate::cli::{AssignArgs, CoordinatorArgs, ExerciseArgs, PartitionArgs};
+use crate::commands::{parse_request, read_stdin, Res};
+use crate::outln;
 use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::election::{elect as run_election, ElectionAlgorithm, ElectionInput};
 use kafka_sim::ids::BrokerId;
@@ -70,9 +72,7 @@ fn check_place_size(req: &PlaceRequest) -> Res {
     Ok(())
 }
 
-pub fn place(a: &mut Args<'_>) -> Res {
-    let json = a.flag("--json");
-    a.nothing_else()?;
+pub fn place(json: bool) -> Res {
     let req: PlaceRequest = parse_request(&read_stdin()?)?;
     check_place_size(&req)?;
     let mut seen = SortedSet::new();
@@ -133,10 +133,10 @@ pub fn place(a: &mut Args<'_>) -> Res {
         if let Some(list) = &choices.rack_alternated {
             out["rack_alternated"] = json!(list.iter().map(|b| b.0).collect::<Vec<_>>());
         }
-        println!("{out}");
+        outln!("{out}");
     } else {
         match &choices.rack_alternated {
-            None => println!(
+            None => outln!(
                 "start index {}, initial shift {} ({} brokers sorted: {:?})",
                 choices.start_index,
                 choices.initial_shift,
@@ -147,7 +147,7 @@ pub fn place(a: &mut Args<'_>) -> Res {
                     s
                 }
             ),
-            Some(list) => println!(
+            Some(list) => outln!(
                 "rack-aware: start index {}, initial shift {} (rack-alternated list: {})",
                 choices.start_index,
                 choices.initial_shift,
@@ -159,7 +159,7 @@ pub fn place(a: &mut Args<'_>) -> Res {
         }
         for (p, r) in &a {
             let r: Vec<String> = r.iter().map(|b| b.0.to_string()).collect();
-            println!("partition {p:>4}: [{}]  leader {}", r.join(","), r[0]);
+            outln!("partition {p:>4}: [{}]  leader {}", r.join(","), r[0]);
         }
     }
     Ok(())
@@ -179,9 +179,7 @@ struct ElectionRequest {
     shutting_down: Vec<BrokerId>,
 }
 
-pub fn elect(a: &mut Args<'_>) -> Res {
-    let json = a.flag("--json");
-    a.nothing_else()?;
+pub fn elect(json: bool) -> Res {
     let req: ElectionRequest = parse_request(&read_stdin()?)?;
     if req.assignment.len() > MAX_BROKERS {
         return Err(format!(
@@ -198,19 +196,19 @@ pub fn elect(a: &mut Args<'_>) -> Res {
     };
     let out = run_election(&req);
     if json {
-        println!(
+        outln!(
             "{}",
             json!({ "leader": out.leader.map(|b| b.0), "isr": out.isr.iter().map(|b| b.0).collect::<Vec<_>>() })
         );
         return Ok(());
     }
-    println!(
+    outln!(
         "{} over AR {:?}",
         req.algorithm.kafka_name(),
         req.assignment.iter().map(|b| b.0).collect::<Vec<_>>()
     );
     for c in &out.candidates {
-        println!(
+        outln!(
             "  broker {:>3}: {} {} {}{}",
             c.broker.0,
             if c.alive { "alive" } else { "dead " },
@@ -224,7 +222,7 @@ pub fn elect(a: &mut Args<'_>) -> Res {
         );
     }
     match out.leader {
-        Some(l) => println!(
+        Some(l) => outln!(
             "leader {} ; ISR {:?}{}",
             l.0,
             out.isr.iter().map(|b| b.0).collect::<Vec<_>>(),
@@ -234,7 +232,7 @@ pub fn elect(a: &mut Args<'_>) -> Res {
                 ""
             }
         ),
-        None => println!(
+        None => outln!(
             "no leader: the partition is offline{}",
             if req.algorithm == ElectionAlgorithm::Offline && !req.unclean_leader_election_enable {
                 " (unclean.leader.election.enable is false)"
@@ -246,15 +244,17 @@ pub fn elect(a: &mut Args<'_>) -> Res {
     Ok(())
 }
 
-pub fn partition(a: &mut Args<'_>) -> Res {
-    let json = a.flag("--json");
-    let n: i32 = a.number("--partitions")?.ok_or("missing --partitions N")?;
-    a.no_more_flags()?;
+pub fn partition(a: PartitionArgs) -> Res {
+    let PartitionArgs {
+        partitions: n,
+        json,
+        keys: args,
+    } = a;
     if n < 1 {
         return Err(format!("--partitions must be at least 1, got {n}"));
     }
     let from_stdin;
-    let mut keys: Vec<&str> = a.positional();
+    let mut keys: Vec<&str> = args.iter().map(String::as_str).collect();
     if keys.is_empty() {
         // No KEY arguments: one key per line on stdin (a terminal would only
         // wait, so there it is an error).
@@ -279,10 +279,10 @@ pub fn partition(a: &mut Args<'_>) -> Res {
         })
         .collect();
     if json {
-        println!("{}", json!({ "results": results }));
+        outln!("{}", json!({ "results": results }));
     } else {
         for r in &results {
-            println!(
+            outln!(
                 "{:<20} murmur2 {:>12}  toPositive {:>10}  % {n} = partition {}",
                 r["key"].as_str().unwrap_or(""),
                 r["murmur2"],
@@ -299,13 +299,14 @@ pub fn partition(a: &mut Args<'_>) -> Res {
 /// coordinator's `__transaction_state` partition
 /// (`TransactionStateManager.partitionFor`): both
 /// `Utils.abs(id.hashCode) % partitions`.
-pub fn coordinator(a: &mut Args<'_>) -> Res {
-    let json = a.flag("--json");
-    let group = a.value("--group")?.map(str::to_string);
-    let txn_id = a.value("--transactional-id")?.map(str::to_string);
-    let offsets_n: Option<i32> = a.number("--offsets-partitions")?;
-    let txn_n: Option<i32> = a.number("--transaction-partitions")?;
-    a.nothing_else()?;
+pub fn coordinator(a: CoordinatorArgs) -> Res {
+    let CoordinatorArgs {
+        group,
+        transactional_id: txn_id,
+        offsets_partitions: offsets_n,
+        transaction_partitions: txn_n,
+        json,
+    } = a;
     let (id, n, topic, flag, what) = match (group, txn_id) {
         (Some(g), None) => {
             if txn_n.is_some() {
@@ -348,10 +349,10 @@ pub fn coordinator(a: &mut Args<'_>) -> Res {
     }
     let p = coordinator_partition(&id, n);
     if json {
-        println!("{}", json!({ "topic": topic, "partition": p }));
+        outln!("{}", json!({ "topic": topic, "partition": p }));
     } else {
         let h = java_string_hash(&id);
-        println!(
+        outln!(
             "\"{id}\".hashCode() = {h}; Utils.abs = {}; {} % {n} = {p}: the {what} is the leader of {topic}-{p}",
             kafka_abs(h),
             kafka_abs(h)
@@ -372,16 +373,12 @@ struct AssignRequest {
 }
 
 /// `kafka-sim assign`: what the group leader's assignor decides.
-pub fn assign(a: &mut Args<'_>) -> Res {
+pub fn assign(a: AssignArgs) -> Res {
     use kafka_sim::client_config::AssignorName;
-    let json = a.flag("--json");
-    let strategy = a
-        .value("--strategy")?
-        .ok_or("missing --strategy range|roundrobin|sticky|cooperative-sticky")?;
-    let strategy = AssignorName::parse(strategy).ok_or_else(|| {
+    let AssignArgs { strategy, json } = a;
+    let strategy = AssignorName::parse(&strategy).ok_or_else(|| {
         format!("--strategy: `{strategy}` is not an assignor (range, roundrobin, sticky, cooperative-sticky)")
     })?;
-    a.nothing_else()?;
     let req: AssignRequest = parse_request(&read_stdin()?)?;
     if req.members.is_empty() {
         return Err("bad request: members: a group needs at least one member".into());
@@ -434,16 +431,16 @@ pub fn assign(a: &mut Args<'_>) -> Res {
             format!("{{{}}}", parts.join(","))
         };
         if strategy.is_cooperative() {
-            println!(
+            outln!(
                 "{{\"assignment\":{},\"revoke\":{}}}",
                 obj(&r.assignment),
                 obj(&r.revoke)
             );
         } else {
-            println!("{{\"assignment\":{}}}", obj(&r.assignment));
+            outln!("{{\"assignment\":{}}}", obj(&r.assignment));
         }
     } else {
-        println!("{} assignment:", strategy.class_name());
+        outln!("{} assignment:", strategy.class_name());
         for m in &ids {
             let got = list(m, &r.assignment);
             let gone = list(m, &r.revoke);
@@ -451,33 +448,30 @@ pub fn assign(a: &mut Args<'_>) -> Res {
             if !gone.is_empty() {
                 line.push_str(&format!("  revokes [{}]", gone.join(", ")));
             }
-            println!("{line}");
+            outln!("{line}");
         }
         if strategy.is_cooperative() && r.revoke.values().any(|v| !v.is_empty()) {
-            println!(
-                "  (cooperative: revoked partitions are assigned in the next rebalance round)"
-            );
+            outln!("  (cooperative: revoked partitions are assigned in the next rebalance round)");
         }
     }
     Ok(())
 }
 
 /// `kafka-sim exercise`: a practice question and the engine's answer.
-pub fn exercise(a: &mut Args<'_>) -> Res {
+pub fn exercise(a: ExerciseArgs) -> Res {
     use kafka_sim::exercises::{generate, Kind, Level};
-    let json = a.flag("--json");
+    let ExerciseArgs {
+        kind,
+        level,
+        seed,
+        count,
+        json,
+    } = a;
     let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
-    let kind = a
-        .value("--kind")?
-        .ok_or_else(|| format!("missing --kind ({})", kinds.join("|")))?;
-    let kind = Kind::parse(kind)
+    let kind = Kind::parse(&kind)
         .ok_or_else(|| format!("--kind: `{kind}` is not one of {}", kinds.join(", ")))?;
-    let level = a.value("--level")?.unwrap_or("easy");
-    let level = Level::parse(level)
+    let level = Level::parse(&level)
         .ok_or_else(|| format!("--level: `{level}` is not easy, medium or hard"))?;
-    let seed: u64 = a.number("--seed")?.unwrap_or(0);
-    let count: u64 = a.number("--count")?.unwrap_or(1);
-    a.nothing_else()?;
     if !(1..=1000).contains(&count) {
         return Err(format!("--count must be between 1 and 1000, got {count}"));
     }
@@ -490,18 +484,18 @@ pub fn exercise(a: &mut Args<'_>) -> Res {
     for s in seed..end {
         let e = generate(kind, level, s);
         if json {
-            println!("{}", serde_json::to_string(&e).map_err(|e| e.to_string())?);
+            outln!("{}", serde_json::to_string(&e).map_err(|e| e.to_string())?);
         } else {
-            println!(
+            outln!(
                 "[{} · {:?} · seed {s}] {}",
                 kind.name(),
                 level,
                 e.question_en
             );
-            println!("  {}", e.question_zh);
-            println!("  choices: {}", e.choices.join(" | "));
-            println!("  answer: {} — {}", e.answer, e.explanation_en);
-            println!("  {}", e.explanation_zh);
+            outln!("  {}", e.question_zh);
+            outln!("  choices: {}", e.choices.join(" | "));
+            outln!("  answer: {} — {}", e.answer, e.explanation_en);
+            outln!("  {}", e.explanation_zh);
         }
     }
     Ok(())

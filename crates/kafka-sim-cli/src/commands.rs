@@ -1,5 +1,7 @@
 //! The subcommands. Each returns `Err(one line)` on bad input.
 
+use crate::cli::{Cmd, DescribeArgs, LangArg, MetricsArgs, RunArgs};
+use crate::outln;
 use kafka_sim::{Lang, Scenario};
 use std::io::{Read, Write};
 
@@ -22,102 +24,32 @@ pub fn parse_request<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, St
 
 pub type Res = Result<(), String>;
 
-/// Minimal flag parsing: `--name value` and `--flag`. A lone `--` ends the
-/// options: everything after it is an argument, even if it starts with `--`
-/// (a key such as `--abc` for `kafka-sim partition`), as in POSIX tools.
-pub struct Args<'a> {
-    /// The arguments before `--` that no flag has taken yet.
-    rest: Vec<&'a str>,
-    /// The arguments after `--`, never read as options.
-    after: Vec<&'a str>,
-}
-
-impl<'a> Args<'a> {
-    fn new(a: &'a [String]) -> Args<'a> {
-        let all: Vec<&str> = a.iter().map(String::as_str).collect();
-        match all.iter().position(|x| *x == "--") {
-            Some(i) => Args {
-                rest: all[..i].to_vec(),
-                after: all[i + 1..].to_vec(),
-            },
-            None => Args {
-                rest: all,
-                after: Vec::new(),
-            },
-        }
-    }
-
-    /// The plain arguments: those no flag took, then those after `--`.
-    pub fn positional(&self) -> Vec<&'a str> {
-        self.rest.iter().chain(&self.after).copied().collect()
-    }
-
-    pub fn flag(&mut self, name: &str) -> bool {
-        if let Some(i) = self.rest.iter().position(|a| *a == name) {
-            self.rest.remove(i);
-            true
-        } else {
-            false
-        }
-    }
-
-    pub fn value(&mut self, name: &str) -> Result<Option<&'a str>, String> {
-        let Some(i) = self.rest.iter().position(|a| *a == name) else {
-            return Ok(None);
-        };
-        if i + 1 >= self.rest.len() {
-            return Err(format!("{name} needs a value"));
-        }
-        let v = self.rest.remove(i + 1);
-        self.rest.remove(i);
-        Ok(Some(v))
-    }
-
-    pub fn number<T: std::str::FromStr>(&mut self, name: &str) -> Result<Option<T>, String> {
-        match self.value(name)? {
-            None => Ok(None),
-            Some(v) => v
-                .parse()
-                .map(Some)
-                .map_err(|_| format!("{name}: `{v}` is not a valid number")),
-        }
-    }
-
-    /// For a command that takes no other arguments: refuses any left over.
-    pub fn nothing_else(&self) -> Res {
-        self.no_more_flags()?;
-        match self.positional().first() {
-            Some(x) => Err(format!("unexpected argument `{x}` (see kafka-sim --help)")),
-            None => Ok(()),
-        }
-    }
-
-    pub fn no_more_flags(&self) -> Res {
-        if let Some(f) = self.rest.iter().find(|a| a.starts_with("--")) {
-            return Err(format!("unknown option {f} (see kafka-sim --help)"));
-        }
-        Ok(())
-    }
-}
-
-pub fn dispatch(all: &[String]) -> Res {
-    let cmd = all[0].as_str();
-    let mut a = Args::new(&all[1..]);
+pub fn dispatch(cmd: Cmd) -> Res {
     match cmd {
-        "run" => run(&mut a),
-        "digest" => digest(&mut a),
-        "segments" => crate::storage_cmds::segments(&mut a),
-        "dump-log" => crate::storage_cmds::dump_log(&mut a),
-        "lookup" => crate::storage_cmds::lookup(&mut a),
-        "place" => crate::cluster_cmds::place(&mut a),
-        "elect" => crate::cluster_cmds::elect(&mut a),
-        "partition" => crate::cluster_cmds::partition(&mut a),
-        "coordinator" => crate::cluster_cmds::coordinator(&mut a),
-        "assign" => crate::cluster_cmds::assign(&mut a),
-        "exercise" => crate::cluster_cmds::exercise(&mut a),
-        "describe" => describe(&mut a),
-        "metrics" => metrics(&mut a),
-        _ => Err(format!("unknown command `{cmd}` (see kafka-sim --help)")),
+        Cmd::Run(a) => run(a),
+        Cmd::Digest(a) => digest(&a.scenario),
+        Cmd::Segments(a) => crate::storage_cmds::segments(a),
+        Cmd::DumpLog(a) => crate::storage_cmds::dump_log(&a.files),
+        Cmd::Lookup(a) => crate::storage_cmds::lookup(a),
+        Cmd::Place(a) => crate::cluster_cmds::place(a.json),
+        Cmd::Elect(a) => crate::cluster_cmds::elect(a.json),
+        Cmd::Partition(a) => crate::cluster_cmds::partition(a),
+        Cmd::Coordinator(a) => crate::cluster_cmds::coordinator(a),
+        Cmd::Assign(a) => crate::cluster_cmds::assign(a),
+        Cmd::Exercise(a) => crate::cluster_cmds::exercise(a),
+        Cmd::Describe(a) => describe(a),
+        Cmd::Metrics(a) => metrics(a),
+        Cmd::Completions(a) => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(
+                a.shell,
+                &mut crate::cli::Cli::command(),
+                "kafka-sim",
+                &mut out,
+            );
+            crate::out::text(&String::from_utf8_lossy(&out))
+        }
     }
 }
 
@@ -135,26 +67,22 @@ fn load_scenario(path: &str) -> Result<Scenario, String> {
 /// `kafka-sim describe SCENARIO.json [--at STEP] topics|groups`: the
 /// admin tools' views (`kafka-topics --describe`,
 /// `kafka-consumer-groups --describe`) after STEP events (default: the end).
-fn describe(a: &mut Args<'_>) -> Res {
-    let at: Option<u64> = a.number("--at")?;
-    let topic = a.value("--topic")?;
-    let group = a.value("--group")?;
-    let exclude_internal = a.flag("--exclude-internal");
-    let members = a.flag("--members");
-    let verbose = a.flag("--verbose");
-    let state = a.flag("--state");
-    a.no_more_flags()?;
-    let (path, what) = match a.positional().as_slice() {
-        [p, w] => (*p, *w),
-        [_] => return Err("say what to describe: topics or groups".into()),
-        [] => return Err("missing SCENARIO.json and topics|groups".into()),
-        more => {
-            return Err(format!(
-                "expected SCENARIO.json and topics|groups, got {} arguments",
-                more.len()
-            ))
-        }
-    };
+fn describe(a: DescribeArgs) -> Res {
+    let DescribeArgs {
+        scenario: path,
+        what,
+        at,
+        topic,
+        exclude_internal,
+        group,
+        members,
+        verbose,
+        state,
+    } = a;
+    let topic = topic.as_deref();
+    let group = group.as_deref();
+    let what = what.ok_or("say what to describe: topics or groups")?;
+    let what = what.as_str();
     if !matches!(what, "topics" | "groups") {
         return Err(format!("`{what}` is not topics or groups"));
     }
@@ -173,16 +101,15 @@ fn describe(a: &mut Args<'_>) -> Res {
     if verbose && !members {
         return Err("--verbose goes with --members".into());
     }
-    let sc = load_scenario(path)?;
-    let (_, w) = world_at(sc, path, at)?;
+    let sc = load_scenario(&path)?;
+    let (_, w) = world_at(sc, &path, at)?;
     let text = match what {
         "topics" => kafka_sim::describe::topics(&w, topic, exclude_internal),
         _ if members => kafka_sim::describe::group_members(&w, group, verbose),
         _ if state => kafka_sim::describe::group_states(&w, group),
         _ => kafka_sim::describe::groups(&w, group),
     };
-    print!("{text}");
-    Ok(())
+    crate::out::text(&text)
 }
 
 /// Most samples `kafka-sim metrics --every` prints (a run of a day read
@@ -191,28 +118,35 @@ const MAX_SAMPLES: u64 = 100_000;
 
 /// `kafka-sim metrics SCENARIO.json [--at STEP | --every MS] [--json | --csv]
 /// [--name NAME]...`: Kafka's metrics under their JMX names.
-fn metrics(a: &mut Args<'_>) -> Res {
-    let at: Option<u64> = a.number("--at")?;
-    let every: Option<u64> = a.number("--every")?;
-    let json = a.flag("--json");
-    let csv = a.flag("--csv");
-    let mut names = Vec::new();
-    while let Some(n) = a.value("--name")? {
+fn metrics(a: MetricsArgs) -> Res {
+    let MetricsArgs {
+        scenario,
+        at,
+        every,
+        json,
+        csv,
+        name: names,
+        list,
+    } = a;
+    for n in &names {
         if kafka_sim::metrics::def(n).is_none() {
             return Err(format!(
                 "--name {n}: no such metric (see kafka-sim metrics --list)"
             ));
         }
-        names.push(n);
     }
-    let list = a.flag("--list");
-    a.no_more_flags()?;
     if list {
-        a.nothing_else()?;
+        if let Some(x) = &scenario {
+            return Err(format!("unexpected argument `{x}` (--list takes none)"));
+        }
         for d in kafka_sim::metrics::defs() {
-            println!(
+            outln!(
                 "{}\n    {}\n    {}\n    computed: {}\n    mirrors: {}",
-                d.name, d.mbean, d.meaning, d.computed, d.mirrors
+                d.name,
+                d.mbean,
+                d.meaning,
+                d.computed,
+                d.mirrors
             );
         }
         return Ok(());
@@ -223,11 +157,13 @@ fn metrics(a: &mut Args<'_>) -> Res {
     if at.is_some() && every.is_some() {
         return Err("give one of --at and --every".into());
     }
-    let path = one_path(a, "SCENARIO.json")?;
+    let path = scenario.ok_or("missing SCENARIO.json (see kafka-sim metrics --help)")?;
+    let path = path.as_str();
     let sc = load_scenario(path)?;
     let out = std::io::stdout();
     let mut out = out.lock();
-    let keep = |r: &kafka_sim::metrics::Reading| names.is_empty() || names.contains(&r.name);
+    let keep =
+        |r: &kafka_sim::metrics::Reading| names.is_empty() || names.iter().any(|n| n == r.name);
     let format = if json {
         Format::Json
     } else if csv {
@@ -287,7 +223,7 @@ enum Format {
 }
 
 fn write_error(e: std::io::Error) -> String {
-    format!("cannot write the output: {e}")
+    crate::out::failed(e)
 }
 
 /// A value for a machine: every digit (the shortest text that reads back
@@ -367,24 +303,18 @@ fn world_at(sc: Scenario, path: &str, at: Option<u64>) -> Result<(u64, kafka_sim
     Ok((step, t.state_at(step)))
 }
 
-fn one_path<'a>(a: &Args<'a>, what: &str) -> Result<&'a str, String> {
-    match a.positional().as_slice() {
-        [p] => Ok(p),
-        [] => Err(format!("missing {what}")),
-        more => Err(format!("expected one {what}, got {}", more.len())),
-    }
-}
-
-fn run(a: &mut Args<'_>) -> Res {
-    let json = a.flag("--json");
-    let all = a.flag("--all");
-    let lang = match a.value("--lang")? {
-        None | Some("en") => Lang::En,
-        Some("zh") => Lang::Zh,
-        Some(other) => return Err(format!("--lang: `{other}` is not en or zh")),
+fn run(a: RunArgs) -> Res {
+    let RunArgs {
+        scenario: path,
+        json,
+        lang,
+        all,
+    } = a;
+    let path = path.as_str();
+    let lang = match lang {
+        LangArg::En => Lang::En,
+        LangArg::Zh => Lang::Zh,
     };
-    a.no_more_flags()?;
-    let path = one_path(a, "SCENARIO.json")?;
     let sc = load_scenario(path)?;
     let out = std::io::stdout();
     let mut out = out.lock();
@@ -441,9 +371,7 @@ fn run(a: &mut Args<'_>) -> Res {
     }
 }
 
-fn digest(a: &mut Args<'_>) -> Res {
-    a.no_more_flags()?;
-    let path = one_path(a, "SCENARIO.json")?;
+fn digest(path: &str) -> Res {
     let sc = load_scenario(path)?;
     let mut d = kafka_sim::timeline::Digest::new();
     let mut n = 0u64;
@@ -456,7 +384,7 @@ fn digest(a: &mut Args<'_>) -> Res {
     if let Some(why) = stopped {
         return Err(format!("{path}: {why}"));
     }
-    println!("{:016x} ({n} events)", d.value());
+    outln!("{:016x} ({n} events)", d.value());
     Ok(())
 }
 

@@ -1,6 +1,8 @@
 //! `segments`, `dump-log` and `lookup`: Kafka's on-disk formats, for real files.
 
-use crate::commands::{parse_request, Args, Res};
+use crate::cli::{LookupArgs, SegmentsArgs};
+use crate::commands::{parse_request, Res};
+use crate::outln;
 use kafka_sim::caption::lookup_step;
 use kafka_sim::config::LogConfig;
 use kafka_sim::ids::TopicPartition;
@@ -164,15 +166,14 @@ fn encode_input_batch(
     ))
 }
 
-pub fn segments(a: &mut Args<'_>) -> Res {
-    let input = a.value("--input")?.ok_or("missing --input BATCHES.json")?;
-    let out = a.value("--out")?.ok_or("missing --out DIR")?;
-    let segment_bytes: u64 = a.number("--segment-bytes")?.unwrap_or(1_073_741_824);
-    let interval: u64 = a.number("--index-interval-bytes")?.unwrap_or(4096);
-    a.no_more_flags()?;
-    if let Some(extra) = a.positional().first() {
-        return Err(format!("unexpected argument `{extra}`"));
-    }
+pub fn segments(a: SegmentsArgs) -> Res {
+    let SegmentsArgs {
+        input,
+        out,
+        segment_bytes,
+        index_interval_bytes: interval,
+    } = a;
+    let (input, out) = (input.as_str(), out.as_str());
     if !(14..=i32::MAX as u64).contains(&segment_bytes) {
         return Err(format!(
             "--segment-bytes must be between 14 and {} (Kafka's limits), got {segment_bytes}",
@@ -254,7 +255,7 @@ pub fn segments(a: &mut Args<'_>) -> Res {
         } else {
             String::new()
         };
-        println!(
+        outln!(
             "{}/{:020}: .log {} bytes (offsets {}–{}), .index {} entries, .timeindex {} entries{txn}",
             dir.display(),
             s.base_offset,
@@ -288,24 +289,23 @@ fn text(b: &Option<Vec<u8>>) -> String {
     }
 }
 
-pub fn dump_log(a: &mut Args<'_>) -> Res {
-    a.no_more_flags()?;
-    let paths = a.positional();
+pub fn dump_log(paths: &[String]) -> Res {
     if paths.is_empty() {
         return Err("give at least one .log, .index, .timeindex or .txnindex file".into());
     }
     for path in paths {
+        let path = path.as_str();
         let base = base_offset_of(path)?;
         let bytes = std::fs::read(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
-        println!("Dumping {path}");
+        outln!("Dumping {path}");
         if path.ends_with(".log") {
-            println!("Log starting offset: {base}");
+            outln!("Log starting offset: {base}");
             let mut pos = 0usize;
             while pos < bytes.len() {
                 match decode_batch(&bytes[pos..], pos as u64) {
                     Ok(b) => {
                         let h = &b.header;
-                        println!(
+                        outln!(
                             "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {} position: {} {}: {} size: {} magic: {} compresscodec: none crc: {} isvalid: {}",
                             h.base_offset,
                             h.last_offset(),
@@ -356,7 +356,7 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
                             } else {
                                 format!("key: {} payload: {}", text(&r.key), text(&r.value))
                             };
-                            println!(
+                            outln!(
                                 "| offset: {} {}: {} keySize: {} valueSize: {} sequence: {} headerKeys: [{}] {contents}",
                                 b.offset_of(r),
                                 if h.is_log_append_time() { "LogAppendTime" } else { "CreateTime" },
@@ -370,7 +370,7 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
                         pos += h.size_in_bytes() as usize;
                     }
                     Err(e) => {
-                        println!(
+                        outln!(
                             "Found {} invalid bytes at the end of {path} ({e})",
                             bytes.len() - pos
                         );
@@ -380,9 +380,12 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
             }
         } else if path.ends_with(".txnindex") {
             for t in decode_txn_index(&bytes).map_err(|e| format!("{path}: {e}"))? {
-                println!(
+                outln!(
                     "version: 0 producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}",
-                    t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
+                    t.producer_id,
+                    t.first_offset,
+                    t.last_offset,
+                    t.last_stable_offset
                 );
             }
         } else if path.ends_with(".timeindex") || path.ends_with(".index") {
@@ -394,8 +397,8 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
             let entries = decode_index(kind, base, &bytes).map_err(|e| format!("{path}: {e}"))?;
             for e in entries {
                 match kind {
-                    IndexKind::Offset => println!("offset: {} position: {}", e.key, e.value),
-                    IndexKind::Time => println!("timestamp: {} offset: {}", e.key, e.value),
+                    IndexKind::Offset => outln!("offset: {} position: {}", e.key, e.value),
+                    IndexKind::Time => outln!("timestamp: {} offset: {}", e.key, e.value),
                 }
             }
         } else {
@@ -407,19 +410,18 @@ pub fn dump_log(a: &mut Args<'_>) -> Res {
     Ok(())
 }
 
-pub fn lookup(a: &mut Args<'_>) -> Res {
-    let json = a.flag("--json");
-    let offset: Option<i64> = a.number("--offset")?;
-    let ts: Option<i64> = a.number("--timestamp")?;
-    a.no_more_flags()?;
+pub fn lookup(a: LookupArgs) -> Res {
+    let LookupArgs {
+        dir,
+        offset,
+        timestamp: ts,
+        json,
+    } = a;
     if offset.is_some() == ts.is_some() {
         return Err("give exactly one of --offset N and --timestamp T".into());
     }
-    let dir = match a.positional().as_slice() {
-        [d] => *d,
-        [] => return Err("missing DIR (a partition directory such as out/first-0)".into()),
-        _ => return Err("expected one DIR".into()),
-    };
+    let dir = dir.ok_or("missing DIR (a partition directory such as out/first-0)")?;
+    let dir = dir.as_str();
     let dname = Path::new(dir)
         .file_name()
         .and_then(|n| n.to_str())
@@ -449,17 +451,17 @@ pub fn lookup(a: &mut Args<'_>) -> Res {
         let result = res
             .result
             .map(|(o, p)| serde_json::json!({"offset": o, "position": p}));
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"target": target, "steps": res.steps, "result": result})
         );
     } else {
-        println!(
+        outln!(
             "Looking up {target} in {dir} ({} segments)",
             log.segments.len()
         );
         for (i, s) in res.steps.iter().enumerate() {
-            println!("{:>3}. {}", i + 1, lookup_step(s, Lang::En));
+            outln!("{:>3}. {}", i + 1, lookup_step(s, Lang::En));
         }
     }
     Ok(())

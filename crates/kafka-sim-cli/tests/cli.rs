@@ -1318,3 +1318,80 @@ fn a_cut_txnindex_is_named() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every subcommand has `--help`; the tool has `--version` and prints
+/// shell completions (clap).
+#[test]
+fn every_subcommand_has_help_and_the_tool_a_version() {
+    let o = kafka_sim(&["--version"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("kafka-sim 0."), "{}", stdout(&o));
+    for sub in [
+        "run",
+        "digest",
+        "segments",
+        "dump-log",
+        "lookup",
+        "place",
+        "elect",
+        "partition",
+        "assign",
+        "describe",
+        "metrics",
+        "coordinator",
+        "exercise",
+        "completions",
+    ] {
+        let o = kafka_sim(&[sub, "--help"], None);
+        assert!(o.status.success(), "{sub} --help: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.contains(&format!("Usage: kafka-sim {sub}")),
+            "{sub}: {out}"
+        );
+        // And the top-level help lists it.
+        let top = stdout(&kafka_sim(&["--help"], None));
+        assert!(top.contains(sub), "{sub} missing from kafka-sim --help");
+    }
+    let o = kafka_sim(&["completions", "bash"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("complete -F"), "{}", stdout(&o));
+    // Errors stay one line, naming the subcommand's help.
+    assert_clean_error(
+        &kafka_sim(&["lookup", "--offst", "3"], None),
+        "unknown option --offst (see kafka-sim lookup --help)",
+    );
+    assert_clean_error(&kafka_sim(&["completions", "tcsh"], None), "tcsh");
+}
+
+/// A reader that goes away (`kafka-sim metrics … | head`) ends the tool
+/// quietly: no "Broken pipe" message, exit code 0.
+#[test]
+fn a_closed_pipe_ends_the_tool_quietly() {
+    use std::io::Read;
+    for args in [
+        &["metrics", "scenarios/leader-failover.json", "--every", "1"][..],
+        &["metrics", "--list"][..],
+        &["run", "scenarios/leader-failover.json", "--all"][..],
+        &["exercise", "--kind", "partition", "--count", "1000"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kafka-sim"))
+            .args(args)
+            .current_dir(root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 64];
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut first)
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(stderr(&o), "", "{args:?}");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+    }
+}

@@ -10,8 +10,9 @@
 //!   its members.
 //!
 //! `--write FILE` also saves the scenario, to run it with the CLI or open
-//! it in the page.
-use kafka_sim::scenario::scale::scale;
+//! it in the page. `--one-topic` makes issue 46's variant: one topic of
+//! `PARTITIONS` partitions that every group subscribes to, 15 s.
+use kafka_sim::scenario::scale::{one_topic, scale};
 use kafka_sim::{Scenario, World};
 use std::sync::Arc;
 
@@ -19,7 +20,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     let (partitions, groups, members) = (num(0, 3000), num(1, 40), num(2, 40));
-    let text = scale(partitions, groups, members);
+    let text = if args.iter().any(|a| a == "--one-topic") {
+        one_topic(partitions, groups, members)
+    } else {
+        scale(partitions, groups, members)
+    };
     if let Some(i) = args.iter().position(|a| a == "--write") {
         std::fs::write(&args[i + 1], &text).expect("writable");
     }

@@ -205,8 +205,9 @@ pub(crate) struct WorkQueue {
 /// At most this many items in one chunk of a bucket.
 const CHUNK: usize = 32;
 
-/// Consecutive items of a bucket, by sequence number.
-type Chunk = Arc<Vec<(u64, Work)>>;
+/// Consecutive items of a bucket, by sequence number. A deque: the queue
+/// takes items from the front, which a `Vec` would shift.
+type Chunk = Arc<std::collections::VecDeque<(u64, Work)>>;
 
 /// The items due at one instant, in sequence order, shared until changed,
 /// in chunks of at most [`CHUNK`] that are shared too: an instant can hold
@@ -233,12 +234,16 @@ impl Bucket {
         debug_assert!(self
             .chunks
             .last()
-            .and_then(|c| c.last())
+            .and_then(|c| c.back())
             .is_none_or(|(s, _)| *s < item.0));
         let chunks = Arc::make_mut(&mut self.chunks);
         match chunks.last_mut() {
-            Some(c) if c.len() < CHUNK => Arc::make_mut(c).push(item),
-            _ => chunks.push(Arc::new(vec![item])),
+            Some(c) if c.len() < CHUNK => Arc::make_mut(c).push_back(item),
+            _ => {
+                let mut c = std::collections::VecDeque::with_capacity(CHUNK);
+                c.push_back(item);
+                chunks.push(Arc::new(c));
+            }
         }
     }
 
@@ -246,7 +251,7 @@ impl Bucket {
     fn take(&mut self, seq: u64) -> Option<Work> {
         let k = self
             .chunks
-            .partition_point(|c| c.last().is_some_and(|(s, _)| *s < seq));
+            .partition_point(|c| c.back().is_some_and(|(s, _)| *s < seq));
         let i = self
             .chunks
             .get(k)?
@@ -254,7 +259,7 @@ impl Bucket {
             .ok()?;
         let chunks = Arc::make_mut(&mut self.chunks);
         let c = Arc::make_mut(&mut chunks[k]);
-        let (_, work) = c.remove(i);
+        let (_, work) = c.remove(i)?;
         if c.is_empty() {
             chunks.remove(k);
         }
@@ -479,6 +484,12 @@ impl Kernel {
             metadata_share: None,
             sc,
         }
+    }
+
+    /// The sequence number the next queued item will take: every item queued
+    /// so far has a smaller one.
+    pub(crate) fn next_seq(&self) -> u64 {
+        self.seq
     }
 
     /// Queues `work` at `at`; returns its key in the queue.

@@ -269,16 +269,17 @@ fn the_event_cap_holds_inside_a_step() {
     // Seeking inside the capped trace still works.
     let w = t.state_at(2_999);
     assert_eq!(w.events_emitted(), 2_999);
-    // The streaming run (the CLI's) stops at MAX_EVENTS the same way and
-    // keeps no trace; here it ends long before.
+    // The streaming run (the CLI's) stops at STREAM_MAX_EVENTS the same way
+    // and keeps no trace; here it ends long before.
     let stopped = timeline::stream(
         Scenario::from_json(&base("", "", "", "")).unwrap(),
         |_, _| true,
     )
     .unwrap();
     assert_eq!(stopped, None);
-    // The CLI's cap is the engine's: a run of the documented day stops there.
+    // The caps the docs name: a kept trace and a streamed run.
     assert_eq!(MAX_EVENTS, 5_000_000);
+    assert_eq!(timeline::STREAM_MAX_EVENTS, 20_000_000);
 }
 
 /// Items 11 to 13: errors name the field; valid values Kafka accepts are

@@ -192,7 +192,7 @@ pub fn every(
     }
     let end = scenario.run_until_ms;
     let mut w = World::new(std::sync::Arc::new(scenario));
-    w.set_budget(Some(crate::timeline::MAX_EVENTS));
+    w.set_budget(Some(crate::timeline::STREAM_MAX_EVENTS));
     let mut next = Some(0);
     loop {
         due(&w, &mut next, every_ms, end, |t| {
@@ -203,10 +203,9 @@ pub fn every(
         }
         w.drain_events();
         if w.is_frozen() {
-            return Ok(Some(format!(
-                "the simulation stopped at {} ms after {} events, the most one run may record here",
+            return Ok(Some(crate::timeline::cap_reached(
                 w.now(),
-                crate::timeline::MAX_EVENTS
+                crate::timeline::STREAM_MAX_EVENTS,
             )));
         }
     }
