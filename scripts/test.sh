@@ -6,9 +6,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/setup-test.sh
-# The page's size budget in bytes, gzipped wasm + JS of dist/ (issue 17).
+# The page's size budget in bytes, gzipped wasm + JS of dist/ (issue 46;
+# it was 800,000 from issue 17).
 # CONTRIBUTING.md says where the bytes go.
-SIZE_BUDGET=800000
+SIZE_BUDGET=1200000
 step() { printf '\n\033[1;32m== %s\033[0m\n' "$*"; }
 fail() { printf '\033[1;31mFAILED: %s\033[0m\n' "$*" >&2; exit 1; }
 

@@ -322,7 +322,7 @@ impl StorageModel {
             }
         }
         // User topics first, internal ones after.
-        kafka_sim::collections::sort_by(&mut choices, |(a, _), (b, _)| {
+        choices.sort_by(|(a, _), (b, _)| {
             a.contains(":__")
                 .cmp(&b.contains(":__"))
                 .then_with(|| crate::view_model::natural_cmp(a, b))
@@ -562,7 +562,7 @@ fn group_ids(w: &World) -> Vec<String> {
         .iter()
         .filter_map(|c| c.group.as_ref().map(|g| g.group_id.clone()))
         .collect();
-    kafka_sim::collections::sort(&mut ids);
+    ids.sort();
     ids.dedup();
     ids
 }

@@ -143,7 +143,7 @@ impl TxnModel {
                 });
             }
         }
-        kafka_sim::collections::sort_by(&mut rows, |a, b| a.tp.cmp(&b.tp));
+        rows.sort_by(|a, b| a.tp.cmp(&b.tp));
         m.more_partitions = rows.len().saturating_sub(MAX_PARTITIONS);
         rows.truncate(MAX_PARTITIONS);
         m.partitions = rows;

@@ -330,7 +330,7 @@ fn replica_rows(b: &kafka_sim::broker::Broker) -> Vec<ReplicaView> {
             }
         })
         .collect();
-    kafka_sim::collections::sort_by(&mut replicas, |a, b| natural_cmp(&a.tp, &b.tp));
+    replicas.sort_by(|a, b| natural_cmp(&a.tp, &b.tp));
     replicas
 }
 
@@ -383,7 +383,7 @@ pub fn zk_rows(w: &World, changed: Option<&str>) -> Vec<ZnodeRow> {
         // when that happens (a large cluster's thousand partitions never do).
         names.dedup();
         if !names.is_sorted() {
-            kafka_sim::collections::sort(&mut names);
+            names.sort();
             names.dedup();
         }
         names

@@ -379,9 +379,7 @@ fn broker_rows(m: &ClusterModel) -> Vec<Vec<i32>> {
             .collect();
     }
     let mut order: Vec<&BrokerView> = m.brokers.iter().collect();
-    kafka_sim::collections::sort_by(&mut order, |a, b| {
-        (a.rack.is_none(), &a.rack, a.id).cmp(&(b.rack.is_none(), &b.rack, b.id))
-    });
+    order.sort_by(|a, b| (a.rack.is_none(), &a.rack, a.id).cmp(&(b.rack.is_none(), &b.rack, b.id)));
     let mut racks: Vec<Vec<i32>> = Vec::new();
     for (i, b) in order.iter().enumerate() {
         if i == 0 || order[i - 1].rack != b.rack {

@@ -89,7 +89,7 @@ impl PlacementModel {
         if rows.is_empty() {
             return None;
         }
-        kafka_sim::collections::sort_by(&mut rows, |a, b| natural_cmp(&a.0, &b.0));
+        rows.sort_by(|a, b| natural_cmp(&a.0, &b.0));
         let count = |f: &dyn Fn(&Cell) -> bool| -> Vec<usize> {
             (0..brokers.len())
                 .map(|c| rows.iter().filter(|(_, cells)| f(&cells[c])).count())

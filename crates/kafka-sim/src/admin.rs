@@ -128,7 +128,7 @@ impl ZkCx<'_> {
         if brokers.is_empty() {
             let racks = &self.k.sc.cluster.broker_rack;
             let mut ids = self.k.sc.cluster.brokers.clone();
-            crate::collections::sort(&mut ids);
+            ids.sort();
             brokers = ids
                 .into_iter()
                 .map(|b| crate::placement::BrokerMetadata {

@@ -467,63 +467,10 @@ impl<'a, K, V> VacantEntry<'a, K, V> {
     }
 }
 
-/// Sorts `v` stably by `cmp`, as `slice::sort_by` does.
-///
-/// The standard library compiles its sort again for every element type and
-/// comparison (4–5 KB of wasm each, 69 copies in the page). Here one copy
-/// sorts the positions `0..n` through a `dyn` comparison, and a small
-/// generic step moves the elements into that order, so the engine and the
-/// page share a single sort. Stable, O(n log n) comparisons, one `usize` of
-/// extra memory per element.
-pub fn sort_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> std::cmp::Ordering) {
-    if v.len() < 2 {
-        return;
-    }
-    let order = sorted_positions(v.len(), &mut |a, b| cmp(&v[a], &v[b]));
-    permute(v, order);
-}
-
-/// `slice::sort_by_key`, through [`sort_by`].
-pub fn sort_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
-    sort_by(v, |a, b| key(a).cmp(&key(b)));
-}
-
-/// `slice::sort`, through [`sort_by`].
-pub fn sort<T: Ord>(v: &mut [T]) {
-    sort_by(v, T::cmp);
-}
-
-/// The positions `0..n` in the order `cmp` gives them (stable).
-fn sorted_positions(
-    n: usize,
-    cmp: &mut dyn FnMut(usize, usize) -> std::cmp::Ordering,
-) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|a, b| cmp(*a, *b));
-    order
-}
-
-/// Rearranges `v` so that `v[i]` becomes the old `v[order[i]]`, following
-/// each cycle of the permutation with swaps.
-fn permute<T>(v: &mut [T], mut order: Vec<usize>) {
-    for i in 0..v.len() {
-        let mut j = i;
-        loop {
-            let k = order[j];
-            order[j] = j;
-            if k == i {
-                break;
-            }
-            v.swap(j, k);
-            j = k;
-        }
-    }
-}
-
 /// Sorts `v` by key, stably, and keeps the last of equal keys: what inserting
 /// them one by one would leave.
 fn sorted_dedup_last<T>(mut v: Vec<T>, cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<T> {
-    sort_by(&mut v, &cmp);
+    v.sort_by(&cmp);
     let mut out: Vec<T> = Vec::with_capacity(v.len());
     for x in v {
         match out.last_mut() {
@@ -882,29 +829,6 @@ mod serde_impls {
 #[cfg(test)]
 mod tests {
 
-    #[test]
-    fn the_shared_sort_equals_the_standard_stable_sort() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for n in 0..300usize {
-            // Pairs with few distinct keys, so stability shows.
-            let v: Vec<(u8, usize)> = (0..n)
-                .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    ((x % 7) as u8, i)
-                })
-                .collect();
-            let mut std_sorted = v.clone();
-            std_sorted.sort_by_key(|p| p.0);
-            let mut ours = v.clone();
-            super::sort_by_key(&mut ours, |p| p.0);
-            assert_eq!(ours, std_sorted, "n = {n}");
-            let mut all = v;
-            super::sort(&mut all);
-            assert!(all.windows(2).all(|w| w[0] <= w[1]));
-        }
-    }
     use super::*;
     use std::collections::{BTreeMap, BTreeSet};
 

@@ -51,7 +51,7 @@ const MISSING: &str = "-";
 pub fn topics(w: &World, only: Option<&str>, exclude_internal: bool) -> String {
     let zk = w.zookeeper();
     let mut names = zk.children("/brokers/topics");
-    crate::collections::sort(&mut names);
+    names.sort();
     let mut out = String::new();
     for t in names
         .iter()
@@ -130,7 +130,7 @@ fn topic_overrides(w: &World, t: &str) -> String {
             (k.clone(), value)
         })
         .collect();
-    crate::collections::sort(&mut pairs);
+    pairs.sort();
     pairs
         .into_iter()
         .map(|(k, v)| format!("{k}={v}"))
@@ -168,7 +168,7 @@ fn group_ids(w: &World, only: Option<&str>) -> Vec<String> {
     if let Some(o) = only {
         ids.push(o.to_string());
     }
-    crate::collections::sort(&mut ids);
+    ids.sort();
     ids.dedup();
     ids
 }
@@ -277,11 +277,11 @@ fn verbose_assignment(tps: &[TopicPartition]) -> String {
     let mut parts: Vec<String> = by_topic
         .into_values()
         .map(|mut v| {
-            crate::collections::sort(&mut v);
+            v.sort();
             format!("({})", v.join(","))
         })
         .collect();
-    crate::collections::sort(&mut parts);
+    parts.sort();
     parts.join(", ")
 }
 
@@ -366,7 +366,7 @@ fn describe_group(w: &World, g: &Group) -> String {
         .iter()
         .filter(|m| !m.assignment.is_empty())
         .collect();
-    crate::collections::sort_by_key(&mut members, |m| std::cmp::Reverse(m.assignment.len()));
+    members.sort_by_key(|m| std::cmp::Reverse(m.assignment.len()));
     let mut rows: Vec<Row> = Vec::new();
     for m in &members {
         let host = format!("/consumer-{}", m.consumer);
@@ -448,7 +448,7 @@ fn describe_group(w: &World, g: &Group) -> String {
 /// `getLogOffsets` collects into a `HashMap`).
 fn hash_map_order(tps: &[TopicPartition]) -> Vec<&TopicPartition> {
     let mut sorted: Vec<&TopicPartition> = tps.iter().collect();
-    crate::collections::sort_by_key(&mut sorted, |tp| tp.partition);
+    sorted.sort_by_key(|tp| tp.partition);
     let hashes: Vec<i32> = sorted
         .iter()
         .map(|tp| tp_hash(java_string_hash(&tp.topic), tp.partition))

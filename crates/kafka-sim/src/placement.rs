@@ -153,7 +153,7 @@ pub fn assign_replicas_to_brokers(
         .collect();
     let (list, rack_aware) = if racks.is_empty() {
         let mut sorted: Vec<BrokerId> = brokers.iter().map(|b| b.id).collect();
-        crate::collections::sort(&mut sorted);
+        sorted.sort();
         (sorted, false)
     } else if racks.len() < brokers.len() {
         return Err(PlacementError::AdminOperation(

@@ -155,7 +155,7 @@ impl ZooKeeper {
             .iter()
             .filter_map(|c| c.parse().ok().map(BrokerId))
             .collect();
-        crate::collections::sort(&mut v);
+        v.sort();
         v
     }
 

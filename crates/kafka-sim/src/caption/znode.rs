@@ -63,7 +63,7 @@ pub(super) fn summary(path: &str, data: &str, l: Lang) -> String {
             .iter()
             .map(|(p, r)| (p.parse().unwrap_or(i64::MAX), format!("{p}:{}", scalar(r))))
             .collect();
-        crate::collections::sort(&mut parts);
+        parts.sort();
         let list: Vec<String> = parts.into_iter().map(|(_, s)| s).collect();
         if en {
             format!("replica assignment {}", list.join(" "))

@@ -127,7 +127,7 @@ impl ConsumerCx<'_> {
         let spec = &self.me().spec;
         if let Some(t) = &spec.subscribe {
             let mut v = t.clone();
-            crate::collections::sort(&mut v);
+            v.sort();
             v.dedup();
             return v;
         }

@@ -43,7 +43,7 @@ pub fn deliverable(
     aborted: &[AbortedTransaction],
 ) -> (Vec<ConsumedRecord>, i64) {
     let mut queue: Vec<AbortedTransaction> = aborted.to_vec();
-    crate::collections::sort(&mut queue);
+    queue.sort();
     let mut queue = queue.into_iter().peekable();
     let mut aborted_producers = SortedSet::new();
     let mut out = Vec::new();

@@ -337,19 +337,17 @@ fn pick<'a>(r: &mut Rng, v: &'a [&'a str]) -> &'a str {
 fn make_choices(r: &mut Rng, answer: &str, pool: Vec<String>, n: usize) -> Vec<String> {
     let mut out = vec![answer.to_string()];
     let mut pool: Vec<String> = pool.into_iter().filter(|p| p != answer).collect();
-    crate::collections::sort(&mut pool);
+    pool.sort();
     pool.dedup();
     while out.len() < n && !pool.is_empty() {
         let i = r.below(pool.len() as u64) as usize;
         out.push(pool.swap_remove(i));
     }
-    crate::collections::sort_by(&mut out, |a, b| {
-        match (a.parse::<i64>(), b.parse::<i64>()) {
-            (Ok(x), Ok(y)) => x.cmp(&y),
-            _ if a == NONE => std::cmp::Ordering::Greater,
-            _ if b == NONE => std::cmp::Ordering::Less,
-            _ => a.cmp(b),
-        }
+    out.sort_by(|a, b| match (a.parse::<i64>(), b.parse::<i64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ if a == NONE => std::cmp::Ordering::Greater,
+        _ if b == NONE => std::cmp::Ordering::Less,
+        _ => a.cmp(b),
     });
     out
 }

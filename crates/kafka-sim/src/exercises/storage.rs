@@ -230,7 +230,7 @@ pub(super) fn compaction(r: &mut Rng, size: u64) -> Drawn {
     let mut removed_too_few: Vec<i64> = survivors.clone();
     if let Some(first_removed) = removed.first() {
         removed_too_few.push(*first_removed);
-        crate::collections::sort(&mut removed_too_few);
+        removed_too_few.sort();
     }
     Drawn {
         en: format!("A compacted topic's partition holds {} (one record per batch). Offsets from {end} on are in the active segment. After one cleaner pass, which offsets remain?", shown.join(", ")),

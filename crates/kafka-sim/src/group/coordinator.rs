@@ -715,7 +715,7 @@ impl BrokerCx<'_> {
                             (m.member_id.clone(), a)
                         })
                         .collect();
-                    crate::collections::sort_by(&mut full, |a, b| a.0.cmp(&b.0));
+                    full.sort_by(|a, b| a.0.cmp(&b.0));
                     self.coordinator_store_group(
                         g,
                         GroupWrite::Sync {

@@ -389,7 +389,7 @@ fn bnode(b: BrokerId) -> NodeId {
 /// Partitions in sorted order (as events list them).
 pub(crate) fn names(tps: &[TopicPartition]) -> Vec<TopicPartition> {
     let mut v = tps.to_vec();
-    crate::collections::sort(&mut v);
+    v.sort();
     v
 }
 

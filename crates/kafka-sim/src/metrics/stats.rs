@@ -173,7 +173,7 @@ impl Histogram {
     /// that every quantile a reading reports comes from one sort.
     pub fn snapshot(&self) -> Snapshot {
         let mut v: Vec<f64> = self.recent.iter().copied().collect();
-        crate::collections::sort_by(&mut v, f64::total_cmp);
+        v.sort_by(f64::total_cmp);
         Snapshot(v)
     }
 }

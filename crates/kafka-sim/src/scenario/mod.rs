@@ -275,260 +275,204 @@ impl CommitMode {
     }
 }
 
-/// Declares [`Command`] once and gives it two forms: the enum itself,
-/// written internally tagged (`{"type": "kill_broker", "broker": 1}`), and a
-/// private externally tagged twin, [`Tagged`], that reads it. serde's reader
-/// of an internally tagged enum buffers the object and has a second reader
-/// for every variant, about 30 KB of the page's code; the twin reads the
-/// object once, rearranged as `{"kill_broker": {"broker": 1}}`
-/// ([`Command::from_fields`]).
-macro_rules! commands {
-    (
-        $(#[$meta:meta])*
-        pub enum Command {
-            $(
-                $(#[$vmeta:meta])*
-                $variant:ident {
-                    $(
-                        $(#[$fmeta:meta])*
-                        $field:ident : $ty:ty
-                    ),* $(,)?
-                }
-            ),* $(,)?
-        }
-    ) => {
-        $(#[$meta])*
-        pub enum Command {
-            $(
-                $(#[$vmeta])*
-                $variant {
-                    $( $(#[$fmeta])* $field: $ty ),*
-                }
-            ),*
-        }
-
-        /// [`Command`] externally tagged, for reading (see `commands!`).
-        #[derive(Deserialize)]
-        #[serde(rename_all = "snake_case", deny_unknown_fields)]
-        enum Tagged {
-            $(
-                $(#[$vmeta])*
-                $variant {
-                    $( $(#[$fmeta])* $field: $ty ),*
-                }
-            ),*
-        }
-
-        impl From<Tagged> for Command {
-            fn from(t: Tagged) -> Command {
-                match t {
-                    $( Tagged::$variant { $($field),* } => Command::$variant { $($field),* } ),*
-                }
-            }
-        }
-    };
-}
-
-commands! {
-    /// Something the person running the scenario does, written
-    /// `{"type": "kill_broker", "broker": 1}`.
-    #[derive(Clone, Debug, PartialEq, Serialize)]
-    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-    pub enum Command {
-        /// `producer.send(new ProducerRecord(topic, partition, key, value))`,
-        /// `count` times (values get `-1`, `-2`, ... appended when count > 1).
-        Produce {
-            /// The producer's name.
-            producer: String,
-            /// The topic.
-            topic: String,
-            /// The key (none: a null key).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            key: Option<String>,
-            /// The value (none: a tombstone).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            value: Option<String>,
-            /// The partition (none: the partitioner chooses).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            partition: Option<i32>,
-            /// How many records like it (default 1).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            count: Option<u32>,
-        },
-        /// A hard failure: the process dies, its ZooKeeper session expires later.
-        /// With `power_failure` the machine loses power too, and with it the page
-        /// cache: log data not yet written back to disk is gone on restart.
-        KillBroker {
-            /// The broker's id.
-            broker: i32,
-            /// A power failure: what the page cache had not written back is lost too.
-            #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-            power_failure: bool,
-        },
-        /// A controlled shutdown: leaderships move first, then the broker stops.
-        ShutdownBroker {
-            /// The broker's id.
-            broker: i32,
-        },
-        /// Starts a stopped broker; it recovers its logs from disk.
-        RestartBroker {
-            /// The broker's id.
-            broker: i32,
-        },
-        /// Packets between two nodes are lost until the link is healed.
-        CutLink {
-            /// One end of the link.
-            a: NodeId,
-            /// The other end.
-            b: NodeId,
-        },
-        /// Heals a cut link.
-        HealLink {
-            /// One end of the link.
-            a: NodeId,
-            /// The other end.
-            b: NodeId,
-        },
-        /// Adds latency to the link (a slow follower).
-        SlowLink {
-            /// One end of the link.
-            a: NodeId,
-            /// The other end.
-            b: NodeId,
-            /// Latency added on top of the base, in milliseconds.
-            extra_latency_ms: u64,
-        },
-        /// `kafka-topics --create`.
-        CreateTopic {
-            /// The topic to create.
-            #[serde(deserialize_with = "via_value")]
-            topic: TopicSpec,
-        },
-        /// Raises the partition count to `partitions`.
-        AddPartitions {
-            /// The topic.
-            topic: String,
-            /// Its partition count after the change.
-            partitions: i32,
-        },
-        /// `kafka-leader-election --election-type preferred`.
-        ElectPreferredLeaders {
-            /// Only this topic (none: every topic).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            topic: Option<String>,
-            /// Only this partition of it.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            partition: Option<i32>,
-        },
-        /// `kafka-reassign-partitions`: move a partition to new replicas.
-        Reassign {
-            /// The topic.
-            topic: String,
-            /// The partition.
-            partition: i32,
-            /// The new replicas, preferred leader first.
-            replicas: Vec<i32>,
-        },
-        /// An offset or timestamp lookup on one broker's copy, traced step by step.
-        Lookup {
-            /// The broker whose log is searched.
-            broker: i32,
-            /// The topic.
-            topic: String,
-            /// The partition.
-            partition: i32,
-            /// The offset to find.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            offset: Option<i64>,
-            /// The timestamp to find (the first record at or after it).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            timestamp: Option<i64>,
-        },
-        /// A producer starts (its spec, as in `producers`): `new KafkaProducer(props)`.
-        AddProducer {
-            /// The producer to add.
-            #[serde(deserialize_with = "via_value")]
-            producer: ProducerSpec,
-        },
-        /// `producer.close()`: no more `send()`; the Sender sends every batch
-        /// still in the accumulator at once (`linger.ms` no longer waits) and
-        /// waits for the requests in flight, then the producer stops.
-        /// With `timeout_ms`, `producer.close(Duration.ofMillis(timeout_ms))`:
-        /// whatever is still unsent or unanswered when it runs out is aborted
-        /// (force close); `0` aborts at once (`close(Duration.ZERO)`).
-        CloseProducer {
-            /// The producer's name.
-            producer: String,
-            /// `close(timeout)`: force-close after this long (none: wait).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            timeout_ms: Option<u64>,
-        },
-        /// `producer.initTransactions()`: find the transaction coordinator and
-        /// get the producer id and a new epoch (fencing an older producer with
-        /// the same `transactional.id`). The producer needs a `transactional.id`.
-        InitTransactions {
-            /// The producer's name.
-            producer: String,
-        },
-        /// `producer.beginTransaction()`.
-        BeginTransaction {
-            /// The producer's name.
-            producer: String,
-        },
-        /// `producer.commitTransaction()`: send what is buffered, then EndTxn(commit).
-        CommitTransaction {
-            /// The producer's name.
-            producer: String,
-        },
-        /// `producer.abortTransaction()`: drop what is unsent, then EndTxn(abort).
-        AbortTransaction {
-            /// The producer's name.
-            producer: String,
-        },
-        /// `producer.sendOffsetsToTransaction(positions, consumer.groupMetadata())`:
-        /// the consumer's current positions become part of the producer's
-        /// transaction, committed for its group only if the transaction commits
-        /// (the read-process-write loop of exactly-once).
-        SendOffsetsToTransaction {
-            /// The producer's name.
-            producer: String,
-            /// The consumer whose positions and group metadata are sent.
-            consumer: String,
-        },
-        /// A consumer joins (its spec, as in `consumers`).
-        AddConsumer {
-            /// The consumer to add.
-            #[serde(deserialize_with = "via_value")]
-            consumer: ConsumerSpec,
-        },
-        /// `consumer.close()`: leaves the group cleanly.
-        StopConsumer {
-            /// The consumer's name.
-            consumer: String,
-        },
-        /// The consumer's process dies: no LeaveGroup, the session times out.
-        CrashConsumer {
-            /// The consumer's name.
-            consumer: String,
-        },
-        /// `commitSync()` of the current positions.
-        CommitSync {
-            /// The consumer's name.
-            consumer: String,
-        },
-        /// `commitAsync()` of the current positions.
-        CommitAsync {
-            /// The consumer's name.
-            consumer: String,
-        },
-        /// The application stalls: no `poll()` for this long.
-        PauseConsumer {
-            /// The consumer's name.
-            consumer: String,
-            /// How long the application stops calling `poll()`.
-            duration_ms: u64,
-        },
-    }
+/// Something the person running the scenario does, written
+/// `{"type": "kill_broker", "broker": 1}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    /// `producer.send(new ProducerRecord(topic, partition, key, value))`,
+    /// `count` times (values get `-1`, `-2`, ... appended when count > 1).
+    Produce {
+        /// The producer's name.
+        producer: String,
+        /// The topic.
+        topic: String,
+        /// The key (none: a null key).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        /// The value (none: a tombstone).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+        /// The partition (none: the partitioner chooses).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<i32>,
+        /// How many records like it (default 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
+    },
+    /// A hard failure: the process dies, its ZooKeeper session expires later.
+    /// With `power_failure` the machine loses power too, and with it the page
+    /// cache: log data not yet written back to disk is gone on restart.
+    KillBroker {
+        /// The broker's id.
+        broker: i32,
+        /// A power failure: what the page cache had not written back is lost too.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        power_failure: bool,
+    },
+    /// A controlled shutdown: leaderships move first, then the broker stops.
+    ShutdownBroker {
+        /// The broker's id.
+        broker: i32,
+    },
+    /// Starts a stopped broker; it recovers its logs from disk.
+    RestartBroker {
+        /// The broker's id.
+        broker: i32,
+    },
+    /// Packets between two nodes are lost until the link is healed.
+    CutLink {
+        /// One end of the link.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+    },
+    /// Heals a cut link.
+    HealLink {
+        /// One end of the link.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+    },
+    /// Adds latency to the link (a slow follower).
+    SlowLink {
+        /// One end of the link.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+        /// Latency added on top of the base, in milliseconds.
+        extra_latency_ms: u64,
+    },
+    /// `kafka-topics --create`.
+    CreateTopic {
+        /// The topic to create.
+        #[serde(deserialize_with = "via_value")]
+        topic: TopicSpec,
+    },
+    /// Raises the partition count to `partitions`.
+    AddPartitions {
+        /// The topic.
+        topic: String,
+        /// Its partition count after the change.
+        partitions: i32,
+    },
+    /// `kafka-leader-election --election-type preferred`.
+    ElectPreferredLeaders {
+        /// Only this topic (none: every topic).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        topic: Option<String>,
+        /// Only this partition of it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<i32>,
+    },
+    /// `kafka-reassign-partitions`: move a partition to new replicas.
+    Reassign {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+        /// The new replicas, preferred leader first.
+        replicas: Vec<i32>,
+    },
+    /// An offset or timestamp lookup on one broker's copy, traced step by step.
+    Lookup {
+        /// The broker whose log is searched.
+        broker: i32,
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+        /// The offset to find.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<i64>,
+        /// The timestamp to find (the first record at or after it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timestamp: Option<i64>,
+    },
+    /// A producer starts (its spec, as in `producers`): `new KafkaProducer(props)`.
+    AddProducer {
+        /// The producer to add.
+        #[serde(deserialize_with = "via_value")]
+        producer: ProducerSpec,
+    },
+    /// `producer.close()`: no more `send()`; the Sender sends every batch
+    /// still in the accumulator at once (`linger.ms` no longer waits) and
+    /// waits for the requests in flight, then the producer stops.
+    /// With `timeout_ms`, `producer.close(Duration.ofMillis(timeout_ms))`:
+    /// whatever is still unsent or unanswered when it runs out is aborted
+    /// (force close); `0` aborts at once (`close(Duration.ZERO)`).
+    CloseProducer {
+        /// The producer's name.
+        producer: String,
+        /// `close(timeout)`: force-close after this long (none: wait).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// `producer.initTransactions()`: find the transaction coordinator and
+    /// get the producer id and a new epoch (fencing an older producer with
+    /// the same `transactional.id`). The producer needs a `transactional.id`.
+    InitTransactions {
+        /// The producer's name.
+        producer: String,
+    },
+    /// `producer.beginTransaction()`.
+    BeginTransaction {
+        /// The producer's name.
+        producer: String,
+    },
+    /// `producer.commitTransaction()`: send what is buffered, then EndTxn(commit).
+    CommitTransaction {
+        /// The producer's name.
+        producer: String,
+    },
+    /// `producer.abortTransaction()`: drop what is unsent, then EndTxn(abort).
+    AbortTransaction {
+        /// The producer's name.
+        producer: String,
+    },
+    /// `producer.sendOffsetsToTransaction(positions, consumer.groupMetadata())`:
+    /// the consumer's current positions become part of the producer's
+    /// transaction, committed for its group only if the transaction commits
+    /// (the read-process-write loop of exactly-once).
+    SendOffsetsToTransaction {
+        /// The producer's name.
+        producer: String,
+        /// The consumer whose positions and group metadata are sent.
+        consumer: String,
+    },
+    /// A consumer joins (its spec, as in `consumers`).
+    AddConsumer {
+        /// The consumer to add.
+        #[serde(deserialize_with = "via_value")]
+        consumer: ConsumerSpec,
+    },
+    /// `consumer.close()`: leaves the group cleanly.
+    StopConsumer {
+        /// The consumer's name.
+        consumer: String,
+    },
+    /// The consumer's process dies: no LeaveGroup, the session times out.
+    CrashConsumer {
+        /// The consumer's name.
+        consumer: String,
+    },
+    /// `commitSync()` of the current positions.
+    CommitSync {
+        /// The consumer's name.
+        consumer: String,
+    },
+    /// `commitAsync()` of the current positions.
+    CommitAsync {
+        /// The consumer's name.
+        consumer: String,
+    },
+    /// The application stalls: no `poll()` for this long.
+    PauseConsumer {
+        /// The consumer's name.
+        consumer: String,
+        /// How long the application stops calling `poll()`.
+        duration_ms: u64,
+    },
 }
 
 impl Command {
@@ -544,29 +488,18 @@ impl Command {
     /// own), with serde's messages: a missing `type`, an unknown one, an
     /// unknown or missing field.
     pub fn from_fields(
-        mut fields: serde_json::Map<String, serde_json::Value>,
+        fields: serde_json::Map<String, serde_json::Value>,
     ) -> Result<Command, serde_json::Error> {
         use serde::de::Error;
-        use serde_json::Value;
-        let tag = match fields.remove("type") {
-            Some(Value::String(t)) => t,
+        match fields.get("type") {
+            Some(serde_json::Value::String(_)) | None => {}
             Some(other) => {
                 return Err(serde_json::Error::custom(format!(
                     "type must be a string naming the command, not {other}"
                 )))
             }
-            None => return Err(serde_json::Error::missing_field("type")),
-        };
-        let mut tagged = serde_json::Map::new();
-        tagged.insert(tag, Value::Object(fields));
-        Tagged::deserialize(Value::Object(tagged)).map(Command::from)
-    }
-}
-
-impl<'de> Deserialize<'de> for Command {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let fields = serde_json::Map::deserialize(d)?;
-        Command::from_fields(fields).map_err(serde::de::Error::custom)
+        }
+        Command::deserialize(serde_json::Value::Object(fields))
     }
 }
 
@@ -582,9 +515,10 @@ pub struct TimedCommand {
 
 /// Read by hand rather than through `#[serde(flatten)]`: `at_ms` is read
 /// from the object's fields (so an error still names `commands[i].at_ms`)
-/// and the other fields are the command. The messages are the same (a
-/// missing `at_ms`, an unknown field or `type`), and the page does not
-/// carry serde's flattening reader, one function of about 45 KB.
+/// and the other fields are the command ([`Command::from_fields`]). serde's
+/// flattening reader would also take `"type": 3` as the fourth command
+/// (a variant index), and answer with that command's missing field. (It was
+/// also about 45 KB of the page's code; that is not why it stays.)
 impl<'de> Deserialize<'de> for TimedCommand {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Fields;

@@ -144,6 +144,39 @@ fn unknown_command_fields_are_refused() {
     let t = MINIMAL.replace("\"broker\": 1}", "\"broker\": 1, \"brokr\": 2}");
     let e = Scenario::from_json(&t).unwrap_err();
     assert!(e.to_string().contains("brokr"), "{e}");
+    // A type that is not a string is named as such, not read as the
+    // command at that index of the list (serde's flattening reader would).
+    let t = MINIMAL.replace("\"type\": \"kill_broker\"", "\"type\": 3");
+    let e = Scenario::from_json(&t).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("type must be a string naming the command, not 3"),
+        "{e}"
+    );
+}
+
+/// Issue 46's scenario: one topic, every group on it.
+#[test]
+fn the_one_topic_scale_scenario_is_what_issue_46_describes() {
+    let sc = Scenario::from_json(&super::scale::one_topic(3000, 40, 40)).unwrap();
+    assert_eq!(sc.cluster.brokers.len(), 100);
+    assert_eq!(sc.topics.len(), 1);
+    assert_eq!(sc.topics[0].partitions, Some(3000));
+    assert_eq!(sc.consumers.len(), 1600);
+    assert!(sc
+        .consumers
+        .iter()
+        .all(|c| c.subscribe.as_deref() == Some(&["t".to_string()][..])));
+    assert_eq!(sc.run_until_ms, 15_000);
+    let records: u64 = sc
+        .commands
+        .iter()
+        .map(|c| match &c.command {
+            Command::Produce { count, .. } => u64::from(count.unwrap_or(1)),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(records, 90_000);
 }
 
 /// The scale scenarios are valid scenarios of the size they say, within
@@ -166,9 +199,9 @@ fn the_scale_scenarios_are_valid_and_as_large_as_they_say() {
 }
 
 /// Every command type reads back what it writes: `Command` is written
-/// internally tagged and read through its externally tagged twin
-/// (`commands!`), so the two must agree on every variant and field. The
-/// list covers every type (checked against serde's own list of variants).
+/// and read internally tagged (`{"type": "kill_broker", ...}`), and a
+/// command in a scenario is read by `TimedCommand`'s own reader. The list
+/// covers every type (checked against serde's own list of variants).
 #[test]
 fn every_command_type_reads_back_what_it_writes() {
     let commands = [

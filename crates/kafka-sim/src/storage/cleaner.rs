@@ -129,7 +129,8 @@ struct CleanedTxns {
 impl CleanedTxns {
     fn add(&mut self, txns: Vec<AbortedTxn>) {
         self.ahead.extend(txns);
-        crate::collections::sort_by_key(&mut self.ahead, |t| std::cmp::Reverse(t.first_offset));
+        self.ahead
+            .sort_by_key(|t| std::cmp::Reverse(t.first_offset));
     }
 
     fn reach(&mut self, offset: i64) {
@@ -562,7 +563,7 @@ pub fn clean<S: Storage>(
         .into_iter()
         .map(|(k, o)| (String::from_utf8_lossy(&k).into_owned(), o))
         .collect();
-    crate::collections::sort_by_key(&mut offset_map, |(_, o)| *o);
+    offset_map.sort_by_key(|(_, o)| *o);
     Ok(CleanResult {
         cleanable: plan,
         offset_map,

@@ -369,7 +369,7 @@ impl Storage for MemStorage {
             .filter(|k| k.starts_with(prefix))
             .map(|k| k.to_string())
             .collect();
-        crate::collections::sort(&mut names);
+        names.sort();
         names
     }
 

@@ -35,7 +35,7 @@ impl Log {
             .filter_map(|f| f.rsplit('/').next())
             .filter_map(|n| n.parse().ok())
             .collect();
-        crate::collections::sort(&mut bases);
+        bases.sort();
         if bases.is_empty() {
             return Err(format!("{dir}: no .log segment files"));
         }
