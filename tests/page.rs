@@ -296,6 +296,25 @@ fn the_built_page_renders_the_cluster_in_chromium() {
 enum Browser {
     Chromium,
     Firefox,
+    /// WebKitGTK's MiniBrowser through WebKitWebDriver (Debian's
+    /// `webkit2gtk-driver`): the engine of Safari on the iPads many
+    /// classrooms use. It needs a display: scripts/test.sh runs its test
+    /// under `xvfb-run`.
+    WebKit,
+}
+
+/// WebKitGTK's MiniBrowser, which WebKitWebDriver starts (Debian ships it
+/// in `libwebkit2gtk-4.1-0`, beside the web process).
+fn minibrowser() -> String {
+    for dir in ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"] {
+        for api in ["webkit2gtk-4.1", "webkit2gtk-4.0", "webkitgtk-6.0"] {
+            let p = format!("{dir}/{api}/MiniBrowser");
+            if Path::new(&p).exists() {
+                return p;
+            }
+        }
+    }
+    panic!("WebKitGTK's MiniBrowser is not installed (scripts/setup-test.sh installs webkit2gtk-driver)")
 }
 
 /// A WebDriver session on ChromeDriver (the one the browser tests use) or
@@ -352,6 +371,13 @@ impl Driver {
         let (var, default) = match browser {
             Browser::Chromium => ("CHROMEDRIVER", "chromedriver"),
             Browser::Firefox => ("GECKODRIVER", "geckodriver"),
+            Browser::WebKit => {
+                assert!(
+                    std::env::var_os("DISPLAY").is_some(),
+                    "WebKitGTK needs a display: run this test under xvfb-run (scripts/test.sh does)"
+                );
+                ("WEBKITWEBDRIVER", "WebKitWebDriver")
+            }
         };
         let bin = std::env::var(var).unwrap_or_else(|_| default.into());
         let child = Command::new(&bin)
@@ -374,6 +400,10 @@ impl Driver {
             Browser::Firefox => serde_json::json!({
                 "browserName": "firefox",
                 "moz:firefoxOptions": {"args": ["-headless"]}
+            }),
+            Browser::WebKit => serde_json::json!({
+                "browserName": "MiniBrowser",
+                "webkitgtk:browserOptions": {"binary": minibrowser(), "args": ["--automation"]}
             }),
         };
         let body = serde_json::json!({"capabilities": {"alwaysMatch": caps}});
@@ -747,7 +777,20 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
     );
 
     // First load on a throttled network, cold cache (a new ChromeDriver
-    // session has a new, empty profile), three times.
+    // session has a new, empty profile), three times each: the start screen
+    // with its lessons, and a lesson link with its cluster drawn.
+    first_load(&base, "start screen with its lessons", "[id^=start-lesson-]");
+    first_load(
+        &format!("{base}#lesson=replication-isr-hw"),
+        "lesson link (#lesson=replication-isr-hw) with its cluster drawn",
+        "#cluster [id^=broker-]",
+    );
+}
+
+/// Opens `url` in three new ChromeDriver sessions (cold caches) at 20 Mbit/s
+/// and 20 ms latency, and reports the time from navigation until `selector`
+/// is on the page: each run with what was transferred, then the median.
+fn first_load(url: &str, what: &str, selector: &str) {
     let mut drawn = Vec::new();
     for _ in 0..3 {
         let driver = Driver::start();
@@ -760,13 +803,13 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
                 "upload_throughput": 2_500_000
             }}),
         );
-        driver.open(&base);
+        driver.open(url);
         let r = driver.run(&format!(
             r#"{JS_HELPERS}
 (async () => {{
   let seen = null;
   for (let i = 0; i < 3000 && seen === null; i++) {{
-    if (document.querySelector('[id^=start-lesson-]')) seen = performance.now();
+    if (document.querySelector({selector:?})) seen = performance.now();
     else await frame();
   }}
   const res = performance.getEntriesByType('resource').map(e => ({{ name: e.name.split('/').pop(), bytes: e.transferSize, ms: e.responseEnd }}));
@@ -775,9 +818,9 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
         ));
         let seen = r["seen"]
             .as_f64()
-            .unwrap_or_else(|| panic!("the start screen never listed the lessons: {r}"));
+            .unwrap_or_else(|| panic!("{what}: `{selector}` never appeared: {r}"));
         println!(
-            "first load, 20 Mbit/s + 20 ms, cold cache: start screen with its lessons {seen:.0} ms after navigation; transferred: {}",
+            "first load, 20 Mbit/s + 20 ms, cold cache: {what} {seen:.0} ms after navigation; transferred: {}",
             r["res"]
                 .as_array()
                 .map(|a| a
@@ -791,7 +834,7 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
     }
     drawn.sort_by(f64::total_cmp);
     println!(
-        "first load, 20 Mbit/s + 20 ms, cold cache: start screen with its lessons after {:.0} ms (median of 3; best {:.0}, worst {:.0})",
+        "first load, 20 Mbit/s + 20 ms, cold cache: {what} after {:.0} ms (median of 3; best {:.0}, worst {:.0})",
         drawn[1], drawn[0], drawn[2]
     );
 }
@@ -806,6 +849,14 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
 #[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
 fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
     newcomer_walk(Browser::Chromium);
+}
+
+/// The same walk in WebKit (WebKitGTK's MiniBrowser through
+/// WebKitWebDriver, under Xvfb): the engine of Safari on classroom iPads.
+#[test]
+#[ignore = "needs dist/ from trunk build --release and a display; run by scripts/test.sh under xvfb-run"]
+fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab_in_webkit() {
+    newcomer_walk(Browser::WebKit);
 }
 
 /// The same walk in Firefox ESR (through geckodriver).
@@ -824,6 +875,7 @@ fn newcomer_walk(browser: Browser) {
     let tag = match browser {
         Browser::Chromium => "",
         Browser::Firefox => "firefox-",
+        Browser::WebKit => "webkit-",
     };
     let driver = Driver::start_in(browser);
     for (i, (w, h)) in [(1440, 900), (1024, 768), (768, 1024)]
@@ -901,7 +953,38 @@ fn newcomer_walk(browser: Browser) {
         ));
         assert!(r["feedback"].is_string(), "no feedback: {r}");
         driver.screenshot(&shots.join(format!("newcomer-{tag}4-answered-{w}x{h}.png")));
+        // Continue plays on from there (to the next narration or question).
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}
+(async () => {{
+  const pos = () => (document.querySelector('#position') || {{}}).textContent || '';
+  const before = pos();
+  const c = document.querySelector('#btn-continue');
+  if (c) c.click();
+  for (let i = 0; i < 200 && pos() === before; i++) await sleep(50);
+  done({{ continue: !!c, before, after: pos() }});
+}})();"#
+        ));
+        assert_eq!(r["continue"], true, "{browser:?} {w}×{h}: no Continue button: {r}");
+        assert_ne!(
+            r["before"], r["after"],
+            "{browser:?} {w}×{h}: Continue did not play: {r}"
+        );
     }
+
+    // Free play: a calm cluster drawn, to act on.
+    driver.viewport(1440, 900);
+    driver.open(&format!("{url}?play#play"));
+    let r = driver.run(&format!(
+        r#"{JS_HELPERS}
+(async () => {{
+  const b = await until('#broker-0');
+  await frame();
+  done({{ drawn: !!b, brokers: document.querySelectorAll('#cluster [id^=broker-]').length }});
+}})();"#
+    ));
+    assert_eq!(r["drawn"], true, "{browser:?}: free play drew no cluster: {r}");
+    driver.screenshot(&shots.join(format!("newcomer-{tag}6-free-play-1440x900.png")));
 
     // A phone, 390 px wide: the drawing's panel is the first thing under a
     // one-row playback bar, the drawing scaled to the width, and nothing
