@@ -4,9 +4,10 @@
 //! the page builds them (with what the last render kept). No DOM: the
 //! browser's share is in `tests/perf.rs` (`scale_scenarios_in_the_page`).
 //!
-//!   cargo run --release --example page_step [GROUPS] [AT] [STEPS]
+//!   cargo run --release --example page_step [GROUPS] [AT] [STEPS] [one-topic]
 //!
-//! (defaults: 40 groups, from event 500,000, 50 steps). Figures are wall
+//! (defaults: 40 groups, from event 500,000, 50 steps; `one-topic`: issue
+//! 46's scenario, every group on one topic). Figures are wall
 //! time on this machine and are printed, never asserted.
 
 use kafka_visualiser::app::{log_lines, Captions};
@@ -26,7 +27,11 @@ fn main() {
             .unwrap_or(default)
     };
     let (groups, at, steps) = (arg(1, 40), arg(2, 500_000), arg(3, 50));
-    let text = kafka_sim::scenario::scale::scale(3000, groups as usize, 40);
+    let text = if std::env::args().any(|a| a == "one-topic") {
+        kafka_sim::scenario::scale::one_topic(3000, groups as usize, 40)
+    } else {
+        kafka_sim::scenario::scale::scale(3000, groups as usize, 40)
+    };
     let t = Instant::now();
     let mut p = Player::from_json(&text).expect("the scale scenario is valid");
     let mut to = 0;
@@ -50,8 +55,10 @@ fn main() {
         "ZooKeeper rows (when it changed)",
         "metrics view: readings",
         "metrics view: samples copied",
+        "metrics view: what moved",
     ];
-    let mut ms = [0.0f64; 8];
+    let mut ms = [0.0f64; 9];
+    let mut last_readings: Vec<kafka_sim::metrics::Reading> = Vec::new();
     let mut time = |i: usize, f: &mut dyn FnMut()| {
         let t = Instant::now();
         f();
@@ -76,14 +83,15 @@ fn main() {
             m.mark_truncations(p.past());
             black_box(m);
         });
+        let mut now = Vec::new();
         time(6, &mut || {
             let w = p.world();
-            black_box(kafka_sim::metrics::read_with(
-                w,
-                w.metrics().last_event_ms(),
-                false,
-            ));
+            now = kafka_sim::metrics::read_with(w, w.metrics().last_event_ms(), false);
         });
+        time(8, &mut || {
+            black_box(kafka_sim::metrics::previous(&last_readings, &now));
+        });
+        last_readings = now;
         time(7, &mut || {
             black_box(p.metric_samples().to_vec());
         });
@@ -98,6 +106,37 @@ fn main() {
             });
         }
     }
+    // A jump (a seek far away): the player's seek, then the models built
+    // again with the caches of the last place.
+    let end = p.known_len();
+    let (mut seek_ms, mut model_ms, mut log_ms) = (0.0, 0.0, 0.0);
+    let mut x: u64 = 11;
+    for _ in 0..10 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let t = Instant::now();
+        p.seek((x >> 33) % (end + 1));
+        seek_ms += t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let times = |i: u64| p.event(i).map(|e| e.time_ms);
+        let mut m =
+            ClusterModel::from_world_cached(p.world(), p.time_ms(), times, None, &mut cluster);
+        m.mark_truncations(p.past());
+        black_box(m);
+        model_ms += t.elapsed().as_secs_f64() * 1e3;
+        let names = kafka_sim::names::ClientNames::from_world(p.world());
+        let mine = Default::default();
+        let t = Instant::now();
+        black_box(log_lines(&p, Lang::En, true, &mine, &names, &mut captions));
+        log_ms += t.elapsed().as_secs_f64() * 1e3;
+    }
+    println!(
+        "a jump: the seek {:.2} ms, the cluster model {:.2} ms, the log lines {:.2} ms (average of 10)",
+        seek_ms / 10.0,
+        model_ms / 10.0,
+        log_ms / 10.0
+    );
     for (name, total) in labels.iter().zip(ms) {
         println!("{name:36} {:8.2} ms a step", total / steps as f64);
     }

@@ -249,7 +249,7 @@ pub fn log_lines(
     names: &crate::state::ClientNames,
     captions: &mut Captions,
 ) -> Vec<LogLine> {
-    const MAX_LINES: usize = 300;
+    const MAX_LINES: usize = 120;
     const ALIGN: u64 = 100;
     let past = p.past();
     let current = p.current().map(|c| c.id);

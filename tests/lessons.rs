@@ -270,11 +270,13 @@ fn question_positions(file: &str, text: &str) -> Vec<String> {
             if Some(x) <= last_stop.max(shown) {
                 break;
             }
-            let kind = serde_json::to_value(&events[x].kind).unwrap();
-            let response = kind["type"] == "message_sent"
-                && kind["message"]["api"]
-                    .as_str()
-                    .is_some_and(|api| api.ends_with("Response"));
+            // (The page's trace keeps messages without their record bytes,
+            // so it is read, not written as JSON.)
+            let response = matches!(
+                &events[x].kind,
+                kafka_sim::event::EventKind::MessageSent { message, .. }
+                    if message.api().ends_with("Response")
+            );
             let start = run_start(x);
             let decides =
                 deciding.is_some_and(|d| events[start..=x].iter().any(|e| e.kind.name_str() == d));

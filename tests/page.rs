@@ -306,7 +306,11 @@ enum Browser {
 /// WebKitGTK's MiniBrowser, which WebKitWebDriver starts (Debian ships it
 /// in `libwebkit2gtk-4.1-0`, beside the web process).
 fn minibrowser() -> String {
-    for dir in ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"] {
+    for dir in [
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib",
+    ] {
         for api in ["webkit2gtk-4.1", "webkit2gtk-4.0", "webkitgtk-6.0"] {
             let p = format!("{dir}/{api}/MiniBrowser");
             if Path::new(&p).exists() {
@@ -779,7 +783,11 @@ fn the_built_page_under_a_sub_path_and_its_first_load() {
     // First load on a throttled network, cold cache (a new ChromeDriver
     // session has a new, empty profile), three times each: the start screen
     // with its lessons, and a lesson link with its cluster drawn.
-    first_load(&base, "start screen with its lessons", "[id^=start-lesson-]");
+    first_load(
+        &base,
+        "start screen with its lessons",
+        "[id^=start-lesson-]",
+    );
     first_load(
         &format!("{base}#lesson=replication-isr-hw"),
         "lesson link (#lesson=replication-isr-hw) with its cluster drawn",
@@ -965,7 +973,10 @@ fn newcomer_walk(browser: Browser) {
   done({{ continue: !!c, before, after: pos() }});
 }})();"#
         ));
-        assert_eq!(r["continue"], true, "{browser:?} {w}×{h}: no Continue button: {r}");
+        assert_eq!(
+            r["continue"], true,
+            "{browser:?} {w}×{h}: no Continue button: {r}"
+        );
         assert_ne!(
             r["before"], r["after"],
             "{browser:?} {w}×{h}: Continue did not play: {r}"
@@ -983,7 +994,10 @@ fn newcomer_walk(browser: Browser) {
   done({{ drawn: !!b, brokers: document.querySelectorAll('#cluster [id^=broker-]').length }});
 }})();"#
     ));
-    assert_eq!(r["drawn"], true, "{browser:?}: free play drew no cluster: {r}");
+    assert_eq!(
+        r["drawn"], true,
+        "{browser:?}: free play drew no cluster: {r}"
+    );
     driver.screenshot(&shots.join(format!("newcomer-{tag}6-free-play-1440x900.png")));
 
     // A phone, 390 px wide: the drawing's panel is the first thing under a

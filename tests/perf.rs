@@ -321,7 +321,9 @@ async fn where_a_step_goes_at_forty_groups() {
 /// Issue 24's scale scenarios in the page: 100 brokers, 3,000 partitions at
 /// RF 3, three producers writing 30,000 records each, and 1, 10 or 40
 /// consumer groups of 40 (`kafka_sim::scenario::scale::scale`, the
-/// scenarios `examples/scale.rs` runs natively). The page keeps at most
+/// scenarios `examples/scale.rs` runs natively); first, issue 46's 40
+/// groups of 40 all on one topic of 3,000 partitions
+/// (`kafka_sim::scenario::scale::one_topic`). The page keeps at most
 /// `PAGE_MAX_EVENTS` events, so the bigger runs stop there, saying so.
 /// Ignored in the suite (minutes unoptimised); run it with
 /// `cargo test -p kafka-visualiser --target wasm32-unknown-unknown --profile page --test perf -- --include-ignored --nocapture`.
@@ -331,10 +333,21 @@ async fn scale_scenarios_in_the_page() {
     // The biggest first: the wasm memory it grows to stays (the allocator
     // reuses it for the smaller runs; the other way round it grows past
     // what the tab may take).
-    for groups in [40, 10, 1] {
-        let text = kafka_sim::scenario::scale::scale(3000, groups, 40);
+    let one_topic = std::iter::once((
+        "issue 46's one topic",
+        40,
+        kafka_sim::scenario::scale::one_topic(3000, 40, 40),
+    ));
+    let thirty = [40, 10, 1].into_iter().map(|g| {
+        (
+            "30 topics",
+            g,
+            kafka_sim::scenario::scale::scale(3000, g, 40),
+        )
+    });
+    for (what, groups, text) in one_topic.chain(thirty) {
         let t0 = now();
-        let (root, app) = dom::mount_app(Some(text)).await;
+        let (root, app) = dom::mount_app(Some(text.clone())).await;
         let mounted = now() - t0;
         // The first run, 50,000 events a seek, the browser breathing in
         // between (one seek to the end would hold the page, and the test
@@ -354,6 +367,25 @@ async fn scale_scenarios_in_the_page() {
             gloo_timers::future::TimeoutFuture::new(0).await;
         }
         let (seek_avg, worst) = random_seeks(&root, 11, 10, events).await;
+        // The engine's part of a seek: the same seeks on a player of its
+        // own (the nearest checkpoint, copied, and the events after it
+        // replayed), without the page's models and drawing.
+        let engine_seek = {
+            let mut p = kafka_visualiser::player::Player::from_json(&text).unwrap();
+            p.seek(events);
+            let mut x: u64 = 11;
+            let t0 = now();
+            for _ in 0..10 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                p.seek((x >> 33) % (events + 1));
+            }
+            (now() - t0) / 10.0
+        };
+        console_log!(
+            "{what}, {groups} group(s): the engine's part of a seek {engine_seek:.0} ms on average"
+        );
         let mut step_worst: f64 = 0.0;
         let t1 = now();
         for _ in 0..20 {
@@ -397,7 +429,8 @@ async fn scale_scenarios_in_the_page() {
         dom::click(&root, "#tab-cluster").await;
         let memory = wasm_memory();
         console_log!(
-            "100 brokers, 3,000 partitions, {groups} group(s) of 40: mount {mounted:.0} ms; first run to {events} events {first:.0} ms; seek to a random step {seek_avg:.0} ms on average, worst {worst:.0} ms; step + render {step_avg:.1} ms on average, worst {step_worst:.1} ms; metrics view: opened in {metrics_open:.0} ms, step + render {metrics_avg:.1} ms on average, worst {metrics_worst:.1} ms ({points} chart points); wasm memory so far {} MB",
+            "100 brokers, 3,000 partitions ({what}), {groups} group(s) of 40: mount {mounted:.0} ms; first run to {events} events {first:.0} ms; seek to a random step {seek_avg:.0} ms on average, worst {worst:.0} ms; step + render {step_avg:.1} ms on average, worst {step_worst:.1} ms; metrics view: opened in {metrics_open:.0} ms, step + render {metrics_avg:.1} ms on average, worst {metrics_worst:.1} ms ({points} chart points); held now {} MB; wasm memory so far {} MB",
+            kafka_visualiser::alloc::held_bytes() / 1_000_000,
             memory / 1_000_000
         );
         app.destroy();

@@ -75,12 +75,17 @@ pub fn MetricsView(p: &MetricsProps) -> Html {
         }
         s.prev.clone()
     };
-    let before = prev
-        .as_ref()
-        .map(|(_, rs)| kafka_sim::metrics::by_key(rs))
-        .unwrap_or_default();
-    let moved = if prev.is_some() {
-        kafka_sim::metrics::changed(&before, &now)
+    // Each reading's value at the previous step (None: new, or nothing
+    // came before).
+    let before: Vec<Option<f64>> = match &prev {
+        Some((_, rs)) => kafka_sim::metrics::previous(rs, &now),
+        None => vec![None; now.len()],
+    };
+    let moved: Vec<(&Reading, Option<f64>)> = if prev.is_some() {
+        now.iter()
+            .zip(before.iter().copied())
+            .filter(|(r, b)| kafka_sim::metrics::moved(*b, r.value))
+            .collect()
     } else {
         Vec::new()
     };
@@ -107,8 +112,7 @@ pub fn MetricsView(p: &MetricsProps) -> Html {
                     <p>{ t(lang, "metrics_moved_nothing") }</p>
                 }
                 <ul>
-                    { for moved.iter().take(MAX_MOVED).map(|r| {
-                        let old = before.get(&r.key()).copied();
+                    { for moved.iter().take(MAX_MOVED).map(|(r, old)| {
                         html! {
                             <li>
                                 <span class="node">{ r.node.to_string() }</span>{" "}
@@ -135,8 +139,8 @@ pub fn MetricsView(p: &MetricsProps) -> Html {
                         <th class="num">{ "Δ" }</th>
                     </tr></thead>
                     <tbody>
-                        { for now.iter().take(MAX_ROWS).map(|r| {
-                            let delta = before.get(&r.key()).map(|b| r.value - b)
+                        { for now.iter().zip(&before).take(MAX_ROWS).map(|(r, b)| {
+                            let delta = b.map(|b| r.value - b)
                                 .filter(|d| *d != 0.0 && !d.is_nan());
                             let title = kafka_sim::metrics::def(r.name)
                                 .map(|d| if lang == Lang::Zh { d.meaning_zh } else { d.meaning })
@@ -144,7 +148,7 @@ pub fn MetricsView(p: &MetricsProps) -> Html {
                             html! {
                                 <tr class={classes!(delta.is_some().then_some("changed"))} {title}>
                                     <td>{ r.node.to_string() }</td>
-                                    <td class="mono">{ &r.mbean }</td>
+                                    <td class="mono">{ &*r.mbean }</td>
                                     <td class="mono">{ r.attribute }</td>
                                     <td class="num mono">{ number(r.value) }</td>
                                     <td class="num mono">{ delta.map(|d| format!("{}{}", if d > 0.0 { "+" } else { "" }, number(d))).unwrap_or_default() }</td>

@@ -13,34 +13,76 @@ use std::fmt;
 use std::sync::Arc;
 
 /// Raw bytes (record batches on the wire), shown as hex in JSON.
+///
+/// A trace that keeps a million events (the page's) need not keep what every
+/// message carried: [`Bytes::elided`] keeps only the length, which captions
+/// and views show. Elided bytes read as empty and cannot be written as JSON
+/// (the whole run is replayed for that: [`crate::Timeline::digest`]); the
+/// simulation itself never sees them, only the trace does.
 #[derive(Clone, PartialEq, Eq, Default)]
-pub struct Bytes(pub Arc<[u8]>);
+pub struct Bytes {
+    data: Arc<[u8]>,
+    /// The length of bytes no longer kept (see [`Bytes::elided`]).
+    elided: Option<u64>,
+}
 
 impl Bytes {
     pub fn new(v: Vec<u8>) -> Bytes {
-        Bytes(v.into())
+        Bytes {
+            data: v.into(),
+            elided: None,
+        }
     }
+
+    /// How many bytes (kept or not).
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.elided.map_or(self.data.len(), |n| n as usize)
     }
+
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
+    }
+
+    /// The bytes (empty once elided).
+    pub fn as_slice(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The same length, without the bytes.
+    pub fn elided(&self) -> Bytes {
+        Bytes {
+            data: Arc::from(Vec::new()),
+            elided: Some(self.len() as u64),
+        }
+    }
+
+    /// Whether only the length is kept.
+    pub fn is_elided(&self) -> bool {
+        self.elided.is_some()
     }
 }
 
 impl fmt::Debug for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Bytes({} bytes)", self.0.len())
+        match self.elided {
+            None => write!(f, "Bytes({} bytes)", self.data.len()),
+            Some(n) => write!(f, "Bytes({n} bytes, elided)"),
+        }
     }
 }
 
 impl Serialize for Bytes {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.elided.is_some() {
+            return Err(serde::ser::Error::custom(
+                "these bytes were elided from a kept trace: replay the run to write them",
+            ));
+        }
         // Lower-case hex, two digits a byte (a record batch is thousands of
         // bytes: no formatting machinery per byte).
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut hex = String::with_capacity(self.0.len() * 2);
-        for &b in self.0.iter() {
+        let mut hex = String::with_capacity(self.data.len() * 2);
+        for &b in self.data.iter() {
             hex.push(DIGITS[usize::from(b >> 4)] as char);
             hex.push(DIGITS[usize::from(b & 0xf)] as char);
         }
@@ -794,6 +836,37 @@ pub enum ZkChange {
 }
 
 impl Message {
+    /// The same message without the record bytes it carries (their lengths
+    /// kept, see [`Bytes::elided`]), or None when it carries none: what a
+    /// light trace keeps of a Produce or a FetchResponse.
+    pub fn without_bytes(&self) -> Option<Message> {
+        match self {
+            Message::Produce { topic_data, .. }
+                if topic_data.iter().any(|(_, b)| !b.is_empty()) =>
+            {
+                let mut m = self.clone();
+                if let Message::Produce { topic_data, .. } = &mut m {
+                    for (_, b) in topic_data.iter_mut() {
+                        *b = b.elided();
+                    }
+                }
+                Some(m)
+            }
+            Message::FetchResponse { partitions, .. }
+                if partitions.iter().any(|p| !p.records.is_empty()) =>
+            {
+                let mut m = self.clone();
+                if let Message::FetchResponse { partitions, .. } = &mut m {
+                    for p in partitions.iter_mut() {
+                        p.records = p.records.elided();
+                    }
+                }
+                Some(m)
+            }
+            _ => None,
+        }
+    }
+
     /// The top-level error of a response, if it has one.
     pub fn error(&self) -> Option<ErrorCode> {
         match self {

@@ -99,6 +99,16 @@ pub struct Timeline {
     /// Set when the run stopped at a memory limit: (what the program held,
     /// what this run's growth was).
     memory_stop: Option<(u64, u64)>,
+    /// Keep a light trace: messages without their record bytes (see
+    /// [`Timeline::set_light_trace`]).
+    light: bool,
+    /// The widest spacing of checkpoints (see
+    /// [`Timeline::set_max_checkpoint_interval`]).
+    max_interval: u64,
+    /// Memory kept free under the limit for the worlds a seek or a step
+    /// builds beside the run (two copies of the head, by its estimate;
+    /// updated at each checkpoint).
+    reserve: u64,
 }
 
 /// A run's memory limits, as `probe` measures what the program holds: its
@@ -136,7 +146,30 @@ impl Timeline {
             elections: Vec::new(),
             memory_limit: None,
             memory_stop: None,
+            light: false,
+            max_interval: u64::MAX,
+            reserve: 0,
         })
+    }
+
+    /// Keeps checkpoints at most `n` events apart, however many that takes:
+    /// a seek then replays fewer than `n` events. Only for a run with a
+    /// memory limit ([`Timeline::set_memory_limit`]), which then stops a
+    /// large world early rather than let its seeks grow slow (the page:
+    /// a seek under 100 ms at 40 groups of 40).
+    pub fn set_max_checkpoint_interval(&mut self, n: u64) {
+        self.max_interval = n.max(1);
+    }
+
+    /// Keeps the trace light from now on: a message kept in an event has
+    /// its record bytes replaced by their length (`Bytes::elided`). A
+    /// FetchResponse to each of 1,600 consumers carries the records it
+    /// reads, so the trace of a large cluster was mostly record bytes that
+    /// no view shows (the page's views read the world's messages in
+    /// flight, which keep theirs). [`Timeline::digest`] replays the run
+    /// for the bytes it hashes. The page keeps its trace light.
+    pub fn set_light_trace(&mut self, light: bool) {
+        self.light = light;
     }
 
     /// A timeline that only runs forward (no checkpoints): for the CLI.
@@ -218,11 +251,12 @@ impl Timeline {
             return Some(why.to_string());
         }
         let (now, events) = (self.head.now(), self.trace.len() as u64);
-        if let Some((total, own)) = self.memory_stop {
+        if let Some((held, own)) = self.memory_stop {
             return Some(format!(
-                "the simulation stopped at {now} ms after {events} events: the page held {} MB, {} MB of it for this run, the most it may hold here",
-                total / 1_000_000,
-                own / 1_000_000
+                "the simulation stopped at {now} ms after {events} events: the page held {} MB, {} MB of it for this run, and keeps {} MB free to show any moment of it: the most it may hold here",
+                held / 1_000_000,
+                own / 1_000_000,
+                self.reserve / 1_000_000
             ));
         }
         (self.finished && events >= self.max_events).then(|| cap_reached(now, self.max_events))
@@ -267,9 +301,15 @@ impl Timeline {
             }
             let from = self.trace.len();
             self.trace.extend(self.head.drain_events());
-            for e in &self.trace[from..] {
-                if matches!(e.kind, crate::event::EventKind::LeaderElected { .. }) {
-                    self.elections.push(e.id);
+            for e in &mut self.trace[from..] {
+                match &mut e.kind {
+                    crate::event::EventKind::LeaderElected { .. } => self.elections.push(e.id),
+                    crate::event::EventKind::MessageSent { message, .. } if self.light => {
+                        if let Some(light) = message.without_bytes() {
+                            *message = Arc::new(light);
+                        }
+                    }
+                    _ => {}
                 }
             }
             if self.trace.len() as u64 >= self.max_events {
@@ -284,18 +324,27 @@ impl Timeline {
                 self.step_ends[i / 64] |= 1 << (i % 64);
             }
             if let (false, Some(m)) = (self.finished, self.memory_limit) {
-                let total = (m.probe)();
+                // What a seek or a step would build beside the run counts
+                // too: the page's wasm memory never shrinks, so its peak is
+                // what a tab pays.
+                let held = (m.probe)();
+                let total = held + self.reserve;
                 let own = total.saturating_sub(m.baseline);
                 if own > m.own || total > m.total {
                     self.finished = true;
-                    self.memory_stop = Some((total, own));
+                    self.memory_stop = Some((held, held.saturating_sub(m.baseline)));
                     break;
                 }
             }
             let last = self.checkpoints.last().map(|c| c.0).unwrap_or(0);
             if self.keep_checkpoints && !self.head.is_frozen() && n >= last + self.interval {
                 self.checkpoints.push((n, self.head.clone()));
-                if self.checkpoints.len() > self.max_checkpoints() {
+                if self.memory_limit.is_some() {
+                    self.reserve = 2 * self.head.approx_clone_bytes();
+                }
+                if self.checkpoints.len() > self.max_checkpoints()
+                    && self.interval * 2 <= self.max_interval
+                {
                     let mut keep = Vec::with_capacity(self.checkpoints.len() / 2 + 1);
                     for (i, c) in std::mem::take(&mut self.checkpoints)
                         .into_iter()
@@ -417,9 +466,29 @@ impl Timeline {
         &self.head
     }
 
-    /// A digest of the trace: FNV-1a 64 over each event's JSON line.
+    /// A digest of the trace: FNV-1a 64 over each event's JSON line. A
+    /// light trace ([`Timeline::set_light_trace`]) no longer holds every
+    /// byte it hashes: the run is replayed (the same events, every time)
+    /// and hashed as it goes.
     pub fn digest(&self) -> u64 {
-        digest(&self.trace)
+        if !self.light {
+            return digest(&self.trace);
+        }
+        let n = self.trace.len();
+        let mut d = Digest::new();
+        let mut seen = 0;
+        let mut w = World::new(self.scenario.clone());
+        w.set_budget(Some(n as u64));
+        while seen < n && w.step() {
+            for e in w.drain_events() {
+                d.add(&e);
+                seen += 1;
+            }
+            if w.is_frozen() {
+                break;
+            }
+        }
+        d.value()
     }
 }
 
@@ -526,6 +595,7 @@ pub(crate) fn cap_reached(now_ms: u64, cap: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::msg::Message;
 
     thread_local! {
         /// A stand-in for the bytes a program holds: grows by 1,000 at
@@ -538,6 +608,60 @@ mod tests {
             h.set(h.get() + 1000);
             h.get()
         })
+    }
+
+    /// A light trace keeps every event but not the record bytes its
+    /// messages carried (their lengths stay, so captions are the same), and
+    /// its digest is the full run's: the one pinned in
+    /// `scenarios/leader-failover.digest`.
+    #[test]
+    fn a_light_trace_keeps_the_lengths_and_the_digest() {
+        let text = include_str!("../../../scenarios/leader-failover.json");
+        let mut full = Timeline::new(Scenario::from_json(text).unwrap()).unwrap();
+        full.run_to_end();
+        let mut light = Timeline::new(Scenario::from_json(text).unwrap()).unwrap();
+        light.set_light_trace(true);
+        light.run_to_end();
+        assert_eq!(light.len(), full.len());
+        let pinned = include_str!("../../../scenarios/leader-failover.digest");
+        assert_eq!(format!("{:016x}", light.digest()), pinned.trim());
+        assert_eq!(light.digest(), full.digest());
+        let (mut elided, mut kept_bytes) = (0, 0);
+        for (a, b) in light.events().iter().zip(full.events()) {
+            assert_eq!(a.caption(crate::Lang::En), b.caption(crate::Lang::En));
+            if let crate::event::EventKind::MessageSent { message, .. } = &a.kind {
+                match &**message {
+                    Message::FetchResponse { partitions, .. } => {
+                        for p in partitions {
+                            elided += usize::from(p.records.is_elided());
+                            kept_bytes += p.records.as_slice().len();
+                        }
+                    }
+                    Message::Produce { topic_data, .. } => {
+                        for (_, b) in topic_data {
+                            elided += usize::from(b.is_elided());
+                            kept_bytes += b.as_slice().len();
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert!(elided > 0, "record bytes were elided ({elided})");
+        assert_eq!(kept_bytes, 0);
+        // A light event cannot be written as JSON: it says why, not nonsense.
+        let fetch = light
+            .events()
+            .iter()
+            .find(|e| matches!(&e.kind, crate::event::EventKind::MessageSent { message, .. } if message.without_bytes().is_some() || matches!(&**message, Message::FetchResponse { partitions, .. } if partitions.iter().any(|p| p.records.is_elided()))))
+            .expect("a message with record bytes");
+        let err = serde_json::to_string(fetch).unwrap_err().to_string();
+        assert!(err.contains("elided"), "{err}");
+        // The world at any event is the same (a seek replays the real run).
+        assert_eq!(
+            light.state_at(150).events_emitted(),
+            full.state_at(150).events_emitted()
+        );
     }
 
     /// A run past its memory limit stops after the step that passed it,
@@ -587,7 +711,7 @@ mod tests {
         assert_eq!(t.events(), &whole.events()[..n as usize]);
         let said = t.stopped_early().unwrap();
         assert!(
-            said.contains("the page held 5000 MB, 0 MB of it for this run"),
+            said.contains("the page held 5000 MB, 0 MB of it for this run, and keeps"),
             "{said}"
         );
         // A limit never reached changes nothing.

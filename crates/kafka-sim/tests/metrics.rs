@@ -24,7 +24,7 @@ use kafka_sim::event::EventKind;
 /// The value of `attribute` of the MBean `mbean` on `node`.
 fn value(rs: &[Reading], node: NodeId, mbean: &str, attribute: &str) -> f64 {
     rs.iter()
-        .find(|r| r.node == node && r.mbean == mbean && r.attribute == attribute)
+        .find(|r| r.node == node && &*r.mbean == mbean && r.attribute == attribute)
         .unwrap_or_else(|| panic!("no {mbean} {attribute} on {node}"))
         .value
 }
@@ -121,7 +121,7 @@ fn the_durability_dials_move_as_replicas_die() {
     assert!(!rs.iter().any(|r| r.node == broker(1)));
     let active: f64 = rs
         .iter()
-        .filter(|r| r.mbean == ACTIVE)
+        .filter(|r| &*r.mbean == ACTIVE)
         .map(|r| r.value)
         .sum();
     assert_eq!(active, 1.0);
@@ -184,7 +184,7 @@ fn a_wrong_leader_is_not_a_failed_produce() {
     )));
     let failed: f64 = rs
         .iter()
-        .filter(|r| r.mbean == FAILED_PRODUCE && r.attribute == "Count")
+        .filter(|r| &*r.mbean == FAILED_PRODUCE && r.attribute == "Count")
         .map(|r| r.value)
         .sum();
     let counted = rejected
@@ -508,7 +508,7 @@ fn a_lesson_question_can_be_answered_by_a_metric() {
 /// The sum of `attribute` of `mbean` over every live process.
 fn total(rs: &[Reading], mbean: &str, attribute: &str) -> f64 {
     rs.iter()
-        .filter(|r| r.mbean == mbean && r.attribute == attribute)
+        .filter(|r| &*r.mbean == mbean && r.attribute == attribute)
         .map(|r| r.value)
         .sum()
 }

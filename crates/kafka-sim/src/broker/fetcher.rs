@@ -175,7 +175,7 @@ impl BrokerCx<'_> {
                 continue;
             }
             if !r.records.is_empty() {
-                self.follower_append(&r.tp, r.records.0.to_vec())?;
+                self.follower_append(&r.tp, r.records.as_slice().to_vec())?;
             }
             let verified = self
                 .me()

@@ -418,9 +418,9 @@ impl BrokerCx<'_> {
                 continue;
             }
             if log.config.cleanup_policy.compact
-                && crate::storage::record::split_batches(&bytes.0).is_ok()
+                && crate::storage::record::split_batches(bytes.as_slice()).is_ok()
             {
-                let missing_key = crate::producer_state::has_record_without_key(&bytes.0);
+                let missing_key = crate::producer_state::has_record_without_key(bytes.as_slice());
                 if missing_key {
                     reject(
                         self,
@@ -436,7 +436,7 @@ impl BrokerCx<'_> {
                 .me()
                 .producer_states
                 .get(&tp)
-                .map(|s| s.check(&bytes.0))
+                .map(|s| s.check(bytes.as_slice()))
                 .unwrap_or(Ok(None))
             {
                 Err((e, detail)) => {
@@ -466,17 +466,18 @@ impl BrokerCx<'_> {
                 Ok(None) => {}
             }
             let wall = self.k.wall_ms();
-            let prepared = match log.prepare_leader_append(bytes.0.to_vec(), p.leader_epoch, wall) {
-                Ok(x) => x,
-                Err(e) => {
-                    let code = match e {
-                        AppendError::RecordTooLarge { .. } => ErrorCode::RecordListTooLarge,
-                        _ => ErrorCode::CorruptMessage,
-                    };
-                    reject(self, code, e.to_string(), &mut done)?;
-                    continue;
-                }
-            };
+            let prepared =
+                match log.prepare_leader_append(bytes.as_slice().to_vec(), p.leader_epoch, wall) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        let code = match e {
+                            AppendError::RecordTooLarge { .. } => ErrorCode::RecordListTooLarge,
+                            _ => ErrorCode::CorruptMessage,
+                        };
+                        reject(self, code, e.to_string(), &mut done)?;
+                        continue;
+                    }
+                };
             let base = prepared.first_offset;
             let required = prepared.last_offset + 1;
             self.append_prepared(&tp, prepared, true)?;

@@ -142,8 +142,8 @@ const RULES: &[(&str, &str)] = &[
         "模拟在 {0} ms、第 {1} 个事件后停止：这是这里一次运行最多记录的事件数",
     ),
     (
-        "the simulation stopped at {} ms after {} events: the page held {} MB, {} MB of it for this run, the most it may hold here",
-        "模拟在 {0} ms、第 {1} 个事件后停止：页面占用了 {2} MB 内存，其中这次运行占 {3} MB，这是这里最多能占用的内存",
+        "the simulation stopped at {} ms after {} events: the page held {} MB, {} MB of it for this run, and keeps {} MB free to show any moment of it: the most it may hold here",
+        "模拟在 {0} ms、第 {1} 个事件后停止：页面占用了 {2} MB 内存，其中这次运行占 {3} MB，另需留出 {4} MB 来显示其中任一时刻：这是这里最多能占用的内存",
     ),
     ("the {} timer of {} keeps firing at that instant", "{1} 的 {0} 定时器在该时刻不断触发"),
     // (Inside the first's brackets: a leading hole would take all before.)
@@ -242,8 +242,8 @@ mod tests {
         );
         // Why a run stopped early, with what a stuck timer says inside.
         assert_eq!(
-            translate("the simulation stopped at 12 ms after 250000 events: the page held 3225 MB, 3221 MB of it for this run, the most it may hold here"),
-            "模拟在 12 ms、第 250000 个事件后停止：页面占用了 3225 MB 内存，其中这次运行占 3221 MB，这是这里最多能占用的内存"
+            translate("the simulation stopped at 12 ms after 250000 events: the page held 700 MB, 690 MB of it for this run, and keeps 40 MB free to show any moment of it: the most it may hold here"),
+            "模拟在 12 ms、第 250000 个事件后停止：页面占用了 700 MB 内存，其中这次运行占 690 MB，另需留出 40 MB 来显示其中任一时刻：这是这里最多能占用的内存"
         );
         assert_eq!(
             translate("the simulation stopped at 7 ms after 1000000 events, the most one run may record here"),

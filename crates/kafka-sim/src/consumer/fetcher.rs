@@ -272,7 +272,7 @@ impl ConsumerCx<'_> {
             // drops the aborted transactions the broker listed.
             let read_committed = self.me().config.isolation_level == IsolationLevel::ReadCommitted;
             let (recs, next) = super::isolation::deliverable(
-                &r.records.0,
+                r.records.as_slice(),
                 pos,
                 read_committed,
                 &r.aborted_transactions,
@@ -282,7 +282,7 @@ impl ConsumerCx<'_> {
                 self.me_mut().positions.insert(r.tp.clone(), next);
             }
             if read_committed && !recs.is_empty() {
-                let origin = super::isolation::producers_of(&r.records.0);
+                let origin = super::isolation::producers_of(r.records.as_slice());
                 let delivered: Vec<(i64, Option<i64>)> = recs
                     .iter()
                     .map(|x| {

@@ -40,6 +40,7 @@ use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
 use crate::msg::{ErrorCode, Message};
 use crate::sim::World;
+use std::sync::Arc;
 
 const RM: &str = "Kafka 3.9 ReplicaManager.scala, lines 326-360";
 
@@ -530,14 +531,14 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
         ];
         for (name, v) in gauges {
             let def = d(name);
-            push_value(out, def, def.mbean.to_string(), node, v as f64);
+            push_value(out, def, Arc::from(def.mbean), node, v as f64);
         }
         for (name, meter) in [
             ("IsrShrinksPerSec", &m.isr_shrinks),
             ("IsrExpandsPerSec", &m.isr_expands),
         ] {
             let def = d(name);
-            push_meter(out, def, def.mbean.to_string(), node, meter, now);
+            push_meter(out, def, Arc::from(def.mbean), node, meter, now);
         }
         let (active, offline, imbalance) = controller_gauges(br);
         for (name, v) in [
@@ -546,13 +547,13 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
             ("PreferredReplicaImbalanceCount", imbalance),
         ] {
             let def = d(name);
-            push_value(out, def, def.mbean.to_string(), node, v as f64);
+            push_value(out, def, Arc::from(def.mbean), node, v as f64);
         }
         let def = d("LeaderElectionRateAndTimeMs");
         push_histogram(
             out,
             def,
-            def.mbean.to_string(),
+            Arc::from(def.mbean),
             node,
             &m.election_ms,
             Some((&m.elections, now)),
@@ -566,12 +567,12 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
             ("FailedFetchRequestsPerSec", &m.failed_fetch),
         ] {
             let def = d(name);
-            push_meter(out, def, def.mbean.to_string(), node, meter, now);
+            push_meter(out, def, Arc::from(def.mbean), node, meter, now);
         }
         let def = d("TotalTimeMs");
         for (i, request) in REQUESTS.iter().enumerate() {
             let mbean = format!("{},request={request}", def.mbean);
-            push_histogram(out, def, mbean, node, &m.total_time[i], None);
+            push_histogram(out, def, mbean.into(), node, &m.total_time[i], None);
         }
         for (tp, log) in br.logs.iter().filter(|_| detail) {
             let tags = format!(",topic={},partition={}", tp.topic, tp.partition);
@@ -582,7 +583,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
                 ("NumLogSegments", log.segments.len() as f64),
             ] {
                 let def = d(name);
-                push_value(out, def, format!("{}{tags}", def.mbean), node, v);
+                push_value(out, def, format!("{}{tags}", def.mbean).into(), node, v);
             }
         }
     }

@@ -27,6 +27,7 @@ use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId, TopicPartition};
 use crate::msg::Message;
 use crate::sim::World;
+use std::sync::Arc;
 
 const FETCH: &str = "kafka.consumer:type=consumer-fetch-manager-metrics";
 const COORD: &str = "kafka.consumer:type=consumer-coordinator-metrics";
@@ -270,7 +271,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
         let s = r.consumers.get(&c.index).map_or(&empty, |s| &**s);
         let node = NodeId::Consumer(c.index);
         let id = c.client_id();
-        let fetch = format!("{FETCH},client-id={id}");
+        let fetch: Arc<str> = format!("{FETCH},client-id={id}").into();
         push_client(
             out,
             find(DEFS, "records-lag-max"),
@@ -287,12 +288,18 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
         );
         for (tp, lag) in s.lags.iter().filter(|_| detail) {
             let mbean = format!("{fetch},topic={},partition={}", tp.topic, tp.partition);
-            push_client(out, find(DEFS, "records-lag"), mbean, node, *lag as f64);
+            push_client(
+                out,
+                find(DEFS, "records-lag"),
+                mbean.into(),
+                node,
+                *lag as f64,
+            );
         }
         if c.group.is_none() {
             continue;
         }
-        let coord = format!("{COORD},client-id={id}");
+        let coord: Arc<str> = format!("{COORD},client-id={id}").into();
         let ago = s
             .last_rebalance_end
             .map_or(-1.0, |end| (now.saturating_sub(end) / 1000) as f64);

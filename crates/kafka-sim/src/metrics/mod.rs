@@ -30,12 +30,12 @@ pub mod stats;
 #[cfg(test)]
 mod tests;
 
-use crate::collections::SortedMap;
 use crate::event::{Event, EventKind};
 use crate::ids::{Millis, NodeId};
 use crate::sim::World;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// How a metric is kept, which fixes the attributes it is read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -91,8 +91,9 @@ pub struct Reading {
     /// The metric's [`Def::name`].
     pub name: &'static str,
     /// The JMX object name with its tags (`…,topic=first,partition=0`,
-    /// `…,client-id=p`).
-    pub mbean: String,
+    /// `…,client-id=p`), shared by a metric's attributes (a step of the
+    /// Metrics view reads 14,000 of them at 40 groups of 40).
+    pub mbean: Arc<str>,
     /// The attribute read.
     pub attribute: &'static str,
     /// The process that reports it.
@@ -420,22 +421,43 @@ impl Sampler {
     }
 }
 
-/// Each reading's value by its [`Reading::key`]: what [`changed`] compares
-/// against, built once per read.
-pub fn by_key(readings: &[Reading]) -> SortedMap<String, f64> {
-    readings.iter().map(|r| (r.key(), r.value)).collect()
+/// For each reading of `after`, the value the same series (node, MBean,
+/// attribute) had in `before`; None where it is new. Readings come in the
+/// same order at every read (brokers by id, then producers, then
+/// consumers, each in its definitions' order), so the two lists are walked
+/// side by side and a series is looked up only past the first place they
+/// part (a node started or stopped, a partition was assigned): no key is
+/// built for the 14,000 readings of 40 groups of 40.
+pub fn previous(before: &[Reading], after: &[Reading]) -> Vec<Option<f64>> {
+    let same = |a: &Reading, b: &Reading| {
+        a.node == b.node && a.attribute == b.attribute && a.name == b.name && a.mbean == b.mbean
+    };
+    let mut out = Vec::with_capacity(after.len());
+    let mut i = 0;
+    while i < after.len() && i < before.len() && same(&before[i], &after[i]) {
+        out.push(Some(before[i].value));
+        i += 1;
+    }
+    if i < after.len() {
+        let rest: std::collections::HashMap<(NodeId, &str, &str), f64> = before[i..]
+            .iter()
+            .map(|r| ((r.node, &*r.mbean, r.attribute), r.value))
+            .collect();
+        out.extend(
+            after[i..]
+                .iter()
+                .map(|r| rest.get(&(r.node, &*r.mbean, r.attribute)).copied()),
+        );
+    }
+    out
 }
 
-/// The readings whose value differs from `before` (see [`by_key`]; a
-/// series that appears counts as changed, NaN equals NaN): "what moved".
-pub fn changed<'a>(before: &SortedMap<String, f64>, after: &'a [Reading]) -> Vec<&'a Reading> {
-    after
-        .iter()
-        .filter(|r| match before.get(&r.key()) {
-            Some(v) => !(v == &r.value || (v.is_nan() && r.value.is_nan())),
-            None => true,
-        })
-        .collect()
+/// Whether a series moved: it is new, or its value differs (NaN equals NaN).
+pub fn moved(before: Option<f64>, now: f64) -> bool {
+    match before {
+        Some(v) => !(v == now || (v.is_nan() && now.is_nan())),
+        None => true,
+    }
 }
 
 /// A value as a person reads it: whole numbers whole, others to three
@@ -454,7 +476,7 @@ pub fn display(v: f64) -> String {
 fn push_meter(
     out: &mut Vec<Reading>,
     d: &Def,
-    mbean: String,
+    mbean: Arc<str>,
     node: NodeId,
     m: &stats::Meter,
     now: Millis,
@@ -479,7 +501,7 @@ fn push_meter(
 fn push_histogram(
     out: &mut Vec<Reading>,
     d: &Def,
-    mbean: String,
+    mbean: Arc<str>,
     node: NodeId,
     h: &stats::Histogram,
     timer: Option<(&stats::Meter, Millis)>,
@@ -505,7 +527,7 @@ fn push_histogram(
 }
 
 /// Pushes a gauge's `Value`.
-fn push_value(out: &mut Vec<Reading>, d: &Def, mbean: String, node: NodeId, value: f64) {
+fn push_value(out: &mut Vec<Reading>, d: &Def, mbean: Arc<str>, node: NodeId, value: f64) {
     out.push(Reading {
         name: d.name,
         mbean,
@@ -516,7 +538,7 @@ fn push_value(out: &mut Vec<Reading>, d: &Def, mbean: String, node: NodeId, valu
 }
 
 /// Pushes a client metric (its attribute is its own name).
-fn push_client(out: &mut Vec<Reading>, d: &Def, mbean: String, node: NodeId, value: f64) {
+fn push_client(out: &mut Vec<Reading>, d: &Def, mbean: Arc<str>, node: NodeId, value: f64) {
     out.push(Reading {
         name: d.name,
         mbean,

@@ -19,6 +19,7 @@ use crate::event::{Event, EventKind};
 use crate::ids::{BrokerId, Millis, NodeId};
 use crate::msg::Message;
 use crate::sim::World;
+use std::sync::Arc;
 
 const MBEAN: &str = "kafka.producer:type=producer-metrics";
 const SENDER: &str = "Kafka 3.9 Sender.java SenderMetrics, lines 940-1080";
@@ -273,7 +274,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, out: &mut Vec<Reading>)
             .client_id
             .clone()
             .unwrap_or_else(|| format!("producer-{}", p.index + 1));
-        let mbean = format!("{MBEAN},client-id={client_id}");
+        let mbean: Arc<str> = format!("{MBEAN},client-id={client_id}").into();
         for (name, v) in [
             ("record-send-rate", s.send.rate(now)),
             ("records-per-request-avg", s.per_request.measure(now)),

@@ -85,15 +85,39 @@ fn what_moved_lists_changed_and_new_series() {
         .unwrap() as u64;
     let before = read(&t.state_at(appended));
     let after = read(&t.state_at(appended + 1));
-    let moved = changed(&by_key(&before), &after);
-    assert!(moved
+    let changed = |before: &[Reading], after: &[Reading]| -> Vec<Reading> {
+        previous(before, after)
+            .into_iter()
+            .zip(after)
+            .filter(|(b, r)| moved(*b, r.value))
+            .map(|(_, r)| r.clone())
+            .collect()
+    };
+    let m = changed(&before, &after);
+    assert!(m
         .iter()
         .any(|r| r.name == "MessagesInPerSec" && r.attribute == "Count"));
-    assert!(moved.iter().any(|r| r.name == "LogEndOffset"));
-    assert!(!moved.iter().any(|r| r.name == "LeaderCount"));
+    assert!(m.iter().any(|r| r.name == "LogEndOffset"));
+    assert!(!m.iter().any(|r| r.name == "LeaderCount"));
     // The same read twice moves nothing (NaN included).
     let again = read(&t.state_at(end));
-    assert!(changed(&by_key(&again), &read(&t.state_at(end))).is_empty());
+    assert!(changed(&again, &read(&t.state_at(end))).is_empty());
+    // Where the lists part (a series gone, the rest shifted), each series
+    // still finds its own earlier value, and a new one has none.
+    let mut shifted = again.clone();
+    let gone = shifted.remove(3);
+    let prev = previous(&shifted, &again);
+    assert_eq!(prev.len(), again.len());
+    for (i, (p, r)) in prev.iter().zip(&again).enumerate() {
+        if i == 3 {
+            assert_eq!(*p, None, "{} is new", gone.mbean);
+        } else {
+            assert!(
+                p.is_some_and(|v| v == r.value || v.is_nan() && r.value.is_nan()),
+                "{i}"
+            );
+        }
+    }
 }
 
 #[test]
