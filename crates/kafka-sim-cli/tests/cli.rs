@@ -1395,3 +1395,40 @@ fn a_closed_pipe_ends_the_tool_quietly() {
         assert_eq!(o.status.code(), Some(0), "{args:?}");
     }
 }
+
+/// Kafka's own large assignment (AbstractStickyAssignorTest.
+/// testLargeAssignmentAndGroupWithUniformSubscription): 500 topics of 2,000
+/// partitions, 2,000 consumers; every partition assigned once, 500 each.
+/// One partition more than the limit is refused in one line.
+#[test]
+fn assign_takes_a_million_partitions_and_two_thousand_consumers() {
+    let topics: Vec<String> = (0..500).map(|t| format!("topic{t}")).collect();
+    let counts: serde_json::Map<String, serde_json::Value> =
+        topics.iter().map(|t| (t.clone(), 2000.into())).collect();
+    let members: Vec<serde_json::Value> = (0..2000)
+        .map(|c| serde_json::json!({"member_id": format!("consumer{c}"), "topics": topics}))
+        .collect();
+    let req = serde_json::json!({"partitions_per_topic": counts, "members": members}).to_string();
+    let o = kafka_sim(
+        &["assign", "--strategy", "cooperative-sticky", "--json"],
+        Some(&req),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = v["assignment"].as_object().unwrap();
+    assert_eq!(a.len(), 2000);
+    let mut seen = std::collections::HashSet::new();
+    for parts in a.values() {
+        let parts = parts.as_array().unwrap();
+        assert_eq!(parts.len(), 500);
+        for p in parts {
+            assert!(seen.insert(p.as_str().unwrap().to_string()), "{p} twice");
+        }
+    }
+    assert_eq!(seen.len(), 1_000_000);
+    let over = req.replacen("\"topic0\":2000", "\"topic0\":2001", 1);
+    assert_clean_error(
+        &kafka_sim(&["assign", "--strategy", "range", "--json"], Some(&over)),
+        "1000001 partitions in all; at most 1000000",
+    );
+}

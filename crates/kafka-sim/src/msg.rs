@@ -836,6 +836,31 @@ pub enum ZkChange {
 }
 
 impl Message {
+    /// How many partition entries the message carries (a fetch's
+    /// partitions, a LeaderAndIsr's states, …): the per-partition work a
+    /// broker or client does for it. The scale figures count work as events
+    /// plus these entries (`examples/scale.rs`, issue 46).
+    pub fn partition_entries(&self) -> usize {
+        match self {
+            Message::LeaderAndIsr { partitions, .. } => partitions.len(),
+            Message::LeaderAndIsrResponse { partitions, .. } => partitions.len(),
+            Message::UpdateMetadata { partitions, .. } => partitions.len(),
+            Message::StopReplica { partitions, .. } => partitions.len(),
+            Message::Produce { topic_data, .. } => topic_data.len(),
+            Message::ProduceResponse { responses, .. } => responses.len(),
+            Message::Fetch(f) => f.partitions.len(),
+            Message::FetchResponse { partitions, .. } => partitions.len(),
+            Message::MetadataResponse { partitions, .. } => partitions.len(),
+            Message::ListOffsets { partitions, .. } => partitions.len(),
+            Message::ListOffsetsResponse { partitions, .. } => partitions.len(),
+            Message::OffsetCommit(r) => r.offsets.len(),
+            Message::OffsetCommitResponse { partitions, .. } => partitions.len(),
+            Message::OffsetFetch { partitions, .. } => partitions.len(),
+            Message::OffsetFetchResponse { offsets, .. } => offsets.len(),
+            _ => 0,
+        }
+    }
+
     /// The same message without the record bytes it carries (their lengths
     /// kept, see [`Bytes::elided`]), or None when it carries none: what a
     /// light trace keeps of a Produce or a FetchResponse.
