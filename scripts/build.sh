@@ -5,5 +5,5 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 . scripts/setup.sh
-trunk build --release --offline
+python3 scripts/build_page.py
 echo "The page is in $ROOT/dist/: copy that folder to a static web server."

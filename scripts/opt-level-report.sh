@@ -2,8 +2,8 @@
 # The page built at opt-level "z" (the `page` profile it ships with), "s"
 # and 3 (`page-s`, `page-3`), side by side in one run (issue 46):
 #
-# * size: the page's wasm as trunk ships it (wasm-bindgen, then wasm-opt at
-#   the level named in index.html), gzipped, plus its JS;
+# * size: the page's wasm as scripts/build_page.py ships it (wasm-bindgen,
+#   then wasm-opt at the level named in index.html), gzipped, plus its JS;
 # * speed in headless Chromium (tests/perf.rs): a step + render on 10
 #   brokers / 1,000 partitions and a seek on a 100,000-event trace
 #   (`step_render_and_seek_times_on_big_scenarios`), and where a step goes
@@ -21,12 +21,9 @@ trap 'rm -rf "$OUT"' EXIT
 for level in z s 3; do
   case $level in z) profile=page ;; s) profile=page-s ;; 3) profile=page-3 ;; esac
   echo "== opt-level $level (profile $profile)"
-  # The shipped build at this level: index.html names the profile.
-  sed "s/data-cargo-profile-release=\"page\"/data-cargo-profile-release=\"$profile\"/" index.html >"$OUT/index.html"
-  cp "$OUT/index.html" index-opt-level.html
-  trunk build --release --offline --dist "$OUT/dist-$level" index-opt-level.html >"$OUT/trunk-$level.log" 2>&1 \
-    || { tail -20 "$OUT/trunk-$level.log"; rm -f index-opt-level.html; exit 1; }
-  rm -f index-opt-level.html
+  # The shipped build at this level.
+  python3 scripts/build_page.py --profile "$profile" --dist "$OUT/dist-$level" >"$OUT/build-$level.log" 2>&1 \
+    || { tail -20 "$OUT/build-$level.log"; exit 1; }
   total=0
   for f in "$OUT/dist-$level"/*.wasm "$OUT/dist-$level"/*.js; do
     total=$((total + $(gzip -9 -c "$f" | wc -c)))

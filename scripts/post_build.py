@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
-"""Trunk's post-build hook (Trunk.toml [[hooks]]), for `trunk build` and
-`trunk serve` alike, on the staged files:
+"""The last step of scripts/build_page.py, on the staged files:
 
-1. The page's Content-Security-Policy allows the one inline script trunk
+1. The page's Content-Security-Policy allows the one inline script the build
    writes (the wasm loader) by its SHA-256, instead of 'unsafe-inline'.
 2. The service worker's cache is named after this build (a digest of
    index.html, which names every hashed file), so a new deploy installs a new
@@ -11,7 +10,7 @@
 """
 import base64, hashlib, os, re, sys
 
-staging = os.environ.get("TRUNK_STAGING_DIR", sys.argv[1] if len(sys.argv) > 1 else "dist")
+staging = sys.argv[1] if len(sys.argv) > 1 else "dist"
 index = os.path.join(staging, "index.html")
 html = open(index, encoding="utf-8").read()
 

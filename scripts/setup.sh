@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs whatever is missing to build and serve Kafka Visualiser, and puts
-# the project's own tools on PATH: Rust's wasm32 target, wasm-bindgen-cli,
-# trunk, wasm-opt and the workspace's crates. Quick when everything is
-# present. Sourced by scripts/serve.sh and scripts/build.sh, and by
-# scripts/setup-test.sh, which adds what only the tests use (browsers,
-# drivers, fonts, the interop and accessibility checkers).
+# the project's own tools on PATH: Rust's wasm32 target, wasm-bindgen (with
+# its test runner), wasm-opt and the workspace's crates. Quick when
+# everything is present. (The page is built by scripts/build_page.py and
+# served by Python's http.server: no trunk to compile.) Sourced by
+# scripts/serve.sh and scripts/build.sh, and by scripts/setup-test.sh, which
+# adds what only the tests use (browsers, drivers, fonts, the interop and
+# accessibility checkers).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="$ROOT/.tools"
-TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132
 # `cargo install` puts tools in $CARGO_HOME/bin (~/.cargo/bin unless set).
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$TOOLS/node_modules/.bin:$PATH"
@@ -28,23 +29,21 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
-# 2. wasm-bindgen-cli: exactly the wasm-bindgen version in Cargo.lock, built
-#    with the dependency versions its own published Cargo.lock names
-#    (--locked), so a fresh machine builds what this one did.
+# 2. wasm-bindgen and wasm-bindgen-test-runner: the wasm-bindgen-cli library
+#    at exactly the version of `wasm-bindgen` in Cargo.lock, every
+#    dependency pinned by tools/wasm-bindgen-cli/Cargo.lock (`cargo install
+#    wasm-bindgen-cli` floats them; its own published lock names versions a
+#    registry may no longer hold).
 WB_VERSION="$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/, ""); print; exit}' "$ROOT/Cargo.lock" 2>/dev/null || true)"
-[ -n "$WB_VERSION" ] || WB_VERSION=0.2.130
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WB_VERSION (a few minutes)"
-  cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked --force
+WB_PINNED="$(awk -F'"' '/^wasm-bindgen-cli = /{print $2; exit}' "$ROOT/tools/wasm-bindgen-cli/Cargo.toml")"
+[ "=$WB_VERSION" = "$WB_PINNED" ] || die "Cargo.lock has wasm-bindgen $WB_VERSION but tools/wasm-bindgen-cli/Cargo.toml pins wasm-bindgen-cli $WB_PINNED: make them equal"
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ] \
+   || [ "$(wasm-bindgen-test-runner --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
+  say "installing wasm-bindgen $WB_VERSION from tools/wasm-bindgen-cli (about 4 minutes on 2 cores)"
+  cargo install --path "$ROOT/tools/wasm-bindgen-cli" --locked --force
 fi
 
-# 3. trunk (0.22 needs a newer rustc than this machine has).
-if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
-  say "installing trunk $TRUNK_VERSION (about 12 minutes on 2 cores)"
-  cargo install trunk --version "$TRUNK_VERSION" --locked --force
-fi
-
-# 4. wasm-opt from binaryen on npm (Debian's binaryen is too old for rustc 1.95).
+# 3. wasm-opt from binaryen on npm (Debian's binaryen is too old for rustc 1.95).
 if ! wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
   command -v npm >/dev/null || die "npm is missing (needed for binaryen's wasm-opt)"
   say "installing wasm-opt (binaryen@$BINARYEN_VERSION) into .tools/"
@@ -52,10 +51,8 @@ if ! wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
   npm install --silent --no-audit --no-fund --prefix "$TOOLS" "binaryen@$BINARYEN_VERSION" >/dev/null
 fi
 
-# 5. Every crate the workspace needs, for every target, from Cargo.lock. The
-#    page is built with `trunk ... --offline` (so that trunk never downloads a
-#    wasm-bindgen or wasm-opt of its own; Trunk.toml names the installed ones),
-#    which also passes --offline to cargo: on a fresh machine nothing else
-#    would have put the app's crates in the cargo cache by then.
+# 4. Every crate the workspace needs, for every target, from Cargo.lock: the
+#    page is built `--offline --locked` (scripts/build_page.py), so that a
+#    build never resolves or downloads anything of its own.
 say "fetching the workspace's crates (cargo fetch --locked)"
 cargo fetch --locked --quiet

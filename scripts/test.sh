@@ -91,8 +91,8 @@ step "browser tests (wasm-bindgen-test, headless Chromium)"
 env -u GECKODRIVER -u SAFARIDRIVER WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}" \
   cargo test -p kafka-visualiser --target wasm32-unknown-unknown
 
-step "release build of the page (trunk, offline: its crates were fetched by setup)"
-trunk build --release --offline
+step "release build of the page (scripts/build_page.py, offline: its crates were fetched by setup)"
+python3 scripts/build_page.py
 
 step "size budget: wasm + JS gzipped"
 total=0
