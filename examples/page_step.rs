@@ -14,8 +14,8 @@ use kafka_visualiser::app::{log_lines, Captions};
 use kafka_visualiser::components::election::ElectionModel;
 use kafka_visualiser::components::placement::PlacementModel;
 use kafka_visualiser::i18n::Lang;
+use kafka_visualiser::model::cluster::{zk_rows, ClusterCache, ClusterModel};
 use kafka_visualiser::player::Player;
-use kafka_visualiser::view_model::{zk_rows, ClusterCache, ClusterModel};
 use std::hint::black_box;
 use std::time::Instant;
 

@@ -1,20 +1,20 @@
 //! The application: one reducer holding the player, and the page layout.
 
-use crate::browser::download;
 use crate::components::cluster::{ClusterView, MotionClock};
 use crate::components::controls::Controls;
 use crate::components::event_log::{EventLog, LogLine};
 use crate::components::groups::GroupsView;
 use crate::components::storage::StorageView;
 use crate::i18n::{t, Lang};
-use crate::inspect_model::{GroupsModel, StorageModel};
-use crate::links::{Link, Open};
+use crate::io::browser::download;
+use crate::model::cluster::ClusterModel;
+use crate::model::inspect::{GroupsModel, StorageModel};
 use crate::player::Player;
+use crate::state::links::{Link, Open};
 use crate::state::{
     load_scenario, lookup_command, Action, AppState, LessonState, View, DEFAULT_SCENARIO, EXAMPLES,
     JUMP_KINDS,
 };
-use crate::view_model::ClusterModel;
 use kafka_sim::collections::SortedSet;
 use kafka_sim::event::{EventKind, Importance};
 use std::cell::RefCell;
@@ -23,10 +23,10 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// The list of what one event changed (shown after a log line is clicked).
-fn changes_panel(c: &[crate::diff::Change], id: u64, lang: Lang) -> Html {
+fn changes_panel(c: &[crate::model::diff::Change], id: u64, lang: Lang) -> Html {
     let v = |x: &Option<String>| {
         x.as_deref()
-            .map(|s| crate::diff::localize(s, lang))
+            .map(|s| crate::model::diff::localize(s, lang))
             .unwrap_or_else(|| "–".into())
     };
     html! {
@@ -39,12 +39,12 @@ fn changes_panel(c: &[crate::diff::Change], id: u64, lang: Lang) -> Html {
                 {" "}{ t(lang, "changed_nothing") }
             }
             <ul>
-                { for c.iter().take(crate::diff::MAX_CHANGES).map(|x| html! {
-                    <li><span class="what">{ crate::diff::localize(&x.what, lang) }</span>{": "}
+                { for c.iter().take(crate::model::diff::MAX_CHANGES).map(|x| html! {
+                    <li><span class="what">{ crate::model::diff::localize(&x.what, lang) }</span>{": "}
                         <span class="before mono">{ v(&x.before) }</span>{" → "}<span class="after mono">{ v(&x.after) }</span></li>
                 }) }
-                if c.len() > crate::diff::MAX_CHANGES {
-                    <li>{ format!("… {} {}", c.len() - crate::diff::MAX_CHANGES, t(lang, "more")) }</li>
+                if c.len() > crate::model::diff::MAX_CHANGES {
+                    <li>{ format!("… {} {}", c.len() - crate::model::diff::MAX_CHANGES, t(lang, "more")) }</li>
                 }
             </ul>
         </div>
@@ -303,7 +303,7 @@ pub fn App(props: &AppProps) -> Html {
     // The link is read when the page starts (a share link is unpacked once,
     // not on every render), and again on every `hashchange` (below).
     let state = use_reducer(move || {
-        let lang = crate::browser::saved_lang().unwrap_or(Lang::En);
+        let lang = crate::io::browser::saved_lang().unwrap_or(Lang::En);
         let default =
             || Player::from_json(DEFAULT_SCENARIO).expect("the built-in scenario is valid");
         let mut s = match given {
@@ -326,7 +326,7 @@ pub fn App(props: &AppProps) -> Html {
                 }
             },
             None => {
-                let link = Link::parse(&crate::links::current_hash());
+                let link = Link::parse(&crate::state::links::current_hash());
                 let embed = link.embed;
                 let s = Rc::new(AppState::new(default(), lang)).reduce(Action::Follow(link));
                 let mut s = (*s).clone();
@@ -337,11 +337,11 @@ pub fn App(props: &AppProps) -> Html {
         if s.opened.is_none() {
             // A scenario handed to the component still takes the link's way
             // of showing it: a challenge, an embed.
-            let link = Link::parse(&crate::links::current_hash());
+            let link = Link::parse(&crate::state::links::current_hash());
             s.challenge |= link.challenge;
             s.embed = link.embed;
         }
-        let (progress, reset) = crate::progress::load();
+        let (progress, reset) = crate::state::progress::load();
         s.progress = Rc::new(progress);
         if s.notice.is_none() {
             s.notice = reset;
@@ -355,8 +355,8 @@ pub fn App(props: &AppProps) -> Html {
 
     // What the learner chose is kept in the browser: the language and the
     // progress (the reducer touches no browser).
-    use_effect_with(state.lang, |lang| crate::browser::save_lang(*lang));
-    use_effect_with(state.progress.clone(), |p| crate::progress::save(p));
+    use_effect_with(state.lang, |lang| crate::io::browser::save_lang(*lang));
+    use_effect_with(state.progress.clone(), |p| crate::state::progress::save(p));
 
     // A link that names a lesson or an example not built in: read it, then
     // follow the link again for its step and view.
@@ -364,7 +364,7 @@ pub fn App(props: &AppProps) -> Html {
         let dispatcher = state.dispatcher();
         use_effect_with(state.pending.clone(), move |pending| {
             if let Some(link) = pending.clone() {
-                wasm_bindgen_futures::spawn_local(crate::lessons::open_link(link, move |a| {
+                wasm_bindgen_futures::spawn_local(crate::io::lessons::open_link(link, move |a| {
                     dispatcher.dispatch(a)
                 }));
             }
@@ -377,8 +377,10 @@ pub fn App(props: &AppProps) -> Html {
         let given = props.scenario.is_some();
         use_effect_with((), move |_| {
             let listener = (!given).then(|| {
-                crate::browser::listen_window("hashchange", move |_| {
-                    dispatcher.dispatch(Action::Follow(Link::parse(&crate::links::current_hash())))
+                crate::io::browser::listen_window("hashchange", move |_| {
+                    dispatcher.dispatch(Action::Follow(Link::parse(
+                        &crate::state::links::current_hash(),
+                    )))
                 })
             });
             move || drop(listener)
@@ -390,7 +392,7 @@ pub fn App(props: &AppProps) -> Html {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
             wasm_bindgen_futures::spawn_local(async move {
-                if let Ok(index) = crate::lessons::load_index().await {
+                if let Ok(index) = crate::io::lessons::load_index().await {
                     dispatcher.dispatch(Action::Library(Rc::new(index)));
                 }
             });
@@ -414,7 +416,7 @@ pub fn App(props: &AppProps) -> Html {
     {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
-            let listener = crate::keys::install(move |action| dispatcher.dispatch(action));
+            let listener = crate::io::keys::install(move |action| dispatcher.dispatch(action));
             move || drop(listener)
         });
     }
@@ -430,7 +432,7 @@ pub fn App(props: &AppProps) -> Html {
     let election = (view == View::Cluster)
         .then(|| crate::components::election::ElectionModel::latest(&player).map(Rc::new))
         .flatten();
-    let cluster_cache = use_mut_ref(crate::view_model::ClusterCache::default);
+    let cluster_cache = use_mut_ref(crate::model::cluster::ClusterCache::default);
     let model = Rc::new({
         let mut m = ClusterModel::from_world_cached(
             player.world(),
@@ -491,7 +493,7 @@ pub fn App(props: &AppProps) -> Html {
         (view == View::Cluster).then_some((zk_key, zk_changed)),
         |key| {
             key.as_ref().map(|(_, changed)| {
-                Rc::new(crate::view_model::zk_rows(
+                Rc::new(crate::model::cluster::zk_rows(
                     player.world(),
                     changed.as_deref(),
                 ))
@@ -509,7 +511,7 @@ pub fn App(props: &AppProps) -> Html {
         ))
     });
     let producer = (view == View::Producer).then(|| {
-        Rc::new(crate::producer_model::ProducerModel::from_world(
+        Rc::new(crate::model::producer::ProducerModel::from_world(
             player.world(),
             player.past(),
             now,
@@ -548,7 +550,7 @@ pub fn App(props: &AppProps) -> Html {
             .iter()
             .map(|c| c.name.clone())
             .collect();
-        Rc::new(crate::inspect_model::sequence(
+        Rc::new(crate::model::inspect::sequence(
             player.past(),
             40,
             state.hide_routine.not(),
@@ -563,7 +565,7 @@ pub fn App(props: &AppProps) -> Html {
         let player = state.player.clone();
         let dispatcher = state.dispatcher();
         Callback::from(move |(broker, path): (i32, String)| {
-            let bytes = crate::inspect_model::file_bytes(player.borrow().world(), broker, &path);
+            let bytes = crate::model::inspect::file_bytes(player.borrow().world(), broker, &path);
             let name = path.rsplit('/').next().unwrap_or(&path).to_string();
             let result = match bytes {
                 Some(b) => download(&name, &b),
@@ -582,7 +584,7 @@ pub fn App(props: &AppProps) -> Html {
         let dispatcher = state.dispatcher();
         move |fragment: String| {
             if listening {
-                crate::links::go(&fragment);
+                crate::state::links::go(&fragment);
             } else {
                 dispatcher.dispatch(Action::Follow(Link::parse(&fragment)));
             }
@@ -599,7 +601,7 @@ pub fn App(props: &AppProps) -> Html {
                     // the view joins the history. A shared or loaded
                     // scenario's view changes in place.
                     if let (true, Some(o)) = (listening, opened.as_ref().filter(|o| !matches!(o, Open::Shared(_)))) {
-                        crate::links::push(&Link::fragment(o, Some(v)));
+                        crate::state::links::push(&Link::fragment(o, Some(v)));
                     }
                     dispatcher.dispatch(Action::SetView(v))
                 })}>{ t(lang, key) }</button>
@@ -721,7 +723,7 @@ pub fn App(props: &AppProps) -> Html {
         let step = player.cursor();
         let challenge = *share_challenge;
         Callback::from(move |_: MouseEvent| {
-            let mut frag = crate::links::share_fragment(&text, step, view);
+            let mut frag = crate::state::links::share_fragment(&text, step, view);
             if challenge {
                 frag += "&challenge=1";
             }
@@ -748,10 +750,10 @@ pub fn App(props: &AppProps) -> Html {
             let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
             let what = s.value();
             s.set_value("");
-            let stem = crate::export::file_stem(&player.borrow().scenario().name);
+            let stem = crate::io::export::file_stem(&player.borrow().scenario().name);
             let done = match what.as_str() {
-                "scenario" => crate::export::scenario(&player.borrow()),
-                "trace" => crate::export::trace(&player.borrow()),
+                "scenario" => crate::io::export::scenario(&player.borrow()),
+                "trace" => crate::io::export::trace(&player.borrow()),
                 "svg" | "png" => {
                     let dispatcher = dispatcher.clone();
                     let Some(stage) = stage_ref.cast::<web_sys::Element>() else {
@@ -759,9 +761,9 @@ pub fn App(props: &AppProps) -> Html {
                     };
                     wasm_bindgen_futures::spawn_local(async move {
                         let r = if what == "svg" {
-                            crate::export::svg(stem, stage).await
+                            crate::io::export::svg(stem, stage).await
                         } else {
-                            crate::export::png(stem, stage).await
+                            crate::io::export::png(stem, stage).await
                         };
                         if let Err(e) = r {
                             dispatcher.dispatch(Action::Problem(e));
@@ -868,7 +870,7 @@ pub fn App(props: &AppProps) -> Html {
     };
     // The panel's settings change only with the scenario text.
     let config_groups = use_memo(player.source().to_string(), |s| {
-        crate::config_panel::settings(s)
+        crate::state::config::settings(s)
     });
     let act = {
         let sc = player.scenario();
@@ -931,12 +933,12 @@ pub fn App(props: &AppProps) -> Html {
     });
     let menu = state.menu.clone().map(|m| {
         let w = player.world();
-        let cx = crate::menu::MenuContext {
+        let cx = crate::state::menu::MenuContext {
             brokers: w.brokers().keys().map(|b| b.0).collect(),
             cut: w.network().cut.iter().copied().collect(),
             names: names.clone(),
         };
-        let (title, items) = crate::menu::entries(&m.node, m.alive, &cx, lang);
+        let (title, items) = crate::state::menu::entries(&m.node, m.alive, &cx, lang);
         let close = d(|| Action::CloseHelp).reform(|_: MouseEvent| ());
         html! {
             <div class="menu" id="node-menu" role="menu" aria-label={title.clone()}
@@ -1093,7 +1095,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="help" role="dialog" aria-modal="true" aria-label={t(lang, "shortcuts")} id="help">
                     <h2>{ t(lang, "shortcuts") }</h2>
                     <dl>
-                        { for crate::keys::SHORTCUTS.iter().map(|(k, en, zh)| html! {
+                        { for crate::io::keys::SHORTCUTS.iter().map(|(k, en, zh)| html! {
                             <><dt><kbd>{ *k }</kbd></dt><dd>{ if lang == Lang::Zh { *zh } else { *en } }</dd></>
                         }) }
                     </dl>

@@ -2,28 +2,29 @@
 //! explain and lay out the `kafka-sim` engine's trace. The UI computes no
 //! Kafka behaviour; it draws the engine's state at the cursor.
 
+//!
+//! Where things are:
+//! * `player`: a timeline and a cursor (the engine's side of the page);
+//! * `state/`: the page's state and reducer, pure and tested natively
+//!   (`AppState`, the lesson being played, links, menus, progress,
+//!   branching, the configuration panel's edits);
+//! * `model/`: the view models, pure structs read off the world at the
+//!   cursor (cluster, inspectors, producer, transactions, what an event
+//!   changed);
+//! * `components/` and `app.rs`: yew components that draw the models;
+//! * `io/`: what touches the browser or leaves the page (storage, keys,
+//!   downloads, share links, the lesson library);
+//! * `i18n`: every string in English and 简体中文; `alloc`: the counting
+//!   allocator the memory limits read.
+
 pub mod alloc;
 pub mod app;
-pub mod branch;
-pub mod browser;
 pub mod components;
-pub mod config_panel;
-pub mod diff;
-pub mod export;
 pub mod i18n;
-pub mod inspect_model;
-pub mod keys;
-pub mod lesson;
-pub mod lessons;
-pub mod links;
-pub mod menu;
+pub mod io;
+pub mod model;
 pub mod player;
-pub mod producer_model;
-pub mod progress;
-pub mod share;
 pub mod state;
-pub mod txn_model;
-pub mod view_model;
 
 /// Mounts the app on the page's body.
 pub fn start() {

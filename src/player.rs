@@ -362,7 +362,7 @@ mod tests {
             w.is_frozen(),
             w.next_time(),
             w.pending().count(),
-            crate::diff::facts(w)
+            crate::model::diff::facts(w)
         )
     }
 

@@ -340,7 +340,7 @@ async fn the_storage_inspector_lists_segment_files_batches_and_downloads_a_file(
     log_button.dyn_into::<HtmlElement>().unwrap().click();
     yew::scheduler::flush().await;
     let (name, len, hash) =
-        kafka_visualiser::browser::last_download().expect("a download was offered");
+        kafka_visualiser::io::browser::last_download().expect("a download was offered");
     assert_eq!(name, "00000000000000000000.log");
     assert!(
         len > 61,
@@ -353,10 +353,10 @@ async fn the_storage_inspector_lists_segment_files_batches_and_downloads_a_file(
         kafka_sim::Timeline::new(kafka_sim::Scenario::from_json(SCENARIO).unwrap()).unwrap();
     let w = t.state_at(step);
     let bytes =
-        kafka_visualiser::inspect_model::file_bytes(&w, 1, "first-0/00000000000000000000.log")
+        kafka_visualiser::model::inspect::file_bytes(&w, 1, "first-0/00000000000000000000.log")
             .unwrap();
     assert_eq!(
-        (bytes.len(), kafka_visualiser::browser::fnv64(&bytes)),
+        (bytes.len(), kafka_visualiser::io::browser::fnv64(&bytes)),
         (len, hash)
     );
     // Another partition can be chosen; the view follows.
@@ -480,12 +480,12 @@ async fn the_timeline_slider_seeks_and_the_language_is_remembered() {
         .starts_with("event 30"));
     click(&root, "#btn-lang").await;
     assert_eq!(
-        kafka_visualiser::browser::saved_lang(),
+        kafka_visualiser::io::browser::saved_lang(),
         Some(kafka_visualiser::i18n::Lang::Zh)
     );
     click(&root, "#btn-lang").await;
     assert_eq!(
-        kafka_visualiser::browser::saved_lang(),
+        kafka_visualiser::io::browser::saved_lang(),
         Some(kafka_visualiser::i18n::Lang::En)
     );
 }
@@ -565,7 +565,7 @@ async fn every_shipped_lesson_can_be_answered_right_through_the_engine() {
         let Some(lesson) = v.get("lesson") else {
             continue;
         };
-        let lesson = kafka_visualiser::lesson::Lesson::from_value(lesson).unwrap();
+        let lesson = kafka_visualiser::state::lesson::Lesson::from_value(lesson).unwrap();
         let asked = lesson.steps.iter().filter(|s| s.ask.is_some()).count();
         // The engine's answers, from the scenario's own trace.
         let mut player = kafka_visualiser::player::Player::from_json(text).unwrap();
@@ -589,7 +589,7 @@ async fn every_shipped_lesson_can_be_answered_right_through_the_engine() {
                 question.contains(&step.ask.as_ref().unwrap().en),
                 "{name}: {question}"
             );
-            let truth = kafka_visualiser::lesson::answer_at(
+            let truth = kafka_visualiser::state::lesson::answer_at(
                 &mut player,
                 i,
                 step.answer.as_deref().unwrap(),
@@ -698,7 +698,7 @@ fn local_storage() -> web_sys::Storage {
 #[wasm_bindgen_test]
 async fn practice_asks_engine_graded_questions_and_keeps_a_running_score() {
     local_storage()
-        .remove_item(kafka_visualiser::progress::KEY)
+        .remove_item(kafka_visualiser::state::progress::KEY)
         .unwrap();
     let root = mount().await;
     click(&root, "#tab-practice").await;
@@ -723,7 +723,7 @@ async fn practice_asks_engine_graded_questions_and_keeps_a_running_score() {
     q(&root, ".choice.is-answer");
     // Saved in the browser; the next question is a new one.
     let saved = local_storage()
-        .get_item(kafka_visualiser::progress::KEY)
+        .get_item(kafka_visualiser::state::progress::KEY)
         .unwrap()
         .unwrap();
     assert!(
@@ -771,7 +771,10 @@ async fn practice_asks_engine_graded_questions_and_keeps_a_running_score() {
 async fn lesson_answers_are_saved_and_unreadable_progress_is_reset_with_a_message() {
     let store = local_storage();
     store
-        .set_item(kafka_visualiser::progress::KEY, "not progress at all")
+        .set_item(
+            kafka_visualiser::state::progress::KEY,
+            "not progress at all",
+        )
         .unwrap();
     let root = mount().await;
     assert!(q(&root, "#notice")
@@ -779,7 +782,7 @@ async fn lesson_answers_are_saved_and_unreadable_progress_is_reset_with_a_messag
         .unwrap()
         .contains("could not be read"));
     assert!(store
-        .get_item(kafka_visualiser::progress::KEY)
+        .get_item(kafka_visualiser::state::progress::KEY)
         .unwrap()
         .unwrap()
         .starts_with("kafka-visualiser progress 1"));
@@ -789,7 +792,7 @@ async fn lesson_answers_are_saved_and_unreadable_progress_is_reset_with_a_messag
     click(&root, "#choice-1").await;
     assert!(q(&root, "#feedback").class_name().contains("right"));
     let saved = store
-        .get_item(kafka_visualiser::progress::KEY)
+        .get_item(kafka_visualiser::state::progress::KEY)
         .unwrap()
         .unwrap();
     assert!(saved.contains("lesson leader-failover 2 1=1"), "{saved}");
@@ -865,11 +868,11 @@ async fn the_scenario_trace_and_view_export_as_files() {
         click(&root, "#btn-step").await;
     }
     choose(&root, "#export", "scenario").await;
-    let (name, len, _) = kafka_visualiser::browser::last_download().unwrap();
+    let (name, len, _) = kafka_visualiser::io::browser::last_download().unwrap();
     assert_eq!(name, "leader-failover.json");
     assert_eq!(len, without_lesson(SCENARIO).len());
     choose(&root, "#export", "trace").await;
-    let (name, len, _) = kafka_visualiser::browser::last_download().unwrap();
+    let (name, len, _) = kafka_visualiser::io::browser::last_download().unwrap();
     assert_eq!(name, "leader-failover-trace.json");
     assert!(len > 1000);
     for (what, magic) in [("svg", "<svg".as_bytes()), ("png", b"\x89PNG".as_slice())] {
@@ -877,7 +880,7 @@ async fn the_scenario_trace_and_view_export_as_files() {
         let mut got = None;
         for _ in 0..100 {
             gloo_timers::future::TimeoutFuture::new(30).await;
-            got = kafka_visualiser::browser::last_download_bytes()
+            got = kafka_visualiser::io::browser::last_download_bytes()
                 .filter(|(n, _)| n.ends_with(&format!(".{what}")));
             if got.is_some() {
                 break;
@@ -1791,7 +1794,7 @@ async fn in_chinese_every_visible_string_is_chinese_or_a_kept_term() {
     for scenario in [SCENARIO, example_text("group-rebalance.json")] {
         let names = glossary::scenario_names(scenario);
         let root = mount_with(Some(scenario.to_string())).await;
-        if kafka_visualiser::browser::saved_lang() != Some(kafka_visualiser::i18n::Lang::Zh) {
+        if kafka_visualiser::io::browser::saved_lang() != Some(kafka_visualiser::i18n::Lang::Zh) {
             click(&root, "#btn-lang").await;
         }
         let mut look = |root: &Element, at: &str| {

@@ -5,7 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use kafka_sim::collections::SortedSet;
-use kafka_visualiser::lessons::{LessonIndex, LESSONS_DIR};
+use kafka_visualiser::io::lessons::{LessonIndex, LESSONS_DIR};
 use kafka_visualiser::state::{load_scenario, LessonState};
 use std::path::PathBuf;
 

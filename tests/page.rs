@@ -150,7 +150,7 @@ fn the_built_page_renders_the_cluster_in_chromium() {
         "the start screen did not mount:\n{dom}"
     );
     assert!(dom.contains("What do you want to learn?"));
-    let index = kafka_visualiser::lessons::LessonIndex::from_json(
+    let index = kafka_visualiser::io::lessons::LessonIndex::from_json(
         &std::fs::read_to_string(root().join("static/lessons/index.json")).unwrap(),
     )
     .unwrap();
@@ -450,7 +450,7 @@ impl Driver {
             .replace('+', "-")
             .replace('/', "_")
             .replace('=', "");
-        let png = kafka_visualiser::share::from_base64url(&b64).expect("a PNG screenshot");
+        let png = kafka_visualiser::io::share::from_base64url(&b64).expect("a PNG screenshot");
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(file, png).unwrap();
         println!("screenshot: {}", file.display());
@@ -510,7 +510,7 @@ const seek = async n => { const s = document.querySelector('#scrub'); s.max = St
 #[test]
 #[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
 fn the_built_page_step_and_frame_times_in_chromium() {
-    use kafka_visualiser::{links::share_fragment, state::View};
+    use kafka_visualiser::state::{links::share_fragment, View};
     let dist = root().join("dist");
     assert!(dist.join("index.html").exists(), "build the page first");
     let (port, _down) = serve(dist);

@@ -272,8 +272,8 @@ async fn render_time_with_hundreds_of_messages_in_flight() {
 #[wasm_bindgen_test]
 #[ignore]
 async fn where_a_step_goes_at_forty_groups() {
+    use kafka_visualiser::model::cluster::{ClusterCache, ClusterModel};
     use kafka_visualiser::player::{Player, PAGE_MAX_EVENTS};
-    use kafka_visualiser::view_model::{ClusterCache, ClusterModel};
     let text = kafka_sim::scenario::scale::scale(3000, 40, 40);
     let mut p = Player::from_json(&text).unwrap();
     let mut n = 0;

@@ -3,8 +3,8 @@
 //! so the timeline branches here and replays deterministically. Every control
 //! is a form element: all of it works from the keyboard.
 
-use crate::branch::command;
 use crate::i18n::{t, Lang};
+use crate::state::branch::command;
 use serde_json::{Map, Value};
 use yew::prelude::*;
 

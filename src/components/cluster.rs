@@ -6,7 +6,7 @@
 //! every state also has a shape or a word, never colour alone.
 
 use crate::i18n::{t, Lang};
-use crate::view_model::{BrokerView, ClusterModel, MessageView, ReplicaView};
+use crate::model::cluster::{BrokerView, ClusterModel, MessageView, ReplicaView};
 use kafka_sim::collections::SortedSet;
 use kafka_sim::ids::NodeId;
 use std::rc::Rc;
@@ -316,7 +316,7 @@ fn node_name(n: NodeId, m: &ClusterModel, lang: Lang) -> String {
 
 /// The clicked message: what it carries, as the engine holds it.
 pub fn message_detail(
-    d: &crate::view_model::MessageDetail,
+    d: &crate::model::cluster::MessageDetail,
     m: &ClusterModel,
     lang: Lang,
     on_close: &Callback<Option<u64>>,
@@ -1022,7 +1022,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     <MessageDot key={msg.id} id={msg.id} api={msg.api} summary={msg.summary.clone()}
                         from={msg.from} to={msg.to} sent_ms={msg.sent_ms} arrives_ms={msg.arrives_ms}
                         {x} {y} selected={selected == Some(msg.id)} {crowded}
-                        up={!crate::menu::is_cut(&m.cut_links, msg.from, msg.to)} {lang}
+                        up={!crate::state::menu::is_cut(&m.cut_links, msg.from, msg.to)} {lang}
                         on_message={p.on_message.clone()} on_broker={p.on_broker.clone()} />
                 }) }
             </g>
@@ -1042,7 +1042,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view_model::BrokerView;
+    use crate::model::cluster::BrokerView;
 
     fn model(brokers: usize, replicas: usize) -> ClusterModel {
         let replica = |i: usize| ReplicaView {

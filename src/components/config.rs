@@ -2,8 +2,8 @@
 //! scenario's value or (as the placeholder) Kafka's default. Applying reloads
 //! the scenario from the start; a refused value is named and nothing changes.
 
-use crate::config_panel::Group;
 use crate::i18n::{t, Lang};
+use crate::state::config::Group;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -33,7 +33,7 @@ pub fn ConfigPanel(p: &ConfigProps) -> Html {
             <div class="config-groups">
                 { for p.groups.iter().map(|g| html! {
                     <fieldset>
-                        <legend>{ crate::config_panel::title(lang, &g.title) }</legend>
+                        <legend>{ crate::state::config::title(lang, &g.title) }</legend>
                         { for g.settings.iter().map(|s| {
                             let id = format!("cfg{}-{}", s.at.replace('/', "-"), s.key.replace('.', "-"));
                             let edited = edits.iter().find(|(a, k, _)| *a == s.at && k == s.key).map(|e| e.2.clone());

@@ -3,7 +3,7 @@
 //! assignors side by side on the same membership change.
 
 use crate::i18n::{t, Lang};
-use crate::inspect_model::{GroupView, GroupsModel};
+use crate::model::inspect::{GroupView, GroupsModel};
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -4,7 +4,7 @@
 //! assigned replicas, `…/partitions/<p>/state` for the leader and ISR).
 
 use crate::i18n::{t, Lang};
-use crate::view_model::natural_cmp;
+use crate::model::cluster::natural_cmp;
 use kafka_sim::sim::World;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -4,7 +4,7 @@
 //! and the Sender's in-flight requests with their sequence numbers.
 
 use crate::i18n::{t, Lang};
-use crate::producer_model::{ProducerModel, ProducerPanel};
+use crate::model::producer::{ProducerModel, ProducerPanel};
 use std::rc::Rc;
 use yew::prelude::*;
 

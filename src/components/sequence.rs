@@ -4,7 +4,7 @@
 //! the bottom, errors in vermillion.
 
 use crate::i18n::{t, Lang};
-use crate::inspect_model::SequenceModel;
+use crate::model::inspect::SequenceModel;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -4,9 +4,9 @@
 //! joins the browser's history (Back returns here).
 
 use crate::i18n::{t, Lang};
-use crate::lessons::LessonIndex;
-use crate::links::{Link, Open};
-use crate::progress::Progress;
+use crate::io::lessons::LessonIndex;
+use crate::state::links::{Link, Open};
+use crate::state::progress::Progress;
 use std::rc::Rc;
 use yew::prelude::*;
 

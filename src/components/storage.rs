@@ -3,7 +3,7 @@
 //! record batches of `.log` and the entries of `.index` / `.timeindex`.
 
 use crate::i18n::{t, Lang};
-use crate::inspect_model::StorageModel;
+use crate::model::inspect::StorageModel;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -66,7 +66,7 @@ fn hex_value(name: &str, v: &str, lang: Lang) -> String {
     .fold(v.to_string(), |acc, (en, zh)| acc.replace(en, zh))
 }
 
-fn hex_block(h: &crate::inspect_model::HexView, lang: Lang) -> Html {
+fn hex_block(h: &crate::model::inspect::HexView, lang: Lang) -> Html {
     let rows = h.bytes.len().div_ceil(16);
     html! {
         <div class="hex" id="storage-hex">
@@ -126,7 +126,7 @@ pub fn StorageView(p: &StorageProps) -> Html {
     let selected_key = m
         .selected
         .as_ref()
-        .map(|s| crate::inspect_model::storage_key(s.broker, &s.dir));
+        .map(|s| crate::model::inspect::storage_key(s.broker, &s.dir));
     html! {
         <div class="inspector" id="storage">
             <label class="pick">
@@ -244,7 +244,7 @@ pub fn StorageView(p: &StorageProps) -> Html {
     }
 }
 
-fn lookup_block(p: &StorageProps, s: &crate::inspect_model::PartitionFiles) -> Html {
+fn lookup_block(p: &StorageProps, s: &crate::model::inspect::PartitionFiles) -> Html {
     let lang = p.lang;
     let submit = {
         let cb = p.on_lookup.clone();
@@ -311,9 +311,9 @@ fn lookup_block(p: &StorageProps, s: &crate::inspect_model::PartitionFiles) -> H
 /// array (its probes), then its `.log`'s batches (the scan from the found
 /// position). Each row appears once the lookup reaches it.
 fn lookup_picture(
-    pic: &crate::inspect_model::LookupPicture,
+    pic: &crate::model::inspect::LookupPicture,
     by_time: bool,
-    s: &crate::inspect_model::PartitionFiles,
+    s: &crate::model::inspect::PartitionFiles,
     lang: Lang,
 ) -> Html {
     const W: i32 = 900;
@@ -392,7 +392,7 @@ fn lookup_picture(
             .map(|p| p.0)
             .or(pic.index_result.map(|r| r.0))
             .unwrap_or(by_time);
-        let entries: Vec<&crate::inspect_model::IndexRow> = s
+        let entries: Vec<&crate::model::inspect::IndexRow> = s
             .index
             .iter()
             .filter(|e| e.segment == seg && e.time == time)
@@ -428,7 +428,7 @@ fn lookup_picture(
         }
         y += 64;
         if let Some(from) = pic.scan_from {
-            let batches: Vec<&crate::inspect_model::BatchRow> =
+            let batches: Vec<&crate::model::inspect::BatchRow> =
                 s.batches.iter().filter(|b| b.segment == seg).collect();
             let w = cells(batches.len(), 150);
             rows.push(html! {

@@ -8,7 +8,7 @@
 //! partition, open transactions named.
 
 use crate::i18n::{t, Lang};
-use crate::txn_model::{CoordinatorView, TxnModel};
+use crate::model::txn::{CoordinatorView, TxnModel};
 use std::rc::Rc;
 use yew::prelude::*;
 

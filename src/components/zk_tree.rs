@@ -4,7 +4,7 @@
 //! them. The znode the current event wrote is highlighted.
 
 use crate::i18n::{t, Lang};
-use crate::view_model::ZnodeRow;
+use crate::model::cluster::ZnodeRow;
 use std::rc::Rc;
 use yew::prelude::*;
 

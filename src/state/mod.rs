@@ -4,17 +4,24 @@
 //! saved (the language, progress) is saved by the `App` component when it
 //! changes (see `app.rs`).
 
+pub mod branch;
+pub mod config;
+pub mod lesson;
+pub mod links;
+pub mod menu;
+pub mod progress;
+
 use crate::components::cluster::NodeMenu;
 use crate::i18n::{t, Lang};
-use crate::links::{Link, Open};
 use crate::player::Player;
+use crate::state::links::{Link, Open};
 use kafka_sim::collections::SortedMap;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// The scenario the page opens with.
-pub const DEFAULT_SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
+pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/leader-failover.json");
 
 /// The built-in scenarios of the Examples menu: files of `scenarios/`,
 /// which the build copies beside the page and the service worker keeps for
@@ -52,7 +59,7 @@ const BASE_STEP_MS: u32 = 700;
 /// A lesson loaded with the scenario, and the learner's answers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LessonState {
-    pub lesson: Rc<crate::lesson::Lesson>,
+    pub lesson: Rc<crate::state::lesson::Lesson>,
     /// Event index of each step's `at` (None: the scenario never has it).
     pub targets: Rc<Vec<Option<u64>>>,
     /// Where each question stops playback: its `before` event if it has
@@ -72,7 +79,7 @@ impl LessonState {
         let Some(v) = player.scenario().lesson.clone() else {
             return Ok(None);
         };
-        let lesson = crate::lesson::Lesson::from_value(&v)?;
+        let lesson = crate::state::lesson::Lesson::from_value(&v)?;
         let targets: Vec<Option<u64>> = lesson
             .steps
             .iter()
@@ -100,9 +107,9 @@ impl LessonState {
         // Each question's answer must be a field the page can read off its event.
         for (i, (s, t)) in lesson.steps.iter().zip(&targets).enumerate() {
             if let (Some(p), Some(t)) = (&s.answer, t) {
-                if crate::lesson::answer_at(player, *t, p).is_none() {
+                if crate::state::lesson::answer_at(player, *t, p).is_none() {
                     player.seek(0);
-                    return Err(if crate::lesson::is_metric(p) {
+                    return Err(if crate::state::lesson::is_metric(p) {
                         format!(
                             "lesson.steps[{i}].answer: {p} is not a metric the page reads after the step's {} event",
                             s.at.kind
@@ -133,7 +140,7 @@ impl LessonState {
     pub fn grade(&self, player: &mut Player, k: usize, choice: &str) -> Option<(bool, String)> {
         let step = self.lesson.steps.get(k)?;
         let target = self.targets.get(k).copied().flatten()?;
-        let truth = crate::lesson::answer_at(player, target, step.answer.as_deref()?)?;
+        let truth = crate::state::lesson::answer_at(player, target, step.answer.as_deref()?)?;
         Some((choice == truth, truth))
     }
 
@@ -192,7 +199,7 @@ pub struct Embed {
 pub struct AppState {
     pub lesson: Option<LessonState>,
     /// The lesson library (`lessons/index.json`), once read.
-    pub library: Option<Rc<crate::lessons::LessonIndex>>,
+    pub library: Option<Rc<crate::io::lessons::LessonIndex>>,
     /// The library entry open now (its slug), for progress and links.
     pub lesson_slug: Option<String>,
     /// What the page's link opened last (None: a file, an edited
@@ -214,7 +221,7 @@ pub struct AppState {
     /// `App` reads it, then follows the link again.
     pub pending: Option<Link>,
     /// Answers saved in the browser (see `progress.rs`).
-    pub progress: Rc<crate::progress::Progress>,
+    pub progress: Rc<crate::state::progress::Progress>,
     /// Embed mode (`#embed=1&from=A&to=B&loop=1`): minimal chrome, played
     /// between two steps.
     pub embed: Option<Embed>,
@@ -234,7 +241,7 @@ pub struct AppState {
     /// The message whose details are shown (its id), while in flight.
     pub msg_sel: Option<u64>,
     /// What the event a log line seeked to changed (its id, the changes).
-    pub changes: Option<(u64, Rc<Vec<crate::diff::Change>>)>,
+    pub changes: Option<(u64, Rc<Vec<crate::model::diff::Change>>)>,
     pub player: Rc<RefCell<Player>>,
     pub rev: u64,
     pub playing: bool,
@@ -270,7 +277,7 @@ pub enum Action {
     /// A Practice question was answered (right?).
     PracticeAnswered(bool),
     /// The lesson library's index arrived.
-    Library(Rc<crate::lessons::LessonIndex>),
+    Library(Rc<crate::io::lessons::LessonIndex>),
     /// A scenario could not be loaded: say why, keep the current one.
     LoadFailed(String),
     DismissError,
@@ -417,10 +424,10 @@ impl AppState {
         let loaded = match &link.open {
             Open::Start => unreachable!("handled above"),
             Open::Play => load_scenario("free play", &without_lesson(DEFAULT_SCENARIO)),
-            Open::Shared(packed) => crate::share::unpack(packed)
+            Open::Shared(packed) => crate::io::share::unpack(packed)
                 .map_err(|e| format!("the link: {e}"))
                 .and_then(|text| load_scenario("the link", &text)),
-            Open::Example(e) if *e == crate::links::default_example() => {
+            Open::Example(e) if *e == crate::state::links::default_example() => {
                 load_scenario(EXAMPLES[0], DEFAULT_SCENARIO)
             }
             Open::Lesson(_) | Open::Example(_) => {
@@ -583,7 +590,7 @@ impl Reducible for AppState {
                 };
             }
             Action::Reconfigure(edits) => {
-                let text = crate::config_panel::apply(self.player.borrow().source(), &edits);
+                let text = crate::state::config::apply(self.player.borrow().source(), &edits);
                 let loaded = text.and_then(|t| load_scenario("the configuration", &t));
                 return self.reduce(match loaded {
                     Ok(p) => Action::Loaded(Rc::new(RefCell::new(p))),
@@ -886,7 +893,7 @@ impl Reducible for AppState {
             Some(id) if self.player.borrow().cursor() == id + 1 => {
                 let mut p = self.player.borrow_mut();
                 let before = p.state_at(id);
-                Some((id, Rc::new(crate::diff::diff(&before, p.world()))))
+                Some((id, Rc::new(crate::model::diff::diff(&before, p.world()))))
             }
             _ => self.changes.clone(),
         };
@@ -966,7 +973,7 @@ pub fn lookup_command(
         ),
         Lang::Zh => format!("查找：“{}”不是整数（要查找的 {what}）", r.text.trim()),
     })?;
-    Ok(crate::branch::command(
+    Ok(crate::state::branch::command(
         "lookup",
         &[
             ("broker", r.broker.into()),
@@ -982,7 +989,7 @@ mod tests {
     //! The reducer, natively: what each action does to the page's state.
     use super::*;
     use crate::components::cluster::MenuNode;
-    use crate::links::{Link, Open};
+    use crate::state::links::{Link, Open};
 
     fn state(text: &str) -> Rc<AppState> {
         let mut p = load_scenario("test", text).unwrap();
@@ -1038,7 +1045,7 @@ mod tests {
         s = s.reduce(Action::Step);
         assert_eq!(cursor(&s), target);
         // Answer with the engine's own truth: right, and the event is shown.
-        let truth = crate::lesson::answer_at(
+        let truth = crate::state::lesson::answer_at(
             &mut s.player.borrow_mut(),
             at,
             l.lesson.steps[k].answer.as_deref().unwrap(),
@@ -1153,7 +1160,7 @@ mod tests {
             y: 0,
         };
         let s = s.reduce(Action::OpenMenu(m));
-        let s = s.reduce(Action::Act(crate::branch::command(
+        let s = s.reduce(Action::Act(crate::state::branch::command(
             "kill_broker",
             &[("broker", 0.into())],
         )));
@@ -1187,7 +1194,7 @@ mod tests {
     #[test]
     fn continue_stops_at_every_narration_and_question_and_the_lesson_ends() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/static/lessons");
-        let index = crate::lessons::LessonIndex::from_json(
+        let index = crate::io::lessons::LessonIndex::from_json(
             &std::fs::read_to_string(format!("{dir}/index.json")).unwrap(),
         )
         .unwrap();
@@ -1270,7 +1277,7 @@ mod tests {
                     "{file}: asked where it stops"
                 );
                 seen.push(l.stop(k).unwrap());
-                let truth = crate::lesson::answer_at(
+                let truth = crate::state::lesson::answer_at(
                     &mut s.player.borrow_mut(),
                     l.target(k).unwrap(),
                     l.lesson.steps[k].answer.as_deref().unwrap(),

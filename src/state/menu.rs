@@ -87,7 +87,7 @@ impl MenuContext {
                 format!("menu-{kind_id}")
             },
             label,
-            command: crate::branch::command(
+            command: crate::state::branch::command(
                 kind,
                 &[("a", a.to_string().into()), ("b", b.to_string().into())],
             ),
@@ -119,7 +119,7 @@ pub fn entries(node: &MenuNode, alive: bool, cx: &MenuContext, lang: Lang) -> (S
     let fixed = |id: &str, kind: &str, fields: &[(&str, Value)], key: &str| Entry {
         id: id.into(),
         label: t(lang, key).into(),
-        command: crate::branch::command(kind, fields),
+        command: crate::state::branch::command(kind, fields),
     };
     match node {
         MenuNode::Broker(b) => {

@@ -174,7 +174,7 @@ pub fn push(fragment: &str) {
 pub fn share_fragment(text: &str, step: u64, view: View) -> String {
     format!(
         "s={}&step={step}&view={}",
-        crate::share::pack(text),
+        crate::io::share::pack(text),
         view.slug()
     )
 }

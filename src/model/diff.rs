@@ -3,7 +3,7 @@
 //! named facts, and the facts that differ. Read only: every value is the
 //! engine's.
 
-use crate::inspect_model::group_coordinators;
+use crate::model::inspect::group_coordinators;
 use kafka_sim::collections::{SortedMap, SortedSet};
 use kafka_sim::World;
 use std::sync::Arc;
@@ -339,7 +339,7 @@ mod tests {
     }
 
     fn player() -> Player {
-        Player::from_json(include_str!("../scenarios/leader-failover.json")).unwrap()
+        Player::from_json(include_str!("../../scenarios/leader-failover.json")).unwrap()
     }
 
     /// Leaving out the nodes that did not change gives the same changes as
@@ -356,8 +356,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         for text in [
-            include_str!("../scenarios/group-rebalance.json"),
-            include_str!("../scenarios/leader-failover.json"),
+            include_str!("../../scenarios/group-rebalance.json"),
+            include_str!("../../scenarios/leader-failover.json"),
         ] {
             let mut p = Player::from_json(text).unwrap();
             let (mut steps, mut changed) = (0, 0);

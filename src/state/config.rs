@@ -245,7 +245,7 @@ pub fn apply(source: &str, edits: &[(String, String, String)]) -> Result<String,
 mod tests {
     use super::*;
 
-    const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
+    const SCENARIO: &str = include_str!("../../scenarios/leader-failover.json");
 
     #[test]
     fn settings_show_the_scenarios_values_and_kafkas_defaults() {

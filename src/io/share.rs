@@ -284,14 +284,14 @@ mod tests {
             "",
             "a",
             "abababababababab",
-            include_str!("../scenarios/leader-failover.json"),
-            include_str!("../scenarios/group-rebalance.json"),
+            include_str!("../../scenarios/leader-failover.json"),
+            include_str!("../../scenarios/group-rebalance.json"),
             "中文 and ✓ symbols",
         ] {
             let packed = pack(text);
             assert_eq!(unpack(&packed).unwrap(), text);
         }
-        let big = include_str!("../scenarios/group-rebalance.json");
+        let big = include_str!("../../scenarios/group-rebalance.json");
         assert!(
             pack(big).len() < big.len(),
             "{} vs {}",
@@ -309,7 +309,7 @@ mod tests {
     fn damaged_links_are_refused_not_panicked_on() {
         assert!(unpack("!!!").is_err());
         assert!(unpack("A").is_err());
-        let mut p = pack(include_str!("../scenarios/leader-failover.json"));
+        let mut p = pack(include_str!("../../scenarios/leader-failover.json"));
         p.truncate(p.len() / 2);
         // Cut short: either refused or decoded to a prefix, never a panic.
         let _ = unpack(&p);

@@ -4,8 +4,8 @@
 //! adds or edits a lesson by editing those files: no rebuild. The page reads
 //! them from its own origin only (the service worker keeps them offline).
 
-use crate::lesson::Text;
-use crate::links::{Link, Open};
+use crate::state::lesson::Text;
+use crate::state::links::{Link, Open};
 use crate::state::{load_scenario, Action, EXAMPLES, EXAMPLES_URL};
 use serde::Deserialize;
 use std::cell::RefCell;

@@ -79,7 +79,7 @@ mod tests {
     use super::*;
     use kafka_sim::Lang;
 
-    const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
+    const SCENARIO: &str = include_str!("../../scenarios/leader-failover.json");
 
     fn captions(p: &Player, n: u64) -> Vec<String> {
         (0..n)

@@ -3,7 +3,7 @@
 //! PNG. Everything is made in the page and offered as a download: nothing is
 //! sent anywhere.
 
-use crate::browser::download;
+use crate::io::browser::download;
 use crate::player::Player;
 use kafka_sim::Lang;
 
@@ -108,7 +108,9 @@ async fn svg_text(stage: &web_sys::Element) -> Result<(String, u32, u32), String
         .flatten()
         .and_then(|l| l.get_attribute("href"))
     {
-        Some(href) => crate::lessons::fetch_text(&href).await.unwrap_or_default(),
+        Some(href) => crate::io::lessons::fetch_text(&href)
+            .await
+            .unwrap_or_default(),
         None => String::new(),
     };
     let body = svg.outer_html();
@@ -176,7 +178,7 @@ pub async fn png(stem: String, stage: web_sys::Element) -> Result<(), String> {
         .to_data_url()
         .map_err(|_| "the image could not be encoded")?;
     let b64 = data.split_once(',').map(|(_, b)| b).ok_or("no PNG data")?;
-    let bytes = crate::export::base64_decode(b64).ok_or("bad PNG data")?;
+    let bytes = crate::io::export::base64_decode(b64).ok_or("bad PNG data")?;
     download(&format!("{stem}.png"), &bytes)
 }
 

@@ -476,7 +476,7 @@ mod tests {
     #[test]
     fn a_clicked_message_shows_what_it_carries_while_in_flight() {
         let mut t = Timeline::new(
-            Scenario::from_json(include_str!("../scenarios/leader-failover.json")).unwrap(),
+            Scenario::from_json(include_str!("../../scenarios/leader-failover.json")).unwrap(),
         )
         .unwrap();
         // Event #73: the producer sends its Produce request (delivered at 125 ms).
@@ -511,7 +511,7 @@ mod tests {
     #[test]
     fn the_drawing_caps_the_messages_in_flight_and_counts_the_rest() {
         let mut t = Timeline::new(
-            Scenario::from_json(include_str!("../scenarios/leader-failover.json")).unwrap(),
+            Scenario::from_json(include_str!("../../scenarios/leader-failover.json")).unwrap(),
         )
         .unwrap();
         t.run_to_end();
@@ -558,9 +558,9 @@ mod tests {
     #[test]
     fn a_model_built_from_the_cache_is_the_model_built_afresh() {
         for text in [
-            include_str!("../scenarios/leader-failover.json"),
-            include_str!("../scenarios/hw-truncation.json"),
-            include_str!("../scenarios/group-rebalance.json"),
+            include_str!("../../scenarios/leader-failover.json"),
+            include_str!("../../scenarios/hw-truncation.json"),
+            include_str!("../../scenarios/group-rebalance.json"),
         ] {
             let mut p = crate::player::Player::from_json(text).unwrap();
             let mut cache = ClusterCache::default();
@@ -626,7 +626,7 @@ mod tests {
 
     #[test]
     fn the_tree_shows_brokers_controller_and_partition_state_as_written() {
-        let text = include_str!("../scenarios/leader-failover.json");
+        let text = include_str!("../../scenarios/leader-failover.json");
         let (w, path) = world_after(text, "znode_created", "/state");
         let rows = zk_rows(&w, Some(&path));
         let find = |p: &str| rows.iter().find(|r| r.path == p);

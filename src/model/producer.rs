@@ -88,7 +88,7 @@ pub struct ProducerPanel {
 pub struct ProducerModel {
     pub producers: Vec<ProducerPanel>,
     /// The transactions panel, when a producer is transactional.
-    pub txn: Option<std::rc::Rc<crate::txn_model::TxnModel>>,
+    pub txn: Option<std::rc::Rc<crate::model::txn::TxnModel>>,
 }
 
 /// The producer and record an event is about, if it is a pipeline event.
@@ -519,7 +519,7 @@ impl ProducerModel {
             .collect();
         ProducerModel {
             producers,
-            txn: crate::txn_model::TxnModel::from_world(w).map(std::rc::Rc::new),
+            txn: crate::model::txn::TxnModel::from_world(w).map(std::rc::Rc::new),
         }
     }
 }

@@ -325,7 +325,7 @@ impl StorageModel {
         choices.sort_by(|(a, _), (b, _)| {
             a.contains(":__")
                 .cmp(&b.contains(":__"))
-                .then_with(|| crate::view_model::natural_cmp(a, b))
+                .then_with(|| crate::model::cluster::natural_cmp(a, b))
         });
         let key = want
             .filter(|k| choices.iter().any(|(c, _)| c == k))
@@ -907,7 +907,7 @@ mod tests {
     use kafka_sim::Lang;
 
     fn lesson() -> Player {
-        Player::from_json(include_str!("../static/lessons/storage-lookup.json")).unwrap()
+        Player::from_json(include_str!("../../static/lessons/storage-lookup.json")).unwrap()
     }
 
     /// The storage model with the cursor just after the event `caption` names.
@@ -1073,8 +1073,10 @@ mod tests {
     /// transaction with the LSO after it.
     #[test]
     fn control_batches_and_the_txn_index_are_shown_as_kafka_writes_them() {
-        let mut p = Player::from_json(include_str!("../static/lessons/exactly-once-pipeline.json"))
-            .unwrap();
+        let mut p = Player::from_json(include_str!(
+            "../../static/lessons/exactly-once-pipeline.json"
+        ))
+        .unwrap();
         let end = p
             .find_nth_where(1, |e| {
                 matches!(
