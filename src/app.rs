@@ -148,6 +148,8 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                 }
                 <span class="score" id="score">{ score }</span>
             </div>
+            <div class="lesson-body">
+            <div class="lesson-text">
             if starting {
                 <div class="intro" id="lesson-intro">
                     if !setup.is_empty() {
@@ -189,14 +191,16 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                     </div>
                 }
             }
+            </div>
             if !p.at_end && l.asking.is_none() {
                 <p class="continue-row">
                     <button id="btn-continue" class="primary" aria-keyshortcuts="c"
-                        onclick={{ let d = dispatcher.clone(); Callback::from(move |_: MouseEvent| d.dispatch(Action::Continue)) }}>
+                        onclick={{ let d = dispatcher.clone(); Callback::from(move |_: MouseEvent| d.dispatch(crate::io::browser::continue_action())) }}>
                         { t(lang, "continue") }<kbd>{"c"}</kbd></button>
                     <span class="hint">{ t(lang, "continue_hint") }</span>
                 </p>
             }
+            </div>
             if p.at_end && l.asking.is_none() {
                 <div class="recap" id="recap" role="status">
                     <strong>{ t(lang, "recap") }{" "}</strong>
@@ -1110,17 +1114,20 @@ pub fn App(props: &AppProps) -> Html {
                 if let Some(why) = player.at_end().then(|| player.stopped_early()).flatten() {
                     <p class="notice" role="status" id="stopped-early">{ t(lang, "stopped_early") }{ crate::i18n::engine_text(lang, &why) }</p>
                 }
-                if let Some(l) = &state.lesson {
-                    { lesson_panel(&LessonPanel {
-                        l, lang, cursor: player.cursor(), at_end: player.at_end(),
-                        title: entry_title, description: &player.scenario().description, past: player.past(),
-                        next: next_lesson, on_open: on_open_next,
-                    }, &state.dispatcher()) }
-                }
-                if let (Some(c), Some(id)) = (&changes, current) {
-                    { changes_panel(c, id, lang) }
-                }
-                <main>
+                // The lesson beside the drawing on a wide screen, above it on
+                // a narrower one (the grid's areas in style.css); in this
+                // order for the keyboard either way.
+                <main class={classes!(state.lesson.is_some().then_some("with-lesson"))}>
+                    if let Some(l) = &state.lesson {
+                        { lesson_panel(&LessonPanel {
+                            l, lang, cursor: player.cursor(), at_end: player.at_end(),
+                            title: entry_title, description: &player.scenario().description, past: player.past(),
+                            next: next_lesson, on_open: on_open_next,
+                        }, &state.dispatcher()) }
+                    }
+                    if let (Some(c), Some(id)) = (&changes, current) {
+                        { changes_panel(c, id, lang) }
+                    }
                     { stage }
                     <EventLog lang={lang} lines={lines} current={current} on_seek={on_seek} />
                 </main>

@@ -1706,8 +1706,12 @@ async fn a_lesson_opens_with_its_setup_and_continue_walks_it_to_the_recap() {
     let setup = q(&root, "#lesson-setup").text_content().unwrap();
     assert!(setup.len() > 40, "{setup}");
     assert!(root.query_selector("#recap").unwrap().is_none());
-    // Continue stops at each narration or question; answer and go on.
-    let mut stops = 0;
+    // Continue plays to each narration or question (the positions between
+    // are drawn, frame by frame) and stops there; answer and go on. The
+    // last press of all skips to the stop (a second press while playing).
+    let position = || q(&root, "#position").text_content().unwrap();
+    let playing = || q(&root, "#btn-play").get_attribute("aria-label").as_deref() == Some("Pause");
+    let (mut stops, mut played) = (0, 0);
     for _ in 0..40 {
         if root.query_selector("#recap").unwrap().is_some() {
             break;
@@ -1716,7 +1720,25 @@ async fn a_lesson_opens_with_its_setup_and_continue_walks_it_to_the_recap() {
             click(&root, "#choice-0").await;
             q(&root, "#feedback");
         } else {
+            let before = position();
             click(&root, "#btn-continue").await;
+            let mut seen = std::collections::BTreeSet::new();
+            for _ in 0..2_000 {
+                if !playing() {
+                    break;
+                }
+                seen.insert(position());
+                gloo_timers::future::TimeoutFuture::new(20).await;
+            }
+            if playing() {
+                click(&root, "#btn-continue").await;
+            }
+            assert!(!playing(), "Continue still playing after 40 s");
+            seen.remove(&before);
+            seen.remove(&position());
+            if !seen.is_empty() {
+                played += 1;
+            }
             assert!(
                 root.query_selector("#question").unwrap().is_some()
                     || root.query_selector("#say").unwrap().is_some()
@@ -1727,6 +1749,7 @@ async fn a_lesson_opens_with_its_setup_and_continue_walks_it_to_the_recap() {
         }
     }
     assert!(stops >= 2, "{stops}");
+    assert!(played >= 1, "Continue never drew a step between two stops");
     // The end: a recap with the score, and no Continue button.
     let recap = q(&root, "#recap").text_content().unwrap();
     assert!(recap.contains("You answered"), "{recap}");

@@ -925,12 +925,12 @@ fn newcomer_walk(browser: Browser) {
         );
         assert_eq!(r["hash"], "#lesson=controller-and-placement", "{r}");
         let (top, height) = (r["top"].as_f64().unwrap(), r["height"].as_f64().unwrap());
+        driver.screenshot(&shots.join(format!("newcomer-{tag}2-lesson-{w}x{h}.png")));
         assert!(
             top < height * 0.5,
             "{browser:?} {w}×{h}: the drawing starts at y={top}, below the top half of the first screen"
         );
         println!("{browser:?} {w}×{h}: the drawing's top at y={top:.0} of {height}");
-        driver.screenshot(&shots.join(format!("newcomer-{tag}2-lesson-{w}x{h}.png")));
         // Step (as the bar says) until the first question.
         let r = driver.run(&format!(
             r#"{JS_HELPERS}

@@ -217,12 +217,7 @@ fn start_motion(
     use wasm_bindgen::JsCast;
     let window = web_sys::window()?;
     // The learner asked for less motion: the messages move with the steps only.
-    if window
-        .match_media("(prefers-reduced-motion: reduce)")
-        .ok()
-        .flatten()
-        .is_some_and(|m| m.matches())
-    {
+    if crate::io::browser::reduced_motion() {
         return None;
     }
     if clock.to_ms <= clock.from_ms || routes.is_empty() {

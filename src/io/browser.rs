@@ -22,6 +22,28 @@ pub fn save_lang(lang: Lang) {
     }
 }
 
+/// The learner asked the system for less motion
+/// (`prefers-reduced-motion: reduce`).
+pub fn reduced_motion() -> bool {
+    web_sys::window()
+        .and_then(|w| {
+            w.match_media("(prefers-reduced-motion: reduce)")
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|m| m.matches())
+}
+
+/// Continue as the learner wants it: played (or, with less motion asked
+/// for, at once).
+pub fn continue_action() -> crate::state::Action {
+    if reduced_motion() {
+        crate::state::Action::ContinueNow
+    } else {
+        crate::state::Action::Continue
+    }
+}
+
 thread_local! {
     static LAST_DOWNLOAD: RefCell<Option<(String, usize, u64)>> = const { RefCell::new(None) };
     /// The first bytes of the last download (for tests of exported files).

@@ -85,7 +85,10 @@ pub fn install(dispatch: impl Fn(Action) + 'static) -> Listener {
             }
             if let Some(a) = action_for(&e.key()) {
                 e.prevent_default();
-                dispatch(a);
+                dispatch(match a {
+                    Action::Continue => crate::io::browser::continue_action(),
+                    a => a,
+                });
             }
         });
     let ok = web_sys::window()

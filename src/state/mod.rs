@@ -53,6 +53,12 @@ pub enum View {
 pub const SPEEDS_X4: [u32; 6] = [1, 2, 4, 8, 16, 32];
 /// The most steps one "Continue" takes.
 pub const MAX_CONTINUE_STEPS: usize = 20_000;
+/// Continue plays this many times faster than the chosen speed: the
+/// messages are seen moving, and the next stop comes within seconds.
+pub const CONTINUE_PACE: u32 = 4;
+/// The shortest wall-clock step while playing (a message still visibly
+/// travels its link).
+const MIN_STEP_MS: u32 = 40;
 /// Milliseconds between steps at 1×.
 const BASE_STEP_MS: u32 = 700;
 
@@ -168,6 +174,19 @@ impl LessonState {
             .collect()
     }
 
+    /// Whether question `k`'s verdict has had its time at cursor `at`: a
+    /// narration whose event comes after the question's has been shown.
+    fn feedback_done(&self, k: usize, at: u64) -> bool {
+        let Some(t) = self.target(k) else {
+            return true;
+        };
+        self.lesson
+            .steps
+            .iter()
+            .zip(self.targets.iter())
+            .any(|(st, n)| st.say.is_some() && n.is_some_and(|n| t < n && n < at))
+    }
+
     /// Where question `k` stops playback (just before this event index).
     pub fn stop(&self, k: usize) -> Option<u64> {
         self.stops.get(k).copied().flatten()
@@ -245,6 +264,9 @@ pub struct AppState {
     pub player: Rc<RefCell<Player>>,
     pub rev: u64,
     pub playing: bool,
+    /// Playing because of Continue: faster, and it stops by itself at the
+    /// next narration or question (meaningful only while `playing`).
+    pub continuing: bool,
     pub speed: usize,
     pub lang: Lang,
     pub hide_routine: bool,
@@ -265,8 +287,12 @@ pub enum Action {
     /// Projector mode on or off.
     ToggleProjector,
     /// Play on to the next narration or question of the lesson (without a
-    /// lesson: to the next key event) and stop there.
+    /// lesson: to the next key event) at [`CONTINUE_PACE`] times the
+    /// chosen speed, and stop there; pressed again while it plays, go
+    /// there at once ([`Action::ContinueNow`]).
     Continue,
+    /// Go to where Continue stops, at once (a second press, reduced motion).
+    ContinueNow,
     /// Something the learner asked for could not be done (an export): say why.
     Problem(String),
     /// The learner acted on the simulation: this command, one millisecond
@@ -356,6 +382,7 @@ impl AppState {
             player: Rc::new(RefCell::new(player)),
             rev: 0,
             playing: false,
+            continuing: false,
             speed: 2,
             lang,
             hide_routine: true,
@@ -398,8 +425,39 @@ impl AppState {
         }
     }
 
+    /// Wall-clock milliseconds between two steps while playing: Continue
+    /// plays [`CONTINUE_PACE`] times faster than the chosen speed.
     pub fn step_interval_ms(&self) -> u32 {
-        BASE_STEP_MS * 4 / SPEEDS_X4[self.speed]
+        let ms = BASE_STEP_MS * 4 / SPEEDS_X4[self.speed];
+        if self.playing && self.continuing {
+            (ms / CONTINUE_PACE).max(MIN_STEP_MS)
+        } else {
+            ms
+        }
+    }
+
+    /// Whether Continue, having stepped from `before` to `after`, is where it
+    /// stops: a question asked, a narration's event shown, without a lesson a
+    /// key event, or the end.
+    fn continue_reached(&self, before: u64, after: u64) -> bool {
+        let p = self.player.borrow();
+        if p.at_end() || after == before {
+            return true;
+        }
+        match &self.lesson {
+            Some(l) => {
+                l.asking.is_some()
+                    || l.lesson
+                        .steps
+                        .iter()
+                        .zip(l.targets.iter())
+                        .filter(|(st, _)| st.say.is_some())
+                        .any(|(_, t)| t.is_some_and(|t| before <= t && t < after))
+            }
+            None => p
+                .current()
+                .is_some_and(|e| e.kind.importance() == kafka_sim::event::Importance::Key),
+        }
     }
 
     /// Goes where `link` points. A link to what is open already only moves
@@ -455,20 +513,11 @@ impl AppState {
     /// or (without a lesson) a key event is shown; at most
     /// [`MAX_CONTINUE_STEPS`] steps, so a long quiet stretch still returns.
     fn continue_on(self: Rc<Self>) -> Rc<Self> {
-        let says: Vec<u64> = self
-            .lesson
-            .as_ref()
-            .map(|l| {
-                l.lesson
-                    .steps
-                    .iter()
-                    .zip(l.targets.iter())
-                    .filter(|(st, _)| st.say.is_some())
-                    .filter_map(|(_, t)| *t)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut s = self;
+        let mut s = Rc::new(AppState {
+            playing: false,
+            continuing: false,
+            ..(*self).clone()
+        });
         for _ in 0..MAX_CONTINUE_STEPS {
             let before = s.player.borrow().cursor();
             if s.player.borrow().at_end() {
@@ -476,14 +525,7 @@ impl AppState {
             }
             s = s.reduce(Action::Step);
             let after = s.player.borrow().cursor();
-            let asked = s.lesson.as_ref().is_some_and(|l| l.asking.is_some());
-            let narrated = says.iter().any(|t| before <= *t && *t < after);
-            let key = s.lesson.is_none()
-                && s.player
-                    .borrow()
-                    .current()
-                    .is_some_and(|e| e.kind.importance() == kafka_sim::event::Importance::Key);
-            if asked || narrated || key || after == before {
+            if s.continue_reached(before, after) {
                 break;
             }
         }
@@ -544,7 +586,23 @@ impl Reducible for AppState {
                 });
             }
             Action::Follow(link) => return self.follow(link),
-            Action::Continue => return self.continue_on(),
+            Action::ContinueNow => return self.continue_on(),
+            Action::Continue => {
+                let asked = self.lesson.as_ref().is_some_and(|l| l.asking.is_some());
+                if self.playing && self.continuing {
+                    return self.continue_on();
+                }
+                if asked || self.player.borrow().at_end() {
+                    return self;
+                }
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    playing: true,
+                    continuing: true,
+                    menu: None,
+                    ..(*self).clone()
+                });
+            }
             Action::Act(command) => {
                 let added = self.player.borrow().scenario().commands.len() as u32;
                 let branched = self.player.borrow().branch(command);
@@ -644,14 +702,14 @@ impl Reducible for AppState {
                     p.record_lesson(slug, questions as u32, k as u32, right);
                 }
                 // A question that stops before this one's event (asked one
-                // after the other, before either decision) comes next;
-                // otherwise reveal: show the event the question was about.
+                // after the other, before either decision) comes next: the
+                // cursor goes to its stop and the verdict and explanation of
+                // this one stay until the learner goes on (Continue or Step
+                // asks it there). Otherwise reveal: show the event the
+                // question was about.
                 let from = l.stop(k).unwrap_or(target);
                 match l.question_between(from, target + 1) {
-                    Some((next, stop)) => {
-                        self.player.borrow_mut().seek(stop);
-                        l.asking = Some(next);
-                    }
+                    Some((_, stop)) => self.player.borrow_mut().seek(stop),
                     None => self.player.borrow_mut().seek(target + 1),
                 }
                 return Rc::new(AppState {
@@ -773,6 +831,10 @@ impl Reducible for AppState {
         let mut hide = self.hide_routine;
         let mut lesson = self.lesson.clone();
         let stepping = matches!(action, Action::Step | Action::Tick);
+        let (ticking, toggling) = (
+            matches!(action, Action::Tick),
+            matches!(action, Action::TogglePlay),
+        );
         if let (true, Some(l)) = (stepping, lesson.as_ref()) {
             if l.asking.is_some() {
                 // Waiting for an answer: the question holds the simulation.
@@ -856,6 +918,7 @@ impl Reducible for AppState {
                 | Action::OpenMenu(_)
                 | Action::ToggleProjector
                 | Action::Continue
+                | Action::ContinueNow
                 | Action::Library(_)
                 | Action::PracticeAnswered(_)
                 | Action::Problem(_)
@@ -888,6 +951,28 @@ impl Reducible for AppState {
         if self.hold_for_challenge(&mut lesson) {
             playing = false;
         }
+        // The last answer's verdict stays until a question is asked or a
+        // narration after its event is shown.
+        if let Some(l) = lesson.as_mut() {
+            let after = self.player.borrow().cursor();
+            if l.last.is_some_and(|k| l.feedback_done(k, after)) || l.asking.is_some() {
+                l.last = None;
+            }
+        }
+        // Continue plays until its stop, then stops by itself.
+        let mut continuing = self.continuing && playing && !toggling;
+        if continuing && ticking {
+            let after = self.player.borrow().cursor();
+            let asked = lesson.as_ref().is_some_and(|l| l.asking.is_some());
+            let probe = AppState {
+                lesson: lesson.clone(),
+                ..(*self).clone()
+            };
+            if asked || probe.continue_reached(before, after) {
+                playing = false;
+                continuing = false;
+            }
+        }
         // A log line was clicked: what that event changed.
         let changes = match seek_id {
             Some(id) if self.player.borrow().cursor() == id + 1 => {
@@ -901,6 +986,7 @@ impl Reducible for AppState {
             rev: self.rev + 1,
             changes,
             playing,
+            continuing,
             speed,
             lang,
             hide_routine: hide,
@@ -1242,6 +1328,114 @@ mod tests {
         }
     }
 
+    /// Two questions asked before either decision (one stop window):
+    /// answering the first shows its verdict and explanation, the cursor
+    /// waits at the second one's stop, and only going on asks it; the
+    /// verdict is gone once the next narration shows. Over every shipped
+    /// lesson with such a pair.
+    #[test]
+    fn a_second_question_waits_for_the_first_ones_verdict() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/static/lessons");
+        let mut pairs = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "json") || path.ends_with("index.json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut s = state(&text);
+            let l = s.lesson.clone().unwrap();
+            let questions: Vec<usize> = (0..l.lesson.steps.len())
+                .filter(|&k| l.lesson.steps[k].ask.is_some() && l.stop(k).is_some())
+                .collect();
+            for w in questions.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                let (stop_b, target_a) = (l.stop(b).unwrap(), l.target(a).unwrap());
+                if !(l.stop(a).unwrap() <= stop_b && stop_b <= target_a) {
+                    continue;
+                }
+                pairs += 1;
+                s = s.reduce(Action::SeekTo(l.stop(a).unwrap()));
+                let mut m = s.lesson.clone().unwrap();
+                m.answers = Rc::default();
+                m.asking = Some(a);
+                s = Rc::new(AppState {
+                    lesson: Some(m),
+                    ..(*s).clone()
+                });
+                s = s.reduce(Action::Answer(a, "surely not this".into()));
+                let m = s.lesson.as_ref().unwrap();
+                assert_eq!(
+                    m.asking, None,
+                    "{path:?}: {b} is not asked over {a}'s verdict"
+                );
+                assert_eq!(m.last, Some(a), "{path:?}: {a}'s verdict is shown");
+                assert!(!m.answers[&a].1, "{path:?}: graded wrong");
+                assert_eq!(cursor(&s), stop_b, "{path:?}: waits at {b}'s stop");
+                // Going on (Continue, or Step) asks the next one there.
+                let stepped = s.clone().reduce(Action::Step);
+                assert_eq!(stepped.lesson.as_ref().unwrap().asking, Some(b));
+                assert_eq!(cursor(&stepped), stop_b);
+                s.player.borrow_mut().seek(stop_b);
+                s = s.reduce(Action::ContinueNow);
+                let m = s.lesson.as_ref().unwrap();
+                assert_eq!(m.asking, Some(b), "{path:?}: Continue asks {b}");
+                assert_eq!(m.last, None, "{path:?}: a question replaces the verdict");
+                assert_eq!(cursor(&s), stop_b);
+            }
+        }
+        assert!(pairs >= 5, "only {pairs} question pairs share a stop");
+    }
+
+    /// Continue plays: the first press starts playing faster than the
+    /// chosen speed, the ticks step through the events between (more than
+    /// one frame), and it stops by itself exactly where the immediate
+    /// Continue stops; a second press while it plays goes there at once.
+    #[test]
+    fn continue_plays_to_where_it_stops_and_a_second_press_skips() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/static/lessons/replication-isr-hw.json"
+        ))
+        .unwrap();
+        let mut s = state(&text);
+        let mut multi = 0;
+        for _ in 0..12 {
+            if let Some(k) = s.lesson.as_ref().unwrap().asking {
+                s = s.reduce(Action::Answer(k, String::new()));
+            }
+            if s.player.borrow().at_end() {
+                break;
+            }
+            // (The states share one player: each try starts from `start`.)
+            let start = cursor(&s);
+            let target = cursor(&s.clone().reduce(Action::ContinueNow));
+            s.player.borrow_mut().seek(start);
+            let skipped = s.clone().reduce(Action::Continue).reduce(Action::Continue);
+            assert_eq!(cursor(&skipped), target, "a second press skips");
+            assert!(!skipped.playing);
+            s.player.borrow_mut().seek(start);
+            s = s.reduce(Action::Continue);
+            assert!(s.playing && s.continuing);
+            assert!(s.step_interval_ms() < BASE_STEP_MS * 4 / SPEEDS_X4[s.speed]);
+            let mut frames = 0;
+            while s.playing && frames < MAX_CONTINUE_STEPS {
+                s = s.reduce(Action::Tick);
+                frames += 1;
+                assert!(cursor(&s) <= target, "played past the stop");
+            }
+            assert_eq!(cursor(&s), target, "from {start}");
+            assert!(!s.continuing);
+            if frames > 1 {
+                multi += 1;
+            }
+        }
+        assert!(multi >= 3, "Continue went in one frame {multi}");
+        // Play after a Continue is plain play, at the chosen speed.
+        let s = s.reduce(Action::TogglePlay);
+        assert!(!s.continuing);
+    }
+
     fn continue_through(file: &str, text: &str) {
         let mut s = state(text);
         let l = s.lesson.clone().unwrap();
@@ -1269,7 +1463,7 @@ mod tests {
         let mut seen = Vec::new();
         for _ in 0..100 {
             let before = cursor(&s);
-            s = s.reduce(Action::Continue);
+            s = s.reduce(Action::ContinueNow);
             if let Some(k) = s.lesson.as_ref().unwrap().asking {
                 assert_eq!(
                     cursor(&s),
@@ -1297,10 +1491,11 @@ mod tests {
                     "{file}: a reveal skips narrations {passed:?}"
                 );
                 seen.extend(passed);
-                if s.lesson.as_ref().unwrap().asking.is_some() {
-                    // The next question stops at the same place.
-                    continue;
-                }
+                // Never a question straight after an answer: its verdict
+                // and explanation are shown first.
+                let l2 = s.lesson.as_ref().unwrap();
+                assert_eq!(l2.asking, None, "{file}: asked again before the verdict");
+                assert_eq!(l2.last, Some(k), "{file}: the verdict of step {k} is shown");
             } else if let Some(t) = stops.iter().find(|t| before <= **t && **t < cursor(&s)) {
                 seen.push(*t);
             } else {
