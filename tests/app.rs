@@ -1147,12 +1147,21 @@ async fn the_producer_inspector_follows_a_record_through_the_pipeline() {
     click(&root, "#tab-cluster").await;
 }
 
+/// The storage-lookup lesson's scenario with an index entry every 700
+/// bytes (the lesson has 400): one entry, 3 → 756, in segment 0.
+fn storage_lookup_sparser() -> String {
+    let text = include_str!("../static/lessons/storage-lookup.json");
+    let sparser = text.replace(
+        "\"index.interval.bytes\": 400",
+        "\"index.interval.bytes\": 700",
+    );
+    assert_ne!(sparser, text);
+    sparser
+}
+
 #[wasm_bindgen_test]
 async fn the_storage_inspector_runs_a_lookup_probe_by_probe_and_shows_batch_bytes() {
-    let root = mount_with(Some(without_lesson(include_str!(
-        "../static/lessons/storage-lookup.json"
-    ))))
-    .await;
+    let root = mount_with(Some(without_lesson(&storage_lookup_sparser()))).await;
     // After the four batches are written (offset 3 at position 756).
     step_until_caption(&root, "wrote .index entry 3 → 756", 400).await;
     click(&root, "#tab-storage").await;
@@ -1640,10 +1649,7 @@ fn picture(root: &Element) -> [Vec<String>; 3] {
 
 #[wasm_bindgen_test]
 async fn the_lookup_is_drawn_as_a_binary_search_then_a_scan() {
-    let root = mount_with(Some(without_lesson(include_str!(
-        "../static/lessons/storage-lookup.json"
-    ))))
-    .await;
+    let root = mount_with(Some(without_lesson(&storage_lookup_sparser()))).await;
     let end: u64 = {
         let slider: web_sys::HtmlInputElement = q(&root, "#scrub").dyn_into().unwrap();
         slider.max().parse().unwrap()

@@ -414,3 +414,198 @@ fn every_lesson_is_in_titled_chapters() {
         );
     }
 }
+
+/// Every string a learner reads in a lesson file (all but `concepts` and
+/// the scenario's machine fields), with where it is.
+fn learner_strings(v: &serde_json::Value, at: &str, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                if k != "concepts" {
+                    learner_strings(x, &format!("{at}.{k}"), out);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                learner_strings(x, &format!("{at}[{i}]"), out);
+            }
+        }
+        serde_json::Value::String(s) if at.ends_with(".en") || at.ends_with(".zh") => {
+            out.push((at.to_string(), s.clone()));
+        }
+        _ => {}
+    }
+}
+
+/// A checklist ID in brackets, "(C1)", "(R2, R3)" or "（C1、C3）": the IDs
+/// belong in the docs, not in what a learner reads.
+fn concept_code(s: &str) -> Option<&str> {
+    let mut rest = s;
+    while let Some(i) = rest.find(['(', '（']) {
+        let open = rest[i..].chars().next().unwrap().len_utf8();
+        let inner = &rest[i + open..];
+        let end = inner.find([')', '）']).unwrap_or(inner.len());
+        let body = &inner[..end];
+        let ids = body.split([',', '，', '、']).map(str::trim).all(|id| {
+            let mut c = id.chars();
+            c.next().is_some_and(|l| l.is_ascii_uppercase())
+                && (1..=2).contains(&c.clone().count())
+                && c.all(|d| d.is_ascii_digit())
+        });
+        if ids && !body.is_empty() {
+            return Some(&rest[i..i + open + end]);
+        }
+        rest = inner;
+    }
+    None
+}
+
+#[test]
+fn no_checklist_id_and_no_opener_copied_across_lessons_in_what_a_learner_reads() {
+    assert_eq!(concept_code("x (C1)."), Some("(C1"));
+    assert_eq!(concept_code("（C1、C3）"), Some("（C1、C3"));
+    assert_eq!(concept_code("(R2, R3)"), Some("(R2, R3"));
+    assert_eq!(concept_code("(t0-0, t0-1)"), None);
+    assert_eq!(concept_code("(ISR)"), None);
+    let mut said: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (file, text) in all_lessons() {
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut strings = Vec::new();
+        learner_strings(&v, "", &mut strings);
+        assert!(strings.len() > 10, "{file}: {} strings", strings.len());
+        for (at, s) in strings {
+            if let Some(code) = concept_code(&s) {
+                panic!("{file}{at}: the checklist ID {code}) in the learner's text: {s}");
+            }
+            if at.contains(".say.") {
+                said.entry(s).or_default().push(file.clone());
+            }
+        }
+    }
+    for (s, files) in said {
+        assert!(files.len() <= 2, "the same narration in {files:?}: {s}");
+    }
+}
+
+/// The README counts the lessons and questions there are.
+#[test]
+fn the_readme_counts_the_lessons_and_questions_shipped() {
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lessons = index().lessons.len();
+    let questions: usize = all_lessons()
+        .iter()
+        .map(|(_, text)| {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            v["lesson"]["steps"]
+                .as_array()
+                .map_or(0, |s| s.iter().filter(|s| s.get("ask").is_some()).count())
+        })
+        .sum();
+    for want in [
+        format!("{lessons} guided lessons"),
+        format!("{questions} questions in all"),
+    ] {
+        assert!(readme.contains(&want), "README.md does not say \"{want}\"");
+    }
+}
+
+/// The numbers a lesson quotes from its run are the run's: every "…NNN"
+/// timestamp is the last digits of a record's timestamp in the trace, and
+/// in a lesson about the index, every "A → B" pair of numbers is an index
+/// or time index entry the trace wrote or probed. (storage-lookup once
+/// said records were written at "…100" when the first was …120, and named
+/// an index empty that the run had given an entry.)
+#[test]
+fn the_timestamps_and_index_entries_a_lesson_quotes_are_the_runs() {
+    let tail = |s: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, _) in s.match_indices('…') {
+            let digits: String = s[i + '…'.len_utf8()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if digits.len() >= 3 {
+                out.push(digits);
+            }
+        }
+        out
+    };
+    let pairs = |s: &str| -> Vec<String> {
+        let w: Vec<&str> = s
+            .split(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, ',' | '，' | '(' | ')' | '（' | '）' | ':' | '：' | ';')
+            })
+            .filter(|w| !w.is_empty())
+            .collect();
+        w.windows(3)
+            .filter(|x| x[1] == "→")
+            .map(|x| {
+                let n = |t: &str| {
+                    t.trim_start_matches('…')
+                        .trim_end_matches(['.', '。'])
+                        .to_string()
+                };
+                (n(x[0]), n(x[2]))
+            })
+            .filter(|(a, b)| {
+                !a.is_empty()
+                    && !b.is_empty()
+                    && (a.chars().chain(b.chars())).all(|c| c.is_ascii_digit())
+            })
+            .map(|(a, b)| format!("{a} → {b}"))
+            .collect()
+    };
+    let mut checked = 0;
+    for (file, text) in all_lessons() {
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut strings = Vec::new();
+        learner_strings(&v["lesson"], "", &mut strings);
+        let quoted_times: Vec<String> = strings.iter().flat_map(|(_, s)| tail(s)).collect();
+        let about_index = strings.iter().any(|(_, s)| s.contains(".index"));
+        let quoted_pairs: Vec<String> = if about_index {
+            strings.iter().flat_map(|(_, s)| pairs(s)).collect()
+        } else {
+            Vec::new()
+        };
+        if quoted_times.is_empty() && quoted_pairs.is_empty() {
+            continue;
+        }
+        let mut p = load_scenario(&file, &text).unwrap();
+        while p.step() {}
+        let captions: Vec<String> = p
+            .past()
+            .iter()
+            .map(|e| e.caption(kafka_sim::Lang::En))
+            .collect();
+        let all = captions.join("\n");
+        // (The page's trace elides record bytes: events carrying them do
+        // not serialize, and the appends, which carry the timestamps, do.)
+        let json: String = p
+            .past()
+            .iter()
+            .filter_map(|e| serde_json::to_string(e).ok())
+            .collect();
+        for t in quoted_times {
+            assert!(
+                json.contains(&format!("17000000{t:0>5}")),
+                "{file}: no record in the run has a timestamp ending …{t}"
+            );
+            checked += 1;
+        }
+        // Time index entries are captioned with whole timestamps.
+        let shortened = all.replace("1700000000", "");
+        for pair in quoted_pairs {
+            assert!(
+                all.contains(&pair) || shortened.contains(&pair),
+                "{file}: the run wrote or probed no index entry {pair}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+}

@@ -28,31 +28,19 @@ const LEVELS: [(Level, &str, &str); 3] = [
 
 /// Template labels: (kind, English, Chinese).
 const KINDS: [(Kind, &str, &str); 10] = [
-    (
-        Kind::Partition,
-        "partition for a key (P2)",
-        "key 对应的分区（P2）",
-    ),
-    (
-        Kind::Coordinator,
-        "group coordinator (G6)",
-        "组协调者（G6）",
-    ),
-    (
-        Kind::Assignment,
-        "partition assignment (G5)",
-        "分区分配（G5）",
-    ),
-    (Kind::Election, "leader election (C3)", "leader 选举（C3）"),
-    (Kind::HighWatermark, "high watermark (R2)", "高水位（R2）"),
-    (Kind::Placement, "replica placement (C4)", "副本分配（C4）"),
-    (Kind::Lookup, "offset lookup (S3)", "位移查找（S3）"),
-    (Kind::Retention, "retention (S5)", "日志保留（S5）"),
-    (Kind::Compaction, "compaction (S6)", "日志压缩（S6）"),
+    (Kind::Partition, "partition for a key", "key 对应的分区"),
+    (Kind::Coordinator, "group coordinator", "组协调者"),
+    (Kind::Assignment, "partition assignment", "分区分配"),
+    (Kind::Election, "leader election", "leader 选举"),
+    (Kind::HighWatermark, "high watermark", "高水位"),
+    (Kind::Placement, "replica placement", "副本分配"),
+    (Kind::Lookup, "offset lookup", "位移查找"),
+    (Kind::Retention, "retention", "日志保留"),
+    (Kind::Compaction, "compaction", "日志压缩"),
     (
         Kind::ReadCommitted,
-        "read_committed and the LSO (T2)",
-        "read_committed 与 LSO（T2）",
+        "read_committed and the LSO",
+        "read_committed 与 LSO",
     ),
 ];
 

@@ -19,8 +19,8 @@ pub(super) fn partition(r: &mut Rng, size: u64) -> Drawn {
         zh: format!("生产者发送 key 为 \"{key}\" 的消息到有 {n} 个分区的主题（默认分区器）。murmur2(key) = {m}，toPositive 去掉符号位后为 {pos}。这条消息进入哪个分区？"),
         pool: other_numbers(r, n as i64, 4),
         answer: p.to_string(),
-        why_en: format!("The default partitioner takes toPositive(murmur2(key)) modulo the partition count: {pos} % {n} = {p} (P2)."),
-        why_zh: format!("默认分区器用 toPositive(murmur2(key)) 对分区数取模：{pos} % {n} = {p}（P2）。"),
+        why_en: format!("The default partitioner takes toPositive(murmur2(key)) modulo the partition count: {pos} % {n} = {p}."),
+        why_zh: format!("默认分区器用 toPositive(murmur2(key)) 对分区数取模：{pos} % {n} = {p}。"),
         instance: Instance::Partition {
             key,
             murmur2: m,
@@ -45,8 +45,8 @@ pub(super) fn coordinator(r: &mut Rng, size: u64) -> Drawn {
         zh: format!("offsets.topic.num.partitions = {n}。消费者组 \"{group}\" 的 \"{group}\".hashCode() = {h}，因此 Utils.abs(hashCode) = {a}。它的协调者是 __consumer_offsets 哪个分区的 leader？"),
         pool: other_numbers(r, n as i64, 4),
         answer: p.to_string(),
-        why_en: format!("The group's offsets live in __consumer_offsets partition Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions = {a} % {n} = {p}; that partition's leader is the group coordinator (G6)."),
-        why_zh: format!("组的位移保存在 __consumer_offsets 的第 Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions = {a} % {n} = {p} 个分区；该分区的 leader 就是组协调者（G6）。"),
+        why_en: format!("The group's offsets live in __consumer_offsets partition Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions = {a} % {n} = {p}; that partition's leader is the group coordinator."),
+        why_zh: format!("组的位移保存在 __consumer_offsets 的第 Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions = {a} % {n} = {p} 个分区；该分区的 leader 就是组协调者。"),
         instance: Instance::Coordinator {
             group,
             hash_code: h,
@@ -134,14 +134,28 @@ pub(super) fn assignment(r: &mut Rng, size: u64) -> Drawn {
         .collect::<Vec<_>>()
         .join("; ");
     let name = strategy.protocol_name();
+    // RoundRobin's order of this group's own partitions, as it lays them
+    // out (topic by topic, each in partition order), to the first of the
+    // second topic.
+    let laid_out = {
+        let mut v: Vec<String> = Vec::new();
+        for (i, (t, n)) in topics.iter().enumerate() {
+            let take = if i == 0 { *n } else { 1 };
+            v.extend((0..take).map(|p| format!("{t}-{p}")));
+            if i > 0 {
+                break;
+            }
+        }
+        v
+    };
     let (rule_en, rule_zh) = match strategy {
         AssignorName::Range => (
-            "Range works topic by topic: the members subscribed to the topic, sorted by member id, get partitions/members each in contiguous ranges, and the first partitions%members get one more (G5).",
-            "Range 按主题逐个分配：订阅该主题的成员按成员 id 排序，每人得到 分区数/成员数 个连续分区，前 分区数%成员数 个成员各多一个（G5）。",
+            "Range works topic by topic: the members subscribed to the topic, sorted by member id, get partitions/members each in contiguous ranges, and the first partitions%members get one more.".to_string(),
+            "Range 按主题逐个分配：订阅该主题的成员按成员 id 排序，每人得到 分区数/成员数 个连续分区，前 分区数%成员数 个成员各多一个。".to_string(),
         ),
         _ => (
-            "RoundRobin lays out every partition of every topic in order (t0-0, t0-1, t1-0, …) and deals them to the members in member-id order, skipping a member not subscribed to the partition's topic (G5).",
-            "RoundRobin 把所有主题的所有分区按顺序排开（t0-0、t0-1、t1-0……），按成员 id 顺序轮流分给成员，跳过没有订阅该主题的成员（G5）。",
+            format!("RoundRobin lays out every partition of every topic in order ({}, …) and deals them to the members in member-id order, skipping a member not subscribed to the partition's topic.", laid_out.join(", ")),
+            format!("RoundRobin 把所有主题的所有分区按顺序排开（{}……），按成员 id 顺序轮流分给成员，跳过没有订阅该主题的成员。", laid_out.join("、")),
         ),
     };
     Drawn {

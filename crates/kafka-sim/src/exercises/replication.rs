@@ -43,16 +43,16 @@ pub(super) fn election(r: &mut Rng, size: u64) -> Drawn {
     let l = leader.0;
     let (why_en, why_zh) = match (out.leader, out.unclean) {
         (Some(b), false) => (
-            format!("The controller walks AR {} in order and takes the first replica that is alive and in the ISR: broker {} (C3).", ids(&ar), b.0),
-            format!("控制器按 AR {} 的顺序查找，选第一个存活且在 ISR 中的副本：broker {}（C3）。", ids(&ar), b.0),
+            format!("The controller walks AR {} in order and takes the first replica that is alive and in the ISR: broker {}.", ids(&ar), b.0),
+            format!("控制器按 AR {} 的顺序查找，选第一个存活且在 ISR 中的副本：broker {}。", ids(&ar), b.0),
         ),
         (Some(b), true) => (
-            format!("No replica of the ISR is alive. With unclean.leader.election.enable=true the controller takes the first live replica in AR order, broker {}, and records it may not have can be lost (C3, R4).", b.0),
-            format!("ISR 中没有存活的副本。由于 unclean.leader.election.enable=true，控制器按 AR 顺序选第一个存活的副本 broker {}，它没有的记录会丢失（C3、R4）。", b.0),
+            format!("No replica of the ISR is alive. With unclean.leader.election.enable=true the controller takes the first live replica in AR order, broker {}, and records it may not have can be lost.", b.0),
+            format!("ISR 中没有存活的副本。由于 unclean.leader.election.enable=true，控制器按 AR 顺序选第一个存活的副本 broker {}，它没有的记录会丢失。", b.0),
         ),
         (None, _) => (
-            "No replica is both alive and in the ISR, and unclean election is off: there is no leader and the partition goes offline until an ISR replica returns (C3).".to_string(),
-            "没有既存活又在 ISR 中的副本，且不允许 unclean 选举：没有 leader，分区下线，直到 ISR 中的副本恢复（C3）。".to_string(),
+            "No replica is both alive and in the ISR, and unclean election is off: there is no leader and the partition goes offline until an ISR replica returns.".to_string(),
+            "没有既存活又在 ISR 中的副本，且不允许 unclean 选举：没有 leader，分区下线，直到 ISR 中的副本恢复。".to_string(),
         ),
     };
     let flag = if unclean { "true" } else { "false" };
@@ -116,8 +116,8 @@ pub(super) fn high_watermark(r: &mut Rng, size: u64) -> Drawn {
         zh: format!("某分区副本：{}。ISR 中的 follower 均已拉取到各自的 LEO，leader（broker 0）已收到这些拉取。leader 能把 HW 设为多少？", desc("（ISR）", "（不在 ISR）").join("，")),
         pool,
         answer: hw.to_string(),
-        why_en: format!("The high watermark is the smallest LEO among the ISR: {hw}. Replicas out of the ISR do not hold it back (R2)."),
-        why_zh: format!("高水位是 ISR 中最小的 LEO：{hw}。不在 ISR 中的副本不影响它（R2）。"),
+        why_en: format!("The high watermark is the smallest LEO among the ISR: {hw}. Replicas out of the ISR do not hold it back."),
+        why_zh: format!("高水位是 ISR 中最小的 LEO：{hw}。不在 ISR 中的副本不影响它。"),
         instance: Instance::HighWatermark {
             leader: 0,
             replicas: leos

@@ -47,8 +47,8 @@ pub(super) fn index_lookup(r: &mut Rng, size: u64) -> Drawn {
         zh: format!("段 {base:020}.log 的稀疏 .index 索引项（位移 → 位置）为 {}。查找位移 {target} 时，broker 从 .log 的哪个位置开始扫描？", shown.join("，")),
         pool,
         answer: start.to_string(),
-        why_en: format!("Binary search for the largest entry whose offset is ≤ {target}, then scan forward from its position ({start}); with no such entry, from position 0 (S3)."),
-        why_zh: format!("二分查找位移 ≤ {target} 的最大索引项，从它的位置（{start}）向后扫描；没有这样的索引项时从位置 0 开始（S3）。"),
+        why_en: format!("Binary search for the largest entry whose offset is ≤ {target}, then scan forward from its position ({start}); with no such entry, from position 0."),
+        why_zh: format!("二分查找位移 ≤ {target} 的最大索引项，从它的位置（{start}）向后扫描；没有这样的索引项时从位置 0 开始。"),
         instance: Instance::Lookup {
             base_offset: base,
             entries,
@@ -152,8 +152,8 @@ pub(super) fn retention(r: &mut Rng, size: u64) -> Drawn {
         zh: format!("某分区的段（位移范围，最新记录时间）：{}。retention.ms = {retention_ms}，高水位等于日志末端（{hw}）；保留检查在 {} 秒运行。检查之后日志起始位移是多少？", segs("最新记录于", "秒").join("；"), now / 1000),
         pool,
         answer: start.to_string(),
-        why_en: format!("Whole segments go, oldest first, while their newest record is older than now − retention.ms = {cutoff} s; the log start offset moves to the first segment kept: {start} (an expired active segment goes too, after a new empty one is rolled) (S5)."),
-        why_zh: format!("从最旧的段开始，最新记录早于 当前时间 − retention.ms = {cutoff} 秒的整段删除；日志起始位移移到第一个保留的段：{start}（已过期的活跃段也会删除，先滚动出一个新的空段）（S5）。"),
+        why_en: format!("Whole segments go, oldest first, while their newest record is older than now − retention.ms = {cutoff} s; the log start offset moves to the first segment kept: {start} (an expired active segment goes too, after a new empty one is rolled)."),
+        why_zh: format!("从最旧的段开始，最新记录早于 当前时间 − retention.ms = {cutoff} 秒的整段删除；日志起始位移移到第一个保留的段：{start}（已过期的活跃段也会删除，先滚动出一个新的空段）。"),
         instance: Instance::Retention {
             segments,
             retention_ms,
@@ -241,8 +241,8 @@ pub(super) fn compaction(r: &mut Rng, size: u64) -> Drawn {
             .map(|v| list(v))
             .collect(),
         answer: list(&survivors),
-        why_en: format!("For every key the cleaner keeps only its latest record in the cleanable part (offsets before {end}, the active segment's base); the active segment is not touched, and offsets do not change, so gaps appear: {} (S6).", list(&survivors)),
-        why_zh: format!("在可清理部分（活跃段起点 {end} 之前的位移）中，清理器为每个 key 只保留最新的一条；活跃段不动，位移不变，因此出现空洞：{}（S6）。", list(&survivors)),
+        why_en: format!("For every key the cleaner keeps only its latest record in the cleanable part (offsets before {end}, the active segment's base); the active segment is not touched, and offsets do not change, so gaps appear: {}.", list(&survivors)),
+        why_zh: format!("在可清理部分（活跃段起点 {end} 之前的位移）中，清理器为每个 key 只保留最新的一条；活跃段不动，位移不变，因此出现空洞：{}。", list(&survivors)),
         instance: Instance::Compaction {
             records: records
                 .iter()
@@ -415,8 +415,8 @@ pub(super) fn read_committed(r: &mut Rng, size: u64) -> Drawn {
         zh: format!("某分区，高水位为 {hw}：{}。生产者 1 和 2 在事务中写入。一个 isolation.level=read_committed 的消费者从位移 0 开始拉取。它的 poll() 返回哪些位移？", shown(false)),
         pool,
         answer: answer.clone(),
-        why_en: format!("The last stable offset is {lso}: {} The fetch stops there; of what is below it, records of aborted transactions are dropped (the fetch carries the aborted list from .txnindex) and markers are never returned: {answer} (T2).", if open_now.is_empty() { "no transaction is open, so it equals the high watermark.".to_string() } else { format!("the first offset of the oldest open transaction (producers with one open: {}).", list(&open_now)) }),
-        why_zh: format!("LSO（最后稳定位移）为 {lso}：{}拉取在此为止；在它之前的部分，被中止事务的消息会被丢弃（拉取带有来自 .txnindex 的中止列表），事务标记永远不返回：{}（T2）。", if open_now.is_empty() { "没有未完成的事务，所以它等于高水位。".to_string() } else { format!("即最早的未完成事务的第一条位移（有未完成事务的生产者：{}）。", list(&open_now)) }, if answer == NONE { "无" } else { &answer }),
+        why_en: format!("The last stable offset is {lso}: {} The fetch stops there; of what is below it, records of aborted transactions are dropped (the fetch carries the aborted list from .txnindex) and markers are never returned: {answer}.", if open_now.is_empty() { "no transaction is open, so it equals the high watermark.".to_string() } else { format!("the first offset of the oldest open transaction (producers with one open: {}).", list(&open_now)) }),
+        why_zh: format!("LSO（最后稳定位移）为 {lso}：{}拉取在此为止；在它之前的部分，被中止事务的消息会被丢弃（拉取带有来自 .txnindex 的中止列表），事务标记永远不返回：{}。", if open_now.is_empty() { "没有未完成的事务，所以它等于高水位。".to_string() } else { format!("即最早的未完成事务的第一条位移（有未完成事务的生产者：{}）。", list(&open_now)) }, if answer == NONE { "无" } else { &answer }),
         instance: Instance::ReadCommitted {
             entries,
             high_watermark: hw,

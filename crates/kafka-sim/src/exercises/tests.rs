@@ -377,3 +377,36 @@ fn read_committed_returns_committed_records_below_the_last_stable_offset() {
     }
     assert!(with_open > 0, "some questions have an open transaction");
 }
+
+/// The RoundRobin explanation lays out this group's own partitions in
+/// RoundRobin's order: every partition of the first topic, then the next
+/// topic's first (it once read "t0-0, t0-1, t1-0, …" over topics of three).
+#[test]
+fn the_roundrobin_explanation_lists_the_groups_own_partition_order() {
+    let mut seen = 0;
+    for e in all(Kind::Assignment) {
+        let Instance::Assignment {
+            assignor, topics, ..
+        } = &e.instance
+        else {
+            panic!("{e:?}")
+        };
+        if assignor != "roundrobin" {
+            continue;
+        }
+        seen += 1;
+        let mut want: Vec<String> = Vec::new();
+        let (first, n) = &topics[0];
+        want.extend((0..*n).map(|p| format!("{first}-{p}")));
+        if let Some((second, _)) = topics.get(1) {
+            want.push(format!("{second}-0"));
+        }
+        let order = format!("({}, …)", want.join(", "));
+        assert!(
+            e.explanation_en.contains(&order),
+            "{order} not in {}",
+            e.explanation_en
+        );
+    }
+    assert!(seen > 100, "{seen}");
+}
