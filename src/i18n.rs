@@ -182,6 +182,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("offset", "offset", "位移"),
     ("open_section", "Open", "打开"),
     ("out_of_isr", "out of the ISR", "不在 ISR 中"),
+    ("own_view_lags", "not yet told: its own copy still says", "尚未收到更新：它自己的副本状态仍为"),
     ("owns", "owns", "拥有分区"),
     ("pages", "4 KiB pages", "4 KiB 页"),
     ("partition", "partition", "分区"),

@@ -519,7 +519,12 @@ fn replica_row(
     } else {
         t(lang, "follower")
     };
+    // The ISR as the leader holds it; the broker's own copy may lag.
     let isr = if r.in_isr || r.leader { "ISR" } else { "OSR" };
+    let lag = r.own_view_lags.then(|| {
+        let own = if r.in_isr { "OSR" } else { "ISR" };
+        format!("; {} {own}", t(lang, "own_view_lags"))
+    });
     let (bar_x, bar_w) = (x + 8, (w - 16).max(20));
     let top = y + 26;
     let len = r.leo - r.log_start.max(0);
@@ -588,11 +593,18 @@ fn replica_row(
     };
     html! {
         <g class={classes!("replica", changed.then_some("changed"))} data-tp={r.tp.clone()} data-role={label}>
-            <title>{ format!("{} — {role} ({isr}), {} {}, LEO {}, HW {}, leader epoch {}", r.tp, t(lang, "log_start"), r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
-            <g class={class}>
+            <title>{ format!("{} — {role} ({isr}{}), {} {}, LEO {}, HW {}, leader epoch {}", r.tp, lag.clone().unwrap_or_default(), t(lang, "log_start"), r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
+            <g class={class} data-isr={isr}>
                 <rect x={(x + 6).to_string()} y={(y + 2).to_string()} width="22" height="22" rx="4" />
                 <text x={(x + 17).to_string()} y={(y + 18).to_string()}>{ label }</text>
             </g>
+            if lag.is_some() {
+                // Not yet told: a small clock on the badge's corner.
+                <g class="lag-mark">
+                    <circle cx={(x + 28).to_string()} cy={(y + 3).to_string()} r="6" />
+                    <text x={(x + 28).to_string()} y={(y + 7).to_string()}>{"…"}</text>
+                </g>
+            }
             <text x={(x + 34).to_string()} y={(y + 18).to_string()} class="tp">{ r.tp.clone() }</text>
             <text class="marks" x={(x + w - 8).to_string()} y={(y + 18).to_string()}>
                 <tspan class="hw-label">{ format!("HW {}", r.hw) }</tspan>{" "}<tspan class="leo-label">{ format!("LEO {}", r.leo) }</tspan>
@@ -1050,6 +1062,7 @@ mod tests {
             leader_epoch: 0,
             epochs: Vec::new(),
             truncated: None,
+            own_view_lags: false,
         };
         ClusterModel {
             brokers: (0..brokers)

@@ -24,6 +24,10 @@ pub struct ReplicaView {
     /// Offsets the latest truncation removed and the log has not written
     /// again yet: `[from, to)` (drawn as struck-out cells).
     pub truncated: Option<(i64, i64)>,
+    /// `in_isr` is the partition's ISR as its leader holds it (as the
+    /// controller wrote it in ZooKeeper while no leader is alive); this
+    /// live broker's own copy says otherwise: it has not heard yet.
+    pub own_view_lags: bool,
 }
 
 impl ReplicaView {
@@ -141,11 +145,13 @@ impl ClusterModel {
         let mut detail = None;
         let controller = w.controller_id();
         let mut max_leo = 1;
+        let isr = leaders_isr(w);
         let brokers = w
             .brokers()
             .iter()
             .map(|(id, b)| {
                 let (replicas, leo) = cache.replicas(*id, b);
+                let replicas = as_the_leader_holds_it(w, &isr, b, replicas);
                 max_leo = max_leo.max(leo);
                 BrokerView {
                     id: b.id.0,
@@ -305,6 +311,71 @@ impl ClusterCache {
 /// their largest log end offset.
 type ReadBroker = (Weak<kafka_sim::broker::Broker>, Rc<Vec<ReplicaView>>, i64);
 
+/// Each partition's ISR as its live leader holds it (the leader with the
+/// highest leader epoch, should an old one still think it leads), by
+/// partition name. Kafka's ISR is the leader's: it shrinks and expands it
+/// (AlterPartition); the followers' copies arrive later, by LeaderAndIsr.
+fn leaders_isr(w: &World) -> std::collections::BTreeMap<String, (i32, Vec<i32>)> {
+    let mut isr: std::collections::BTreeMap<String, (i32, Vec<i32>)> = Default::default();
+    for b in w.brokers().values().filter(|b| b.alive) {
+        for (tp, p) in b.partitions.iter().filter(|(_, p)| p.is_leader) {
+            if tp.topic.starts_with("__") {
+                continue;
+            }
+            let e = isr.entry(tp.to_string()).or_insert((i32::MIN, Vec::new()));
+            if p.leader_epoch > e.0 {
+                *e = (p.leader_epoch, p.isr.iter().map(|b| b.0).collect());
+            }
+        }
+    }
+    isr
+}
+
+/// Broker `b`'s replica rows with `in_isr` as the leader holds it (as the
+/// controller's partition state in ZooKeeper has it while no leader is
+/// alive), marking where the broker's own copy lags. The cached rows are
+/// kept when nothing differs (the usual case).
+fn as_the_leader_holds_it(
+    w: &World,
+    leaders: &std::collections::BTreeMap<String, (i32, Vec<i32>)>,
+    b: &kafka_sim::broker::Broker,
+    rows: Rc<Vec<ReplicaView>>,
+) -> Rc<Vec<ReplicaView>> {
+    let id = b.id.0;
+    let held = |r: &ReplicaView| -> Option<bool> {
+        if r.leader {
+            return None;
+        }
+        if let Some((_, isr)) = leaders.get(&r.tp) {
+            return Some(isr.contains(&id));
+        }
+        let (topic, p) = r.tp.rsplit_once('-')?;
+        let state = w
+            .zookeeper()
+            .data_json(&kafka_sim::zk::partition_state_path(topic, p.parse().ok()?))?;
+        Some(
+            state["isr"]
+                .as_array()?
+                .iter()
+                .any(|x| x.as_i64() == Some(id as i64)),
+        )
+    };
+    let fixes: Vec<(usize, bool)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| held(r).filter(|h| *h != r.in_isr).map(|h| (i, h)))
+        .collect();
+    if fixes.is_empty() {
+        return rows;
+    }
+    let mut rows = (*rows).clone();
+    for (i, h) in fixes {
+        rows[i].in_isr = h;
+        rows[i].own_view_lags = b.alive;
+    }
+    Rc::new(rows)
+}
+
 /// A broker's replicas of user topics, in natural order.
 fn replica_rows(b: &kafka_sim::broker::Broker) -> Vec<ReplicaView> {
     let mut replicas: Vec<ReplicaView> = b
@@ -329,6 +400,7 @@ fn replica_rows(b: &kafka_sim::broker::Broker) -> Vec<ReplicaView> {
                     .map(|e| (e.epoch, e.start_offset))
                     .collect(),
                 truncated: None,
+                own_view_lags: false,
             }
         })
         .collect();
@@ -472,6 +544,79 @@ fn short(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use kafka_sim::{Scenario, Timeline};
+
+    /// Every follower's badge says what the partition's live leader holds
+    /// (else what the controller wrote in ZooKeeper), at every step of the
+    /// lessons where the ISR shrinks and a leader dies, read independently
+    /// here; and the broker's own copy lagging is marked (it does lag, at
+    /// some steps, in these runs).
+    #[test]
+    fn the_isr_is_drawn_as_the_leader_holds_it_and_a_lagging_copy_is_marked() {
+        let mut lagged = 0;
+        for text in [
+            include_str!("../../static/lessons/replication-isr-hw.json"),
+            include_str!("../../static/lessons/leader-failure-hw.json"),
+            include_str!("../../static/lessons/follower-failure-hw.json"),
+        ] {
+            let mut p = crate::player::Player::from_json(text).unwrap();
+            let mut cache = ClusterCache::default();
+            while p.step() {
+                let w = p.world();
+                let m = ClusterModel::from_world_cached(w, p.time_ms(), |_| None, None, &mut cache);
+                for b in &m.brokers {
+                    let own = &w.brokers()[&BrokerId(b.id)];
+                    for r in b.replicas.iter().filter(|r| !r.leader) {
+                        let leader = w.brokers().values().filter(|x| x.alive).find_map(|x| {
+                            x.partitions
+                                .iter()
+                                .find(|(tp, q)| q.is_leader && tp.to_string() == r.tp)
+                                .map(|(_, q)| q.isr.contains(&own.id))
+                        });
+                        let (topic, n) = r.tp.rsplit_once('-').unwrap();
+                        let zk = w
+                            .zookeeper()
+                            .data_json(&kafka_sim::zk::partition_state_path(
+                                topic,
+                                n.parse().unwrap(),
+                            ))
+                            .map(|s| {
+                                s["isr"]
+                                    .as_array()
+                                    .unwrap()
+                                    .iter()
+                                    .any(|x| x.as_i64() == Some(b.id as i64))
+                            });
+                        let mine = own
+                            .partitions
+                            .iter()
+                            .find(|(tp, _)| tp.to_string() == r.tp)
+                            .is_some_and(|(_, q)| q.isr.contains(&own.id));
+                        let want = leader.or(zk).unwrap_or(mine);
+                        assert_eq!(
+                            r.in_isr,
+                            want,
+                            "{} on broker {} at {}",
+                            r.tp,
+                            b.id,
+                            p.cursor()
+                        );
+                        assert_eq!(
+                            r.own_view_lags,
+                            own.alive && mine != want,
+                            "{} on {}",
+                            r.tp,
+                            b.id
+                        );
+                        lagged += usize::from(r.own_view_lags);
+                    }
+                }
+            }
+        }
+        assert!(
+            lagged > 0,
+            "no broker's copy ever lagged: the mark is untested"
+        );
+    }
 
     #[test]
     fn a_clicked_message_shows_what_it_carries_while_in_flight() {
