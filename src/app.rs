@@ -654,6 +654,11 @@ pub fn App(props: &AppProps) -> Html {
         &mut captions.borrow_mut(),
     );
     let current = player.current().map(|e| e.id);
+    let highlight: Option<AttrValue> = state
+        .lesson
+        .as_ref()
+        .and_then(|l| l.highlight(player.cursor()))
+        .map(AttrValue::from);
     let changes = state
         .changes
         .as_ref()
@@ -860,7 +865,7 @@ pub fn App(props: &AppProps) -> Html {
                     <crate::components::sequence::SequenceView model={s} lang={lang} />
                 }
             } else {
-                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} />
+                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} {highlight} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
                 <crate::components::placement::PlacementView model={placement} lang={lang} />
                 if let Some(rows) = zk_rows {
@@ -941,6 +946,13 @@ pub fn App(props: &AppProps) -> Html {
             brokers: w.brokers().keys().map(|b| b.0).collect(),
             cut: w.network().cut.iter().copied().collect(),
             names: names.clone(),
+            topics: w
+                .scenario()
+                .topics
+                .iter()
+                .map(|t| t.name.clone())
+                .filter(|t| !t.starts_with("__"))
+                .collect(),
         };
         let (title, items) = crate::state::menu::entries(&m.node, m.alive, &cx, lang);
         let close = d(|| Action::CloseHelp).reform(|_: MouseEvent| ());
@@ -1117,13 +1129,18 @@ pub fn App(props: &AppProps) -> Html {
                 // The lesson beside the drawing on a wide screen, above it on
                 // a narrower one (the grid's areas in style.css); in this
                 // order for the keyboard either way.
-                <main class={classes!(state.lesson.is_some().then_some("with-lesson"))}>
+                <main>
                     if let Some(l) = &state.lesson {
                         { lesson_panel(&LessonPanel {
                             l, lang, cursor: player.cursor(), at_end: player.at_end(),
                             title: entry_title, description: &player.scenario().description, past: player.past(),
                             next: next_lesson, on_open: on_open_next,
                         }, &state.dispatcher()) }
+                    }
+                    if state.lesson.is_none() && state.opened == Some(Open::Play) {
+                        <aside class="lesson free-play" id="free-play-hint" aria-label={t(lang, "free_play")}>
+                            <p><strong>{ t(lang, "free_play") }</strong>{" · "}{ t(lang, "free_play_hint") }</p>
+                        </aside>
                     }
                     if let (Some(c), Some(id)) = (&changes, current) {
                         { changes_panel(c, id, lang) }

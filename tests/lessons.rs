@@ -447,7 +447,7 @@ fn concept_code(s: &str) -> Option<&str> {
         let inner = &rest[i + open..];
         let end = inner.find([')', '）']).unwrap_or(inner.len());
         let body = &inner[..end];
-        let ids = body.split([',', '，', '、']).map(str::trim).all(|id| {
+        let ids = body.split([',', '，', '、']).map(str::trim).any(|id| {
             let mut c = id.chars();
             c.next().is_some_and(|l| l.is_ascii_uppercase())
                 && (1..=2).contains(&c.clone().count())
@@ -466,6 +466,7 @@ fn no_checklist_id_and_no_opener_copied_across_lessons_in_what_a_learner_reads()
     assert_eq!(concept_code("x (C1)."), Some("(C1"));
     assert_eq!(concept_code("（C1、C3）"), Some("（C1、C3"));
     assert_eq!(concept_code("(R2, R3)"), Some("(R2, R3"));
+    assert_eq!(concept_code("(P2, KIP-480/794)"), Some("(P2, KIP-480/794"));
     assert_eq!(concept_code("(t0-0, t0-1)"), None);
     assert_eq!(concept_code("(ISR)"), None);
     let mut said: std::collections::BTreeMap<String, Vec<String>> = Default::default();

@@ -1,4 +1,4 @@
-//! The built page (`dist/`, from `trunk build --release`) in real headless
+//! The built page (`dist/`, from `scripts/build_page.py`) in real headless
 //! Chromium: served on 127.0.0.1, rendered, its DOM checked, and screenshots
 //! taken at a projector size and a laptop size into `target/screenshots/`.
 //! Ignored by default (it needs `dist/`); scripts/test.sh runs it.
@@ -132,12 +132,12 @@ fn chromium(args: &[&str]) -> String {
 }
 
 #[test]
-#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
 fn the_built_page_renders_the_cluster_in_chromium() {
     let dist = root().join("dist");
     assert!(
         dist.join("index.html").exists(),
-        "build the page first: trunk build --release --offline"
+        "build the page first: python3 scripts/build_page.py"
     );
     let (port, down) = serve(dist);
     let url = format!("http://127.0.0.1:{port}/");
@@ -508,7 +508,7 @@ const seek = async n => { const s = document.querySelector('#scrub'); s.max = St
 /// happened (speed is a benchmark, not a test) and that the event log shows
 /// the current event, above the fold, after the steps.
 #[test]
-#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
 fn the_built_page_step_and_frame_times_in_chromium() {
     use kafka_visualiser::state::{links::share_fragment, View};
     let dist = root().join("dist");
@@ -702,7 +702,7 @@ fn the_built_page_step_and_frame_times_in_chromium() {
 /// conditions), files gzipped as a static host sends them. Reports the time
 /// from navigation to the first drawn cluster; asserts only that it was drawn.
 #[test]
-#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
 fn the_built_page_under_a_sub_path_and_its_first_load() {
     let dist = root().join("dist");
     assert!(dist.join("index.html").exists(), "build the page first");
@@ -854,7 +854,7 @@ fn first_load(url: &str, what: &str, selector: &str) {
 /// screenshots of each stop in `target/screenshots/newcomer-*.png` to look
 /// at. Then links in an open tab: a pasted link, Back and Forward.
 #[test]
-#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
 fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
     newcomer_walk(Browser::Chromium);
 }
@@ -862,14 +862,14 @@ fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab() {
 /// The same walk in WebKit (WebKitGTK's MiniBrowser through
 /// WebKitWebDriver, under Xvfb): the engine of Safari on classroom iPads.
 #[test]
-#[ignore = "needs dist/ from trunk build --release and a display; run by scripts/test.sh under xvfb-run"]
+#[ignore = "needs dist/ from scripts/build_page.py and a display; run by scripts/test.sh under xvfb-run"]
 fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab_in_webkit() {
     newcomer_walk(Browser::WebKit);
 }
 
 /// The same walk in Firefox ESR (through geckodriver).
 #[test]
-#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
 fn the_built_page_a_newcomer_meets_and_links_in_an_open_tab_in_firefox() {
     newcomer_walk(Browser::Firefox);
 }
@@ -1178,7 +1178,7 @@ const readable = minPx => {
 /// drawing text of at least 12 CSS px at 1440×900, and audited by axe-core
 /// (no serious or critical violation).
 #[test]
-#[ignore = "needs dist/ from trunk build --release; run by scripts/test.sh"]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
 fn the_built_page_text_is_readable_in_every_view() {
     let dist = root().join("dist");
     assert!(dist.join("index.html").exists(), "build the page first");

@@ -121,6 +121,10 @@ pub struct ClusterProps {
     /// along which the messages travel until the next step.
     #[prop_or_default]
     pub clock: Option<MotionClock>,
+    /// The partition the lesson points at now (`first-0`): its replicas
+    /// are marked.
+    #[prop_or_default]
+    pub highlight: Option<AttrValue>,
 }
 
 /// The simulated clock while playing: from the time of the event shown to
@@ -501,6 +505,7 @@ fn replica_row(
     max_leo: i64,
     lang: Lang,
     changed: bool,
+    taught: bool,
 ) -> Html {
     // A stopped broker's replica is neither leader nor follower: it is down.
     let (class, label) = if !alive {
@@ -592,7 +597,10 @@ fn replica_row(
         }
     };
     html! {
-        <g class={classes!("replica", changed.then_some("changed"))} data-tp={r.tp.clone()} data-role={label}>
+        <g class={classes!("replica", changed.then_some("changed"), taught.then_some("taught"))} data-tp={r.tp.clone()} data-role={label}>
+            if taught {
+                <rect class="taught-frame" x={(x + 2).to_string()} y={(y - 1).to_string()} width={(w - 4).to_string()} height={(ROW_H - 2).to_string()} rx="6" />
+            }
             <title>{ format!("{} — {role} ({isr}{}), {} {}, LEO {}, HW {}, leader epoch {}", r.tp, lag.clone().unwrap_or_default(), t(lang, "log_start"), r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
             <g class={class} data-isr={isr}>
                 <rect x={(x + 6).to_string()} y={(y + 2).to_string()} width="22" height="22" rx="4" />
@@ -665,6 +673,8 @@ struct BrokerBoxProps {
     on_broker: Callback<NodeMenu>,
     /// The marks of "what changed" on this broker (`b1`, `b1:t-0`).
     marks: Vec<String>,
+    /// The partition the lesson points at, if this broker holds it.
+    highlight: Option<AttrValue>,
 }
 
 /// One broker's box. A component of its own, so a step redraws only the
@@ -673,26 +683,25 @@ struct BrokerBoxProps {
 #[component]
 fn BrokerBox(p: &BrokerBoxProps) -> Html {
     let marks: SortedSet<String> = p.marks.iter().cloned().collect();
-    broker_box(
-        &p.broker,
-        p.xy,
-        (p.broker_w, p.broker_h, p.max_rows),
-        p.max_leo,
-        p.lang,
-        &p.on_broker,
-        &marks,
-    )
+    broker_box(p, &marks)
 }
 
-fn broker_box(
-    b: &BrokerView,
-    (x, top): (i32, i32),
-    (broker_w, broker_h, max_rows): (i32, i32, usize),
-    max_leo: i64,
-    lang: Lang,
-    on_broker: &Callback<NodeMenu>,
-    marks: &SortedSet<String>,
-) -> Html {
+fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
+    let BrokerBoxProps {
+        broker: b,
+        xy: (x, top),
+        broker_w,
+        broker_h,
+        max_rows,
+        max_leo,
+        lang,
+        on_broker,
+        highlight,
+        ..
+    } = p;
+    let (x, top, broker_w, broker_h, max_rows, max_leo, lang) =
+        (*x, *top, *broker_w, *broker_h, *max_rows, *max_leo, *lang);
+    let highlight = highlight.as_deref();
     let mut class = classes!("broker");
     if marks.contains(&format!("b{}", b.id)) {
         class.push("changed");
@@ -749,7 +758,7 @@ fn broker_box(
                 </text>
             }
             { for b.replicas.iter().take(max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, broker_w), b.alive, max_leo, lang,
-                marks.contains(&format!("b{}:{}", b.id, r.tp)))) }
+                marks.contains(&format!("b{}:{}", b.id, r.tp)), highlight.is_some_and(|h| h == r.tp))) }
             if let Some((head, counts)) = more {
                 <text class="more" x={(x + 12).to_string()} y={(top + HEADER_H + max_rows as i32 * ROW_H + 16).to_string()}>
                     <tspan>{ head }</tspan>
@@ -1019,9 +1028,10 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 let marks: Vec<String> = p.marks.iter()
                     .filter(|k| k.strip_prefix(&prefix).is_some_and(|r| r.is_empty() || r.starts_with(':')))
                     .cloned().collect();
+                let highlight = p.highlight.clone().filter(|h| b.replicas.iter().any(|r| r.tp == h.as_str()));
                 html! {
                     <BrokerBox key={b.id} broker={b.clone()} {xy} broker_w={l.broker_w} broker_h={l.broker_h}
-                        max_rows={l.max_rows} max_leo={m.max_leo} {lang} on_broker={p.on_broker.clone()} {marks} />
+                        max_rows={l.max_rows} max_leo={m.max_leo} {lang} on_broker={p.on_broker.clone()} {marks} {highlight} />
                 }
             }) }
             <g class="messages" ref={group}>

@@ -38,7 +38,12 @@ pub struct MenuContext {
     /// The links cut now, as the engine keys them (`sim::link_key`).
     pub cut: Vec<(NodeId, NodeId)>,
     pub names: ClientNames,
+    /// The user topics a producer's menu offers to send to.
+    pub topics: Vec<String>,
 }
+
+/// Topics a producer's menu lists (the drawer sends to any of them).
+const MENU_TOPICS: usize = 3;
 
 impl MenuContext {
     /// A node as the learner reads it: "broker 1", "producer p", "consumer c3".
@@ -172,7 +177,21 @@ pub fn entries(node: &MenuNode, alive: bool, cx: &MenuContext, lang: Lang) -> (S
                 return (title, Vec::new());
             }
             let mut items = if producer {
-                vec![
+                // A record to each topic (no key: the sticky partitioner
+                // picks the partition), then close.
+                let send = cx.topics.iter().take(MENU_TOPICS).map(|topic| Entry {
+                    id: format!("menu-send-{topic}"),
+                    label: format!("{} {topic}", t(lang, "send_to")),
+                    command: crate::state::branch::command(
+                        "produce",
+                        &[
+                            ("producer", n.as_str().into()),
+                            ("topic", topic.as_str().into()),
+                            ("value", "hello".into()),
+                        ],
+                    ),
+                });
+                send.chain([
                     fixed(
                         "menu-close-producer",
                         "close_producer",
@@ -185,7 +204,8 @@ pub fn entries(node: &MenuNode, alive: bool, cx: &MenuContext, lang: Lang) -> (S
                         &[("producer", n.as_str().into()), ("timeout_ms", 0.into())],
                         "force_close_producer",
                     ),
-                ]
+                ])
+                .collect()
             } else {
                 vec![
                     fixed(
@@ -244,6 +264,7 @@ mod tests {
                 producers: vec!["p".into()],
                 consumers: vec!["c1".into(), "c2".into()],
             },
+            topics: vec!["first".into()],
         }
     }
 
@@ -297,6 +318,28 @@ mod tests {
         let (title, items) = entries(&MenuNode::Producer("p".into()), false, &cx(), Lang::Zh);
         assert_eq!(title, "生产者 p");
         assert!(items.is_empty(), "a closed producer has nothing to do");
+    }
+
+    /// A producer's menu sends a record to each topic, as the drawer's
+    /// send() does, and the command is one the engine accepts.
+    #[test]
+    fn a_producer_menu_sends_a_record() {
+        let (_, items) = entries(&MenuNode::Producer("p".into()), true, &cx(), Lang::En);
+        assert_eq!(items[0].id, "menu-send-first");
+        assert_eq!(items[0].label, "Send a record to first");
+        let c = &items[0].command;
+        assert_eq!(
+            (
+                c["type"].as_str(),
+                c["producer"].as_str(),
+                c["topic"].as_str()
+            ),
+            (Some("produce"), Some("p"), Some("first"))
+        );
+        let mut player = crate::player::Player::from_json(crate::state::DEFAULT_SCENARIO).unwrap();
+        player.seek(50);
+        let mut b = player.branch(c.clone()).expect("the engine takes it");
+        assert!(b.next_of_kind("record_partitioned").is_some());
     }
 
     #[test]

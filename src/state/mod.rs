@@ -22,6 +22,8 @@ use yew::prelude::*;
 
 /// The scenario the page opens with.
 pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/leader-failover.json");
+/// Free play (`#play`): a calm cluster, nothing scheduled to fail.
+pub const FREE_PLAY: &str = include_str!("../../scenarios/free-play.json");
 
 /// The built-in scenarios of the Examples menu: files of `scenarios/`,
 /// which the build copies beside the page and the service worker keeps for
@@ -172,6 +174,63 @@ impl LessonState {
                 Some((k, at))
             })
             .collect()
+    }
+
+    /// The view the latest step shown between cursors `before` and `after`
+    /// names: the question asked now, else the last narration whose event
+    /// lies in `[before, after)`, else (a jump back) the step whose
+    /// narration or question is the latest at or before `after`.
+    pub fn view_shown(&self, before: u64, after: u64) -> Option<View> {
+        let steps = &self.lesson.steps;
+        let view = |k: usize| {
+            steps[k]
+                .view
+                .as_deref()
+                .and_then(crate::state::View::from_slug)
+        };
+        if let Some(k) = self.asking {
+            return view(k);
+        }
+        let shown_at = |k: usize| -> Option<u64> {
+            if steps[k].say.is_some() {
+                self.target(k).map(|t| t + 1)
+            } else {
+                self.stop(k)
+            }
+        };
+        let (lo, hi) = if after >= before {
+            (before + 1, after)
+        } else {
+            (0, after)
+        };
+        (0..steps.len())
+            .filter_map(|k| {
+                shown_at(k)
+                    .filter(|t| (lo..=hi).contains(t))
+                    .map(|t| (t, k))
+            })
+            .filter(|(_, k)| steps[*k].view.is_some())
+            .max()
+            .and_then(|(_, k)| view(k))
+    }
+
+    /// The partition the lesson points at, at cursor `at`: the `highlight`
+    /// of the latest step shown by then that names one (a question when it
+    /// is asked, a narration once its event has happened).
+    pub fn highlight(&self, at: u64) -> Option<String> {
+        let steps = &self.lesson.steps;
+        (0..steps.len())
+            .filter(|k| steps[*k].highlight.is_some())
+            .filter_map(|k| {
+                let shown = if steps[k].ask.is_some() {
+                    self.stop(k)
+                } else {
+                    self.target(k).map(|t| t + 1)
+                };
+                shown.filter(|t| *t <= at).map(|t| (t, k))
+            })
+            .max()
+            .and_then(|(_, k)| steps[k].highlight.clone())
     }
 
     /// Whether question `k`'s verdict has had its time at cursor `at`: a
@@ -481,7 +540,7 @@ impl AppState {
         }
         let loaded = match &link.open {
             Open::Start => unreachable!("handled above"),
-            Open::Play => load_scenario("free play", &without_lesson(DEFAULT_SCENARIO)),
+            Open::Play => load_scenario("free play", FREE_PLAY),
             Open::Shared(packed) => crate::io::share::unpack(packed)
                 .map_err(|e| format!("the link: {e}"))
                 .and_then(|text| load_scenario("the link", &text)),
@@ -708,14 +767,18 @@ impl Reducible for AppState {
                 // asks it there). Otherwise reveal: show the event the
                 // question was about.
                 let from = l.stop(k).unwrap_or(target);
+                let before = self.player.borrow().cursor();
                 match l.question_between(from, target + 1) {
                     Some((_, stop)) => self.player.borrow_mut().seek(stop),
                     None => self.player.borrow_mut().seek(target + 1),
                 }
+                let after = self.player.borrow().cursor();
+                let view = l.view_shown(before, after).unwrap_or(self.view);
                 return Rc::new(AppState {
                     rev: self.rev + 1,
                     lesson: Some(l),
                     progress,
+                    view,
                     ..(*self).clone()
                 });
             }
@@ -959,6 +1022,15 @@ impl Reducible for AppState {
                 l.last = None;
             }
         }
+        // A step shown now (a narration whose event was just passed, a
+        // question just asked, a chapter opened) brings its view forward.
+        let mut view = self.view;
+        if let (true, Some(l)) = (stepping || chapter.is_some(), lesson.as_ref()) {
+            let after = self.player.borrow().cursor();
+            if let Some(v) = l.view_shown(before, after) {
+                view = v;
+            }
+        }
         // Continue plays until its stop, then stops by itself.
         let mut continuing = self.continuing && playing && !toggling;
         if continuing && ticking {
@@ -993,6 +1065,7 @@ impl Reducible for AppState {
             error: None,
             notice: None,
             lesson,
+            view,
             ..(*self).clone()
         })
     }
@@ -1168,18 +1241,29 @@ mod tests {
     }
 
     #[test]
-    fn free_play_opens_the_default_cluster_without_a_lesson() {
+    fn free_play_opens_a_calm_cluster_without_a_lesson() {
         let s = state(DEFAULT_SCENARIO).reduce(Action::Follow(Link::parse("#play")));
         assert_eq!(s.opened, Some(Open::Play));
         assert!(s.lesson.is_none());
         assert!(s.error.is_none());
         assert_eq!(
             s.player.borrow().scenario().name,
-            load_scenario("x", DEFAULT_SCENARIO)
-                .unwrap()
-                .scenario()
-                .name
+            "Free play: a calm cluster"
         );
+        // Calm: played to its end, no broker stops, no election after the
+        // first ones, no guarantee broken; the records are read.
+        let mut p = s.player.borrow_mut();
+        while p.step() {}
+        let kinds: Vec<&str> = p.past().iter().map(|e| e.kind.name_str()).collect();
+        for bad in [
+            "broker_stopped",
+            "guarantee_broken",
+            "isr_change_applied",
+            "member_removed",
+        ] {
+            assert!(!kinds.contains(&bad), "free play has a {bad}");
+        }
+        assert!(kinds.contains(&"records_consumed"), "nothing is read");
     }
 
     #[test]
@@ -1461,9 +1545,31 @@ mod tests {
             .filter_map(|(k, _)| l.target(k))
             .collect();
         let mut seen = Vec::new();
+        // The view the lesson's steps shown so far brought forward.
+        let expected_view = |s: &AppState| -> View {
+            let at = cursor(s);
+            // A question brings its view when asked, at its stop; a
+            // narration once its event has happened.
+            let shown = |k: usize| -> Option<u64> {
+                if l.lesson.steps[k].ask.is_some() {
+                    l.stop(k)
+                } else {
+                    l.target(k).map(|t| t + 1)
+                }
+            };
+            (0..l.lesson.steps.len())
+                .filter(|k| l.lesson.steps[*k].view.is_some())
+                .filter_map(|k| shown(k).filter(|t| *t <= at).map(|t| (t, k)))
+                .max()
+                .and_then(|(_, k)| View::from_slug(l.lesson.steps[k].view.as_deref()?))
+                .unwrap_or(View::Cluster)
+        };
+        let mut views = std::collections::BTreeSet::new();
         for _ in 0..100 {
             let before = cursor(&s);
             s = s.reduce(Action::ContinueNow);
+            assert_eq!(s.view, expected_view(&s), "{file}: at {}", cursor(&s));
+            views.insert(s.view.slug());
             if let Some(k) = s.lesson.as_ref().unwrap().asking {
                 assert_eq!(
                     cursor(&s),
@@ -1519,6 +1625,21 @@ mod tests {
         seen.sort();
         seen.dedup();
         assert_eq!(seen, want, "{file}: every narration and question is a stop");
+        // A lesson about a view other than the cluster brings it forward.
+        for (lesson, view) in [
+            ("storage-lookup", "storage"),
+            ("transactions", "producer"),
+            ("group-assignors", "groups"),
+            ("producer-pipeline", "producer"),
+            ("watching-the-cluster", "metrics"),
+        ] {
+            if file.starts_with(lesson) {
+                assert!(
+                    views.contains(view),
+                    "{file}: the {view} view never came forward: {views:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -111,7 +111,19 @@ pub struct Step {
     /// Why the answer is what it is, shown after the learner answers.
     #[serde(default)]
     pub explain: Option<Text>,
+    /// The page's view this step talks about (`cluster`, `producer`,
+    /// `storage`, `groups`, `metrics`): brought forward when the step is
+    /// shown; the learner can still switch away.
+    #[serde(default)]
+    pub view: Option<String>,
+    /// The partition this step is about (`first-0`): the page marks its
+    /// replicas in the drawing while the step is shown.
+    #[serde(default)]
+    pub highlight: Option<String>,
 }
+
+/// The views a lesson step may bring forward (the page's tab names).
+pub const STEP_VIEWS: [&str; 5] = ["cluster", "producer", "storage", "groups", "metrics"];
 
 /// The `lesson` object of a scenario (docs/lesson-format.md).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -154,6 +166,20 @@ impl Lesson {
             if s.before.is_some() && s.ask.is_none() {
                 return Err(format!(
                     "{at}.before: only a question stops before its decision (this step has no `ask`)"
+                ));
+            }
+            if let Some(v) = s.view.as_deref().filter(|v| !STEP_VIEWS.contains(v)) {
+                return Err(format!(
+                    "{at}.view: \"{v}\" is not a view; use one of {}",
+                    STEP_VIEWS.join(", ")
+                ));
+            }
+            if let Some(h) = s.highlight.as_deref().filter(|h| {
+                !h.rsplit_once('-')
+                    .is_some_and(|(t, p)| !t.is_empty() && p.parse::<u32>().is_ok())
+            }) {
+                return Err(format!(
+                    "{at}.highlight: \"{h}\" is not a partition (write it as topic-partition, like first-0)"
                 ));
             }
             if s.before.as_ref().is_some_and(|b| b.nth == 0) {

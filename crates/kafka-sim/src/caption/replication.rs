@@ -367,9 +367,12 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
             isr,
         } => {
             if en {
-                format!("Broker {broker} holds the acks=all answer for {tp} until the high watermark reaches {required_offset} (ISR {})", ids_list(isr))
+                // No number: the high watermark it waits for is what a
+                // lesson asks about next.
+                let _ = required_offset;
+                format!("Broker {broker} holds the acks=all answer for {tp} until every ISR replica has the batch (ISR {})", ids_list(isr))
             } else {
-                format!("Broker {broker} 暂不回复 {tp} 的 acks=all 请求，等 HW 到达 {required_offset}（ISR {}）", ids_list(isr))
+                format!("Broker {broker} 暂不回复 {tp} 的 acks=all 请求，等 ISR 中每个副本都有了这个批次（ISR {}）", ids_list(isr))
             }
         }
         ProduceTimedOut {

@@ -134,6 +134,21 @@ impl ProducerCx<'_> {
             } else {
                 -1
             };
+            // InterceptorCallback.onCompletion: the interceptors'
+            // onAcknowledgement first, then the record's own callback; the
+            // future is done after the batch's callbacks
+            // (ProducerBatch.completeFutureAndFireCallbacks).
+            for ic in &interceptors {
+                self.k.record(
+                    vec![pnode(p)],
+                    EventKind::InterceptorAcknowledged {
+                        producer: p,
+                        record: r.id,
+                        interceptor: ic.clone(),
+                        offset,
+                    },
+                )?;
+            }
             self.k.record(
                 vec![pnode(p)],
                 EventKind::RecordAcknowledged {
@@ -146,17 +161,6 @@ impl ProducerCx<'_> {
                     acks,
                 },
             )?;
-            for ic in &interceptors {
-                self.k.record(
-                    vec![pnode(p)],
-                    EventKind::InterceptorAcknowledged {
-                        producer: p,
-                        record: r.id,
-                        interceptor: ic.clone(),
-                        offset,
-                    },
-                )?;
-            }
             self.audit.ack(
                 self.k,
                 &b.tp,
