@@ -610,3 +610,51 @@ fn the_timestamps_and_index_entries_a_lesson_quotes_are_the_runs() {
     }
     assert!(checked >= 10, "{checked}");
 }
+
+/// Claims the lessons once got wrong, each checked where it can recur:
+/// a 3.9 follower does not send OffsetsForLeaderEpoch (it learns the
+/// divergence from its Fetch answer); unclean election trades availability
+/// for durability; onAcknowledgement runs before the record's callback
+/// (the run's own order, read from the trace).
+#[test]
+fn claims_once_wrong_stay_right() {
+    for (file, text) in all_lessons() {
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut strings = Vec::new();
+        learner_strings(&v, "", &mut strings);
+        for (at, s) in &strings {
+            if s.contains("OffsetsForLeaderEpoch") {
+                assert!(
+                    s.contains("before Kafka 2.7") || s.contains("Kafka 2.7 之前"),
+                    "{file}{at}: OffsetsForLeaderEpoch is what followers did before Kafka 2.7: {s}"
+                );
+            }
+            for wrong in [
+                "Consistency or durability",
+                "一致性还是持久性",
+                "Consistency, not durability",
+            ] {
+                assert!(!s.contains(wrong), "{file}{at}: {wrong}: {s}");
+            }
+            if s.contains("onAcknowledgement") && s.contains("ran last") {
+                panic!("{file}{at}: onAcknowledgement runs before the callback: {s}");
+            }
+        }
+        // In the run, a record's interceptors acknowledge it before it is
+        // reported acknowledged (its callback).
+        if text.contains("interceptor.classes") {
+            let mut p = load_scenario(&file, &text).unwrap();
+            while p.step() {}
+            let kinds: Vec<&str> = p.past().iter().map(|e| e.kind.name_str()).collect();
+            let first_ack = kinds
+                .iter()
+                .position(|k| *k == "record_acknowledged")
+                .unwrap();
+            assert_eq!(
+                kinds[first_ack - 1],
+                "interceptor_acknowledged",
+                "{file}: the record was acknowledged before its interceptors ran"
+            );
+        }
+    }
+}
