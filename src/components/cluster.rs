@@ -606,11 +606,11 @@ fn replica_row(
                 <rect x={(x + 6).to_string()} y={(y + 2).to_string()} width="22" height="22" rx="4" />
                 <text x={(x + 17).to_string()} y={(y + 18).to_string()}>{ label }</text>
             </g>
-            if lag.is_some() {
-                // Not yet told: a small clock on the badge's corner.
+            if let Some(lag) = &lag {
+                // Not yet told: a dot on the badge's corner (its tooltip says why).
                 <g class="lag-mark">
-                    <circle cx={(x + 28).to_string()} cy={(y + 3).to_string()} r="6" />
-                    <text x={(x + 28).to_string()} y={(y + 7).to_string()}>{"…"}</text>
+                    <title>{ lag.trim_start_matches("; ").to_string() }</title>
+                    <circle cx={(x + 28).to_string()} cy={(y + 3).to_string()} r="5" />
                 </g>
             }
             <text x={(x + 34).to_string()} y={(y + 18).to_string()} class="tp">{ r.tp.clone() }</text>
