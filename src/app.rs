@@ -654,6 +654,8 @@ pub fn App(props: &AppProps) -> Html {
         &mut captions.borrow_mut(),
     );
     let current = player.current().map(|e| e.id);
+    // A lesson question is open: views hold back what would answer it.
+    let asking = state.lesson.as_ref().is_some_and(|l| l.asking.is_some());
     let highlight: Option<AttrValue> = state
         .lesson
         .as_ref()
@@ -856,7 +858,7 @@ pub fn App(props: &AppProps) -> Html {
             } else if let Some(m) = metrics {
                 <crate::components::metrics::MetricsView model={m} lang={lang} on_seek_to={on_scrub.clone()} />
             } else if let Some(m) = groups {
-                <GroupsView model={m} lang={lang} />
+                <GroupsView model={m} lang={lang} held={asking} />
                 if let Some((what, text)) = describe.clone() {
                     <crate::components::describe::DescribeView {what} {text} lang={lang} open={*describe_open} on_toggle={on_describe_toggle.clone()} />
                 }

@@ -38,6 +38,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("close_producer", "close producer", "关闭生产者"),
     ("cluster", "Cluster", "集群"),
     ("committed", "Committed offsets", "已提交位移"),
+    ("compare_held", "What each assignor would do is hidden while a question is open: it would give the answer away. Answer first.", "有问题待回答时，各分配策略的对比结果先隐藏：它会泄露答案。请先作答。"),
     ("compare_if_leaves", "The four assignors side by side — if this member leaves:", "四种分配策略对比 —— 若该成员离开："),
     ("config", "Configuration (Kafka's names)", "配置（Kafka 的参数名）"),
     ("config_apply", "Apply and restart", "应用并重新开始"),

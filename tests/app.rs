@@ -1974,3 +1974,47 @@ async fn the_metrics_view_charts_the_past_and_seeks_where_clicked() {
     yew::scheduler::flush().await;
     assert!(shown_step(&root) > after);
 }
+
+/// While a question is open, the groups view holds back the assignors'
+/// side-by-side results (they would answer it) and says why; once the
+/// question is answered they are shown again. And group-assignors brings
+/// the Consumer groups view forward by itself.
+#[wasm_bindgen_test]
+async fn the_assignors_table_is_held_back_while_a_question_is_open() {
+    let root = mount_with(Some(
+        include_str!("../static/lessons/group-assignors.json").to_string(),
+    ))
+    .await;
+    let mut held = 0;
+    for _ in 0..4 {
+        if !step_to_question(&root).await {
+            break;
+        }
+        assert!(
+            root.query_selector("#groups").unwrap().is_some(),
+            "the lesson brought the Consumer groups view forward"
+        );
+        assert!(
+            root.query_selector("#groups table.compare")
+                .unwrap()
+                .is_none(),
+            "the assignors' results are on screen while a question is open"
+        );
+        let note = root.query_selector("[id^=group-compare-held-]").unwrap();
+        click(&root, "#choice-0").await;
+        q(&root, "#feedback");
+        if note.is_some() {
+            held += 1;
+            assert!(
+                root.query_selector("#groups table.compare")
+                    .unwrap()
+                    .is_some(),
+                "answered: the assignors' results are back"
+            );
+        }
+    }
+    assert!(
+        held > 0,
+        "no question was asked while the comparison existed"
+    );
+}

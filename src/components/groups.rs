@@ -11,6 +11,10 @@ use yew::prelude::*;
 pub struct GroupsProps {
     pub model: Rc<GroupsModel>,
     pub lang: Lang,
+    /// A lesson question is open: what the assignors would do is held back
+    /// (it would answer it).
+    #[prop_or_default]
+    pub held: bool,
 }
 
 fn list(v: &[String]) -> String {
@@ -21,7 +25,7 @@ fn list(v: &[String]) -> String {
     }
 }
 
-fn group(g: &GroupView, lang: Lang) -> Html {
+fn group(g: &GroupView, lang: Lang, held: bool) -> Html {
     let coord = match g.coordinator {
         Some(b) => format!("broker {b} (__consumer_offsets-{})", g.offsets_partition),
         None => format!("– (__consumer_offsets-{})", g.offsets_partition),
@@ -65,7 +69,9 @@ fn group(g: &GroupView, lang: Lang) -> Html {
                 <strong>{ t(lang, "group_lag") }{": "}</strong>
                 <span class="mono">{ list(&g.group_lag.iter().map(|(tp, l)| format!("{tp}: {}", l.map(|l| l.to_string()).unwrap_or_else(|| "–".into()))).collect::<Vec<_>>()) }</span>
             </p>
-            if let Some(who) = &g.leaving {
+            if g.leaving.is_some() && held {
+                <p class="facts held" id={format!("group-compare-held-{}", g.group_id)}>{ t(lang, "compare_held") }</p>
+            } else if let Some(who) = &g.leaving {
                 <h4>{ format!("{} {who}", t(lang, "compare_if_leaves")) }</h4>
                 <table class="grid compare">
                     <thead><tr><th>{ t(lang, "assignor") }</th><th>{ t(lang, "before") }</th><th>{ t(lang, "after") }</th><th>{ t(lang, "moved") }</th></tr></thead>
@@ -93,7 +99,7 @@ pub fn GroupsView(p: &GroupsProps) -> Html {
             if p.model.groups.is_empty() {
                 <p class="facts">{ t(lang, "no_groups") }</p>
             }
-            { for p.model.groups.iter().map(|g| group(g, lang)) }
+            { for p.model.groups.iter().map(|g| group(g, lang, p.held)) }
         </div>
     }
 }
