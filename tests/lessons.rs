@@ -682,3 +682,28 @@ fn claims_once_wrong_stay_right() {
         }
     }
 }
+
+/// A leader reports a follower's divergence at most twice for the same
+/// partition, epoch and offset (a report, and one crossing with it): the
+/// follower's truncation removes the epoch it fetched with, as
+/// UnifiedLog.truncateTo does even when no record is cut. (Lesson 1 once
+/// ended with follower 2 told, every 5 ms, that empty logs diverged.)
+#[test]
+fn a_divergence_is_reported_once_not_in_a_loop() {
+    let mut reports = 0;
+    for (file, text) in all_lessons() {
+        let mut p = load_scenario(&file, &text).unwrap();
+        while p.step() {}
+        let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+        for e in p.past() {
+            if e.kind.name_str() == "divergence_detected" {
+                reports += 1;
+                let key = e.caption(kafka_sim::Lang::En);
+                let n = seen.entry(key.clone()).or_default();
+                *n += 1;
+                assert!(*n <= 2, "{file}: {key} ({n} times)");
+            }
+        }
+    }
+    assert!(reports > 0, "no lesson shows a divergence: the test reads nothing");
+}

@@ -158,6 +158,26 @@ fn truncation_removes_records_segments_and_index_entries() {
     assert!(log.truncate_to(&mut s, 99).unwrap().is_none());
 }
 
+/// Truncating at or past the end cuts no record but drops the epoch
+/// entries that start at the end (UnifiedLog.truncateTo): a broker that
+/// became leader of an empty log (epoch 3 from offset 0) and lost it before
+/// appending must not fetch with epoch 3 as its last.
+#[test]
+fn a_truncation_past_the_end_still_drops_epochs_starting_at_the_end() {
+    let mut s = MemStorage::default();
+    let mut log = Log::create(&mut s, TopicPartition::new("t", 0), cfg(600, 200), 0).unwrap();
+    log.assign_epoch(3, 0);
+    assert_eq!(log.latest_epoch(), Some(3));
+    assert!(log.truncate_to(&mut s, 0).unwrap().is_none());
+    assert_eq!(log.latest_epoch(), None);
+    // With records, an epoch that began before the end stays.
+    log.assign_epoch(4, 0);
+    append(&mut log, &mut s, batch(1, 180, 1000), 0);
+    log.assign_epoch(5, 1);
+    assert!(log.truncate_to(&mut s, 7).unwrap().is_none());
+    assert_eq!(log.latest_epoch(), Some(4));
+}
+
 #[test]
 fn time_retention_deletes_expired_segments_and_moves_the_log_start_offset() {
     let mut s = MemStorage::default();

@@ -13,6 +13,13 @@ impl Log {
         offset: i64,
     ) -> Result<Option<Truncated>, StorageError> {
         if offset >= self.log_end_offset {
+            // Nothing to cut, but the epoch cache loses any entry at or past
+            // the end (UnifiedLog.truncateTo: a broker that led and set an
+            // epoch's start offset, then lost the leadership before
+            // appending, must not keep reporting that epoch: its follower
+            // fetches would diverge again and again at the same offset).
+            let leo = self.log_end_offset;
+            self.epochs.retain(|e| e.start_offset < leo);
             return Ok(None);
         }
         let old_leo = self.log_end_offset;
