@@ -641,11 +641,17 @@ fn claims_once_wrong_stay_right() {
             }
             // The notes' 200 KB/s random writes beside Kafka's own 100 KB/s.
             if s.contains("200 KB/s") {
-                assert!(s.contains("100 KB/s"), "{file}{at}: give Kafka's measurement too: {s}");
+                assert!(
+                    s.contains("100 KB/s"),
+                    "{file}{at}: give Kafka's measurement too: {s}"
+                );
             }
             // sendfile is not used with TLS.
             if s.contains("sendfile") && at.ends_with(".en") {
-                assert!(s.contains("TLS"), "{file}{at}: zero-copy does not apply with TLS: {s}");
+                assert!(
+                    s.contains("TLS"),
+                    "{file}{at}: zero-copy does not apply with TLS: {s}"
+                );
             }
             // Dirty pages are written back by age (dirty_expire_centisecs);
             // dirty_writeback_centisecs is only the flusher's wake-up.
@@ -654,7 +660,10 @@ fn claims_once_wrong_stay_right() {
             }
             // Kafka-stored offsets came with 0.8.2, before 0.9.
             if s.contains("0.9") && s.contains("ZooKeeper") && s.contains("offset") {
-                assert!(s.contains("0.8.2"), "{file}{at}: 0.8.2 already stored offsets in Kafka: {s}");
+                assert!(
+                    s.contains("0.8.2"),
+                    "{file}{at}: 0.8.2 already stored offsets in Kafka: {s}"
+                );
             }
             // Transactions cover Kafka writes and offsets, not a database.
             if s.contains("database") && s.contains("xactly-once") {
@@ -705,5 +714,8 @@ fn a_divergence_is_reported_once_not_in_a_loop() {
             }
         }
     }
-    assert!(reports > 0, "no lesson shows a divergence: the test reads nothing");
+    assert!(
+        reports > 0,
+        "no lesson shows a divergence: the test reads nothing"
+    );
 }
