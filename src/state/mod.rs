@@ -157,80 +157,64 @@ impl LessonState {
         self.targets.get(k).copied().flatten()
     }
 
-    /// The chapters: (step that opens it, the cursor position that shows
-    /// it: a question's stop, or just after a narration's event).
-    pub fn chapters(&self) -> Vec<(usize, u64)> {
-        self.lesson
-            .steps
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.chapter.is_some())
-            .filter_map(|(k, s)| {
-                let at = if s.ask.is_some() {
-                    self.stop(k)?
-                } else {
-                    self.target(k)? + 1
-                };
-                Some((k, at))
+    /// The cursor position that shows step `k`: a question's stop, or just
+    /// after a narration's event.
+    fn shown_at(&self, k: usize) -> Option<u64> {
+        if self.lesson.steps[k].ask.is_some() {
+            self.stop(k)
+        } else {
+            self.target(k).map(|t| t + 1)
+        }
+    }
+
+    /// The step shown last at a cursor position in `within`, among those
+    /// `has` picks.
+    fn latest_shown(
+        &self,
+        within: std::ops::RangeInclusive<u64>,
+        has: impl Fn(&crate::state::lesson::Step) -> bool,
+    ) -> Option<usize> {
+        (0..self.lesson.steps.len())
+            .filter(|&k| has(&self.lesson.steps[k]))
+            .filter_map(|k| {
+                self.shown_at(k)
+                    .filter(|t| within.contains(t))
+                    .map(|t| (t, k))
             })
+            .max()
+            .map(|(_, k)| k)
+    }
+
+    /// The chapters: (step that opens it, the cursor position that shows it).
+    pub fn chapters(&self) -> Vec<(usize, u64)> {
+        (0..self.lesson.steps.len())
+            .filter(|&k| self.lesson.steps[k].chapter.is_some())
+            .filter_map(|k| Some((k, self.shown_at(k)?)))
             .collect()
     }
 
     /// The view the latest step shown between cursors `before` and `after`
-    /// names: the question asked now, else the last narration whose event
-    /// lies in `[before, after)`, else (a jump back) the step whose
-    /// narration or question is the latest at or before `after`.
+    /// names: the question asked now, else the last step shown in
+    /// `(before, after]`, else (a jump back) the latest shown by `after`.
     pub fn view_shown(&self, before: u64, after: u64) -> Option<View> {
         let steps = &self.lesson.steps;
-        let view = |k: usize| {
-            steps[k]
-                .view
-                .as_deref()
-                .and_then(crate::state::View::from_slug)
-        };
-        if let Some(k) = self.asking {
-            return view(k);
-        }
-        let shown_at = |k: usize| -> Option<u64> {
-            if steps[k].say.is_some() {
-                self.target(k).map(|t| t + 1)
-            } else {
-                self.stop(k)
-            }
-        };
-        let (lo, hi) = if after >= before {
-            (before + 1, after)
+        let within = if after >= before {
+            before + 1..=after
         } else {
-            (0, after)
+            0..=after
         };
-        (0..steps.len())
-            .filter_map(|k| {
-                shown_at(k)
-                    .filter(|t| (lo..=hi).contains(t))
-                    .map(|t| (t, k))
-            })
-            .filter(|(_, k)| steps[*k].view.is_some())
-            .max()
-            .and_then(|(_, k)| view(k))
+        let k = self
+            .asking
+            .or_else(|| self.latest_shown(within, |s| s.view.is_some()))?;
+        steps[k].view.as_deref().and_then(View::from_slug)
     }
 
     /// The partition the lesson points at, at cursor `at`: the `highlight`
     /// of the latest step shown by then that names one (a question when it
     /// is asked, a narration once its event has happened).
     pub fn highlight(&self, at: u64) -> Option<String> {
-        let steps = &self.lesson.steps;
-        (0..steps.len())
-            .filter(|k| steps[*k].highlight.is_some())
-            .filter_map(|k| {
-                let shown = if steps[k].ask.is_some() {
-                    self.stop(k)
-                } else {
-                    self.target(k).map(|t| t + 1)
-                };
-                shown.filter(|t| *t <= at).map(|t| (t, k))
-            })
-            .max()
-            .and_then(|(_, k)| steps[k].highlight.clone())
+        let k = self.latest_shown(0..=at, |s| s.highlight.is_some())?;
+        self.lesson.steps[k].highlight.clone()
     }
 
     /// Whether question `k`'s verdict has had its time at cursor `at`: a
@@ -498,12 +482,11 @@ impl AppState {
     /// Whether Continue, having stepped from `before` to `after`, is where it
     /// stops: a question asked, a narration's event shown, without a lesson a
     /// key event, or the end.
-    fn continue_reached(&self, before: u64, after: u64) -> bool {
-        let p = self.player.borrow();
+    fn continue_reached(p: &Player, lesson: Option<&LessonState>, before: u64, after: u64) -> bool {
         if p.at_end() || after == before {
             return true;
         }
-        match &self.lesson {
+        match lesson {
             Some(l) => {
                 l.asking.is_some()
                     || l.lesson
@@ -584,7 +567,7 @@ impl AppState {
             }
             s = s.reduce(Action::Step);
             let after = s.player.borrow().cursor();
-            if s.continue_reached(before, after) {
+            if Self::continue_reached(&s.player.borrow(), s.lesson.as_ref(), before, after) {
                 break;
             }
         }
@@ -1034,13 +1017,8 @@ impl Reducible for AppState {
         // Continue plays until its stop, then stops by itself.
         let mut continuing = self.continuing && playing && !toggling;
         if continuing && ticking {
-            let after = self.player.borrow().cursor();
-            let asked = lesson.as_ref().is_some_and(|l| l.asking.is_some());
-            let probe = AppState {
-                lesson: lesson.clone(),
-                ..(*self).clone()
-            };
-            if asked || probe.continue_reached(before, after) {
+            let p = self.player.borrow();
+            if Self::continue_reached(&p, lesson.as_ref(), before, p.cursor()) {
                 playing = false;
                 continuing = false;
             }
