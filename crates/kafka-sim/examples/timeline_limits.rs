@@ -38,6 +38,15 @@ fn held() -> u64 {
     HELD.load(Ordering::Relaxed)
 }
 
+/// The heap bytes what `f` builds holds (dropped again after counting).
+fn deep(f: &dyn Fn() -> Box<dyn std::any::Any>) -> u64 {
+    let before = held();
+    let x = f();
+    let n = held() - before;
+    drop(x);
+    n
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("SCENARIO.json [MAX_EVENTS]");
@@ -125,13 +134,6 @@ fn main() {
             .zip(w2.consumers())
             .filter(|(a, b)| !std::sync::Arc::ptr_eq(a, b))
             .collect();
-        let deep = |f: &dyn Fn() -> Box<dyn std::any::Any>| {
-            let before = held();
-            let x = f();
-            let n = held() - before;
-            drop(x);
-            n
-        };
         let bb: u64 = changed_b
             .iter()
             .map(|(_, b)| deep(&|| Box::new((***b).clone())))
@@ -227,13 +229,6 @@ fn main() {
     // each node's own heap (a clone copies what is not behind an `Arc`).
     {
         let w = t.head();
-        let deep = |f: &dyn Fn() -> Box<dyn std::any::Any>| {
-            let before = held();
-            let x = f();
-            let n = held() - before;
-            drop(x);
-            n
-        };
         let brokers: u64 = w
             .brokers()
             .values()
