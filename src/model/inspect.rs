@@ -387,7 +387,6 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
                 let size = d.header.size_in_bytes();
                 batches_total += 1;
                 if batches.len() < MAX_ROWS {
-                    let marker = kafka_sim::storage::record::marker_of(&d).ok().flatten();
                     let preview: Vec<String> = d
                         .records
                         .iter()
@@ -413,13 +412,11 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
                         crc_ok: d.crc_valid(),
                         transactional: d.header.is_transactional(),
                         control: d.header.is_control(),
-                        preview: match marker {
-                            Some(m) => format!(
-                                "endTxnMarker: {} coordinatorEpoch: {}",
-                                m.control_type.name(),
-                                m.coordinator_epoch
-                            ),
-                            None => preview.join(", "),
+                        preview: match d.records.first() {
+                            Some(r) if d.header.is_control() => {
+                                kafka_sim::storage::record::describe_control(r)
+                            }
+                            _ => preview.join(", "),
                         },
                     });
                 }

@@ -336,23 +336,7 @@ pub fn dump_log(paths: &[String]) -> Res {
                             // A control record: its marker instead of its key
                             // and payload (DumpLogSegments, Kafka 3.9).
                             let contents = if h.is_control() {
-                                match kafka_sim::storage::record::EndTxnMarker::parse(r) {
-                                    Ok(Some(m)) => format!(
-                                        "endTxnMarker: {} coordinatorEpoch: {}",
-                                        m.control_type.name(),
-                                        m.coordinator_epoch
-                                    ),
-                                    Ok(None) => {
-                                        let key = r.key.as_deref().unwrap_or_default();
-                                        let id = if key.len() >= 4 {
-                                            i16::from_be_bytes([key[2], key[3]])
-                                        } else {
-                                            -1
-                                        };
-                                        format!("controlType: UNKNOWN({id})")
-                                    }
-                                    Err(e) => format!("invalid control record: {e}"),
-                                }
+                                kafka_sim::storage::record::describe_control(r)
                             } else {
                                 format!("key: {} payload: {}", text(&r.key), text(&r.value))
                             };
@@ -433,7 +417,11 @@ pub fn lookup(a: LookupArgs) -> Res {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{dir}: cannot read: {e}"))?;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".log") || name.ends_with(".index") || name.ends_with(".timeindex") {
+        if name.ends_with(".log")
+            || name.ends_with(".index")
+            || name.ends_with(".timeindex")
+            || name.ends_with(".txnindex")
+        {
             let bytes = std::fs::read(e.path())
                 .map_err(|err| format!("{}: cannot read: {err}", e.path().display()))?;
             let f = format!("{dname}/{name}");
@@ -441,7 +429,17 @@ pub fn lookup(a: LookupArgs) -> Res {
             store.append(&f, &bytes).map_err(|e| e.to_string())?;
         }
     }
-    let log = Log::recover(&store, tp, &dname, Arc::new(LogConfig::default()))?;
+    let mut notes = Vec::new();
+    let log = Log::recover_noting(
+        &mut store,
+        tp,
+        &dname,
+        Arc::new(LogConfig::default()),
+        &mut notes,
+    )?;
+    for n in notes {
+        eprintln!("WARN {n}");
+    }
     let (target, res) = match (offset, ts) {
         (Some(o), _) => (format!("offset {o}"), log.lookup_offset(&store, o)),
         (_, Some(t)) => (format!("timestamp {t}"), log.lookup_timestamp(&store, t)),

@@ -134,7 +134,7 @@ pub(crate) struct R<'a>(pub(crate) &'a [u8], pub(crate) usize);
 
 impl<'a> R<'a> {
     pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let s = self.0.get(self.1..self.1 + n)?;
+        let s = self.0.get(self.1..self.1.checked_add(n)?)?;
         self.1 += n;
         Some(s)
     }

@@ -565,6 +565,73 @@ mod tests {
             build_end_txn_marker(0, 0, -1, pid, 0, m)
         }
 
+        /// `LogSegment.sanityCheck` runs `TransactionIndex.sanityCheck` at
+        /// load (Kafka 3.9 `LogSegment.java` lines 184-195): an entry whose
+        /// last offset is below the segment's base offset makes the index
+        /// corrupt, and the loader warns and rebuilds it from the log
+        /// (`LogLoader.loadSegmentFiles`, lines 302-344).
+        #[test]
+        fn a_corrupt_txnindex_is_rebuilt_from_the_log_on_recovery() {
+            let mut p = Part::new();
+            p.append(txn_batch(1, 0, 2)); // offsets 0-1
+            p.append(txn_batch(2, 0, 1)); // offset 2
+            p.append(marker(1, ControlType::Abort, 0)); // offset 3
+            p.append(marker(2, ControlType::Abort, 0)); // offset 4
+            let file = txn_index_file(&p.log.dir, 0);
+            let good = p.store.read_all(&file).unwrap();
+            assert_eq!(good.len(), 68);
+            // An entry ending before the segment's base offset 0.
+            let bad = AbortedTxn {
+                producer_id: 9,
+                first_offset: -10,
+                last_offset: -5,
+                last_stable_offset: 0,
+            };
+            p.store.delete(&file).unwrap();
+            p.store.create(&file).unwrap();
+            p.store.append(&file, &bad.encode()).unwrap();
+            let mut notes = Vec::new();
+            let again = Log::recover_noting(
+                &mut p.store,
+                p.log.tp.clone(),
+                &p.log.dir,
+                p.log.config.clone(),
+                &mut notes,
+            )
+            .unwrap();
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert!(
+                notes[0].contains("Found a corrupted index file")
+                    && notes[0].contains("lastOffset=-5")
+                    && notes[0].contains("is less than start offset 0"),
+                "{}",
+                notes[0]
+            );
+            assert_eq!(
+                p.store.read_all(&file).unwrap(),
+                good,
+                "rebuilt byte for byte"
+            );
+            assert_eq!(
+                (
+                    again.segments[0].txn_index_entries,
+                    again.segments[0].txn_last_offset
+                ),
+                (2, Some(4))
+            );
+            // A sound index is taken as it is, with no note.
+            let mut notes = Vec::new();
+            Log::recover_noting(
+                &mut p.store,
+                p.log.tp.clone(),
+                &p.log.dir,
+                p.log.config.clone(),
+                &mut notes,
+            )
+            .unwrap();
+            assert!(notes.is_empty());
+        }
+
         #[test]
         fn an_abort_is_indexed_with_the_lso_of_its_moment() {
             let mut p = Part::new();
@@ -664,8 +731,13 @@ mod tests {
             p.append(marker(1, ControlType::Abort, 0));
             assert_eq!(p.log.active().txn_index_entries, 1);
             // And a log recovered from the files counts it.
-            let again =
-                Log::recover(&p.store, p.log.tp.clone(), &p.log.dir, p.log.config.clone()).unwrap();
+            let again = Log::recover(
+                &mut p.store,
+                p.log.tp.clone(),
+                &p.log.dir,
+                p.log.config.clone(),
+            )
+            .unwrap();
             assert_eq!(again.segments[0].txn_index_entries, 1);
             assert_eq!(again.segments[0].txn_last_offset, Some(2));
         }

@@ -709,7 +709,7 @@ fn decoders_and_lookups_survive_arbitrary_and_damaged_files() {
             store.append(name, bytes).unwrap();
         }
         if let Ok(log) = Log::recover(
-            &store,
+            &mut store,
             tp.clone(),
             "t-0",
             std::sync::Arc::new(LogConfig::default()),

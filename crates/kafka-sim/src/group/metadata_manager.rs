@@ -33,7 +33,6 @@ impl BrokerCx<'_> {
                 let done = pending.remove(&h.producer_id).unwrap_or_default();
                 let commit = record::EndTxnMarker::parse(r)
                     .ok()
-                    .flatten()
                     .is_some_and(|m| m.control_type == record::ControlType::Commit);
                 if commit {
                     for (k, v) in done {

@@ -167,7 +167,7 @@ impl CleanedTxns {
         let marker = b.records.first().map(EndTxnMarker::parse);
         match marker {
             None => true, // an empty control batch was cleaned already
-            Some(Ok(Some(m))) if m.control_type == ControlType::Abort => {
+            Some(Ok(m)) if m.control_type == ControlType::Abort => {
                 match self.aborted.remove(&pid) {
                     Some((t, true)) => {
                         self.index.push(t);
@@ -176,8 +176,10 @@ impl CleanedTxns {
                     _ => true,
                 }
             }
-            Some(Ok(Some(_))) => !self.committed.remove(&pid),
-            Some(_) => false,
+            Some(Ok(_)) => !self.committed.remove(&pid),
+            // Another control type is kept (`onControlBatchRead`, 3.9
+            // `LogCleaner.scala` lines 1264-1291).
+            Some(Err(_)) => false,
         }
     }
 }

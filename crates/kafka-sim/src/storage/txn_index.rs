@@ -105,6 +105,38 @@ pub fn decode_txn_index(bytes: &[u8]) -> Result<Vec<AbortedTxn>, DecodeError> {
     Ok(out)
 }
 
+/// `TransactionIndex.sanityCheck` (Kafka 3.9 `TransactionIndex.java`
+/// lines 187-195, run by `LogSegment.sanityCheck` when a log loads): each
+/// whole 34-byte entry is read (a shorter tail is not an entry, as
+/// `hasNext` needs 34 bytes). A version above 0 is an error that stops the
+/// load (`KafkaException`, not caught by the loader); an entry whose last
+/// offset is below the segment's base offset makes the index corrupt
+/// (`CorruptIndexException`, `Ok(Some(message))`): the loader then rebuilds
+/// the segment.
+pub fn sanity_check(bytes: &[u8], base_offset: i64, path: &str) -> Result<Option<String>, String> {
+    for e in bytes.chunks_exact(ABORTED_TXN_SIZE) {
+        let version = i16::from_be_bytes([e[0], e[1]]);
+        if version > 0 {
+            return Err(format!(
+                "Unexpected aborted transaction version {version} in transaction index {path}, current version is 0"
+            ));
+        }
+        let t = AbortedTxn {
+            producer_id: i64_at(e, 2),
+            first_offset: i64_at(e, 10),
+            last_offset: i64_at(e, 18),
+            last_stable_offset: i64_at(e, 26),
+        };
+        if t.last_offset < base_offset {
+            return Ok(Some(format!(
+                "Last offset of aborted transaction AbortedTxn(version=0, producerId={}, firstOffset={}, lastOffset={}, lastStableOffset={}) in index {path} is less than start offset {base_offset}",
+                t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
+            )));
+        }
+    }
+    Ok(None)
+}
+
 /// `TransactionIndex.collectAbortedTxns`: the entries overlapping
 /// `[fetch_offset, upper_bound)`, and whether the search is complete (an
 /// entry's LSO reached the bound, so later segments cannot matter).
@@ -162,6 +194,43 @@ mod tests {
         v1[1] = 1;
         let e = decode_txn_index(&v1).unwrap_err();
         assert_eq!((e.position, e.field), (0, "version"));
+    }
+
+    /// Kafka 3.9 `TransactionIndexTest.testSanityCheck` and
+    /// `TransactionIndex.sanityCheck`: an entry ending below the segment's
+    /// base offset is corrupt; a version above 0 stops the load; a cut tail
+    /// is not read.
+    #[test]
+    fn the_sanity_check_finds_entries_before_the_segment() {
+        let t = |first, last| AbortedTxn {
+            producer_id: 7,
+            first_offset: first,
+            last_offset: last,
+            last_stable_offset: last + 1,
+        };
+        let mut b = Vec::new();
+        for (f, l) in [(0, 10), (11, 50)] {
+            b.extend_from_slice(&t(f, l).encode());
+        }
+        assert_eq!(sanity_check(&b, 0, "f"), Ok(None));
+        let corrupt = sanity_check(&b, 100, "f").unwrap().expect("corrupt");
+        assert!(
+            corrupt.starts_with("Last offset of aborted transaction AbortedTxn(version=0, producerId=7, firstOffset=0, lastOffset=10")
+                && corrupt.ends_with("in index f is less than start offset 100"),
+            "{corrupt}"
+        );
+        let mut cut = t(120, 130).encode().to_vec();
+        cut.extend_from_slice(&t(0, 10).encode()[..33]);
+        assert_eq!(
+            sanity_check(&cut, 100, "f"),
+            Ok(None),
+            "a cut tail is not an entry"
+        );
+        let mut v1 = t(120, 130).encode();
+        v1[1] = 1;
+        assert!(sanity_check(&v1, 100, "f")
+            .unwrap_err()
+            .contains("version 1"));
     }
 
     #[test]

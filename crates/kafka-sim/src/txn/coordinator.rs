@@ -358,11 +358,7 @@ impl BrokerCx<'_> {
             .txns()
             .metas
             .values()
-            .filter(|m| {
-                m.state == TxnState::Ongoing
-                    && m.pending.is_none()
-                    && m.txn_start_ms + m.txn_timeout_ms as i64 <= now
-            })
+            .filter(|m| m.has_timed_out(now))
             .map(|m| m.transactional_id.clone())
             .collect();
         for id in expired {

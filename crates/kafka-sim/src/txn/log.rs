@@ -4,7 +4,8 @@
 //! * key: version 0 (int16), then `TransactionalId` (string: int16 length);
 //! * value: version 0 (int16; Kafka 3.9 writes version 1, the flexible
 //!   one, only when the `transaction.version` feature is above 0, which a
-//!   ZooKeeper cluster does not finalize: `usesFlexibleRecords`), then
+//!   ZooKeeper cluster does not finalize: `usesFlexibleRecords`; both are
+//!   read back, as `readTxnRecordValue` does), then
 //!   `ProducerId` int64, `ProducerEpoch` int16, `TransactionTimeoutMs` int32,
 //!   `TransactionStatus` int8, `TransactionPartitions` (nullable array,
 //!   int32 count, −1 for null: null in Empty) of `{Topic, PartitionIds
@@ -86,29 +87,62 @@ pub fn parse_key(b: &[u8]) -> Option<String> {
     (r.1 == b.len()).then_some(id)
 }
 
-/// Reads a version-0 value (see the module note on version 1). `None` if
-/// malformed.
+/// Reads a value of version 0 or 1 (`TransactionLog.readTxnRecordValue`,
+/// 3.9 lines 117-146: `TransactionLogValue.json` has versions 0-1, 1 the
+/// flexible one with compact arrays and strings and tagged fields). The
+/// partitions of an Empty value are ignored, and bytes after the last field
+/// are not checked, as in Kafka. `None` if malformed or of another version.
 pub fn parse_value(b: &[u8]) -> Option<StoredTxn> {
     let mut r = R(b, 0);
-    if r.i16()? != 0 {
+    let version = r.i16()?;
+    if !(0..=1).contains(&version) {
         return None;
     }
+    let flexible = version == 1;
     let producer_id = r.i64()?;
     let producer_epoch = r.i16()?;
     let txn_timeout_ms = r.i32()?;
     let state = TxnState::from_id(r.take(1)?[0] as i8)?;
     let mut partitions = SortedSet::new();
-    let n = r.i32()?;
-    if n >= 0 {
-        // Rewind to read the count again as the shared reader expects it.
-        r.1 -= 4;
-        partitions.extend(r.partitions()?);
-    } else if n != -1 {
-        return None;
+    // Nullable array: int32 count (-1 null) in v0, uvarint count + 1 (0
+    // null) in v1.
+    let topics = if flexible {
+        uvarint(&mut r)?.checked_sub(1)
+    } else {
+        let n = r.i32()?;
+        if n < -1 {
+            return None;
+        }
+        u32::try_from(n).ok()
+    };
+    for _ in 0..topics.unwrap_or(0) {
+        let topic = if flexible {
+            let len = uvarint(&mut r)?.checked_sub(1)?;
+            String::from_utf8(r.take(len as usize)?.to_vec()).ok()?
+        } else {
+            r.str()?
+        };
+        let ids = if flexible {
+            uvarint(&mut r)?.checked_sub(1)?
+        } else {
+            u32::try_from(r.i32()?).ok()?
+        };
+        for _ in 0..ids {
+            partitions.insert(TopicPartition::new(topic.as_str(), r.i32()?));
+        }
+        if flexible {
+            skip_tagged_fields(&mut r)?;
+        }
     }
     let last_update_ms = r.i64()?;
     let txn_start_ms = r.i64()?;
-    (r.1 == b.len()).then_some(StoredTxn {
+    if flexible {
+        skip_tagged_fields(&mut r)?;
+    }
+    if state == TxnState::Empty {
+        partitions.clear();
+    }
+    Some(StoredTxn {
         producer_id,
         producer_epoch,
         txn_timeout_ms,
@@ -117,6 +151,30 @@ pub fn parse_value(b: &[u8]) -> Option<StoredTxn> {
         last_update_ms,
         txn_start_ms,
     })
+}
+
+/// An unsigned varint of a flexible version (at most 5 bytes).
+fn uvarint(r: &mut R) -> Option<u32> {
+    let mut v: u32 = 0;
+    for i in 0..5 {
+        let byte = r.take(1)?[0];
+        v |= u32::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Skips a tagged-field section: a count, then each field's tag, size and
+/// bytes (unknown tags are kept aside by Kafka's reader and ignored).
+fn skip_tagged_fields(r: &mut R) -> Option<()> {
+    for _ in 0..uvarint(r)? {
+        uvarint(r)?;
+        let size = uvarint(r)?;
+        r.take(size as usize)?;
+    }
+    Some(())
 }
 
 /// Reads a record: key, and value or tombstone.
@@ -182,6 +240,58 @@ mod tests {
         assert_eq!((back.producer_id, back.producer_epoch), (1000, 3));
     }
 
+    /// Version 1, the flexible one (`TransactionLogValue.json`, versions
+    /// 0-1, flexible 1+), is read as Kafka 3.9 reads it: compact array and
+    /// string lengths as uvarint + 1, an empty tag buffer after each topic
+    /// and at the end; a tagged field is skipped. One topic "t" with
+    /// partition 0 is 43 bytes (48 in version 0).
+    #[test]
+    fn a_version_1_value_is_read() {
+        let mut v = vec![0u8, 1]; // version 1
+        v.extend_from_slice(&1000i64.to_be_bytes());
+        v.extend_from_slice(&3i16.to_be_bytes());
+        v.extend_from_slice(&60_000i32.to_be_bytes());
+        v.push(1); // Ongoing
+        v.push(2); // one topic (count + 1)
+        v.extend_from_slice(&[2, b't']); // "t" (length + 1)
+        v.push(2); // one partition id
+        v.extend_from_slice(&0i32.to_be_bytes());
+        v.push(0); // the topic's tag buffer
+        v.extend_from_slice(&1_700_000_000_500i64.to_be_bytes());
+        v.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
+        v.push(0); // the value's tag buffer
+        assert_eq!(v.len(), 43);
+        assert_eq!(value(&transit(TxnState::Ongoing, &[("t", 0)])).len(), 48);
+        let back = parse_value(&v).expect("version 1 is read");
+        assert_eq!(
+            (
+                back.producer_id,
+                back.producer_epoch,
+                back.txn_timeout_ms,
+                back.state
+            ),
+            (1000, 3, 60_000, TxnState::Ongoing)
+        );
+        assert_eq!(back.partitions, [TopicPartition::new("t", 0)].into());
+        assert_eq!(
+            (back.last_update_ms, back.txn_start_ms),
+            (1_700_000_000_500, 1_700_000_000_000)
+        );
+        // A tagged field (tag 5, 2 bytes) at the end is skipped.
+        let mut tagged = v.clone();
+        *tagged.last_mut().unwrap() = 1;
+        tagged.extend_from_slice(&[5, 2, 0xab, 0xcd]);
+        assert_eq!(parse_value(&tagged), Some(back.clone()));
+        // A value cut anywhere is refused.
+        for cut in 0..42 {
+            assert_eq!(parse_value(&v[..cut]), None, "cut at {cut}");
+        }
+        // Version 2 is unknown to 3.9.
+        let mut v2 = v;
+        v2[1] = 2;
+        assert_eq!(parse_value(&v2), None);
+    }
+
     #[test]
     fn empty_writes_null_partitions_and_damage_is_refused() {
         let v = value(&transit(TxnState::Empty, &[]));
@@ -195,9 +305,10 @@ mod tests {
         let mut bad = v.clone();
         bad[16] = 9; // no state 9
         assert_eq!(parse_value(&bad), None);
+        // Kafka's reader does not look past the last field.
         let mut trailing = v;
         trailing.push(0);
-        assert_eq!(parse_value(&trailing), None);
+        assert!(parse_value(&trailing).is_some());
         assert_eq!(parse(&key("t"), None).unwrap().value, None, "tombstone");
     }
 }

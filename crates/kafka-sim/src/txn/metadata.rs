@@ -174,7 +174,11 @@ pub fn is_epoch_exhausted(epoch: i16) -> bool {
 }
 
 impl TxnMetadata {
-    /// A new id's metadata: Empty, with no epoch yet (`TransactionMetadata.apply`).
+    /// A new id's metadata: Empty, with no epoch yet and no transaction
+    /// start (`TransactionCoordinator.handleInitProducerId`, 3.9 lines
+    /// 135-143, builds it with the constructor's `txnStartTimestamp = -1`,
+    /// `TransactionMetadata.scala` line 228; the start is set by the first
+    /// AddPartitions).
     pub fn new(transactional_id: &str, producer_id: i64, txn_timeout_ms: i32, now_ms: i64) -> Self {
         TxnMetadata {
             transactional_id: transactional_id.to_string(),
@@ -185,11 +189,20 @@ impl TxnMetadata {
             txn_timeout_ms,
             state: TxnState::Empty,
             partitions: SortedSet::new(),
-            txn_start_ms: now_ms,
+            txn_start_ms: -1,
             last_update_ms: now_ms,
             pending: None,
             has_failed_epoch_fence: false,
         }
+    }
+
+    /// `TransactionStateManager.timedOutTransactions` (3.9 lines 120-139):
+    /// an Ongoing transaction with no transition pending whose start plus
+    /// timeout is strictly before now.
+    pub fn has_timed_out(&self, now_ms: i64) -> bool {
+        self.state == TxnState::Ongoing
+            && self.pending.is_none()
+            && self.txn_start_ms + i64::from(self.txn_timeout_ms) < now_ms
     }
 
     /// `prepareTransitionTo`: checks the move and marks it pending.
@@ -506,7 +519,9 @@ impl TxnMetadata {
             t.producer_epoch == self.producer_epoch && t.producer_id == self.producer_id;
         match to {
             TxnState::Empty => {
-                let bump = t.producer_epoch == self.producer_epoch + 1
+                // `validProducerEpochBump` (3.9 lines 502-506) adds in Int:
+                // a fence to 32767 then a rotation must not overflow.
+                let bump = i32::from(t.producer_epoch) == i32::from(self.producer_epoch) + 1
                     || (t.producer_epoch == 0 && t.producer_id != self.producer_id);
                 if (self.producer_epoch != t.producer_epoch && !bump)
                     || !t.partitions.is_empty()
@@ -587,6 +602,58 @@ mod tests {
         assert_eq!(t.producer_epoch, 1, "a failed fence is not bumped twice");
         apply(&mut m, Ok(t));
         assert_eq!((m.state, m.producer_epoch), (TxnState::PrepareAbort, 1));
+    }
+
+    /// `TransactionMetadata.validProducerEpochBump` adds in Int: a
+    /// transaction fenced from 32766 to 32767 whose abort completes, then an
+    /// InitProducerId rotating to a new producer id, completes (it panicked
+    /// with an i16 overflow).
+    #[test]
+    fn a_rotation_after_a_fence_to_the_last_epoch_completes() {
+        let mut m = TxnMetadata::new("tx", 7, 60_000, 0);
+        let t = m.prepare_increment_epoch(60_000, None, 1).unwrap();
+        apply(&mut m, t.map_err(|e| e.name()));
+        m.producer_epoch = i16::MAX - 1;
+        let t = m.prepare_add_partitions(&[tp(0)].into(), 2);
+        apply(&mut m, t);
+        let t = m.prepare_fenced_abort(3).expect("can fence at 32766");
+        assert_eq!(t.producer_epoch, i16::MAX);
+        apply(&mut m, Ok(t));
+        let t = m.prepare_complete(4);
+        apply(&mut m, t);
+        assert_eq!(
+            (m.state, m.producer_epoch),
+            (TxnState::CompleteAbort, i16::MAX)
+        );
+        let t = m.prepare_producer_id_rotation(8, 60_000, 5, true);
+        apply(&mut m, t);
+        assert_eq!(
+            (m.producer_id, m.producer_epoch, m.last_producer_epoch),
+            (8, 0, i16::MAX)
+        );
+    }
+
+    /// `timedOutTransactions` uses a strict `<` (3.9 line 130): a
+    /// transaction exactly at its deadline is not yet aborted.
+    #[test]
+    fn a_transaction_times_out_only_strictly_after_its_deadline() {
+        let mut m = TxnMetadata::new("tx", 7, 5_000, 0);
+        let t = m.prepare_increment_epoch(5_000, None, 1).unwrap();
+        apply(&mut m, t.map_err(|e| e.name()));
+        assert!(!m.has_timed_out(1_000_000), "Empty never times out");
+        let t = m.prepare_add_partitions(&[tp(0)].into(), 1_000);
+        apply(&mut m, t);
+        assert!(!m.has_timed_out(6_000), "at the deadline");
+        assert!(m.has_timed_out(6_001), "one ms past it");
+    }
+
+    /// A new id's metadata has no transaction start until a partition is
+    /// added (`TransactionCoordinator.handleInitProducerId`, 3.9 lines
+    /// 135-143, and the constructor default at line 228).
+    #[test]
+    fn new_metadata_has_no_transaction_start() {
+        let m = TxnMetadata::new("tx", 7, 60_000, 1234);
+        assert_eq!((m.txn_start_ms, m.last_update_ms), (-1, 1234));
     }
 
     #[test]

@@ -21,13 +21,28 @@ impl Log {
 
     /// Rebuilds a log from the segment files in `dir` (as Kafka's log
     /// recovery does): each `.log` is scanned batch by batch; the indexes are
-    /// taken as they are. A batch that does not decode ends its segment.
+    /// taken as they are, except a `.txnindex` that fails Kafka's sanity
+    /// check, which is rebuilt from the log. A batch that does not decode
+    /// ends its segment.
     pub fn recover<S: Storage>(
-        store: &S,
+        store: &mut S,
         tp: TopicPartition,
         dir: &str,
         config: Arc<LogConfig>,
     ) -> Result<Log, String> {
+        Self::recover_noting(store, tp, dir, config, &mut Vec::new())
+    }
+
+    /// [`Log::recover`], with Kafka's warnings about what it rebuilt
+    /// (`LogLoader.loadSegmentFiles`, 3.9 lines 302-344) added to `notes`.
+    pub fn recover_noting<S: Storage>(
+        store: &mut S,
+        tp: TopicPartition,
+        dir: &str,
+        config: Arc<LogConfig>,
+        notes: &mut Vec<String>,
+    ) -> Result<Log, String> {
+        let mut corrupt_txn_indexes = Vec::new();
         let mut bases: Vec<i64> = store
             .list(&format!("{dir}/"))
             .iter()
@@ -99,12 +114,27 @@ impl Log {
             let txn_file = txn_index_file(dir, base);
             if store.exists(&txn_file) {
                 let bytes = store.read_all(&txn_file).map_err(|e| e.to_string())?;
-                let entries =
-                    txn_index::decode_txn_index(&bytes).map_err(|e| format!("{txn_file}: {e}"))?;
-                seg.txn_index_entries = entries.len() as u64;
-                seg.txn_last_offset = entries.last().map(|t| t.last_offset);
+                // `LogSegment.sanityCheck` (3.9 lines 184-195) checks only the
+                // transaction index at load.
+                if let Some(why) = txn_index::sanity_check(&bytes, base, &txn_file)? {
+                    notes.push(format!(
+                        "Found a corrupted index file corresponding to log file {} due to {why}}}, recovering segment and rebuilding index files...",
+                        log_file(dir, base)
+                    ));
+                    corrupt_txn_indexes.push(segments.len());
+                } else {
+                    let entries = txn_index::decode_txn_index(
+                        &bytes[..bytes.len() - bytes.len() % ABORTED_TXN_SIZE],
+                    )
+                    .map_err(|e| format!("{txn_file}: {e}"))?;
+                    seg.txn_index_entries = entries.len() as u64;
+                    seg.txn_last_offset = entries.last().map(|t| t.last_offset);
+                }
             }
             segments.push(seg);
+        }
+        if !corrupt_txn_indexes.is_empty() {
+            rebuild_txn_indexes(store, dir, &mut segments, &corrupt_txn_indexes)?;
         }
         let log_start_offset = segments[0].base_offset;
         let log_end_offset = segments.last().map(|s| s.next_offset).unwrap_or(0);
@@ -145,6 +175,60 @@ impl Log {
         }
         Ok(out)
     }
+}
+
+/// Rebuilds the `.txnindex` of the segments at `which` from the log, as
+/// `LogSegment.recover` does (3.9 lines 469-505): every batch from the log
+/// start goes through the producer state, and each aborted transaction whose
+/// marker lies in one of those segments is indexed there, with the last
+/// stable offset after it.
+fn rebuild_txn_indexes<S: Storage>(
+    store: &mut S,
+    dir: &str,
+    segments: &mut [Segment],
+    which: &[usize],
+) -> Result<(), String> {
+    let mut states = crate::producer_state::ProducerStates::default();
+    for (i, seg) in segments.iter_mut().enumerate() {
+        let rebuild = which.contains(&i);
+        let file = txn_index_file(dir, seg.base_offset);
+        if rebuild {
+            store.delete(&file).map_err(|e| e.to_string())?;
+            seg.txn_index_entries = 0;
+            seg.txn_last_offset = None;
+        }
+        let bytes = store
+            .read_all(&log_file(dir, seg.base_offset))
+            .map_err(|e| e.to_string())?;
+        let mut pos = 0usize;
+        while (pos as u64) < seg.size {
+            let b = record::decode_batch(&bytes[pos..], pos as u64).map_err(|e| e.to_string())?;
+            pos += b.header.size_in_bytes() as usize;
+            let mut info = BatchInfo::from_header(&b.header);
+            info.marker = record::marker_of(&b)?;
+            let Some(c) = states.record(&info) else {
+                continue;
+            };
+            if rebuild && c.aborted {
+                let t = AbortedTxn {
+                    producer_id: c.producer_id,
+                    first_offset: c.first_offset,
+                    last_offset: c.last_offset,
+                    last_stable_offset: states.last_stable_offset_after(&c),
+                };
+                if !store.exists(&file) {
+                    store.create(&file).map_err(|e| e.to_string())?;
+                }
+                store
+                    .append(&file, &t.encode())
+                    .map_err(|e| e.to_string())?;
+                seg.txn_index_entries += 1;
+                seg.txn_last_offset = Some(t.last_offset);
+            }
+            states.complete_txn(&c);
+        }
+    }
+    Ok(())
 }
 
 /// Kafka's index sanity checks (`OffsetIndex.sanityCheck`,

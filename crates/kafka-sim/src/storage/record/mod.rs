@@ -388,24 +388,20 @@ impl EndTxnMarker {
         v
     }
 
-    /// Reads a control record back (`EndTransactionMarker.deserialize`).
-    /// `Ok(None)`: a control type that is not a transaction marker.
-    pub fn parse(r: &Record) -> Result<Option<EndTxnMarker>, String> {
-        let key = r.key.as_deref().unwrap_or_default();
-        if key.len() < 4 {
-            return Err(format!(
-                "a control record key needs 4 bytes (version, type), found {}",
-                key.len()
-            ));
-        }
-        let version = i16::from_be_bytes([key[0], key[1]]);
-        if version < 0 {
-            return Err(format!("control record key version {version} is negative"));
-        }
-        let control_type = match i16::from_be_bytes([key[2], key[3]]) {
-            0 => ControlType::Abort,
-            1 => ControlType::Commit,
-            _ => return Ok(None),
+    /// Reads a control record back (`EndTransactionMarker.deserialize`,
+    /// 3.9 lines 96-124): a control type other than ABORT or COMMIT is an
+    /// error, as Kafka's `ensureTransactionMarkerControlType` throws for it.
+    pub fn parse(r: &Record) -> Result<EndTxnMarker, String> {
+        let control_type = match ControlRecordType::parse(r)? {
+            (ControlRecordType::Abort, _) => ControlType::Abort,
+            (ControlRecordType::Commit, _) => ControlType::Commit,
+            // Kafka's message, its missing space included.
+            (other, _) => {
+                return Err(format!(
+                    "Invalid control record type for end transaction marker{}",
+                    other.name()
+                ))
+            }
         };
         let value = r.value.as_deref().unwrap_or_default();
         if value.len() < 6 {
@@ -420,10 +416,96 @@ impl EndTxnMarker {
                 "end transaction marker version {version} is negative"
             ));
         }
-        Ok(Some(EndTxnMarker {
+        Ok(EndTxnMarker {
             control_type,
             coordinator_epoch: i32::from_be_bytes([value[2], value[3], value[4], value[5]]),
-        }))
+        })
+    }
+}
+
+/// Every control record type Kafka 3.9 names (`ControlRecordType`, lines
+/// 45-56): the transaction markers, and KRaft's own (leader change,
+/// snapshot header and footer, kraft.version, voters). An id it does not
+/// know is UNKNOWN (-1), never an error (`fromTypeId`, lines 104-124).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlRecordType {
+    Abort,
+    Commit,
+    LeaderChange,
+    SnapshotHeader,
+    SnapshotFooter,
+    KraftVersion,
+    KraftVoters,
+    Unknown,
+}
+
+impl ControlRecordType {
+    /// `ControlRecordType.fromTypeId`.
+    pub fn from_type_id(id: i16) -> Self {
+        match id {
+            0 => Self::Abort,
+            1 => Self::Commit,
+            2 => Self::LeaderChange,
+            3 => Self::SnapshotHeader,
+            4 => Self::SnapshotFooter,
+            5 => Self::KraftVersion,
+            6 => Self::KraftVoters,
+            _ => Self::Unknown,
+        }
+    }
+
+    /// Kafka's enum name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Abort => "ABORT",
+            Self::Commit => "COMMIT",
+            Self::LeaderChange => "LEADER_CHANGE",
+            Self::SnapshotHeader => "SNAPSHOT_HEADER",
+            Self::SnapshotFooter => "SNAPSHOT_FOOTER",
+            Self::KraftVersion => "KRAFT_VERSION",
+            Self::KraftVoters => "KRAFT_VOTERS",
+            Self::Unknown => "UNKNOWN",
+        }
+    }
+
+    /// `ControlRecordType.parse`: the type of a control record and the id in
+    /// its key (`parseTypeId`, lines 88-102: a key under 4 bytes or a
+    /// negative version is an error).
+    pub fn parse(r: &Record) -> Result<(Self, i16), String> {
+        let key = r.key.as_deref().unwrap_or_default();
+        if key.len() < 4 {
+            return Err(format!(
+                "a control record key needs 4 bytes (version, type), found {}",
+                key.len()
+            ));
+        }
+        let version = i16::from_be_bytes([key[0], key[1]]);
+        if version < 0 {
+            return Err(format!("control record key version {version} is negative"));
+        }
+        let id = i16::from_be_bytes([key[2], key[3]]);
+        Ok((Self::from_type_id(id), id))
+    }
+}
+
+/// What `kafka-dump-log` prints for a control record (`DumpLogSegments`,
+/// 3.9 lines 311-331): a transaction marker's type and coordinator epoch,
+/// any other type by name and id (`controlType: UNKNOWN(9)`), or what is
+/// wrong with it.
+pub fn describe_control(r: &Record) -> String {
+    match ControlRecordType::parse(r) {
+        Ok((ControlRecordType::Abort | ControlRecordType::Commit, _)) => {
+            match EndTxnMarker::parse(r) {
+                Ok(m) => format!(
+                    "endTxnMarker: {} coordinatorEpoch: {}",
+                    m.control_type.name(),
+                    m.coordinator_epoch
+                ),
+                Err(e) => format!("invalid control record: {e}"),
+            }
+        }
+        Ok((t, id)) => format!("controlType: {}({id})", t.name()),
+        Err(e) => format!("invalid control record: {e}"),
     }
 }
 
@@ -453,14 +535,16 @@ pub fn build_end_txn_marker(
     )
 }
 
-/// The marker of a control batch (`None`: not a control batch, or a control
-/// type other than COMMIT/ABORT).
+/// The marker of a control batch (`None`: not a control batch, or an empty
+/// one). A control type that is not a transaction marker is an error, as
+/// `ProducerAppendInfo.append` deserializes every non-empty control batch
+/// (3.9 lines 149-157).
 pub fn marker_of(batch: &DecodedBatch) -> Result<Option<EndTxnMarker>, String> {
     if !batch.header.is_control() {
         return Ok(None);
     }
     match batch.records.first() {
-        Some(r) => EndTxnMarker::parse(r),
+        Some(r) => EndTxnMarker::parse(r).map(Some),
         // An empty control batch: the cleaner removed the whole transaction.
         None => Ok(None),
     }

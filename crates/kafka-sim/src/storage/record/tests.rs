@@ -205,6 +205,10 @@ fn an_end_txn_marker_batch_is_laid_out_as_kafka_writes_it() {
 
 #[test]
 fn a_malformed_control_record_is_named_and_other_types_are_not_markers() {
+    // `EndTransactionMarker.deserialize` throws for a type that is not a
+    // transaction marker; `ControlRecordType.parse` names every type and
+    // maps an unknown id to UNKNOWN (Kafka 3.9 `ControlRecordType` lines
+    // 88-124, `EndTransactionMarker` lines 96-124).
     let mut r = Record {
         length: 0,
         attributes: 0,
@@ -215,8 +219,27 @@ fn a_malformed_control_record_is_named_and_other_types_are_not_markers() {
         headers: vec![],
     };
     assert!(EndTxnMarker::parse(&r).unwrap_err().contains("4 bytes"));
+    assert!(describe_control(&r).contains("4 bytes"));
     r.key = Some(vec![0, 0, 0, 2]); // LEADER_CHANGE (KRaft)
-    assert_eq!(EndTxnMarker::parse(&r), Ok(None));
+    assert_eq!(
+        EndTxnMarker::parse(&r),
+        Err("Invalid control record type for end transaction markerLEADER_CHANGE".into())
+    );
+    assert_eq!(describe_control(&r), "controlType: LEADER_CHANGE(2)");
+    r.key = Some(vec![0, 0, 0, 9]);
+    assert_eq!(
+        ControlRecordType::parse(&r),
+        Ok((ControlRecordType::Unknown, 9))
+    );
+    assert!(EndTxnMarker::parse(&r)
+        .unwrap_err()
+        .ends_with("markerUNKNOWN"));
+    assert_eq!(describe_control(&r), "controlType: UNKNOWN(9)");
+    r.key = Some(vec![0, 0, 0, 1]);
+    assert_eq!(
+        describe_control(&r),
+        "endTxnMarker: COMMIT coordinatorEpoch: 1"
+    );
     r.key = Some(vec![0, 0, 0, 0]);
     r.value = Some(vec![0, 0, 1]);
     assert!(EndTxnMarker::parse(&r).unwrap_err().contains("6 bytes"));
