@@ -220,7 +220,10 @@ fn an_unknown_selector_class_is_refused_naming_the_key() {
 /// What the lesson `closest-replica.json` says happens, happens: remote
 /// reads each record about half a second after local (one follower fetch
 /// round later), never from the leader while broker 2 serves it, and both
-/// get v4 to v6 in the same poll once the ISR has shrunk.
+/// get v4 to v6 once the ISR has shrunk: the leader, re-elected with the
+/// smaller ISR, moves the high watermark at once (`Partition.makeLeader`
+/// keeps the followers' LEOs and calls `maybeIncrementLeaderHW`, Kafka 3.9
+/// lines 771-819), local reads them first and remote a poll later.
 #[test]
 fn the_closest_replica_lesson_narrates_what_happens() {
     let t = run(&common::repo_file("static/lessons/closest-replica.json"));
@@ -248,7 +251,46 @@ fn the_closest_replica_lesson_narrates_what_happens() {
     }
     assert_eq!(remote.len(), 5, "{remote:?}");
     assert_eq!(remote[4].1, vec![4, 5, 6]);
-    assert!(local.contains(&(remote[4].0, vec![4, 5, 6])), "{local:?}");
+    let local_at = local
+        .iter()
+        .find(|(_, o)| o == &vec![4, 5, 6])
+        .expect("local reads 4-6")
+        .0;
+    assert!(local_at < remote[4].0, "{local:?} {remote:?}");
+    let elected = t
+        .events()
+        .iter()
+        .find(|e| {
+            matches!(
+                &e.kind,
+                EventKind::BecameLeader {
+                    leader_epoch: 1,
+                    ..
+                }
+            )
+        })
+        .expect("re-elected")
+        .time_ms;
+    let moved = t
+        .events()
+        .iter()
+        .find(|e| {
+            matches!(
+                &e.kind,
+                EventKind::HighWatermarkUpdated {
+                    leader: true,
+                    old: 4,
+                    new: 7,
+                    ..
+                }
+            )
+        })
+        .expect("the HW reaches 7")
+        .time_ms;
+    assert_eq!(
+        moved, elected,
+        "the HW moves at the re-election, not a fetch later"
+    );
     // Until broker 2 dies, remote's fetches go to broker 2 only, after the
     // leader named it; local's always to the leader.
     let named = chosen(&t)[0].time_ms;

@@ -94,8 +94,12 @@ impl BrokerCx<'_> {
             // while it may join (`isReplicaIsrEligible`: with ZooKeeper, the
             // broker's metadata cache lists it as alive).
             let eligible = br.metadata.live_brokers.contains(id);
-            let caught_up = r.leo == leo || now.saturating_sub(r.last_caught_up_ms) <= lag;
-            if r.leo < new_hw && (maximal.contains(id) || caught_up && eligible && r.leo >= 0) {
+            // `Replica.isCaughtUp` (3.9 lines 67-73). A replica never caught
+            // up has lastCaughtUpTimeMs 0: in Kafka that is 1970, far past
+            // the lag; here the clock starts at 0, so 0 is read as never.
+            let caught_up = r.leo == leo
+                || (r.last_caught_up_ms > 0 && now.saturating_sub(r.last_caught_up_ms) <= lag);
+            if r.leo < new_hw && (maximal.contains(id) || caught_up && eligible) {
                 new_hw = r.leo;
             }
         }

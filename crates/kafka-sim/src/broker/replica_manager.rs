@@ -112,21 +112,41 @@ impl BrokerCx<'_> {
         let log = br.logs.get_mut(&ps.tp).expect("log ensured");
         let leo = log.log_end_offset;
         log.assign_epoch(ps.leader_epoch, leo);
+        // `Partition.makeLeader` (3.9 lines 771-801) resets each remote
+        // replica (`Replica.resetReplicaState`, lines 150-188). A new leader
+        // knows nothing of its followers (LEO -1). A leader re-elected with a
+        // newer epoch (here always newer: an older one was ignored above)
+        // keeps what it knew of each follower's log, so the high watermark
+        // may move at once below, without waiting for a fetch.
+        let kept = br
+            .partitions
+            .get(&ps.tp)
+            .filter(|p| p.is_leader)
+            .map(|p| p.remote.clone());
         let remote = ps
             .replicas
             .iter()
             .filter(|r| **r != b)
             .map(|r| {
-                (
-                    *r,
-                    RemoteReplica {
+                let in_isr = ps.isr.contains(r);
+                let caught_up = if in_isr { now } else { 0 };
+                let replica = match kept.as_ref().and_then(|k| k.get(r)) {
+                    Some(old) => RemoteReplica {
+                        leo: old.leo,
+                        last_caught_up_ms: caught_up,
+                        last_fetch_ms: caught_up,
+                        last_fetch_leader_leo: leo,
+                        log_start_offset: old.log_start_offset,
+                    },
+                    None => RemoteReplica {
                         leo: -1,
-                        last_caught_up_ms: if ps.isr.contains(r) { now } else { 0 },
+                        last_caught_up_ms: caught_up,
                         last_fetch_ms: 0,
                         last_fetch_leader_leo: -1,
                         log_start_offset: -1,
                     },
-                )
+                };
+                (*r, replica)
             })
             .collect();
         br.partitions.insert(
