@@ -60,6 +60,12 @@ pub enum Timer {
     RetentionCheck,
     /// The log cleaner looks for a partition to compact (`log.cleaner.backoff.ms`).
     CleanerCheck,
+    /// The `delete-file` task of segments renamed `.deleted`, run
+    /// `file.delete.delay.ms` after the rename (`LocalLog.deleteSegmentFiles`).
+    DeleteSegmentFiles {
+        /// The partition whose files go.
+        tp: crate::ids::TopicPartition,
+    },
     /// The controller checks leader balance (`leader.imbalance.check.interval.seconds`).
     AutoLeaderRebalance,
     /// Send ControlledShutdown again (`controlled.shutdown.retry.backoff.ms`).

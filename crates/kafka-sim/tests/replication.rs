@@ -1021,3 +1021,51 @@ fn leader_and_isr_requests_share_each_partitions_state() {
         assert!(s.iter().all(|x| Arc::ptr_eq(x, &s[0])), "{tp}: copies");
     }
 }
+
+/// Each retention rename schedules its own `delete-file` task exactly
+/// `file.delete.delay.ms` later (`LocalLog.deleteSegmentFiles`, Kafka 3.9
+/// lines 909-936), not at the next retention check; a broker restarted
+/// before the task runs removes the stray `.deleted` files as it loads
+/// (`LogLoader`, lines 229-233).
+#[test]
+fn deleted_segment_files_go_exactly_file_delete_delay_after_the_rename() {
+    let text = common::repo_file("static/lessons/retention-and-compaction.json");
+    let t = run(&text);
+    let renamed: Vec<u64> = t
+        .events()
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::SegmentsDeleted { applied, .. } if !applied.deleted.is_empty()))
+        .map(|e| e.time_ms)
+        .collect();
+    let removed: Vec<u64> = t
+        .events()
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::FilesDeleted { .. }))
+        .map(|e| e.time_ms)
+        .collect();
+    assert_eq!(renamed, vec![4000, 6000]);
+    assert_eq!(
+        removed,
+        vec![4500, 6500],
+        "file.delete.delay.ms is 500 here"
+    );
+
+    // With a long delay and a restart in between, the files go at startup.
+    let long = text
+        .replace(r#""file.delete.delay.ms": 500"#, r#""file.delete.delay.ms": 60000"#)
+        .replace(
+            r#""commands": ["#,
+            r#""commands": [{"at_ms": 4200, "type": "kill_broker", "broker": 0}, {"at_ms": 4300, "type": "restart_broker", "broker": 0},"#,
+        );
+    assert_ne!(long, text);
+    let t = run(&long);
+    let gone: Vec<(u64, usize)> = t
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::FilesDeleted { files, .. } => Some((e.time_ms, files.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(gone.first(), Some(&(4300, 3)), "{gone:?}");
+}

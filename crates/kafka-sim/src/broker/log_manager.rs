@@ -90,6 +90,7 @@ impl BrokerCx<'_> {
                 let applied = log
                     .apply_retention(&mut br.disk, &plan, wall, now)
                     .expect("retention");
+                let delay = log.config.file_delete_delay_ms;
                 self.k.emit(
                     vec![bnode(b)],
                     EventKind::SegmentsDeleted {
@@ -98,21 +99,63 @@ impl BrokerCx<'_> {
                         applied: Box::new(applied),
                     },
                 );
-            }
-            let due = self.me().logs[&tp]
-                .pending_deletes
-                .iter()
-                .any(|p| p.delete_at_ms <= self.k.now);
-            if due {
-                self.k.gate()?;
-                let now = self.k.now;
-                let br = self.me_mut();
-                let log = br.logs.get_mut(&tp).expect("exists");
-                let files = log.delete_expired_files(&mut br.disk, now);
-                self.k
-                    .emit(vec![bnode(b)], EventKind::FilesDeleted { broker: b, files });
+                self.k.set_timer(
+                    bnode(b),
+                    now + delay,
+                    Timer::DeleteSegmentFiles { tp: tp.clone() },
+                )?;
             }
         }
+        Ok(())
+    }
+
+    /// The `delete-file` task (`LocalLog.deleteSegmentFiles`, Kafka 3.9
+    /// lines 909-936): scheduled once per rename, it removes the `.deleted`
+    /// files exactly `file.delete.delay.ms` after they were renamed.
+    pub(super) fn broker_delete_segment_files(&mut self, tp: &TopicPartition) -> Step {
+        let b = self.id;
+        let now = self.k.now;
+        let due = self
+            .me()
+            .logs
+            .get(tp)
+            .is_some_and(|l| l.pending_deletes.iter().any(|p| p.delete_at_ms <= now));
+        if !due {
+            return Ok(());
+        }
+        self.k.gate()?;
+        let br = self.me_mut();
+        let log = br.logs.get_mut(tp).expect("checked");
+        let files = log.delete_expired_files(&mut br.disk, now);
+        self.k
+            .emit(vec![bnode(b)], EventKind::FilesDeleted { broker: b, files });
+        Ok(())
+    }
+
+    /// At startup the `delete-file` tasks of the last run are gone (Kafka's
+    /// scheduler drops delayed tasks at shutdown); the loader removes the
+    /// stray `.deleted` files at once (`LogLoader`, 3.9 lines 229-233).
+    pub(super) fn broker_delete_stray_files(&mut self) -> Step {
+        let b = self.id;
+        let stray: Vec<TopicPartition> = self
+            .me()
+            .logs
+            .iter()
+            .filter(|(_, l)| !l.pending_deletes.is_empty())
+            .map(|(tp, _)| tp.clone())
+            .collect();
+        if stray.is_empty() {
+            return Ok(());
+        }
+        self.k.gate()?;
+        let br = self.me_mut();
+        let mut files = Vec::new();
+        for tp in stray {
+            let log = br.logs.get_mut(&tp).expect("listed");
+            files.extend(log.delete_expired_files(&mut br.disk, u64::MAX));
+        }
+        self.k
+            .emit(vec![bnode(b)], EventKind::FilesDeleted { broker: b, files });
         Ok(())
     }
 

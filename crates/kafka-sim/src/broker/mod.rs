@@ -599,6 +599,7 @@ impl BrokerCx<'_> {
                     Timer::RetentionCheck,
                 )
             }
+            Timer::DeleteSegmentFiles { tp } => self.broker_delete_segment_files(&tp),
             Timer::CleanerCheck => {
                 self.broker_clean()?;
                 self.k.set_timer(
@@ -712,6 +713,7 @@ impl BrokerCx<'_> {
                 recovered_logs: recovered,
             },
         );
+        self.broker_delete_stray_files()?;
         let session = self.zkc().open_session(b)?;
         if !self.broker_register(session)? {
             return Ok(());
