@@ -248,6 +248,10 @@ pub struct PartitionState {
     /// The znode version of the partition state (`partitionEpoch`).
     pub partition_epoch: i32,
     pub replicas: Vec<BrokerId>,
+    /// Replicas a reassignment is adding (`addingReplicas`, LeaderAndIsr
+    /// v3+): empty unless one is under way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adding_replicas: Vec<BrokerId>,
     pub is_new: bool,
 }
 

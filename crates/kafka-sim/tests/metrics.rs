@@ -691,3 +691,44 @@ fn the_worlds_size_estimate_counts_the_metrics_recorder() {
     let own = 4096 + replicas * 1200 + partitions * 400 + w.pending_work() as u64 * 48;
     assert_eq!(w.approx_clone_bytes(), own + bytes);
 }
+
+/// During a reassignment the replication factor is the original replica
+/// count: `Partition.isUnderReplicated` compares the committed ISR with
+/// `replicas.diff(addingReplicas).size` (Kafka 3.9 `Partition.scala` lines
+/// 171-177, 367). [0,1,2] → [0,1,3]: with ISR {0,1,2} the partition is not
+/// under-replicated although 4 replicas are assigned; once broker 2 is
+/// gone and 3 not yet in sync, it is.
+#[test]
+fn under_replicated_during_a_reassignment_counts_the_original_replicas() {
+    let mut t = run(r#"{"seed": 1, "run_until_ms": 4000,
+            "cluster": {"brokers": [0, 1, 2, 3]},
+            "topics": [{"name": "t", "partitions": 1, "replication.factor": 3,
+                        "replica.assignment": {"0": [0, 1, 2]}}],
+            "producers": [{"name": "p"}],
+            "commands": [
+              {"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v", "count": 50},
+              {"at_ms": 500, "type": "reassign", "topic": "t", "partition": 0, "replicas": [0, 1, 3]}]}"#);
+    let w = after_first(&mut t, |k| {
+        matches!(
+            k,
+            EventKind::BecameLeader {
+                leader_epoch: 1,
+                ..
+            }
+        )
+    });
+    let p = &w.brokers()[&BrokerId(0)].partitions[&kafka_sim::TopicPartition::new("t", 0)];
+    assert_eq!((p.replicas.len(), p.isr.len()), (4, 3));
+    assert_eq!(p.adding_replicas, vec![BrokerId(3)]);
+    let rs = metrics::read(&w);
+    assert_eq!(value(&rs, broker(0), URP, "Value"), 0.0);
+    // Completed: the replicas are the target, nothing is being added.
+    assert_eq!(
+        find(&t, |k| matches!(k, EventKind::ReassignmentCompleted { .. })).len(),
+        1
+    );
+    let w = t.head();
+    let p = &w.brokers()[&BrokerId(0)].partitions[&kafka_sim::TopicPartition::new("t", 0)];
+    assert!(p.adding_replicas.is_empty());
+    assert_eq!(value(&metrics::read(&w), broker(0), URP, "Value"), 0.0);
+}

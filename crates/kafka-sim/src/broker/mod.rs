@@ -86,6 +86,9 @@ pub struct Partition {
     pub tp: TopicPartition,
     /// Assigned replicas (AR), preferred leader first.
     pub replicas: Vec<BrokerId>,
+    /// Replicas a reassignment is adding (empty when none is under way).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adding_replicas: Vec<BrokerId>,
     /// The in-sync replicas.
     pub isr: Vec<BrokerId>,
     /// The leader (-1: none).
@@ -107,6 +110,20 @@ pub struct Partition {
 }
 
 impl Partition {
+    /// `Partition.isUnderReplicated` (Kafka 3.9 line 367): the leader holds
+    /// fewer in-sync replicas than the replication factor, which during a
+    /// reassignment is the original count, the replicas being added left
+    /// out (`OngoingReassignmentState`, lines 171-177). The committed ISR
+    /// is compared, and added replicas that joined it count.
+    pub fn is_under_replicated(&self) -> bool {
+        let replication_factor = self
+            .replicas
+            .iter()
+            .filter(|r| !self.adding_replicas.contains(r))
+            .count();
+        self.is_leader && replication_factor > self.isr.len()
+    }
+
     /// KIP-497's "maximal" ISR: the committed ISR plus a pending change's members.
     pub fn maximal_isr(&self) -> Vec<BrokerId> {
         let mut m: SortedSet<BrokerId> = SortedSet::from_iter(self.isr.iter().copied());
@@ -1015,6 +1032,7 @@ mod metadata_share_tests {
             isr: vec![BrokerId(leader)],
             partition_epoch: 0,
             replicas: vec![BrokerId(leader)],
+            adding_replicas: vec![],
             is_new: true,
         };
         let states: Arc<[PartitionState]> = Arc::from(vec![state(0)]);

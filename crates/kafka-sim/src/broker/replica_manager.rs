@@ -154,6 +154,7 @@ impl BrokerCx<'_> {
             Partition {
                 tp: ps.tp.clone(),
                 replicas: ps.replicas.clone(),
+                adding_replicas: ps.adding_replicas.clone(),
                 isr: ps.isr.clone(),
                 leader: b.0,
                 leader_epoch: ps.leader_epoch,
@@ -204,6 +205,7 @@ impl BrokerCx<'_> {
                 Partition {
                     tp: ps.tp.clone(),
                     replicas: ps.replicas.clone(),
+                    adding_replicas: ps.adding_replicas.clone(),
                     isr: ps.isr.clone(),
                     leader: ps.leader,
                     leader_epoch: ps.leader_epoch,

@@ -390,6 +390,17 @@ impl BrokerCx<'_> {
             isr: st.isr.clone(),
             partition_epoch: st.partition_epoch,
             replicas: ctx.assignments[tp].clone(),
+            adding_replicas: ctx
+                .reassigning
+                .get(tp)
+                .map(|(original, target)| {
+                    target
+                        .iter()
+                        .copied()
+                        .filter(|r| !original.contains(r))
+                        .collect()
+                })
+                .unwrap_or_default(),
             is_new,
         }
     }

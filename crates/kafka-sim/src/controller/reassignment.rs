@@ -129,9 +129,12 @@ impl BrokerCx<'_> {
             .filter(|r| !target.contains(r))
             .collect();
         self.k.gate()?;
+        // B3 of `onPartitionReassignment`: the assignment becomes the target
+        // with no adding or removing replicas before the LeaderAndIsr goes.
         self.ctl_mut()
             .assignments
             .insert(tp.clone(), target.clone());
+        self.ctl_mut().reassigning.remove(tp);
         if st.leader < 0
             || !target.contains(&BrokerId(st.leader))
             || !live.contains(&BrokerId(st.leader))
@@ -171,8 +174,6 @@ impl BrokerCx<'_> {
                 },
             )?;
         }
-        self.k.gate()?;
-        self.ctl_mut().reassigning.remove(tp);
         self.controller_write_topic_znode(&tp.topic)?;
         self.k.record(
             vec![NodeId::Broker(c)],

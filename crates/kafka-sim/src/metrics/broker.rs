@@ -52,7 +52,7 @@ pub const DEFS: &[Def] = &[
         kind: Kind::Gauge,
         meaning: "Partitions this broker leads whose ISR is smaller than their replica list. Above 0 means a follower is down or behind.",
         meaning_zh: "本 broker 作为 leader 的分区中，ISR 小于副本列表的个数。大于 0 说明有 follower 宕机或落后。",
-        computed: "leader partitions with isr.len() < replicas.len()",
+        computed: "leader partitions whose ISR is smaller than the replication factor (during a reassignment, the original replicas: Partition.isUnderReplicated)",
         mirrors: RM,
     },
     Def {
@@ -142,8 +142,8 @@ pub const DEFS: &[Def] = &[
         kind: Kind::Histogram,
         meaning: "BrokerChange events the controller handled (a broker joined or left), and how long each took.",
         meaning_zh: "controller 处理的 BrokerChange 事件（有 broker 加入或离开）的次数，以及每次耗时。",
-        computed: "one per BrokerChange the controller handles; the simulation handles it within one instant, so its time is 0 ms",
-        mirrors: "Kafka 3.9 ControllerState.BrokerChange.rateAndTimeMetricName",
+        computed: "one sample per BrokerChange the controller handles: the simulated time from taking the event to the last thing its processing did (its ZooKeeper writes take no simulated time, so this is 0 ms unless the work spans time), recorded when it ends",
+        mirrors: "Kafka 3.9 ControllerState.BrokerChange.rateAndTimeMetricName, timed in ControllerEventManager.scala lines 128-148",
     },
     Def {
         name: "UncleanLeaderElectionsPerSec",
@@ -276,9 +276,9 @@ impl Meters {
             failed_produce: Meter::new(now),
             failed_fetch: Meter::new(now),
             elections: Meter::new(now),
-            election_ms: Histogram::default(),
+            election_ms: Histogram::new(now),
             unclean: Meter::new(now),
-            total_time: Default::default(),
+            total_time: std::array::from_fn(|_| Histogram::new(now)),
         }
     }
 }
@@ -306,6 +306,31 @@ pub struct Recorder {
     arrivals: FastMap<(BrokerId, NodeId, i32), Arrival>,
     /// The same, by message id (a message can be dropped on the way).
     by_message: FastMap<u64, (BrokerId, NodeId, i32)>,
+    /// The BrokerChange event the controller is processing: its Timer
+    /// records once the processing ends.
+    broker_change: Option<BrokerChangeSpan>,
+}
+
+/// One BrokerChange event on the controller's event thread: when it was
+/// taken, and when the last thing it did happened. Every event of its
+/// processing has the same cause (the watch that fired, carried through
+/// the controller's continuations).
+#[derive(Clone, Debug)]
+struct BrokerChangeSpan {
+    controller: BrokerId,
+    cause: Option<crate::event::EventId>,
+    start: Millis,
+    last: Millis,
+}
+
+impl BrokerChangeSpan {
+    /// `timer.time(process)` ends: one sample of the processing time, and
+    /// the Timer's meter marked (`Timer.update`), at the end.
+    fn record(&self, m: &mut Meters) {
+        m.elections.mark(1, self.last);
+        m.election_ms
+            .update(self.last.saturating_sub(self.start) as f64, self.last);
+    }
 }
 
 /// Whether `appendToLocalLog` marks `FailedProduceRequestsPerSec` for `e`.
@@ -360,6 +385,19 @@ impl Recorder {
 
     pub(super) fn observe(&mut self, e: &Event) {
         let now = e.time_ms;
+        if let Some(span) = &mut self.broker_change {
+            if e.cause == span.cause {
+                span.last = now;
+            } else if e.nodes.first() == Some(&NodeId::Broker(span.controller))
+                || matches!(e.kind, EventKind::BrokerChangeNoticed { .. })
+            {
+                // The controller has moved on: the BrokerChange is done.
+                let span = self.broker_change.take().expect("checked");
+                if let Some(m) = self.meters(&span.controller) {
+                    span.record(m);
+                }
+            }
+        }
         match &e.kind {
             EventKind::BrokerStarted { broker, .. } => {
                 self.brokers
@@ -413,10 +451,12 @@ impl Recorder {
                 }
             }
             EventKind::BrokerChangeNoticed { controller, .. } => {
-                if let Some(m) = self.meters(controller) {
-                    m.elections.mark(1, now);
-                    m.election_ms.update(0.0);
-                }
+                self.broker_change = Some(BrokerChangeSpan {
+                    controller: *controller,
+                    cause: e.cause,
+                    start: now,
+                    last: now,
+                });
             }
             EventKind::LeaderElected { unclean: true, .. } => {
                 if let Some(NodeId::Broker(c)) = e.nodes.first() {
@@ -487,7 +527,7 @@ impl Recorder {
         if let Some(a) = self.arrivals.remove(&(b, to, corr)) {
             self.by_message.remove(&a.message);
             if let Some(m) = self.meters(&b) {
-                m.total_time[a.request].update(now.saturating_sub(a.at) as f64);
+                m.total_time[a.request].update(now.saturating_sub(a.at) as f64, now);
             }
         }
     }
@@ -510,7 +550,7 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
                 continue;
             }
             leaders += 1;
-            if p.isr.len() < p.replicas.len() {
+            if p.is_under_replicated() {
                 under += 1;
             }
             if let Some(log) = br.logs.get(tp) {
@@ -549,6 +589,18 @@ pub(super) fn read(w: &World, r: &Recorder, now: Millis, detail: bool, out: &mut
             let def = d(name);
             push_value(out, def, Arc::from(def.mbean), node, v as f64);
         }
+        // A BrokerChange still being processed counts as done when read
+        // after its last step (nothing else happened on the controller).
+        let done;
+        let m = match &r.broker_change {
+            Some(span) if span.controller == *id => {
+                let mut copy = Meters::clone(m);
+                span.record(&mut copy);
+                done = copy;
+                &done
+            }
+            _ => &**m,
+        };
         let def = d("LeaderElectionRateAndTimeMs");
         push_histogram(
             out,
@@ -621,4 +673,69 @@ fn controller_gauges(br: &crate::broker::Broker) -> (usize, usize, usize) {
         }
     }
     (1, offline, imbalance)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(id: u64, time_ms: Millis, cause: u64, node: i32, kind: EventKind) -> Event {
+        Event {
+            id,
+            time_ms,
+            nodes: vec![NodeId::Broker(BrokerId(node))],
+            cause: Some(cause),
+            kind,
+        }
+    }
+
+    /// `LeaderElectionRateAndTimeMs` is a Timer around the BrokerChange
+    /// event's processing (`ControllerEventThread.doWork`, Kafka 3.9
+    /// `ControllerEventManager.scala` lines 128-148): one sample of the time
+    /// from taking the event to the end of its processing, recorded (and the
+    /// Timer's meter marked) when it ends.
+    #[test]
+    fn the_election_timer_spans_the_broker_change_processing() {
+        let mut r = Recorder::default();
+        let started = EventKind::BrokerStarted {
+            broker: BrokerId(0),
+            incarnation: 1,
+            recovered_logs: 0,
+        };
+        r.observe(&event(1, 0, 0, 0, started));
+        let noticed = EventKind::BrokerChangeNoticed {
+            controller: BrokerId(0),
+            added: vec![],
+            removed: vec![BrokerId(2)],
+            bounced: vec![],
+        };
+        r.observe(&event(10, 100, 9, 0, noticed));
+        // Part of the processing (same cause), 30 ms later.
+        r.observe(&event(
+            11,
+            130,
+            9,
+            0,
+            EventKind::FilesDeleted {
+                broker: BrokerId(0),
+                files: vec![],
+            },
+        ));
+        let m = &r.brokers[&BrokerId(0)];
+        assert_eq!(m.election_ms.count(), 0, "not recorded before it ends");
+        // The controller's next event, from something else: it has ended.
+        r.observe(&event(
+            12,
+            500,
+            12,
+            0,
+            EventKind::FilesDeleted {
+                broker: BrokerId(0),
+                files: vec![],
+            },
+        ));
+        let m = &r.brokers[&BrokerId(0)];
+        assert_eq!((m.election_ms.count(), m.election_ms.max()), (1, 30.0));
+        assert_eq!(m.elections.count(), 1);
+    }
 }

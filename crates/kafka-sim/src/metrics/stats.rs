@@ -12,18 +12,27 @@
 //!   = 30 s, and [`Sampled::rate`] (`Rate.measure` / `Rate.windowSize`,
 //!   Kafka 3.9 `clients/.../metrics/stats/Rate.java`, lines 60-100).
 //!
+//! The biased histogram's percentiles come from Yammer 2.2.0's
+//! `ExponentiallyDecayingSample` (1,028 values, α = 0.015 per second): each
+//! value gets the priority e^(α·(t − start)) / u, u uniform from a
+//! `java.util.Random` sequence with a fixed seed (Kafka's is seeded from the
+//! clock; here it is fixed so that the page and the CLI agree), and once
+//! full the lowest priority goes. An hour after the last rescale, the next
+//! update moves `start` to now and scales every priority down.
+//!
 //! Two differences, both so that reading a metric is a pure function of the
 //! trace:
 //! * Kafka's `SampledStat.measure` purges expired samples as it reads (a read
 //!   can move a later window's start). Here a read works on a copy.
-//! * Yammer's biased histogram samples into an exponentially decaying
-//!   reservoir with random priorities. Here the reservoir is the last 1,028
-//!   values (Yammer's reservoir size), so percentiles are those of the most
-//!   recent requests, with no randomness.
+//! * e^(α·k) for whole seconds k is computed by multiplying a written-out
+//!   e^α (`Math.exp` and Rust's `exp` may differ in the last bit, as may
+//!   the platform's and the browser's), so priorities can differ from
+//!   Java's in their last bits.
 
 use crate::ids::Millis;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 /// Yammer's `Meter` tick interval (`INTERVAL`, 5 seconds).
 pub const TICK_MS: Millis = 5_000;
@@ -39,8 +48,72 @@ pub const SAMPLE_WINDOW_MS: Millis = 30_000;
 /// `metrics.num.samples` (clients' default, 2).
 pub const NUM_SAMPLES: usize = 2;
 
-/// Yammer's `ExponentiallyDecayingReservoir` size (`DEFAULT_SIZE`, 1028).
+/// Yammer 2.2.0's biased sample size (`Histogram.DEFAULT_SAMPLE_SIZE`, 1028).
 pub const RESERVOIR: usize = 1028;
+
+/// e^α for `Histogram.DEFAULT_ALPHA` = 0.015 per second, written out.
+const E_ALPHA: f64 = 1.015_113_064_615_719;
+
+/// `ExponentiallyDecayingSample.RESCALE_THRESHOLD`: one hour.
+const RESCALE_THRESHOLD_MS: Millis = 3_600_000;
+
+/// e^(α·k) for a whole number of seconds k (negative: the inverse), by
+/// squaring: the same bits on every platform.
+fn decay_weight(k: i64) -> f64 {
+    let mut base = if k < 0 { 1.0 / E_ALPHA } else { E_ALPHA };
+    let mut n = k.unsigned_abs();
+    let mut out = 1.0;
+    while n > 0 {
+        if n & 1 == 1 {
+            out *= base;
+        }
+        base *= base;
+        n >>= 1;
+    }
+    out
+}
+
+/// `java.util.Random`: the 48-bit linear congruential generator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct JavaRandom(u64);
+
+impl JavaRandom {
+    const MULTIPLIER: u64 = 0x5_DEEC_E66D;
+    const MASK: u64 = (1 << 48) - 1;
+
+    fn new(seed: u64) -> Self {
+        JavaRandom((seed ^ Self::MULTIPLIER) & Self::MASK)
+    }
+
+    fn next(&mut self, bits: u32) -> u64 {
+        self.0 = (self.0.wrapping_mul(Self::MULTIPLIER).wrapping_add(0xB)) & Self::MASK;
+        self.0 >> (48 - bits)
+    }
+
+    /// `nextDouble()`: 53 random bits in [0, 1).
+    fn next_double(&mut self) -> f64 {
+        ((self.next(26) << 27) + self.next(27)) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// One value of the decaying sample and its priority; ordered by priority.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Weighted {
+    priority: f64,
+    value: f64,
+}
+
+impl Eq for Weighted {}
+impl PartialOrd for Weighted {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Weighted {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.priority.total_cmp(&other.priority)
+    }
+}
 
 /// A Yammer `Meter`: a count and the one-minute exponentially weighted rate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -113,24 +186,67 @@ impl Meter {
     }
 }
 
-/// A Yammer `Histogram` (biased): count, sum, min, max and recent values.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// A Yammer `Histogram` (biased): count, sum, min and max of every value,
+/// and an `ExponentiallyDecayingSample` of them for percentiles.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Histogram {
     count: u64,
     sum: f64,
     min: f64,
     max: f64,
-    recent: VecDeque<f64>,
+    /// The sample, lowest priority on top.
+    sample: BinaryHeap<Reverse<Weighted>>,
+    /// Updates since the last rescale (the sample's own `count`).
+    sample_count: u64,
+    /// `startTime`, whole seconds.
+    start_s: i64,
+    next_scale_ms: Millis,
+    random: JavaRandom,
+}
+
+impl PartialEq for Histogram {
+    fn eq(&self, o: &Self) -> bool {
+        (
+            self.count,
+            self.sample_count,
+            self.start_s,
+            self.next_scale_ms,
+        ) == (o.count, o.sample_count, o.start_s, o.next_scale_ms)
+            && (self.sum, self.min, self.max) == (o.sum, o.min, o.max)
+            && self.random == o.random
+            && self.sample.as_slice() == o.sample.as_slice()
+    }
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram::new(0)
+    }
 }
 
 impl Histogram {
-    /// Bytes its kept values take on the heap.
-    pub fn heap_bytes(&self) -> u64 {
-        (self.recent.capacity() * std::mem::size_of::<f64>()) as u64
+    /// A histogram created at `now` (`clear()`: the sample starts then).
+    pub fn new(now: Millis) -> Histogram {
+        Histogram {
+            count: 0,
+            sum: 0.0,
+            min: 0.0,
+            max: 0.0,
+            sample: BinaryHeap::new(),
+            sample_count: 0,
+            start_s: (now / 1000) as i64,
+            next_scale_ms: now + RESCALE_THRESHOLD_MS,
+            random: JavaRandom::new(0x4b61_666b_61),
+        }
     }
 
-    /// `update(value)`.
-    pub fn update(&mut self, v: f64) {
+    /// Bytes its kept values take on the heap.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.sample.capacity() * std::mem::size_of::<Weighted>()) as u64
+    }
+
+    /// `update(value)` at `now`.
+    pub fn update(&mut self, v: f64, now: Millis) {
         if self.count == 0 {
             self.min = v;
             self.max = v;
@@ -140,10 +256,63 @@ impl Histogram {
         }
         self.count += 1;
         self.sum += v;
-        if self.recent.len() == RESERVOIR {
-            self.recent.pop_front();
+        self.sample_update(v, now);
+    }
+
+    /// `ExponentiallyDecayingSample.update(value, timestamp)` (2.2.0,
+    /// lines 90-117).
+    fn sample_update(&mut self, v: f64, now: Millis) {
+        if now >= self.next_scale_ms {
+            self.rescale(now);
         }
-        self.recent.push_back(v);
+        let t = (now / 1000) as i64;
+        let priority = decay_weight(t - self.start_s) / self.random.next_double();
+        let w = Weighted { priority, value: v };
+        self.sample_count += 1;
+        // Kafka's sample is a map keyed by priority: a draw equal to a kept
+        // priority (a chance of about 2^-53) would replace its value or be
+        // dropped; here both are kept, so that an update costs O(log n).
+        if self.sample_count as usize <= RESERVOIR {
+            self.sample.push(Reverse(w));
+            return;
+        }
+        // Full: the lowest priority goes if the new one is higher.
+        if self
+            .sample
+            .peek()
+            .is_some_and(|first| first.0.priority < priority)
+        {
+            self.sample.pop();
+            self.sample.push(Reverse(w));
+        }
+    }
+
+    /// `rescale` (lines 163-181): start again at now, every priority
+    /// scaled by e^(−α·(new start − old start)); priorities that become
+    /// equal collapse into one, and the count is the sample's size.
+    fn rescale(&mut self, now: Millis) {
+        self.next_scale_ms = now + RESCALE_THRESHOLD_MS;
+        let old = self.start_s;
+        self.start_s = (now / 1000) as i64;
+        let factor = decay_weight(-(self.start_s - old));
+        let mut all: Vec<Weighted> = std::mem::take(&mut self.sample)
+            .into_iter()
+            .map(|Reverse(mut w)| {
+                w.priority *= factor;
+                w
+            })
+            .collect();
+        all.sort();
+        all.dedup_by(|later, kept| {
+            if later.priority == kept.priority {
+                kept.value = later.value;
+                true
+            } else {
+                false
+            }
+        });
+        self.sample_count = all.len() as u64;
+        self.sample = all.into_iter().map(Reverse).collect();
     }
 
     /// `count()`.
@@ -172,7 +341,7 @@ impl Histogram {
     /// `Histogram.getSnapshot()`: the reservoir's values, sorted once, so
     /// that every quantile a reading reports comes from one sort.
     pub fn snapshot(&self) -> Snapshot {
-        let mut v: Vec<f64> = self.recent.iter().copied().collect();
+        let mut v: Vec<f64> = self.sample.iter().map(|w| w.0.value).collect();
         v.sort_by(f64::total_cmp);
         Snapshot(v)
     }
@@ -403,17 +572,77 @@ mod tests {
         let mut h = Histogram::default();
         assert_eq!(h.snapshot().value(0.99), 0.0);
         for v in [10.0, 20.0, 30.0, 40.0] {
-            h.update(v);
+            h.update(v, 1000);
         }
         // pos = 0.5 × 5 = 2.5: between 20 and 30.
         assert_eq!(h.snapshot().value(0.5), 25.0);
         // pos = 0.99 × 5 = 4.95 ≥ 4: the largest.
         assert_eq!(h.snapshot().value(0.99), 40.0);
         assert_eq!(h.mean(), 25.0);
-        for _ in 0..RESERVOIR {
-            h.update(1.0);
+        // Up to 1,028 values the sample holds them all.
+        for _ in 0..RESERVOIR - 4 {
+            h.update(1.0, 2000);
         }
-        assert_eq!(h.snapshot().value(0.99), 1.0);
+        assert_eq!(h.snapshot().0.len(), RESERVOIR);
+        assert_eq!(h.snapshot().value(1.0), 40.0);
         assert_eq!(h.max(), 40.0);
+    }
+
+    /// `java.util.Random`'s sequence: `new Random(42).nextDouble()` is
+    /// 0.7275636800328681, then 0.6832234717598454 (from the JDK).
+    #[test]
+    fn java_random_gives_the_jdks_doubles() {
+        let mut r = JavaRandom::new(42);
+        assert_eq!(r.next_double(), 0.7275636800328681);
+        assert_eq!(r.next_double(), 0.6832234717598454);
+    }
+
+    /// The decay weight is e^(0.015 k) to within 1e-12 (the squarings
+    /// add a rounding each).
+    #[test]
+    fn the_decay_weight_is_e_to_alpha_k() {
+        for k in [-3600i64, -60, -1, 0, 1, 7, 60, 600, 3600] {
+            let want = (0.015 * k as f64).exp();
+            let got = decay_weight(k);
+            assert!(((got - want) / want).abs() < 1e-12, "{k}: {got} vs {want}");
+        }
+    }
+
+    /// Yammer 2.2.0's biased sample: once full, a newer value (higher
+    /// priority, the weight grows e^(αt)) usually replaces an older one, so
+    /// after 1,028 values of 100 ms and then 1,028 of 1 ms ten minutes
+    /// later, the sample is mostly the recent ones, but not only them (the
+    /// last-1,028 window it replaced held none of the old). An hour later
+    /// the next update rescales.
+    #[test]
+    fn the_sample_decays_towards_recent_values_and_rescales_hourly() {
+        let mut h = Histogram::new(0);
+        for i in 0..RESERVOIR as u64 {
+            h.update(100.0, i * 10);
+        }
+        for i in 0..RESERVOIR as u64 {
+            h.update(1.0, 600_000 + i * 10);
+        }
+        let snap = h.snapshot();
+        let old = snap.0.iter().filter(|v| **v == 100.0).count();
+        assert_eq!(snap.0.len(), RESERVOIR);
+        // e^(0.015 × 600) ≈ 8,100: an old value survives only if its draw
+        // was about 8,100 times smaller than the newcomers'.
+        assert!(old < 20, "{old} old values kept");
+        assert_eq!(h.snapshot().value(0.5), 1.0);
+        assert_eq!((h.count(), h.max()), (2 * RESERVOIR as u64, 100.0));
+        assert_eq!(h.start_s, 0);
+        h.update(5.0, RESCALE_THRESHOLD_MS + 1);
+        assert_eq!(h.start_s, 3600);
+        assert!(h.sample_count <= RESERVOIR as u64 + 1);
+        // Deterministic: the same updates give the same sample.
+        let mut again = Histogram::new(0);
+        for i in 0..RESERVOIR as u64 {
+            again.update(100.0, i * 10);
+        }
+        for i in 0..RESERVOIR as u64 {
+            again.update(1.0, 600_000 + i * 10);
+        }
+        assert_eq!(again.snapshot().0, snap.0);
     }
 }
