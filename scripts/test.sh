@@ -22,8 +22,10 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "clippy (wasm32: the web app and its browser tests)"
 cargo clippy -p kafka-visualiser --target wasm32-unknown-unknown --all-targets -- -D warnings
 
-step "native tests (engine, CLI, web app logic)"
-cargo test --workspace
+step "native tests (engine, CLI, web app logic; transaction sweeps at 3,000 seeds)"
+# The transaction and exactly-once pipeline sweeps run 3,000 seeds here
+# (1,000 in a plain `cargo test`): about two more minutes.
+TXN_SEEDS="${TXN_SEEDS:-3000}" PIPELINE_SEEDS="${PIPELINE_SEEDS:-3000}" cargo test --workspace
 
 step "interop: kafka-python reads the segment files kafka-sim writes"
 interop="$(mktemp -d)"

@@ -134,12 +134,33 @@ struct Figures {
     instances: u64,
 }
 
+/// Why a seed's output stops short: the last instance is fenced because its
+/// own transaction ran past `transaction.timeout.ms` (the coordinator's
+/// timeout abort bumped the epoch, so its commit got PRODUCER_FENCED) and
+/// it closed, as Kafka's example application does; nothing restarts it.
+#[derive(Default)]
+struct Shortfall {
+    /// A transaction the coordinator fenced and aborted for its timeout.
+    timeout_abort: bool,
+    /// The producers that ended in FATAL_ERROR with PRODUCER_FENCED.
+    fenced: SortedSet<u32>,
+    /// The last transactional producer (instance) to get a producer id.
+    last_instance: Option<u32>,
+}
+
+impl Shortfall {
+    fn explained(&self) -> bool {
+        self.timeout_abort && self.last_instance.is_some_and(|p| self.fenced.contains(&p))
+    }
+}
+
 fn check_seed(seed: u64) -> Result<Figures, String> {
     let (json, _) = scenario(seed);
     let mut inputs: SortedSet<String> = SortedSet::new();
     let mut out: Vec<String> = Vec::new();
     let mut committed: SortedMap<String, i64> = SortedMap::new();
     let mut f = Figures::default();
+    let mut short = Shortfall::default();
     let (world, _) = common::run_checked(
         seed,
         &json,
@@ -162,7 +183,23 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
             EventKind::TxnMarkerWritten {
                 committed: false, ..
             } => f.aborted_markers += 1,
-            EventKind::ProducerIdAssigned { producer, .. } if *producer > 0 => f.instances += 1,
+            EventKind::ProducerIdAssigned { producer, .. } if *producer > 0 => {
+                f.instances += 1;
+                short.last_instance = Some(*producer);
+            }
+            EventKind::TxnStateChanged {
+                to: kafka_sim::txn::metadata::TxnState::PrepareAbort,
+                cause: kafka_sim::txn::TxnCause::Timeout,
+                ..
+            } => short.timeout_abort = true,
+            EventKind::ProducerTxnStateChanged {
+                producer,
+                to: kafka_sim::txn::ClientTxnState::FatalError,
+                error: Some(kafka_sim::msg::ErrorCode::ProducerFenced),
+                ..
+            } => {
+                short.fenced.insert(*producer);
+            }
             _ => {}
         },
         |_, _| Ok(()),
@@ -204,6 +241,13 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
     f.seed = seed;
     f.copied = out.len() as u64;
     f.complete = u64::from(got == inputs);
+    if got != inputs && !short.explained() {
+        return Err(format!(
+            "seed {seed}: {} of {} input records copied, and the last instance was not fenced by its own transaction's timeout\n{json}",
+            got.len(),
+            inputs.len()
+        ));
+    }
     Ok(f)
 }
 

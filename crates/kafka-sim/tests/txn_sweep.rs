@@ -144,6 +144,11 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
     let mut current: Option<usize> = None;
     let mut begun = 0usize;
     let mut seen: SortedMap<usize, Seen> = SortedMap::new();
+    // The scenario's transaction k (records "tk-…") is the one the producer
+    // had open when their first record was acknowledged: a
+    // begin_transaction refused while the previous commit is still under
+    // way opens none, so scenario and producer numbers can differ.
+    let mut opened_as: SortedMap<usize, usize> = SortedMap::new();
     let mut figures = Figures::default();
     common::run_checked(
         seed,
@@ -156,6 +161,10 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
             } => read_committed.extend(records.iter().filter_map(|r| r.value.clone())),
             EventKind::RecordAcknowledged { value: Some(v), .. } => {
                 acked.insert(v.clone());
+                let k = v[1..].split('-').next().and_then(|k| k.parse().ok());
+                if let (Some(k), Some(i)) = (k, current) {
+                    opened_as.entry(k).or_insert(i);
+                }
             }
             EventKind::ProducerTxnStateChanged { from, to, .. } => {
                 if *to == ClientTxnState::InTransaction {
@@ -197,7 +206,11 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
         let prefix = format!("t{i}-");
         let sent: Vec<&String> = acked.iter().filter(|v| v.starts_with(&prefix)).collect();
         let got: Vec<&String> = once.iter().filter(|v| v.starts_with(&prefix)).collect();
-        let outcome = seen.get(&i).copied().unwrap_or(Seen::Unknown);
+        let outcome = opened_as
+            .get(&i)
+            .and_then(|opened| seen.get(opened))
+            .copied()
+            .unwrap_or(Seen::Unknown);
         match outcome {
             Seen::Committed => {
                 figures.committed += 1;
