@@ -730,5 +730,5 @@ fn under_replicated_during_a_reassignment_counts_the_original_replicas() {
     let w = t.head();
     let p = &w.brokers()[&BrokerId(0)].partitions[&kafka_sim::TopicPartition::new("t", 0)];
     assert!(p.adding_replicas.is_empty());
-    assert_eq!(value(&metrics::read(&w), broker(0), URP, "Value"), 0.0);
+    assert_eq!(value(&metrics::read(w), broker(0), URP, "Value"), 0.0);
 }

@@ -1069,3 +1069,26 @@ fn deleted_segment_files_go_exactly_file_delete_delay_after_the_rename() {
         .collect();
     assert_eq!(gone.first(), Some(&(4300, 3)), "{gone:?}");
 }
+
+/// `ReplicaManager.checkpointHighWatermarks` rewrites
+/// `replication-offset-checkpoint` with the partitions a broker hosts now
+/// (Kafka 3.9 lines 2431-2453): a partition moved away by a reassignment
+/// drops out of the old replicas' files.
+#[test]
+fn the_hw_checkpoint_lists_only_partitions_still_hosted() {
+    let t = run(r#"{"seed": 3, "run_until_ms": 16000,
+        "cluster": {"brokers": [0, 1, 2, 3]},
+        "topics": [{"name": "t", "partitions": 1, "replication.factor": 2, "replica.assignment": {"0": [0, 1]}},
+                   {"name": "u", "partitions": 1, "replication.factor": 2, "replica.assignment": {"0": [0, 1]}}],
+        "producers": [{"name": "p"}],
+        "commands": [
+          {"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "a", "value": "1", "count": 5},
+          {"at_ms": 6000, "type": "reassign", "topic": "t", "partition": 0, "replicas": [2, 3]}]}"#);
+    let w = t.head();
+    let t0 = kafka_sim::TopicPartition::new("t", 0);
+    let u0 = kafka_sim::TopicPartition::new("u", 0);
+    let cp = &w.brokers()[&b(0)].hw_checkpoint;
+    assert!(!cp.contains_key(&t0), "{cp:?}");
+    assert!(cp.contains_key(&u0), "{cp:?}");
+    assert_eq!(w.brokers()[&b(2)].hw_checkpoint.get(&t0), Some(&5));
+}

@@ -39,16 +39,15 @@ impl BrokerCx<'_> {
                 .iter()
                 .map(|(tp, p)| (tp.clone(), p.high_watermark)),
         );
-        if hws.is_empty()
-            || hws
-                .iter()
-                .all(|(tp, hw)| self.me().hw_checkpoint.get(tp) == Some(hw))
-        {
+        // `ReplicaManager.checkpointHighWatermarks` (3.9 lines 2431-2453)
+        // rewrites the file with the partitions hosted now: one no longer
+        // hosted drops out.
+        if hws.is_empty() || hws == self.me().hw_checkpoint {
             return Ok(());
         }
         self.k.gate()?;
         let n = hws.len() as u32;
-        self.me_mut().hw_checkpoint.extend(hws);
+        self.me_mut().hw_checkpoint = hws;
         self.k.emit(
             vec![bnode(b)],
             EventKind::HighWatermarkCheckpointed {

@@ -88,16 +88,20 @@ impl BrokerCx<'_> {
         Ok(())
     }
 
+    /// The HW a partition starts with: the one in memory, else the
+    /// checkpoint's, else 0, clamped to [log start offset, LEO]
+    /// (`UnifiedLog.updateHighWatermark`, 3.9 lines 291-303).
     pub(super) fn starting_hw(&self, tp: &TopicPartition) -> i64 {
         let br = self.me();
         let leo = br.logs.get(tp).map(|l| l.log_end_offset).unwrap_or(0);
+        let start = br.logs.get(tp).map(|l| l.log_start_offset).unwrap_or(0);
         let hw = br
             .partitions
             .get(tp)
             .map(|p| p.high_watermark)
             .or_else(|| br.hw_checkpoint.get(tp).copied())
             .unwrap_or(0);
-        hw.min(leo)
+        hw.min(leo).max(start)
     }
 
     pub(super) fn make_leader(&mut self, ps: &PartitionState) -> Step {

@@ -236,7 +236,7 @@ impl Histogram {
             sample_count: 0,
             start_s: (now / 1000) as i64,
             next_scale_ms: now + RESCALE_THRESHOLD_MS,
-            random: JavaRandom::new(0x4b61_666b_61),
+            random: JavaRandom::new(0x004b_6166_6b61),
         }
     }
 
