@@ -624,8 +624,17 @@ mod tests {
             Scenario::from_json(include_str!("../../scenarios/leader-failover.json")).unwrap(),
         )
         .unwrap();
-        // Event #73: the producer sends its Produce request (delivered at 125 ms).
-        let w = t.state_at(74);
+        // The producer sends its Produce request at 120 ms (delivered at 125 ms).
+        t.run_to_end();
+        let sent = t
+            .events()
+            .iter()
+            .position(|e| {
+                matches!(&e.kind, kafka_sim::event::EventKind::MessageSent { message, .. }
+                    if matches!(**message, Message::Produce { .. }))
+            })
+            .expect("the producer sends a Produce request") as u64;
+        let w = t.state_at(sent + 1);
         let times = |i: u64| t.event(i).map(|e| e.time_ms);
         let m = ClusterModel::from_world(&w, 120, times, None);
         let produce = m

@@ -714,7 +714,9 @@ fn controller_and_leader_and_isr_work_goes_partition_by_partition_with_the_trace
     // InitProducerId gained its transactional fields, the same events; and
     // when a re-elected leader began to keep its followers' LEOs and move
     // the high watermark at once, as `Partition.makeLeader` does: 7,455
-    // events, the fetch-learned LEOs and late HW moves gone.)
+    // events, the fetch-learned LEOs and late HW moves gone; and when the
+    // HW checkpoint task began at the first LeaderAndIsr and a clean
+    // shutdown wrote one more.)
     let mut cmds: Vec<String> = (0..30)
         .map(|i| format!(r#"{{"at_ms": {}, "type": "produce", "producer": "p", "topic": "t", "key": "k{i}", "value": "v", "count": 5}}"#, 1000 + i * 300))
         .collect();
@@ -733,8 +735,8 @@ fn controller_and_leader_and_isr_work_goes_partition_by_partition_with_the_trace
         cmds.join(",")
     );
     let t = run(&text);
-    assert_eq!(t.len(), 7455);
-    assert_eq!(format!("{:016x}", t.digest()), "a266442c7328870b");
+    assert_eq!(t.len(), 7462);
+    assert_eq!(format!("{:016x}", t.digest()), "f740429218ce9818");
     let isr_updates = t
         .events()
         .iter()
@@ -1091,4 +1093,51 @@ fn the_hw_checkpoint_lists_only_partitions_still_hosted() {
     assert!(!cp.contains_key(&t0), "{cp:?}");
     assert!(cp.contains_key(&u0), "{cp:?}");
     assert_eq!(w.brokers()[&b(2)].hw_checkpoint.get(&t0), Some(&5));
+}
+
+/// The `highwatermark-checkpoint` task starts after a broker's first
+/// LeaderAndIsr with no delay, then runs every
+/// `replica.high.watermark.checkpoint.interval.ms` (ReplicaManager, Kafka
+/// 3.9 lines 358-361, 2060-2062); a clean shutdown writes one last
+/// checkpoint (`shutdown(checkpointHW = true)`, lines 2535-2548), so the
+/// restarted broker starts from the exact high watermark.
+#[test]
+fn the_hw_checkpoint_starts_at_the_first_leader_and_isr_and_ends_at_a_clean_stop() {
+    let t = run(r#"{"seed": 1, "run_until_ms": 5000,
+        "cluster": {"brokers": [0, 1, 2]},
+        "topics": [{"name": "t", "partitions": 1, "replication.factor": 3, "replica.assignment": {"0": [0, 1, 2]}}],
+        "producers": [{"name": "p", "config": {"acks": "all"}}],
+        "commands": [
+          {"at_ms": 100, "type": "produce", "producer": "p", "topic": "t", "key": "a", "value": "1", "count": 5},
+          {"at_ms": 2000, "type": "shutdown_broker", "broker": 1}]}"#);
+    let checkpoints = |broker: i32| -> Vec<u64> {
+        t.events()
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::HighWatermarkCheckpointed { broker: x, .. } if x.0 == broker))
+            .map(|e| e.time_ms)
+            .collect()
+    };
+    let became = t
+        .events()
+        .iter()
+        .find(|e| matches!(&e.kind, EventKind::BecameFollower { broker, .. } if broker.0 == 1))
+        .expect("broker 1 follows")
+        .time_ms;
+    let stopped = t
+        .events()
+        .iter()
+        .find(|e| matches!(&e.kind, EventKind::BrokerStopped { broker, controlled: true } if broker.0 == 1))
+        .expect("broker 1 stops cleanly")
+        .time_ms;
+    let one = checkpoints(1);
+    assert_eq!(one.first(), Some(&became), "{one:?}");
+    assert_eq!(one.last(), Some(&stopped), "{one:?}");
+    let w = t.head();
+    assert_eq!(
+        w.brokers()[&b(1)]
+            .hw_checkpoint
+            .get(&kafka_sim::TopicPartition::new("t", 0)),
+        Some(&5),
+        "the last HW, written at the clean stop"
+    );
 }

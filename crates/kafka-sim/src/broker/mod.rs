@@ -346,6 +346,9 @@ pub struct Broker {
     pub incarnation: u32,
     /// Whether it has registered in `/brokers/ids`.
     pub registered: bool,
+    /// Whether the `highwatermark-checkpoint` task runs in this process: it
+    /// starts after the first LeaderAndIsr (`hwThreadInitialized`).
+    pub hw_checkpoint_started: bool,
     /// Whether it is in a controlled shutdown.
     pub shutting_down: bool,
     /// ControlledShutdown requests sent in this shutdown
@@ -411,6 +414,7 @@ impl Broker {
             alive: false,
             incarnation: 0,
             registered: false,
+            hw_checkpoint_started: false,
             shutting_down: false,
             shutdown_attempts: 0,
             disk: MemStorage::default(),
@@ -743,11 +747,6 @@ impl BrokerCx<'_> {
         )?;
         self.k.set_timer(
             bnode(b),
-            now + cfg.replica_high_watermark_checkpoint_interval_ms,
-            Timer::HwCheckpoint,
-        )?;
-        self.k.set_timer(
-            bnode(b),
             now + cfg.log_retention_check_interval_ms,
             Timer::RetentionCheck,
         )?;
@@ -933,6 +932,7 @@ impl BrokerCx<'_> {
         br.groups = Default::default();
         br.txns = Default::default();
         br.registered = false;
+        br.hw_checkpoint_started = false;
     }
 
     /// A request of ours could not reach a dead broker.

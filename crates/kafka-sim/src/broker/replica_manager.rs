@@ -85,6 +85,16 @@ impl BrokerCx<'_> {
                 partitions: k.results,
             },
         )?;
+        // `becomeLeaderOrFollower` starts the `highwatermark-checkpoint`
+        // task after the first LeaderAndIsr, with no delay, then every
+        // `replica.high.watermark.checkpoint.interval.ms` (ReplicaManager,
+        // 3.9 lines 358-361 and 2060-2062).
+        if !self.me().hw_checkpoint_started {
+            self.k.gate()?;
+            self.me_mut().hw_checkpoint_started = true;
+            let now = self.k.now;
+            self.k.set_timer(bnode(b), now, Timer::HwCheckpoint)?;
+        }
         Ok(())
     }
 
