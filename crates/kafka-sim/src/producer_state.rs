@@ -343,6 +343,17 @@ impl ProducerStates {
         }
     }
 
+    /// The `.txnindex` entry of an aborted transaction just completed, with
+    /// the last stable offset after it (`LogSegment.updateTxnIndex`).
+    pub fn aborted_txn_entry(&self, c: &CompletedTxn) -> AbortedTxn {
+        AbortedTxn {
+            producer_id: c.producer_id,
+            first_offset: c.first_offset,
+            last_offset: c.last_offset,
+            last_stable_offset: self.last_stable_offset_after(c),
+        }
+    }
+
     /// Takes appended batches into account and writes each aborted
     /// transaction they complete to the log's `.txnindex`, as
     /// `UnifiedLog.append` does after `LocalLog.append`.
@@ -356,16 +367,7 @@ impl ProducerStates {
         for b in batches {
             if let Some(c) = self.record(b) {
                 if c.aborted {
-                    let lso = self.last_stable_offset_after(&c);
-                    log.append_aborted_txn(
-                        store,
-                        AbortedTxn {
-                            producer_id: c.producer_id,
-                            first_offset: c.first_offset,
-                            last_offset: c.last_offset,
-                            last_stable_offset: lso,
-                        },
-                    )?;
+                    log.append_aborted_txn(store, self.aborted_txn_entry(&c))?;
                 }
                 self.complete_txn(&c);
                 done.push(c);
@@ -590,15 +592,12 @@ mod tests {
             p.store.delete(&file).unwrap();
             p.store.create(&file).unwrap();
             p.store.append(&file, &bad.encode()).unwrap();
+            let recover = |p: &mut Part, notes: &mut Vec<String>| {
+                let (tp, config) = (p.log.tp.clone(), p.log.config.clone());
+                Log::recover_noting(&mut p.store, tp, &p.log.dir, config, notes).unwrap()
+            };
             let mut notes = Vec::new();
-            let again = Log::recover_noting(
-                &mut p.store,
-                p.log.tp.clone(),
-                &p.log.dir,
-                p.log.config.clone(),
-                &mut notes,
-            )
-            .unwrap();
+            let again = recover(&mut p, &mut notes);
             assert_eq!(notes.len(), 1, "{notes:?}");
             assert!(
                 notes[0].contains("Found a corrupted index file")
@@ -621,14 +620,7 @@ mod tests {
             );
             // A sound index is taken as it is, with no note.
             let mut notes = Vec::new();
-            Log::recover_noting(
-                &mut p.store,
-                p.log.tp.clone(),
-                &p.log.dir,
-                p.log.config.clone(),
-                &mut notes,
-            )
-            .unwrap();
+            recover(&mut p, &mut notes);
             assert!(notes.is_empty());
         }
 

@@ -78,6 +78,35 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Segment {
+    /// One entry appended to this segment's `.txnindex` in `dir`, created on
+    /// the first. Kafka refuses an entry whose last offset does not grow
+    /// (`TransactionIndex.append`); so does this.
+    pub(crate) fn append_aborted_txn<S: Storage>(
+        &mut self,
+        store: &mut S,
+        dir: &str,
+        txn: AbortedTxn,
+    ) -> Result<(), String> {
+        let file = txn_index_file(dir, self.base_offset);
+        if let Some(prev) = self.txn_last_offset {
+            if prev >= txn.last_offset {
+                return Err(format!(
+                    "the last offset of appended transactions must increase, but {} is not greater than {prev} in {file}",
+                    txn.last_offset
+                ));
+            }
+        }
+        if !store.exists(&file) {
+            store.create(&file).map_err(|e| e.to_string())?;
+        }
+        store
+            .append(&file, &txn.encode())
+            .map_err(|e| e.to_string())?;
+        self.txn_index_entries += 1;
+        self.txn_last_offset = Some(txn.last_offset);
+        Ok(())
+    }
+
     pub(crate) fn new(base_offset: i64, now_ms: i64) -> Segment {
         Segment {
             base_offset,
@@ -488,36 +517,14 @@ impl Log {
     }
 
     /// `LogSegment.updateTxnIndex` for an aborted transaction whose marker
-    /// went into the active segment: one entry appended to its `.txnindex`,
-    /// created on the first. Kafka refuses an entry whose last offset does
-    /// not grow (`TransactionIndex.append`); so does this.
+    /// went into the active segment (see [`Segment::append_aborted_txn`]).
     pub fn append_aborted_txn<S: Storage>(
         &mut self,
         store: &mut S,
         txn: AbortedTxn,
     ) -> Result<(), String> {
-        let dir = self.dir.clone();
         let last = self.segments.len() - 1;
-        let seg = &mut self.segments[last];
-        if let Some(prev) = seg.txn_last_offset {
-            if prev >= txn.last_offset {
-                return Err(format!(
-                    "the last offset of appended transactions must increase, but {} is not greater than {prev} in {}",
-                    txn.last_offset,
-                    txn_index_file(&dir, seg.base_offset)
-                ));
-            }
-        }
-        let file = txn_index_file(&dir, seg.base_offset);
-        if !store.exists(&file) {
-            store.create(&file).map_err(|e| e.to_string())?;
-        }
-        store
-            .append(&file, &txn.encode())
-            .map_err(|e| e.to_string())?;
-        seg.txn_index_entries += 1;
-        seg.txn_last_offset = Some(txn.last_offset);
-        Ok(())
+        self.segments[last].append_aborted_txn(store, &self.dir, txn)
     }
 
     /// The entries of one segment's `.txnindex` (none when it has no file).

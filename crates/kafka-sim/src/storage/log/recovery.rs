@@ -191,9 +191,10 @@ fn rebuild_txn_indexes<S: Storage>(
     let mut states = crate::producer_state::ProducerStates::default();
     for (i, seg) in segments.iter_mut().enumerate() {
         let rebuild = which.contains(&i);
-        let file = txn_index_file(dir, seg.base_offset);
         if rebuild {
-            store.delete(&file).map_err(|e| e.to_string())?;
+            store
+                .delete(&txn_index_file(dir, seg.base_offset))
+                .map_err(|e| e.to_string())?;
             seg.txn_index_entries = 0;
             seg.txn_last_offset = None;
         }
@@ -210,20 +211,7 @@ fn rebuild_txn_indexes<S: Storage>(
                 continue;
             };
             if rebuild && c.aborted {
-                let t = AbortedTxn {
-                    producer_id: c.producer_id,
-                    first_offset: c.first_offset,
-                    last_offset: c.last_offset,
-                    last_stable_offset: states.last_stable_offset_after(&c),
-                };
-                if !store.exists(&file) {
-                    store.create(&file).map_err(|e| e.to_string())?;
-                }
-                store
-                    .append(&file, &t.encode())
-                    .map_err(|e| e.to_string())?;
-                seg.txn_index_entries += 1;
-                seg.txn_last_offset = Some(t.last_offset);
+                seg.append_aborted_txn(store, dir, states.aborted_txn_entry(&c))?;
             }
             states.complete_txn(&c);
         }
