@@ -74,6 +74,14 @@ struct LessonPanel<'a> {
 
 /// The lesson: its setup and goal before it starts, then narration, the open
 /// question and the feedback, and a recap with the next lesson at its end.
+/// The verdict's first sentence: what the learner said, what the run did.
+fn verdict(lang: Lang, chosen: &str, truth: &str) -> String {
+    match lang {
+        Lang::En => format!("You said {chosen}; the simulation says {truth}."),
+        Lang::Zh => format!("你的答案：{chosen}；模拟结果：{truth}。"),
+    }
+}
+
 fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) -> Html {
     let (l, lang, cursor) = (p.l, p.lang, p.cursor);
     let steps = &l.lesson.steps;
@@ -174,7 +182,7 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                             let choice = c.clone();
                             html! {
                                 <button id={format!("choice-{i}")} class="choice"
-                                    onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::Answer(k, choice.clone())))}>{ c.clone() }</button>
+                                    onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::Answer(k, choice.clone())))}>{ steps[k].choice_label(lang, c).to_string() }</button>
                             }
                         }) }
                     </div>
@@ -183,10 +191,7 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                 if let Some((chosen, ok, truth)) = l.answers.get(&k) {
                     <div class={classes!("feedback", if *ok { "right" } else { "wrong" })} id="feedback" role="status">
                         <strong>{ if *ok { t(lang, "right") } else { t(lang, "wrong") } }</strong>{" "}
-                        { match lang {
-                            Lang::En => format!("You said {chosen}; the simulation says {truth}."),
-                            Lang::Zh => format!("你的答案：{chosen}；模拟结果：{truth}。"),
-                        } }{" "}
+                        { verdict(lang, steps[k].choice_label(lang, chosen), steps[k].choice_label(lang, truth)) }{" "}
                         { steps[k].explain.as_ref().map(|e| e.get(lang).to_string()).unwrap_or_default() }
                     </div>
                 }

@@ -88,6 +88,19 @@ fn every_lesson_text_in_chinese_is_chinese_or_a_kept_term() {
                     check(t, &names, format!("{file} step {i} {k}"));
                 }
             }
+            // A choice reads as its 中文 label, or as written when it has none.
+            let zh = s["choices_zh"].as_array().cloned().unwrap_or_default();
+            for (j, c) in s["choices"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+            {
+                let label = zh.get(j).and_then(|z| z.as_str()).filter(|z| !z.is_empty());
+                let t = label.or(c.as_str()).unwrap_or("");
+                check(t, &names, format!("{file} step {i} choice {j}"));
+            }
         }
     }
     let index: serde_json::Value = serde_json::from_str(

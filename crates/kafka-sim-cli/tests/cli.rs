@@ -1034,6 +1034,13 @@ fn run_refuses_the_lessons_the_page_refuses() {
         &kafka_sim(&["run", f.to_str().unwrap()], None),
         "lesson.steps[0].choices: a question needs at least two choices",
     );
+    v["lesson"] = serde_json::json!({"steps": [{"at": {"type": "leader_elected"}, "ask": {"en": "Who?"}, "choices": ["0", "none"], "choices_zh": ["0"], "answer": "/leader"}]});
+    let f = dir.join("zh-labels.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    assert_clean_error(
+        &kafka_sim(&["run", f.to_str().unwrap()], None),
+        "lesson.steps[0].choices_zh: 1 labels for 2 choices (one per choice, in order)",
+    );
     v["lesson"] = serde_json::json!({"steps": [{"at": {"type": "leader_elected"}, "ask": {"en": "Who?"}, "choices": ["0", "1"], "answer": "/no_such_field"}]});
     let f = dir.join("bad-answer.json");
     std::fs::write(&f, v.to_string()).unwrap();

@@ -102,9 +102,16 @@ pub struct Step {
     /// and it must come at or before `at`.
     #[serde(default)]
     pub before: Option<EventRef>,
-    /// The question's choices.
+    /// The question's choices: each is also the value graded against the
+    /// engine's answer, so it reads as the event's field does.
     #[serde(default)]
     pub choices: Vec<String>,
+    /// The choices as a 中文 learner reads them, one per choice, in the same
+    /// order (empty: the choices as written; an empty entry: that choice as
+    /// written). Kafka's own names (`NOT_ENOUGH_REPLICAS`, `PrepareCommit`,
+    /// `/controller`) need none; words do (`it fails`).
+    #[serde(default)]
+    pub choices_zh: Vec<String>,
     /// A field of the event (e.g. `/leader`): the engine's answer.
     #[serde(default)]
     pub answer: Option<String>,
@@ -120,6 +127,22 @@ pub struct Step {
     /// replicas in the drawing while the step is shown.
     #[serde(default)]
     pub highlight: Option<String>,
+}
+
+impl Step {
+    /// How a learner reading `lang` sees `value`: its `choices_zh` label in
+    /// 中文 when it is one of the choices and has one, else `value` itself
+    /// (so an engine answer that is not among the choices reads as it is).
+    pub fn choice_label<'a>(&'a self, lang: Lang, value: &'a str) -> &'a str {
+        if lang == Lang::Zh {
+            if let Some(i) = self.choices.iter().position(|c| c == value) {
+                if let Some(z) = self.choices_zh.get(i).filter(|z| !z.is_empty()) {
+                    return z;
+                }
+            }
+        }
+        value
+    }
 }
 
 /// The views a lesson step may bring forward (the page's tab names).
@@ -189,6 +212,13 @@ impl Lesson {
                 if s.choices.len() < 2 {
                     return Err(format!(
                         "{at}.choices: a question needs at least two choices"
+                    ));
+                }
+                if !s.choices_zh.is_empty() && s.choices_zh.len() != s.choices.len() {
+                    return Err(format!(
+                        "{at}.choices_zh: {} labels for {} choices (one per choice, in order)",
+                        s.choices_zh.len(),
+                        s.choices.len()
                     ));
                 }
                 match &s.answer {
