@@ -872,7 +872,7 @@ pub fn App(props: &AppProps) -> Html {
                     <crate::components::sequence::SequenceView model={s} lang={lang} />
                 }
             } else {
-                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} {highlight} />
+                <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} {highlight} projector={state.projector} />
                 <crate::components::election::ElectionView model={election} lang={lang} />
                 <crate::components::placement::PlacementView model={placement} lang={lang} />
                 if let Some(rows) = zk_rows {

@@ -1247,3 +1247,389 @@ axe.run(document, {{ resultTypes: ['violations'] }}).then(r => done({{
         all.join("\n")
     );
 }
+
+/// `dist/`, or the folder `PAGE_DIST` names (to measure another build of
+/// the page, such as the one before a change, with the same tests).
+fn dist_dir() -> PathBuf {
+    let dist = std::env::var_os("PAGE_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("dist"));
+    assert!(
+        dist.join("index.html").exists(),
+        "build the page first: python3 scripts/build_page.py"
+    );
+    dist
+}
+
+/// The built page served (its address), a browser to open it in, and the
+/// server's switch (kept for the test's length).
+fn built_page() -> (String, Driver, Arc<AtomicBool>) {
+    let (port, down) = serve(dist_dir());
+    (format!("http://127.0.0.1:{port}/"), Driver::start(), down)
+}
+
+/// A script's list of strings.
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Fails on any problem found, listing them all.
+fn none(bad: &[String]) {
+    assert!(
+        bad.is_empty(),
+        "{} problems:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+/// The sizes a class uses: a laptop, a small laptop, a tablet in portrait.
+const SIZES: [(i64, i64); 3] = [(1440, 900), (1024, 768), (768, 1024)];
+
+/// What the layout tests measure: where the drawing is, the drawn text
+/// and its size, text boxes that meet, and Continue pressed to a stop.
+const JS_LAYOUT: &str = r#"
+const box = el => el.getBoundingClientRect();
+/* The view that is forward: the cluster's drawing, or the stage's panel
+   under its caption. */
+const drawingRect = () => {
+  const c = document.querySelector('#cluster');
+  if (c) return box(c);
+  const s = box(document.querySelector('#stage'));
+  const cap = document.querySelector('#caption') || document.querySelector('#stage .tabs');
+  const top = cap ? box(cap).bottom : s.top;
+  return { top, bottom: s.bottom, left: s.left, right: s.right, width: s.width, height: s.bottom - top };
+};
+/* How much of the first screen (the viewport, unscrolled) the drawing takes:
+   its visible height over the viewport's, and its visible area over the viewport's. */
+const share = r => {
+  const h = Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
+  const w = Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0));
+  return { top: Math.round(r.top), visible: Math.round(h), height: h / innerHeight, area: h * w / (innerHeight * innerWidth) };
+};
+/* Whole inside the viewport, and the topmost thing at its centre is itself
+   or inside it (usable without scrolling). */
+const onScreen = el => {
+  if (!el) return false;
+  const r = box(el);
+  if (!(r.width > 0 && r.top >= -0.5 && r.left >= -0.5 && r.bottom <= innerHeight + 0.5 && r.right <= innerWidth + 0.5)) return false;
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 10));
+  return !!hit && (el.contains(hit) || hit.contains(el));
+};
+const shown = el => { for (let e = el; e && e.nodeType === 1; e = e.parentElement) { const cs = getComputedStyle(e); if (cs.display === 'none' || cs.visibility === 'hidden' || Number(cs.opacity) === 0) return false; } return true; };
+/* The drawn text: every SVG text element with something in it, painted. */
+const drawnTexts = (root = document) => [...root.querySelectorAll('svg text')].filter(t => {
+  const r = box(t); return r.width > 0 && r.height > 0 && t.textContent.trim() && shown(t) && !t.closest('[hidden]');
+});
+const drawnPx = t => {
+  const svg = t.closest('svg'); const vb = svg.viewBox && svg.viewBox.baseVal;
+  let px = parseFloat(getComputedStyle(t).fontSize);
+  if (vb && vb.width) px *= box(svg).width / vb.width;
+  return px;
+};
+const label = t => { const p = t.closest('[id]'); return (p ? '#' + p.id + ' ' : '') + '"' + t.textContent.trim().slice(0, 24) + '"'; };
+const smallest = (root = document) => {
+  let best = null;
+  for (const t of drawnTexts(root)) { const px = drawnPx(t); if (!best || px < best.px) best = { px, what: label(t) }; }
+  return best;
+};
+/* Pairs of drawn labels whose boxes meet: more than 2 px across and more
+   than a third of the smaller one's height (a glyph box is taller than its
+   letters, so lines set one under the other may touch). */
+const overlaps = (root = document) => {
+  const ts = drawnTexts(root).map(t => ({ t, r: box(t) }));
+  const out = [];
+  for (let i = 0; i < ts.length; i++) for (let j = i + 1; j < ts.length; j++) {
+    const a = ts[i].r, b = ts[j].r;
+    const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+    const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (w > 2 && h > Math.min(a.height, b.height) / 3) out.push(label(ts[i].t) + ' over ' + label(ts[j].t));
+  }
+  return out;
+};
+/* Continue (play, then jump) until a question is open or the lesson ends. */
+const toQuestion = async () => {
+  for (let i = 0; i < 60 && !document.querySelector('#question'); i++) {
+    const c = document.querySelector('#btn-continue'); if (!c) break;
+    c.click(); await sleep(150);
+    const again = document.querySelector('#btn-continue');
+    if (again && !document.querySelector('#question')) { again.click(); await sleep(150); }
+  }
+  await frame(); await sleep(200);
+  return !!document.querySelector('#question');
+};
+"#;
+
+/// Opened from a lesson link, the drawing takes at least 45% of the first
+/// screen at 1440×900, 1024×768 and 768×1024, at the lesson's start and at
+/// its first question, and the lesson's text, question, choices and
+/// Continue are on that screen, usable without scrolling.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_gives_a_lesson_s_drawing_the_first_screen() {
+    let (url, driver, _down) = built_page();
+    let shots = root().join("target/screenshots");
+    let links = [
+        "#lesson=replication-isr-hw",
+        "#lesson=leader-failure-hw",
+        "#lesson=controller-and-placement",
+        "#lesson=watching-the-cluster",
+        "#lesson=storage-lookup",
+    ];
+    let mut bad = Vec::new();
+    for (w, h) in SIZES {
+        driver.viewport(w, h);
+        for (i, link) in links.iter().enumerate() {
+            driver.open(&format!("{url}?first{w}x{i}{link}"));
+            let r = driver.run(&format!(
+                r#"{JS_HELPERS}{JS_LAYOUT}
+(async () => {{
+  await until('#lesson'); await until('#stage svg'); await sleep(300); await frame();
+  const measure = () => {{
+    const text = document.querySelector('#lesson-setup, #say, #question p');
+    const choices = [...document.querySelectorAll('[id^=choice-]')];
+    const cont = document.querySelector('#btn-continue');
+    return {{ drawing: share(drawingRect()), text: onScreen(text),
+      question: document.querySelector('#question') ? onScreen(document.querySelector('#question')) : null,
+      choices: choices.length ? choices.every(onScreen) : null, continue: cont ? onScreen(cont) : null,
+      scrolled: scrollY }};
+  }};
+  const start = measure();
+  const asked = await toQuestion();
+  done({{ start, asked, question: measure(), inner: [innerWidth, innerHeight] }});
+}})();"#
+            ));
+            let slug = link.trim_start_matches("#lesson=");
+            for stop in ["start", "question"] {
+                let m = &r[stop];
+                let pct = m["drawing"]["height"].as_f64().unwrap_or(0.0) * 100.0;
+                println!(
+                    "{w}×{h} {slug} at its {stop}: drawing from y={} with {} px visible: {pct:.0}% of the first screen's height ({:.0}% of its area); text {} question {} choices {} continue {}",
+                    m["drawing"]["top"], m["drawing"]["visible"],
+                    m["drawing"]["area"].as_f64().unwrap_or(0.0) * 100.0,
+                    m["text"], m["question"], m["choices"], m["continue"]
+                );
+                if pct < 45.0 {
+                    bad.push(format!(
+                        "{w}×{h} {slug} ({stop}): the drawing takes {pct:.0}% < 45%"
+                    ));
+                }
+                for what in ["text", "question", "choices", "continue"] {
+                    if m[what] == false {
+                        bad.push(format!("{w}×{h} {slug} ({stop}): the lesson's {what} is not on the first screen"));
+                    }
+                }
+            }
+            if r["asked"] != true {
+                bad.push(format!("{w}×{h} {slug}: Continue reached no question"));
+            }
+            if i < 2 {
+                driver.screenshot(&shots.join(format!("layout-lesson-{slug}-{w}x{h}.png")));
+            }
+        }
+    }
+    none(&bad);
+}
+
+/// No drawn text (the cluster, the charts, the storage lookup, the
+/// sequence diagram, the transactions diagram) is smaller than 11 CSS px on
+/// a small laptop or a tablet in portrait.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_draws_no_text_under_11_px_on_a_laptop_or_tablet() {
+    let (url, driver, _down) = built_page();
+    let views = [
+        ("cluster", "#example=leader-failover&step=60", "#broker-0"),
+        ("lesson", "#lesson=replication-isr-hw&step=40", "#broker-0"),
+        ("racks", "#lesson=racks&step=200", "#broker-0"),
+        ("transactions", "#lesson=transactions&step=300", "#broker-0"),
+        (
+            "metrics",
+            "#example=leader-failover&view=metrics&step=400",
+            ".metrics-view svg",
+        ),
+        (
+            "storage",
+            "#lesson=storage-lookup&view=storage&step=160",
+            "#stage svg",
+        ),
+        (
+            "producer",
+            "#lesson=transactions&view=producer&step=300",
+            "#stage svg",
+        ),
+        (
+            "groups",
+            "#example=group-rebalance&view=groups&step=400",
+            "#stage svg",
+        ),
+    ];
+    let mut bad = Vec::new();
+    for (w, h) in SIZES {
+        driver.viewport(w, h);
+        for (i, (name, frag, sel)) in views.iter().enumerate() {
+            driver.open(&format!("{url}?px{w}x{i}{frag}"));
+            let r = driver.run(&format!(
+                r#"{JS_HELPERS}{JS_LAYOUT}
+(async () => {{ await until('{sel}'); await sleep(400); await frame();
+  done({{ smallest: smallest(), texts: drawnTexts().length }}); }})();"#
+            ));
+            let px = r["smallest"]["px"].as_f64().unwrap_or(f64::INFINITY);
+            println!(
+                "{w}×{h} {name}: smallest drawn text {px:.1} px ({}) of {}",
+                r["smallest"]["what"], r["texts"]
+            );
+            let min = if w >= 1440 { 12.0 } else { 11.0 };
+            if px < min - 0.05 {
+                bad.push(format!(
+                    "{w}×{h} {name}: {} drawn at {px:.1} px < {min}",
+                    r["smallest"]["what"]
+                ));
+            }
+        }
+    }
+    none(&bad);
+}
+
+/// No drawn label over another, step after step, at the three sizes: the
+/// messages in flight (over ZooKeeper's epoch, over each other), a
+/// partition's name and its marks.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_draws_no_label_over_another() {
+    let (url, driver, _down) = built_page();
+    // (link, the steps walked: from, to, by).
+    let runs = [
+        ("#example=leader-failover", 0, 400, 2),
+        ("#example=hw-truncation", 0, 300, 3),
+        ("#lesson=watching-the-cluster", 0, 400, 4),
+        ("#lesson=racks", 0, 400, 4),
+        ("#lesson=transactions", 0, 600, 6),
+        ("#lesson=controller-and-placement", 0, 400, 4),
+    ];
+    let mut bad = Vec::new();
+    for (w, h) in SIZES {
+        driver.viewport(w, h);
+        for (i, (link, from, to, by)) in runs.iter().enumerate() {
+            driver.open(&format!("{url}?overlap{w}x{i}{link}"));
+            let r = driver.run(&format!(
+                r#"{JS_HELPERS}{JS_LAYOUT}
+(async () => {{ await until('#broker-0'); await sleep(300);
+  const found = new Map(); let steps = 0;
+  for (let n = {from}; n <= {to}; n += {by}) {{
+    await seek(n); steps++;
+    for (const o of overlaps(document.querySelector('#cluster'))) if (!found.has(o)) found.set(o, n);
+  }}
+  done({{ steps, found: [...found].map(([o, n]) => `step ${{n}}: ${{o}}`) }}); }})();"#
+            ));
+            let found = strings(&r["found"]);
+            println!(
+                "{w}×{h} {link}: {} steps, {} labels over another",
+                r["steps"],
+                found.len()
+            );
+            for f in found.iter().take(12) {
+                println!("    {f}");
+            }
+            bad.extend(found.into_iter().map(|f| format!("{w}×{h} {link} {f}")));
+        }
+    }
+    none(&bad);
+}
+
+/// The playback bar's buttons do not cover one another and stay inside
+/// the viewport, at each size.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_playback_buttons_stand_apart() {
+    let (url, driver, _down) = built_page();
+    let shots = root().join("target/screenshots");
+    let mut bad = Vec::new();
+    for (w, h) in SIZES {
+        driver.viewport(w, h);
+        for lang in ["en", "zh"] {
+            driver.open(&format!("{url}?bar{w}{lang}#lesson=leader-failure-hw"));
+            let r = driver.run(&format!(
+                r#"{JS_HELPERS}
+(async () => {{ await until('#broker-0'); await sleep(300);
+  if ('{lang}' === 'zh') {{ document.querySelector('#btn-lang').click(); await sleep(300); }}
+  await frame();
+  const els = [...document.querySelectorAll('.controls button, .controls input, .controls .position')];
+  const rs = els.map(e => ({{ id: e.id || e.className, r: e.getBoundingClientRect() }}));
+  const bad = [];
+  for (const a of rs) if (a.r.left < -0.5 || a.r.top < -0.5 || a.r.right > innerWidth + 0.5 || a.r.bottom > innerHeight + 0.5) bad.push(`${{a.id}} outside the viewport`);
+  for (let i = 0; i < rs.length; i++) for (let j = i + 1; j < rs.length; j++) {{
+    const a = rs[i].r, b = rs[j].r;
+    if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5) bad.push(`${{rs[i].id}} over ${{rs[j].id}}`);
+  }}
+  done({{ bad, n: rs.length }}); }})();"#
+            ));
+            println!(
+                "{w}×{h} {lang}: {} controls, {} overlapping or outside the viewport",
+                r["n"],
+                r["bad"].as_array().map_or(0, Vec::len)
+            );
+            bad.extend(
+                strings(&r["bad"])
+                    .iter()
+                    .map(|b| format!("{w}×{h} {lang}: {b}")),
+            );
+            if lang == "zh" && w == 768 {
+                driver.screenshot(&shots.join(format!("layout-zh-{w}x{h}.png")));
+            }
+        }
+    }
+    none(&bad);
+}
+
+/// Projector mode enlarges the drawing's text, at each size.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_projector_mode_enlarges_the_drawing() {
+    let (url, driver, _down) = built_page();
+    let shots = root().join("target/screenshots");
+    let mut bad = Vec::new();
+    for (w, h) in [(1920, 1080), (1440, 900), (1024, 768), (768, 1024)] {
+        driver.viewport(w, h);
+        driver.open(&format!(
+            "{url}?projector{w}#lesson=replication-isr-hw&step=60"
+        ));
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}{JS_LAYOUT}
+(async () => {{ await until('#broker-0'); await sleep(300); await frame();
+  const read = () => ({{ name: drawnPx(document.querySelector('#broker-0 .name')), smallest: smallest(document.querySelector('#cluster')).px }});
+  const before = read();
+  document.querySelector('#btn-projector').click(); await sleep(400); await frame();
+  const after = read();
+  done({{ before, after, overlaps: overlaps(document.querySelector('#cluster')) }}); }})();"#
+        ));
+        let f = |a: &str, b: &str| r[a][b].as_f64().unwrap_or(0.0);
+        println!(
+            "{w}×{h}: broker name {:.1} → {:.1} px, smallest drawn text {:.1} → {:.1} px with projector on",
+            f("before", "name"),
+            f("after", "name"),
+            f("before", "smallest"),
+            f("after", "smallest")
+        );
+        if f("after", "name") < f("before", "name") * 1.15
+            || f("after", "smallest") <= f("before", "smallest")
+        {
+            bad.push(format!(
+                "{w}×{h}: projector mode does not enlarge the drawing's text: {r}"
+            ));
+        }
+        bad.extend(
+            strings(&r["overlaps"])
+                .iter()
+                .map(|o| format!("{w}×{h} projector: {o}")),
+        );
+        driver.screenshot(&shots.join(format!("layout-projector-{w}x{h}.png")));
+    }
+    none(&bad);
+}

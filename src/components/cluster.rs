@@ -125,6 +125,24 @@ pub struct ClusterProps {
     /// are marked.
     #[prop_or_default]
     pub highlight: Option<AttrValue>,
+    /// Projector mode: the drawing is laid out larger for its width.
+    #[prop_or_default]
+    pub projector: bool,
+}
+
+/// Projector mode's zoom of the drawing (percent).
+const PROJECTOR_ZOOM_PCT: i32 = 130;
+
+/// The drawing's width and the viewport's height, as laid out now.
+fn measure(svg: &NodeRef, zoom_pct: i32) -> Option<Fit> {
+    let el = svg.cast::<web_sys::Element>()?;
+    let width = el.get_bounding_client_rect().width() as i32;
+    let height = web_sys::window()?.inner_height().ok()?.as_f64()? as i32;
+    (width > 0).then_some(Fit {
+        width_px: width,
+        min_height_px: height * MIN_HEIGHT_PCT / 100,
+        zoom_pct,
+    })
 }
 
 /// The simulated clock while playing: from the time of the event shown to
@@ -332,10 +350,35 @@ pub fn message_detail(
     }
 }
 
+/// What the page gives the drawing, in CSS pixels: its width (0: not
+/// measured yet, the base layout), the height it should fill at least, and
+/// how large a drawing unit is drawn, in percent (100; more in projector
+/// mode). A measured drawing is laid out for its width, so that its text is
+/// drawn at its own size times the zoom whatever the screen: brokers wrap
+/// onto more rows on a narrow screen instead of shrinking.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Fit {
+    pub width_px: i32,
+    pub min_height_px: i32,
+    pub zoom_pct: i32,
+}
+
+/// The margin on a side without clients, and with them (their boxes are
+/// 110 wide, centred 70 from the edge).
+const BARE_MARGIN: i32 = 24;
+const CLIENT_MARGIN: i32 = 150;
+/// The drawing fills at least this share of the viewport's height (percent),
+/// the room going above the brokers, where the messages to and from
+/// ZooKeeper travel.
+pub const MIN_HEIGHT_PCT: i32 = 60;
+
 struct Layout {
-    /// The drawing's width in SVG units: [`WIDTH`], or more when the brokers
-    /// need it (the page scales the drawing to fit).
+    /// The drawing's width in SVG units: [`WIDTH`] (or the measured width
+    /// over the zoom), or more when the brokers need it (the page scales
+    /// the drawing to fit).
     width: i32,
+    /// The top of the first row of brokers (and of the clients' column).
+    top: i32,
     /// Each broker's id and the top-left corner of its box.
     broker_xy: Vec<(i32, (i32, i32))>,
     broker_w: i32,
@@ -367,10 +410,10 @@ fn clients_alone(count: usize) -> usize {
 /// (`broker.rack`), racks in name order, each rack's brokers together and a
 /// rack never split across rows unless it alone is longer than a row;
 /// brokers without a rack last.
-fn broker_rows(m: &ClusterModel) -> Vec<Vec<i32>> {
+fn broker_rows(m: &ClusterModel, max_per_row: usize) -> Vec<Vec<i32>> {
     let n = m.brokers.len().max(1);
     if m.brokers.iter().all(|b| b.rack.is_none()) {
-        let per_row = n.div_ceil(n.div_ceil(MAX_PER_ROW));
+        let per_row = n.div_ceil(n.div_ceil(max_per_row));
         return m
             .brokers
             .chunks(per_row)
@@ -389,16 +432,62 @@ fn broker_rows(m: &ClusterModel) -> Vec<Vec<i32>> {
     let mut rows: Vec<Vec<i32>> = Vec::new();
     for rack in racks {
         match rows.last_mut() {
-            Some(row) if row.len() + rack.len() <= MAX_PER_ROW => row.extend(rack),
-            _ => rows.extend(rack.chunks(MAX_PER_ROW).map(<[i32]>::to_vec)),
+            Some(row) if row.len() + rack.len() <= max_per_row => row.extend(rack),
+            _ => rows.extend(rack.chunks(max_per_row).map(<[i32]>::to_vec)),
         }
     }
     rows
 }
 
+/// The width a replica row needs for its partition's name (15 px, bold) and
+/// its marks (`HW 12 LEO 15`, 14 px) side by side, in drawing units, from
+/// generous per-character widths (the page's sans-serif fonts).
+fn row_text_width(m: &ClusterModel) -> i32 {
+    let (mut name, mut marks) = (0, 0);
+    for b in &m.brokers {
+        for r in b.replicas.iter() {
+            name = name.max(r.tp.chars().count() as i32);
+            marks = marks.max(format!("HW {} LEO {}", r.hw, r.leo).len() as i32);
+        }
+    }
+    // Badge and gap (34), name, a gap, marks, right padding (8).
+    34 + name * 10 + 12 + marks * 9 + 8
+}
+
+#[cfg(test)]
 fn layout(m: &ClusterModel) -> Layout {
-    let left = 150;
-    let rows_of_brokers = broker_rows(m);
+    layout_in(m, &Fit::default())
+}
+
+fn layout_in(m: &ClusterModel, fit: &Fit) -> Layout {
+    let measured = fit.width_px > 0;
+    let zoom = if fit.zoom_pct > 0 { fit.zoom_pct } else { 100 };
+    // Measured, a side without clients keeps a small margin only.
+    let margin = |clients: usize| {
+        if measured && clients == 0 {
+            BARE_MARGIN
+        } else {
+            CLIENT_MARGIN
+        }
+    };
+    let (left, right) = (margin(m.producers.len()), margin(m.consumers.len()));
+    // Each broker gets at least MIN_SLOT, and room for its rows' names and
+    // marks, so that its replica rows (name, log bar, HW and LEO marks) fit
+    // in its box: a full row wraps or widens the drawing instead of
+    // overlapping.
+    let min_slot = MIN_SLOT.max(row_text_width(m) + 20);
+    let room = if measured {
+        fit.width_px * 100 / zoom
+    } else {
+        WIDTH
+    };
+    // Not measured, a full row widens the drawing (the page scales it).
+    let fits = if measured {
+        ((room - left - right) / min_slot).clamp(1, MAX_PER_ROW as i32) as usize
+    } else {
+        MAX_PER_ROW
+    };
+    let rows_of_brokers = broker_rows(m, fits);
     let broker_rows = rows_of_brokers.len().max(1);
     let per_row = rows_of_brokers
         .iter()
@@ -406,13 +495,9 @@ fn layout(m: &ClusterModel) -> Layout {
         .max()
         .unwrap_or(1)
         .max(1) as i32;
-    // Each broker gets at least MIN_SLOT, so that its replica rows (name,
-    // log bar, HW and LEO marks) fit in its box: a full row widens the
-    // drawing instead of overlapping.
-    let width = WIDTH.max(2 * left + per_row * MIN_SLOT);
-    let right = width - left;
-    let slot = (right - left) / per_row;
-    let broker_w = (slot - 20).clamp(60, 240);
+    let width = room.max(left + right + per_row * min_slot);
+    let slot = (width - left - right) / per_row;
+    let broker_w = (slot - 20).clamp(60, 240.max(min_slot - 20));
     let max_rows = if broker_rows > 1 {
         MAX_ROWS_WRAPPED
     } else {
@@ -425,30 +510,45 @@ fn layout(m: &ClusterModel) -> Layout {
         .max()
         .unwrap_or(0) as i32;
     let broker_h = HEADER_H + rows.max(1) * ROW_H + 10;
+    // Tall enough for the clients' boxes too.
+    let clients = (m.producers.len(), m.consumers.len());
+    let slots = clients.0.max(clients.1).clamp(1, MAX_CLIENTS) as i32;
+    let natural = |top: i32| {
+        (top + broker_rows as i32 * (broker_h + ROW_GAP) - ROW_GAP)
+            .max(top + 30 + (slots - 1) * CLIENT_STEP + 20)
+            + 40
+    };
+    // The height the page asks for, in drawing units: what is left over
+    // goes half above the brokers (where the messages to and from
+    // ZooKeeper travel), half below them.
+    let wanted = if measured {
+        (fit.min_height_px as i64 * width as i64 / fit.width_px as i64) as i32
+    } else {
+        0
+    };
+    let extra = (wanted - natural(BROKER_TOP)).max(0);
+    let top = BROKER_TOP + extra / 2;
     let broker_xy = rows_of_brokers
         .iter()
         .enumerate()
         .flat_map(|(row, ids)| {
+            // A shorter row (the last) is centred under the longer ones.
+            let indent = slot * (per_row - ids.len() as i32) / 2;
             ids.iter().enumerate().map(move |(col, id)| {
-                let x = left + slot * col as i32 + (slot - broker_w) / 2;
-                (*id, (x, BROKER_TOP + row as i32 * (broker_h + ROW_GAP)))
+                let x = left + indent + slot * col as i32 + (slot - broker_w) / 2;
+                (*id, (x, top + row as i32 * (broker_h + ROW_GAP)))
             })
         })
         .collect();
-    // Tall enough for the clients' boxes too.
-    let clients = (m.producers.len(), m.consumers.len());
-    let slots = clients.0.max(clients.1).clamp(1, MAX_CLIENTS) as i32;
-    let clients_bottom = BROKER_TOP + 30 + (slots - 1) * CLIENT_STEP + 20;
     Layout {
         width,
+        top,
         broker_xy,
         broker_w,
         broker_h,
         max_rows,
         clients,
-        height: (BROKER_TOP + broker_rows as i32 * (broker_h + ROW_GAP) - ROW_GAP)
-            .max(clients_bottom)
-            + 40,
+        height: natural(top) + extra - (top - BROKER_TOP),
     }
 }
 
@@ -457,11 +557,11 @@ fn client_center(l: &Layout, n: NodeId) -> (i32, i32) {
     match n {
         NodeId::Producer(p) => (
             70,
-            BROKER_TOP + 30 + client_slot(p as usize, l.clients.0) as i32 * CLIENT_STEP,
+            l.top + 30 + client_slot(p as usize, l.clients.0) as i32 * CLIENT_STEP,
         ),
         NodeId::Consumer(c) => (
             l.width - 70,
-            BROKER_TOP + 30 + client_slot(c as usize, l.clients.1) as i32 * CLIENT_STEP,
+            l.top + 30 + client_slot(c as usize, l.clients.1) as i32 * CLIENT_STEP,
         ),
         _ => anchor(l, n),
     }
@@ -476,7 +576,7 @@ fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
             .iter()
             .find(|(id, _)| *id == b.0)
             .map(|(_, (x, y))| (x + l.broker_w / 2, *y))
-            .unwrap_or((l.width / 2, BROKER_TOP)),
+            .unwrap_or((l.width / 2, l.top)),
         NodeId::ZooKeeper => (l.width / 2, 56),
         NodeId::Producer(_) => {
             let (x, y) = client_center(l, n);
@@ -838,6 +938,21 @@ fn more_clients(
     }
 }
 
+/// Where a link between two nodes is drawn: between their anchors, but
+/// from the bottom of a broker's box to a broker on a lower row, so that the
+/// line and its ✕ stay clear of the upper box.
+fn link_ends(l: &Layout, a: NodeId, b: NodeId) -> ((i32, i32), (i32, i32)) {
+    let (mut p, mut q) = (client_center(l, a), client_center(l, b));
+    if let (NodeId::Broker(_), NodeId::Broker(_)) = (a, b) {
+        if p.1 < q.1 {
+            p.1 += l.broker_h;
+        } else if q.1 < p.1 {
+            q.1 += l.broker_h;
+        }
+    }
+    (p, q)
+}
+
 /// Each cut link, drawn as a broken line between its two nodes with a ✕
 /// whose menu heals it. (Links that are up are not drawn: a message on its
 /// way shows the link it uses, and has the menu that cuts it.)
@@ -845,7 +960,7 @@ fn cut_links(l: &Layout, m: &ClusterModel, lang: Lang, on_menu: &Callback<NodeMe
     html! {
         <g class="net-links">
             { for m.cut_links.iter().map(|&(a, b)| {
-                let (a_xy, b_xy) = (client_center(l, a), client_center(l, b));
+                let (a_xy, b_xy) = link_ends(l, a, b);
                 let mid = ((a_xy.0 + b_xy.0) / 2, (a_xy.1 + b_xy.1) / 2);
                 let (oncontextmenu, onkeydown) = menu_handlers(on_menu, MenuNode::Link(a, b), false);
                 let label = format!("{} {} ↔ {}: {}", t(lang, "link_cut"), node_name(a, m, lang), node_name(b, m, lang), t(lang, "broker_menu_hint"));
@@ -876,7 +991,9 @@ struct MessageDotProps {
     x: i32,
     y: i32,
     selected: bool,
-    crowded: bool,
+    /// Where its API's name goes, from the dot: (dx, dy of the baseline,
+    /// anchored at its end); None: no room clear of other text.
+    label: Option<(i32, i32, bool)>,
     /// Its link is up (its menu offers to cut it, else to heal it).
     up: bool,
     lang: Lang,
@@ -884,10 +1001,90 @@ struct MessageDotProps {
     on_broker: Callback<NodeMenu>,
 }
 
-/// One message in flight: a dot (and its API's name unless crowded) that
+/// One message in flight: a dot (and its API's name where it has room) that
 /// opens its details. A component of its own, so a step redraws only the
 /// dots that moved or changed: hundreds are drawn at scale, and most stay
 /// where they were from one event to the next.
+/// A box in drawing units: x, y, width, height.
+type Rect = (i32, i32, i32, i32);
+
+fn meet(a: &Rect, b: &Rect) -> bool {
+    a.0 < b.0 + b.2 && b.0 < a.0 + a.2 && a.1 < b.1 + b.3 && b.1 < a.1 + a.3
+}
+
+/// Where each message's API name goes (14 px, beside its dot: right and
+/// above, right and below, left and above, left and below), so that no
+/// name covers another or the text of ZooKeeper, a client or a broker; a
+/// name with no clear place is left out (its dot keeps its title and
+/// label). The selected message is placed first and always named; crowded,
+/// only it is.
+fn label_places(
+    l: &Layout,
+    m: &ClusterModel,
+    dots: &[(i32, i32)],
+    selected: Option<u64>,
+    crowded: bool,
+) -> Vec<Option<(i32, i32, bool)>> {
+    // What is drawn already: ZooKeeper, the clients' boxes, the brokers'
+    // boxes (with their rack's name above them), the cut links' ✕.
+    let racks = m.brokers.iter().any(|b| b.rack.is_some());
+    let mut taken: Vec<Rect> = vec![(l.width / 2 - 80, 10, 160, 46)];
+    for i in 0..clients_alone(l.clients.0) + usize::from(l.clients.0 > MAX_CLIENTS) {
+        let (x, y) = client_center(l, NodeId::Producer(i as u32));
+        taken.push((x - 55, y - 20, 110, 40));
+    }
+    for i in 0..clients_alone(l.clients.1) + usize::from(l.clients.1 > MAX_CLIENTS) {
+        let (x, y) = client_center(l, NodeId::Consumer(i as u32));
+        taken.push((x - 55, y - 20, 110, 40));
+    }
+    for (_, (x, y)) in &l.broker_xy {
+        let above = if racks { 28 } else { 0 };
+        taken.push((
+            x - 10 * i32::from(racks),
+            y - above,
+            l.broker_w + 20 * i32::from(racks),
+            l.broker_h + above,
+        ));
+    }
+    for &(a, b) in &m.cut_links {
+        let (p, q) = link_ends(l, a, b);
+        taken.push(((p.0 + q.0) / 2 - 14, (p.1 + q.1) / 2 - 14, 28, 28));
+    }
+    let mut places = vec![None; dots.len()];
+    let order = (0..dots.len())
+        .filter(|&i| selected == Some(m.messages[i].id))
+        .chain((0..dots.len()).filter(|&i| !crowded && selected != Some(m.messages[i].id)));
+    for i in order.collect::<Vec<_>>() {
+        let (x, y) = dots[i];
+        // A generous width for 14 px capitals and lower case; the glyph
+        // box runs 13 above the baseline and 4 below.
+        let w = m.messages[i].api.len() as i32 * 9 + 4;
+        let boxed = |(dx, dy, end): (i32, i32, bool)| -> Rect {
+            let left = if end { x + dx - w } else { x + dx };
+            (left - 2, y + dy - 14, w + 4, 20)
+        };
+        let inside =
+            |r: &Rect| r.0 >= 0 && r.1 >= 0 && r.0 + r.2 <= l.width && r.1 + r.3 <= l.height;
+        let choice = [
+            (10, -8, false),
+            (10, 22, false),
+            (-10, -8, true),
+            (-10, 22, true),
+        ]
+        .into_iter()
+        .find(|&c| {
+            let r = boxed(c);
+            inside(&r) && !taken.iter().any(|t| meet(t, &r))
+        });
+        let choice = choice.or((selected == Some(m.messages[i].id)).then_some((10, -8, false)));
+        if let Some(c) = choice {
+            taken.push(boxed(c));
+            places[i] = Some(c);
+        }
+    }
+    places
+}
+
 #[component]
 fn MessageDot(p: &MessageDotProps) -> Html {
     let (id, selected) = (p.id, p.selected);
@@ -916,8 +1113,8 @@ fn MessageDot(p: &MessageDotProps) -> Html {
             tabindex="0" role="button" aria-label={summary.clone()} {onclick} {onkeydown} {oncontextmenu}>
             <title>{ format!("{summary} ({} → {} ms)", p.sent_ms, p.arrives_ms) }</title>
             <circle cx={x.to_string()} cy={y.to_string()} r="7" />
-            if !p.crowded || selected {
-                <text x={(x + 10).to_string()} y={(y - 8).to_string()}>{ p.api }</text>
+            if let Some((dx, dy, end)) = p.label {
+                <text x={(x + dx).to_string()} y={(y + dy).to_string()} text-anchor={end.then_some("end")}>{ p.api }</text>
             }
         </g>
     }
@@ -926,7 +1123,37 @@ fn MessageDot(p: &MessageDotProps) -> Html {
 #[component]
 pub fn ClusterView(p: &ClusterProps) -> Html {
     let m = &p.model;
-    let l = layout(m);
+    // Laid out for the width the page gives it, measured after each render
+    // and when the window changes size (a change of a few pixels, such as a
+    // scroll bar, keeps the layout).
+    let svg_ref = use_node_ref();
+    let fit = use_state_eq(Fit::default);
+    let zoom_pct = if p.projector { PROJECTOR_ZOOM_PCT } else { 100 };
+    {
+        let (svg_ref, fit) = (svg_ref.clone(), fit.clone());
+        use_effect(move || {
+            if let Some(now) = measure(&svg_ref, zoom_pct) {
+                let same = (now.width_px - fit.width_px).abs() <= 4
+                    && now.min_height_px == fit.min_height_px
+                    && now.zoom_pct == fit.zoom_pct;
+                if !same {
+                    fit.set(now);
+                }
+            }
+        });
+    }
+    {
+        let (svg_ref, fit) = (svg_ref.clone(), fit.clone());
+        use_effect_with(zoom_pct, move |&zoom_pct| {
+            let listener = crate::io::browser::listen_window("resize", move |_| {
+                if let Some(now) = measure(&svg_ref, zoom_pct) {
+                    fit.set(now);
+                }
+            });
+            move || drop(listener)
+        });
+    }
+    let l = layout_in(m, &fit);
     let lang = p.lang;
     let controller = m.brokers.iter().find(|b| b.controller).map(|b| b.id);
     let label = format!(
@@ -954,6 +1181,8 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             })
             .collect(),
     );
+    let dots: Vec<(i32, i32)> = routes.iter().map(|(_, xy)| *xy).collect();
+    let labels = label_places(&l, m, &dots, selected, crowded);
     let group = use_node_ref();
     {
         let (group, routes) = (group.clone(), routes.clone());
@@ -968,7 +1197,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
     }
     html! {
         <>
-        <svg id="cluster" class={classes!("cluster", p.clock.is_some().then_some("playing"))} viewBox={format!("0 0 {} {}", l.width, l.height)} role="group" aria-label={label}
+        <svg id="cluster" ref={svg_ref} class={classes!("cluster", p.clock.is_some().then_some("playing"))} viewBox={format!("0 0 {} {}", l.width, l.height)} role="group" aria-label={label}
              preserveAspectRatio="xMidYMin meet">
             <g class="links">
                 { for m.brokers.iter().map(|b| {
@@ -1021,7 +1250,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             </g>
             { rack_groups(m, &l, lang) }
             { for m.brokers.iter().map(|b| {
-                let xy = l.broker_xy.iter().find(|(id, _)| *id == b.id).map(|(_, xy)| *xy).unwrap_or((0, BROKER_TOP));
+                let xy = l.broker_xy.iter().find(|(id, _)| *id == b.id).map(|(_, xy)| *xy).unwrap_or((0, l.top));
                 // The marks on this broker (usually none), so a box whose
                 // broker and marks did not change is not drawn again.
                 let prefix = format!("b{}", b.id);
@@ -1035,10 +1264,10 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                 }
             }) }
             <g class="messages" ref={group}>
-                { for m.messages.iter().zip(routes.iter()).map(|(msg, &(_, (x, y)))| html! {
+                { for m.messages.iter().zip(routes.iter()).zip(labels.iter()).map(|((msg, &(_, (x, y))), &label)| html! {
                     <MessageDot key={msg.id} id={msg.id} api={msg.api} summary={msg.summary.clone()}
                         from={msg.from} to={msg.to} sent_ms={msg.sent_ms} arrives_ms={msg.arrives_ms}
-                        {x} {y} selected={selected == Some(msg.id)} {crowded}
+                        {x} {y} selected={selected == Some(msg.id)} {label}
                         up={!crate::state::menu::is_cut(&m.cut_links, msg.from, msg.to)} {lang}
                         on_message={p.on_message.clone()} on_broker={p.on_broker.clone()} />
                 }) }
@@ -1227,6 +1456,60 @@ mod tests {
         // The drawing keeps a projector-friendly scale: at most 1.5× the
         // base width for ten brokers (it was 2.2× in one row).
         assert!(l.width * 2 <= WIDTH * 3, "{}", l.width);
+    }
+
+    /// Measured, the drawing is laid out for its width at the zoom asked:
+    /// brokers wrap onto more rows on a narrow screen (a unit stays about a
+    /// pixel, so the text keeps its size), projector mode makes every unit
+    /// larger, a long partition name widens the boxes, and the drawing is as
+    /// tall as asked, the brokers lower.
+    #[test]
+    fn a_measured_drawing_is_laid_out_for_its_width() {
+        let m = model(3, 2);
+        let at = |w, zoom| {
+            layout_in(
+                &m,
+                &Fit {
+                    width_px: w,
+                    min_height_px: 600,
+                    zoom_pct: zoom,
+                },
+            )
+        };
+        let rows = |l: &Layout| {
+            let mut tops: Vec<i32> = l.broker_xy.iter().map(|(_, (_, y))| *y).collect();
+            tops.dedup();
+            tops.len()
+        };
+        let wide = at(1060, 100);
+        assert_eq!((wide.width, rows(&wide)), (1060, 1));
+        let narrow = at(600, 100);
+        assert_eq!((narrow.width, rows(&narrow)), (600, 2));
+        let projector = at(1060, 130);
+        assert_eq!(projector.width, 1060 * 100 / 130);
+        for (l, px) in [(&wide, 1060), (&narrow, 600), (&projector, 1060)] {
+            // As tall as asked (600 px) at its scale, the brokers lower.
+            assert!(l.height * px / l.width >= 599, "{} units", l.height);
+            assert!(l.top > BROKER_TOP);
+        }
+        let mut long = model(3, 1);
+        for b in &mut long.brokers {
+            std::rc::Rc::make_mut(&mut b.replicas)[0].tp = "a-long-topic-name-0".into();
+        }
+        let l = layout_in(
+            &long,
+            &Fit {
+                width_px: 1060,
+                min_height_px: 0,
+                zoom_pct: 100,
+            },
+        );
+        assert!(
+            l.broker_w >= row_text_width(&long),
+            "{} < {}",
+            l.broker_w,
+            row_text_width(&long)
+        );
     }
 
     fn message(sent_ms: u64, arrives_ms: u64, now_ms: u64) -> MessageView {

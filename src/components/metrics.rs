@@ -23,10 +23,10 @@ const MAX_ROWS: usize = 300;
 const MAX_MOVED: usize = 40;
 
 /// Chart size in SVG units.
-const W: f64 = 320.0;
-const H: f64 = 110.0;
-const PAD_L: f64 = 36.0;
-const PAD_B: f64 = 16.0;
+const W: f64 = 260.0;
+const H: f64 = 100.0;
+const PAD_L: f64 = 44.0;
+const PAD_B: f64 = 18.0;
 
 /// What the view shows at one step.
 #[derive(PartialEq)]

@@ -316,7 +316,7 @@ fn lookup_picture(
     s: &crate::model::inspect::PartitionFiles,
     lang: Lang,
 ) -> Html {
-    const W: i32 = 900;
+    const W: i32 = 800;
     let segments: Vec<i64> = s
         .files
         .iter()
