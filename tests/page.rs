@@ -1554,7 +1554,9 @@ fn the_built_page_playback_buttons_stand_apart() {
     for (w, h) in SIZES {
         driver.viewport(w, h);
         for lang in ["en", "zh"] {
-            driver.open(&format!("{url}?bar{w}{lang}#lesson=leader-failure-hw"));
+            driver.open(&format!(
+                "{url}?bar{w}{lang}#lesson=leader-failure-hw&step=171"
+            ));
             let r = driver.run(&format!(
                 r#"{JS_HELPERS}
 (async () => {{ await until('#broker-0'); await sleep(300);
@@ -1564,6 +1566,8 @@ fn the_built_page_playback_buttons_stand_apart() {
   const rs = els.map(e => ({{ id: e.id || e.className, r: e.getBoundingClientRect() }}));
   const bad = [];
   for (const a of rs) if (a.r.left < -0.5 || a.r.top < -0.5 || a.r.right > innerWidth + 0.5 || a.r.bottom > innerHeight + 0.5) bad.push(`${{a.id}} outside the viewport`);
+  /* A button narrower than its label: the label spills over its neighbours. */
+  for (const e of els) if (e.tagName === 'BUTTON' && e.scrollWidth > e.clientWidth + 1) bad.push(`${{e.id}}: its label (${{e.scrollWidth}} px) spills out of it (${{e.clientWidth}} px)`);
   for (let i = 0; i < rs.length; i++) for (let j = i + 1; j < rs.length; j++) {{
     const a = rs[i].r, b = rs[j].r;
     if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5) bad.push(`${{rs[i].id}} over ${{rs[j].id}}`);
