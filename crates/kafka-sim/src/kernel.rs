@@ -146,6 +146,12 @@ pub enum Timer {
         /// Its correlation id.
         correlation_id: i32,
     },
+    /// A partition leader's verify-only AddPartitionsToTxn went unanswered
+    /// for `request.timeout.ms` (KIP-890 part 1).
+    TxnVerificationTimeout {
+        /// Its correlation id.
+        correlation_id: i32,
+    },
 }
 
 /// One item of pending work.

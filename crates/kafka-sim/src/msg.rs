@@ -152,6 +152,7 @@ pub enum ErrorCode {
     InvalidTransactionTimeout,
     InvalidProducerIdMapping,
     UnstableOffsetCommit,
+    TransactionAbortable,
 }
 
 impl ErrorCode {
@@ -197,6 +198,7 @@ impl ErrorCode {
             ErrorCode::BrokerNotAvailable => "BROKER_NOT_AVAILABLE",
             ErrorCode::NetworkException => "NETWORK_EXCEPTION",
             ErrorCode::InvalidTxnState => "INVALID_TXN_STATE",
+            ErrorCode::TransactionAbortable => "TRANSACTION_ABORTABLE",
             ErrorCode::TransactionCoordinatorFenced => "TRANSACTION_COORDINATOR_FENCED",
             ErrorCode::ProducerFenced => "PRODUCER_FENCED",
             ErrorCode::ConcurrentTransactions => "CONCURRENT_TRANSACTIONS",
@@ -614,6 +616,10 @@ pub enum Message {
         /// 0, 1 or -1 (`all`).
         acks: i16,
         timeout_ms: u64,
+        /// A transactional producer's `transactional.id` (the request's
+        /// `TransactionalId`): the leader verifies with its coordinator.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        transactional_id: Option<String>,
         topic_data: Vec<(TopicPartition, Bytes)>,
     },
     ProduceResponse {
@@ -680,6 +686,11 @@ pub enum Message {
         producer_id: i64,
         producer_epoch: i16,
         partitions: Vec<TopicPartition>,
+        /// KIP-890 part 1: a partition leader asks whether the partitions
+        /// are already in the transaction, adding nothing (the broker's
+        /// version 4+ request, `VerifyOnly`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        verify_only: bool,
     },
     AddPartitionsToTxnResponse {
         correlation_id: i32,
@@ -1097,6 +1108,30 @@ impl Message {
                         .join(", ")
                 ),
             },
+            Message::AddPartitionsToTxn {
+                partitions,
+                verify_only: true,
+                ..
+            } => format!(
+                "AddPartitionsToTxn {} (verify only)",
+                partitions
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Message::AddPartitionsToTxnResponse { results, .. }
+                if results.iter().any(|(_, e)| e.is_some()) =>
+            {
+                format!(
+                    "AddPartitionsToTxnResponse {}",
+                    results
+                        .iter()
+                        .map(|(t, e)| format!("{t}: {}", e.map_or("NONE", |e| e.name_str())))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
             Message::OffsetCommit(OffsetCommitRequest { offsets, .. }) => format!(
                 "OffsetCommit {}",
                 offsets

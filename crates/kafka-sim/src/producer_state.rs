@@ -127,6 +127,28 @@ pub struct ProducerStates {
     /// (`unreplicatedTxns`).
     #[serde(default, skip_serializing_if = "SortedMap::is_empty")]
     pub unreplicated: SortedMap<i64, (i64, i64)>,
+    /// KIP-890 part 1: producers whose first transactional batch here is
+    /// being verified with the transaction coordinator
+    /// (`verificationStates`). In memory only, as in Kafka: not in
+    /// snapshots, gone when the broker stops.
+    #[serde(skip)]
+    pub verifying: SortedMap<i64, VerificationEntry>,
+}
+
+/// A verification in progress (`VerificationStateEntry`, Kafka 3.9
+/// `storage/.../VerificationStateEntry.java`): the guard the append must
+/// present, and the lowest sequence and latest epoch seen while verifying.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerificationEntry {
+    /// The guard (`VerificationGuard`): unique per entry, never 0 (0 is
+    /// Kafka's `SENTINEL`, "no verification").
+    pub guard: u64,
+    /// The lowest first sequence of the batches waiting for it.
+    pub lowest_sequence: i32,
+    /// Their producer epoch.
+    pub epoch: i16,
+    /// When it was created, in simulated ms.
+    pub created_ms: u64,
 }
 
 fn in_sequence(last_seq: i32, next_seq: i32) -> bool {
@@ -134,9 +156,70 @@ fn in_sequence(last_seq: i32, next_seq: i32) -> bool {
 }
 
 impl ProducerStates {
+    /// Whether `producer_id` has a transaction open on this partition
+    /// (`UnifiedLog.hasOngoingTransaction`).
+    pub fn has_ongoing_txn(&self, producer_id: i64) -> bool {
+        self.producers
+            .get(&producer_id)
+            .is_some_and(|e| e.current_txn_first_offset.is_some())
+    }
+
+    /// `UnifiedLog.maybeStartTransactionVerification`: `None` (Kafka's
+    /// `SENTINEL`) when the producer already has a transaction open here, so
+    /// nothing needs verifying; else the guard of its verification entry,
+    /// made now with a fresh guard from `next_guard` unless one exists
+    /// (`maybeCreateVerificationStateEntry`, then
+    /// `maybeUpdateLowestSequenceAndEpoch`).
+    pub fn maybe_start_verification(
+        &mut self,
+        producer_id: i64,
+        sequence: i32,
+        epoch: i16,
+        now_ms: u64,
+        next_guard: &mut u64,
+    ) -> Option<u64> {
+        if self.has_ongoing_txn(producer_id) {
+            return None;
+        }
+        let e = self.verifying.entry(producer_id).or_insert_with(|| {
+            *next_guard += 1;
+            VerificationEntry {
+                guard: *next_guard,
+                lowest_sequence: sequence,
+                epoch,
+                created_ms: now_ms,
+            }
+        });
+        if epoch == e.epoch && sequence < e.lowest_sequence {
+            e.lowest_sequence = sequence;
+        }
+        if epoch > e.epoch {
+            e.epoch = epoch;
+            e.lowest_sequence = sequence;
+        }
+        Some(e.guard)
+    }
+
     /// Checks an incoming batch set from a client. `Ok(Some((first, last)))` =
     /// a duplicate already written at those offsets; `Err` = refused.
     pub fn check(&self, bytes: &[u8]) -> Result<Option<(i64, i64)>, (ErrorCode, String)> {
+        self.check_verified(bytes, None)
+    }
+
+    /// [`check`](Self::check) with KIP-890 part 1's rule when `verification`
+    /// is `Some(guard)` (`transaction.partition.verification.enable`; the
+    /// guard the produce holds, 0 for none): a transactional batch of a
+    /// producer with no transaction open here must present its verification
+    /// entry's guard, or it is `INVALID_TXN_STATE` ("Record was not part of
+    /// an ongoing transaction", `UnifiedLog.analyzeAndValidateProducerState`,
+    /// after the duplicate check); and while a verification entry exists, a
+    /// batch may not start above its lowest sequence
+    /// (`ProducerAppendInfo.checkSequence`).
+    pub fn check_verified(
+        &self,
+        bytes: &[u8],
+        verification: Option<u64>,
+    ) -> Result<Option<(i64, i64)>, (ErrorCode, String)> {
         let Ok(batches) = record::split_batches(bytes) else {
             return Ok(None);
         };
@@ -144,6 +227,34 @@ impl ProducerStates {
             if h.is_control() && h.has_producer_id() {
                 self.check_marker(&bytes[pos..], &h)?;
                 continue;
+            }
+            if let (Some(guard), true) = (verification, h.is_transactional()) {
+                if h.has_producer_id() && !self.has_ongoing_txn(h.producer_id) {
+                    let duplicate = self.producers.get(&h.producer_id).is_some_and(|e| {
+                        e.epoch == h.producer_epoch
+                            && e.batches.iter().any(|b| {
+                                b.first_seq == h.base_sequence && b.last_seq == h.last_sequence()
+                            })
+                    });
+                    let entry = self.verifying.get(&h.producer_id);
+                    if !duplicate && (guard == 0 || entry.map(|v| v.guard) != Some(guard)) {
+                        return Err((
+                            ErrorCode::InvalidTxnState,
+                            "Record was not part of an ongoing transaction".into(),
+                        ));
+                    }
+                    if let Some(v) =
+                        entry.filter(|v| !duplicate && h.base_sequence > v.lowest_sequence)
+                    {
+                        return Err((
+                            ErrorCode::OutOfOrderSequenceNumber,
+                            format!(
+                                "Out of order sequence number for producer {}: {} (incoming seq. number), {} (earliest seen sequence)",
+                                h.producer_id, h.base_sequence, v.lowest_sequence
+                            ),
+                        ));
+                    }
+                }
             }
             if !h.has_producer_id() || h.base_sequence < 0 {
                 continue;
@@ -247,6 +358,12 @@ impl ProducerStates {
     pub fn record(&mut self, b: &BatchInfo) -> Option<CompletedTxn> {
         if b.producer_id < 0 {
             return None;
+        }
+        if b.transactional || b.marker.is_some() {
+            // Any transactional append, data or marker, from any origin ends
+            // a verification (`UnifiedLog.updateProducers`,
+            // `clearVerificationStateEntry`): a later batch needs a new one.
+            self.verifying.remove(&b.producer_id);
         }
         if let Some(m) = b.marker {
             let e = self
@@ -434,6 +551,10 @@ mod tests {
     use crate::storage::record::{build_batch, BatchSpec, NewRecord};
 
     fn batch(pid: i64, epoch: i16, seq: i32, n: usize) -> Vec<u8> {
+        batch_of(pid, epoch, seq, n, false)
+    }
+
+    fn batch_of(pid: i64, epoch: i16, seq: i32, n: usize, transactional: bool) -> Vec<u8> {
         let recs: Vec<NewRecord> = (0..n)
             .map(|_| NewRecord::new(Some(b"k"), Some(b"v"), 0))
             .collect();
@@ -442,6 +563,7 @@ mod tests {
                 producer_id: pid,
                 producer_epoch: epoch,
                 base_sequence: seq,
+                transactional,
                 ..BatchSpec::default()
             },
             &recs,
@@ -462,6 +584,68 @@ mod tests {
             transactional: false,
             marker: None,
         }
+    }
+
+    fn tx(pid: i64, epoch: i16, seq: i32, n: usize) -> Vec<u8> {
+        batch_of(pid, epoch, seq, n, true)
+    }
+
+    /// KIP-890 part 1 on the append (`UnifiedLog`
+    /// `analyzeAndValidateProducerState`, `batchMissingRequiredVerification`;
+    /// `ProducerStateManager.maybeCreateVerificationStateEntry`;
+    /// `ProducerAppendInfo.checkSequence`, Kafka 3.9).
+    #[test]
+    fn a_transactional_batch_needs_its_verification_guard() {
+        let mut s = ProducerStates::default();
+        let not_part = Err((
+            ErrorCode::InvalidTxnState,
+            "Record was not part of an ongoing transaction".to_string(),
+        ));
+        // No verification: refused, with or without a stale guard.
+        assert_eq!(s.check_verified(&tx(7, 0, 0, 1), Some(0)), not_part);
+        assert_eq!(s.check_verified(&tx(7, 0, 0, 1), Some(41)), not_part);
+        // The setting off: nothing checked.
+        assert_eq!(s.check_verified(&tx(7, 0, 0, 1), None), Ok(None));
+        // Non-transactional batches are never checked.
+        assert_eq!(s.check_verified(&batch(8, 0, 0, 1), Some(0)), Ok(None));
+        let mut next = 0;
+        let g = s.maybe_start_verification(7, 3, 0, 100, &mut next).unwrap();
+        assert_eq!((g, next), (1, 1), "a fresh guard, never the SENTINEL 0");
+        assert_eq!(
+            s.maybe_start_verification(7, 1, 0, 200, &mut next),
+            Some(g),
+            "the same entry: the same guard"
+        );
+        assert_eq!(
+            s.verifying[&7].lowest_sequence, 1,
+            "the lowest sequence seen"
+        );
+        assert_eq!(s.check_verified(&tx(7, 0, 1, 1), Some(g + 1)), not_part);
+        assert_eq!(
+            s.check_verified(&tx(7, 0, 3, 1), Some(g)).unwrap_err().0,
+            ErrorCode::OutOfOrderSequenceNumber,
+            "above the lowest sequence being verified"
+        );
+        assert_eq!(s.check_verified(&tx(7, 0, 1, 1), Some(g)), Ok(None));
+        // A newer epoch restarts the lowest sequence.
+        s.maybe_start_verification(7, 0, 1, 300, &mut next);
+        assert_eq!(
+            (s.verifying[&7].epoch, s.verifying[&7].lowest_sequence),
+            (1, 0)
+        );
+        // The append clears the entry and opens the transaction: later
+        // batches of it need no guard, and no new verification starts.
+        let mut i = info(7, 0, 0, 1);
+        i.transactional = true;
+        s.record(&i);
+        assert!(s.verifying.is_empty());
+        assert_eq!(s.maybe_start_verification(7, 1, 0, 400, &mut next), None);
+        assert_eq!(s.check_verified(&tx(7, 0, 1, 1), Some(0)), Ok(None));
+        // A duplicate is acknowledged before the guard is checked.
+        let mut t = ProducerStates::default();
+        t.record(&info(9, 0, 5, 1));
+        t.producers.get_mut(&9).unwrap().current_txn_first_offset = None;
+        assert_eq!(t.check_verified(&tx(9, 0, 0, 1), Some(0)), Ok(Some((5, 5))));
     }
 
     #[test]

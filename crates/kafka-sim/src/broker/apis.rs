@@ -140,8 +140,16 @@ impl BrokerCx<'_> {
                 correlation_id,
                 acks,
                 timeout_ms,
+                transactional_id,
                 topic_data,
-            } => self.broker_on_produce(from, correlation_id, acks, timeout_ms, topic_data),
+            } => self.broker_on_produce(
+                from,
+                correlation_id,
+                acks,
+                timeout_ms,
+                transactional_id,
+                topic_data,
+            ),
             Message::Fetch(req) => self.broker_on_fetch(from, req),
             Message::FetchResponse {
                 correlation_id,
@@ -176,6 +184,28 @@ impl BrokerCx<'_> {
                 producer_id,
                 producer_epoch,
                 partitions,
+                verify_only: true,
+            } => self.txn_verify_partitions(
+                from,
+                correlation_id,
+                &transactional_id,
+                producer_id,
+                producer_epoch,
+                partitions,
+            ),
+            Message::AddPartitionsToTxnResponse {
+                correlation_id,
+                results,
+            } if matches!(from, NodeId::Broker(_)) => {
+                self.broker_on_verification_response(correlation_id, results)
+            }
+            Message::AddPartitionsToTxn {
+                correlation_id,
+                transactional_id,
+                producer_id,
+                producer_epoch,
+                partitions,
+                verify_only: false,
             } => self.txn_add_partitions(
                 from,
                 correlation_id,

@@ -63,6 +63,7 @@ mod log_manager;
 mod purgatory;
 mod replica_manager;
 mod shutdown;
+mod verification;
 
 /// What the leader knows of one follower (`Replica` / `ReplicaState`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -208,6 +209,26 @@ pub struct DelayedProduce {
     pub parts: Vec<DelayedProducePart>,
     /// Partitions answered at once (errors), sent with the rest.
     pub done: Vec<ProducePartitionResponse>,
+}
+
+/// A produce held while its transactional partitions are verified with the
+/// transaction coordinator (KIP-890 part 1; the callback
+/// `ReplicaManager.handleProduceAppend` hands to
+/// `AddPartitionsToTxnManager.verifyTransaction`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingVerification {
+    /// Who produced.
+    pub from: NodeId,
+    /// The produce's correlation id.
+    pub correlation_id: i32,
+    /// Its `acks`.
+    pub acks: i16,
+    /// Its timeout.
+    pub timeout_ms: u64,
+    /// Its batches, appended once the answer comes.
+    pub topic_data: Vec<(TopicPartition, crate::msg::Bytes)>,
+    /// The guard each verified partition's append must present.
+    pub guards: SortedMap<TopicPartition, u64>,
 }
 
 /// What a broker serves to clients (`MetadataCache`), from UpdateMetadata.
@@ -381,6 +402,12 @@ pub struct Broker {
     pub next_delayed: u64,
     /// The correlation id of its next request.
     pub next_correlation: i32,
+    /// KIP-890 part 1: produces held for verification, by the correlation
+    /// id of their AddPartitionsToTxn (`AddPartitionsToTxnManager`).
+    pub verifications: SortedMap<i32, PendingVerification>,
+    /// The last verification guard handed out (`VerificationGuard`'s
+    /// counter; 0 is the `SENTINEL`).
+    pub last_guard: u64,
     /// Idempotent producer state per partition (see `producer_state.rs`).
     pub producer_states: SortedMap<TopicPartition, crate::producer_state::ProducerStates>,
     /// The block of producer ids this broker hands out: (next, last).
@@ -432,6 +459,8 @@ impl Broker {
             delayed_produces: SortedMap::new(),
             next_delayed: 0,
             next_correlation: 0,
+            verifications: SortedMap::new(),
+            last_guard: 0,
             producer_states: SortedMap::new(),
             producer_id_block: None,
             groups: Default::default(),
@@ -701,6 +730,9 @@ impl BrokerCx<'_> {
             Timer::GroupInitialDelay { group } => self.coordinator_initial_delay(&group),
             Timer::TxnAbortCheck => self.txn_abort_check(),
             Timer::TxnMarkerRetry { transactional_id } => self.txn_send_markers(&transactional_id),
+            Timer::TxnVerificationTimeout { correlation_id } => {
+                self.broker_on_verification_failed(correlation_id, ErrorCode::NetworkException)
+            }
             Timer::TxnMarkerTimeout { correlation_id } => self.txn_on_markers_response(
                 correlation_id,
                 Vec::new(),
@@ -924,6 +956,10 @@ impl BrokerCx<'_> {
         br.fetchers.clear();
         br.delayed_fetches.clear();
         br.delayed_produces.clear();
+        br.verifications.clear();
+        for s in br.producer_states.values_mut() {
+            s.verifying.clear();
+        }
         br.metadata = MetadataCache {
             controller_id: -1,
             ..Default::default()
@@ -938,6 +974,15 @@ impl BrokerCx<'_> {
     /// A request of ours could not reach a dead broker.
     pub(crate) fn broker_disconnected(&mut self, to: NodeId, msg: &Message) -> Step {
         let b = self.id;
+        if let Message::AddPartitionsToTxn {
+            correlation_id,
+            verify_only: true,
+            ..
+        } = msg
+        {
+            return self
+                .broker_on_verification_failed(*correlation_id, ErrorCode::NetworkException);
+        }
         if let Message::WriteTxnMarkers { correlation_id, .. } = msg {
             return self.txn_on_markers_response(
                 *correlation_id,

@@ -389,17 +389,27 @@ impl BrokerCx<'_> {
         Ok(())
     }
 
-    /// The leader's side of Produce.
-    pub(super) fn broker_on_produce(
+    /// The leader's side of Produce once any verification is done
+    /// (`appendRecords`): `guards` are the verified partitions' guards,
+    /// `done` the partitions already answered (failed verifications).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn produce_append(
         &mut self,
         from: NodeId,
         correlation_id: i32,
         acks: i16,
         timeout_ms: u64,
         topic_data: Vec<(TopicPartition, Bytes)>,
+        guards: &SortedMap<TopicPartition, u64>,
+        mut done: Vec<ProducePartitionResponse>,
     ) -> Step {
         let b = self.id;
-        let mut done = Vec::new();
+        let verify = self
+            .k
+            .sc
+            .cluster
+            .config
+            .transaction_partition_verification_enable;
         let mut waiting = Vec::new();
         for (tp, bytes) in topic_data {
             let reject = |w: &mut BrokerCx,
@@ -467,14 +477,15 @@ impl BrokerCx<'_> {
                     continue;
                 }
             }
-            // Idempotence: duplicates are acknowledged with their first offsets.
-            match self
-                .me()
-                .producer_states
-                .get(&tp)
-                .map(|s| s.check(bytes.as_slice()))
-                .unwrap_or(Ok(None))
-            {
+            // Idempotence: duplicates are acknowledged with their first
+            // offsets. And KIP-890's guard, checked after the duplicates.
+            let guard = verify.then(|| guards.get(&tp).copied().unwrap_or(0));
+            let checked = match self.me().producer_states.get(&tp) {
+                Some(s) => s.check_verified(bytes.as_slice(), guard),
+                None => crate::producer_state::ProducerStates::default()
+                    .check_verified(bytes.as_slice(), guard),
+            };
+            match checked {
                 Err((e, detail)) => {
                     reject(self, e, detail, &mut done)?;
                     continue;

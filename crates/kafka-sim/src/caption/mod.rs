@@ -227,7 +227,9 @@ impl EventKind {
             | TxnMarkerWritten { .. }
             | TxnOffsetsCompleted { .. }
             | TxnCoordinatorFound { .. }
-            | ProducerTxnStateChanged { .. } => txn::words(self, l),
+            | ProducerTxnStateChanged { .. }
+            | TxnVerificationStarted { .. }
+            | ProduceVerificationFailed { .. } => txn::words(self, l),
             GuaranteeBroken {
                 guarantee,
                 tp,

@@ -125,6 +125,47 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 format!("生产者 {producer}：{transactional_id} 的事务协调者是 broker {broker}（__transaction_state-{partition} 的 leader）")
             }
         }
+        TxnVerificationStarted {
+            broker,
+            transactional_id,
+            producer_id,
+            partitions,
+            coordinator,
+        } => {
+            let tps = partitions
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            match (coordinator, en) {
+                (Some(c), true) => format!("Broker {broker} holds the produce of producer id {producer_id} to {tps}: no transaction of it is open here, so it first asks coordinator {c} whether {transactional_id} added {tps} (AddPartitionsToTxn, verify only; KIP-890)"),
+                (Some(c), false) => format!("Broker {broker} 暂不写入生产者 id {producer_id} 发往 {tps} 的消息：该生产者在这里没有进行中的事务，所以先问事务协调者 {c}：{transactional_id} 是否已把 {tps} 加入事务（AddPartitionsToTxn，仅验证；KIP-890）"),
+                (None, true) => format!("Broker {broker} must verify {tps} with the coordinator of {transactional_id}, but knows no live one (COORDINATOR_NOT_AVAILABLE)"),
+                (None, false) => format!("Broker {broker} 需要向 {transactional_id} 的事务协调者验证 {tps}，但不知道哪个协调者存活（COORDINATOR_NOT_AVAILABLE）"),
+            }
+        }
+        ProduceVerificationFailed {
+            broker,
+            tp,
+            error,
+            cause,
+            detail,
+        } => {
+            let why = if detail.is_empty() {
+                String::new()
+            } else if en {
+                format!(": {detail}")
+            } else {
+                format!("：{detail}")
+            };
+            if en {
+                format!("Broker {broker} answered {error} for {tp} without appending: the coordinator said {cause}{why}")
+            } else {
+                format!(
+                    "Broker {broker} 对 {tp} 返回 {error}，没有写入：协调者的回答是 {cause}{why}"
+                )
+            }
+        }
         ProducerTxnStateChanged {
             producer,
             transactional_id,

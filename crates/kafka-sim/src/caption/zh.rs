@@ -20,6 +20,20 @@ const RULES: &[(&str, &str)] = &[
         "TimeoutException: Expiring {} record(s) for {}: {} ms has passed since batch creation",
         "TimeoutException：{1} 的 {0} 条消息过期：批次创建后已过 {2} ms",
     ),
+    // Transactions (KIP-890 part 1)
+    (" (verify only)", "（仅验证）"),
+    (
+        "Record was not part of an ongoing transaction",
+        "该消息不属于任何进行中的事务",
+    ),
+    (
+        "Partition was not added to the transaction",
+        "该分区未被加入事务",
+    ),
+    (
+        "Unable to verify the partition has been added to the transaction. Underlying error: {}",
+        "无法验证该分区已加入事务。底层错误：{0}",
+    ),
     // Storage lookups
     (
         "offset {} is the log end offset: no record is there yet, so a fetch from it returns no records and no error",

@@ -606,6 +606,17 @@ pub struct BrokerConfig {
         default = "d_txn_abort_interval"
     )]
     pub transaction_abort_timed_out_transaction_cleanup_interval_ms: u64,
+    /// `transaction.partition.verification.enable` (KIP-890 part 1, on by
+    /// default since 3.6): before a partition leader appends a producer's
+    /// first transactional batch of a transaction, it asks the transaction
+    /// coordinator whether the partition was added (AddPartitionsToTxn,
+    /// verify only), so a late write cannot open a transaction the
+    /// coordinator knows nothing of.
+    #[serde(
+        rename = "transaction.partition.verification.enable",
+        default = "d_true"
+    )]
+    pub transaction_partition_verification_enable: bool,
     /// `group.initial.rebalance.delay.ms`: how long a new group waits for more members before its first rebalance.
     #[serde(
         rename = "group.initial.rebalance.delay.ms",

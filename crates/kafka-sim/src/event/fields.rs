@@ -104,6 +104,8 @@ impl EventKind {
             TxnOffsetsCompleted { .. } => "txn_offsets_completed",
             TxnCoordinatorFound { .. } => "txn_coordinator_found",
             ProducerTxnStateChanged { .. } => "producer_txn_state_changed",
+            TxnVerificationStarted { .. } => "txn_verification_started",
+            ProduceVerificationFailed { .. } => "produce_verification_failed",
             GroupsUnloaded { .. } => "groups_unloaded",
             MemberIdAssigned { .. } => "member_id_assigned",
             MemberJoining { .. } => "member_joining",
@@ -264,6 +266,10 @@ impl EventKind {
                 "last_stable_offset",
             ) => s(last_stable_offset),
             (ProducerTxnStateChanged { to, .. }, "to") => s(to.name()),
+            (ProduceVerificationFailed { error, .. }, "error") => s(error.name_str()),
+            (ProduceVerificationFailed { cause, .. }, "cause") => s(cause.name_str()),
+            (ProduceVerificationFailed { tp, .. }, "tp") => s(tp),
+            (TxnVerificationStarted { broker, .. }, "broker") => s(broker),
             (ProducerTxnStateChanged { producer, .. }, "producer") => s(producer),
             (ProducerTxnStateChanged { error, .. }, "error") => {
                 Some(error.map(|e| e.name_str()).unwrap_or("NONE").to_string())
@@ -320,7 +326,8 @@ impl EventKind {
             | TxnStateChanged { .. }
             | TxnMarkerWritten { .. }
             | TxnOffsetsCompleted { .. }
-            | ProducerTxnStateChanged { .. } => Importance::Key,
+            | ProducerTxnStateChanged { .. }
+            | ProduceVerificationFailed { .. } => Importance::Key,
             HighWatermarkCheckpointed { .. }
             | LogFlushed { .. }
             | FetchParked { .. }

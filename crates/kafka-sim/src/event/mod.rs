@@ -1155,6 +1155,39 @@ pub enum EventKind {
         /// The id's `__transaction_state` partition.
         partition: i32,
     },
+    /// KIP-890 part 1: a partition leader holds a transactional produce and
+    /// asks the transaction coordinator whether these partitions are in the
+    /// producer's transaction (AddPartitionsToTxn, verify only), because the
+    /// producer has no transaction open on them here
+    /// (`ReplicaManager.maybeStartTransactionVerificationForPartitions`).
+    TxnVerificationStarted {
+        /// The partition leader.
+        broker: BrokerId,
+        /// The producer's `transactional.id`.
+        transactional_id: String,
+        /// Its producer id.
+        producer_id: i64,
+        /// The partitions to verify.
+        partitions: Vec<TopicPartition>,
+        /// The coordinator asked (none: the leader knows no live one, and
+        /// answers `COORDINATOR_NOT_AVAILABLE` at once).
+        coordinator: Option<BrokerId>,
+    },
+    /// KIP-890 part 1: the verification failed, so the leader answered the
+    /// produce for this partition without appending it
+    /// (`ReplicaManager.handleProduceAppend`'s `postVerificationCallback`).
+    ProduceVerificationFailed {
+        /// The partition leader.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// What the producer is answered.
+        error: ErrorCode,
+        /// The coordinator's answer (or the network's) that caused it.
+        cause: ErrorCode,
+        /// Kafka's message for it (empty: none).
+        detail: String,
+    },
     /// A transactional producer's `TransactionManager` changed state.
     ProducerTxnStateChanged {
         /// The producer (its index in the scenario).

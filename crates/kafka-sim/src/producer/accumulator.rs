@@ -440,6 +440,7 @@ impl ProducerCx<'_> {
                 correlation_id: cid,
                 acks,
                 timeout_ms: cfg.request_timeout_ms,
+                transactional_id: cfg.transactional_id.clone(),
                 topic_data,
             },
         )?;

@@ -25,8 +25,17 @@
 //! Simplified: a `send()` in the wrong state fails before the interceptors
 //! (Kafka checks after partitioning); the application's calls do not block
 //! (a lesson leaves time for `commitTransaction()` to finish); offsets not
-//! yet sent when the application aborts are dropped; no KIP-890 (epoch bump per transaction,
-//! broker-side partition verification).
+//! yet sent when the application aborts are dropped; no epoch bump per
+//! transaction (KIP-890 part 2, not on in 3.9).
+//!
+//! KIP-360: a batch that fails inside a transaction (not while it is
+//! already committing or aborting) sets `epochBumpRequired`; once the abort
+//! completes the producer goes to INITIALIZING and sends InitProducerId,
+//! which bumps its epoch, before it is READY again
+//! (`TransactionManager.maybeTransitionToErrorState`,
+//! `completeTransaction`, Kafka 3.9 lines 672-685 and 1178-1190). A late
+//! write of the old epoch is then fenced by the partition leader's
+//! verification (KIP-890 part 1, `broker/verification.rs`).
 
 use super::*;
 use crate::txn::ClientTxnState;
@@ -87,6 +96,11 @@ pub struct TxnClient {
     /// The last transactional request sent, and to which broker (its
     /// connection closing fails it at once).
     pub sent_to: Option<(i32, BrokerId)>,
+    /// KIP-360: a batch failed inside the transaction, so once the abort
+    /// completes the producer bumps its epoch with InitProducerId before
+    /// the next transaction (`TransactionManager.epochBumpRequired`): a
+    /// write of the old epoch still in the network is then fenced.
+    pub epoch_bump_required: bool,
 }
 
 /// One `sendOffsetsToTransaction` call: the consumer's positions and its
@@ -134,6 +148,7 @@ impl TxnClient {
             offsets: Vec::new(),
             offsets_in_flight: None,
             sent_to: None,
+            epoch_bump_required: false,
         }
     }
 
@@ -396,6 +411,7 @@ impl ProducerCx<'_> {
                 producer_id: pid,
                 producer_epoch: epoch,
                 partitions: new_parts,
+                verify_only: false,
             }
         } else {
             self.k.gate()?;
@@ -614,6 +630,12 @@ impl ProducerCx<'_> {
                 self.txn_fatal(ErrorCode::ProducerFenced)
             }
             (_, ClientTxnState::InTransaction | ClientTxnState::CommittingTransaction) => {
+                // `maybeTransitionToErrorState`: the epoch is bumped after
+                // the abort unless the transaction was already completing.
+                if t.state == ClientTxnState::InTransaction {
+                    self.k.gate()?;
+                    self.txn_mut().epoch_bump_required = true;
+                }
                 self.txn_to(ClientTxnState::AbortableError, Some(error))
             }
             _ => Ok(()),
@@ -742,8 +764,20 @@ impl ProducerCx<'_> {
                 self.txn_mut().end_in_flight = None;
                 match error {
                     None => {
-                        self.txn_mut().added.clear();
-                        self.txn_to(ClientTxnState::Ready, None)?;
+                        // `completeTransaction`: with an epoch bump
+                        // required, to INITIALIZING (InitProducerId with
+                        // the current id and epoch), else READY.
+                        let bump = {
+                            let tx = self.txn_mut();
+                            tx.added.clear();
+                            std::mem::take(&mut tx.epoch_bump_required)
+                        };
+                        let next = if bump {
+                            ClientTxnState::Initializing
+                        } else {
+                            ClientTxnState::Ready
+                        };
+                        self.txn_to(next, None)?;
                     }
                     Some(e) => self.txn_request_failed(*e)?,
                 }

@@ -283,6 +283,59 @@ impl BrokerCx<'_> {
         )
     }
 
+    /// KIP-890 part 1, the coordinator's side: a partition leader asks
+    /// whether `partitions` are in the producer's transaction
+    /// (AddPartitionsToTxn with `VerifyOnly`,
+    /// `TransactionCoordinator.handleVerifyPartitionsInTransaction`, Kafka
+    /// 3.9 lines 341-386). Nothing is written. The errors of
+    /// `getTransactionState` and of the producer id and epoch go to every
+    /// partition; `PrepareCommit` / `PrepareAbort` answer
+    /// `CONCURRENT_TRANSACTIONS`; otherwise each partition is fine if the
+    /// transaction lists it and `TRANSACTION_ABORTABLE` if not, whatever the
+    /// state (an `Empty` or `Complete…` transaction lists none). A pending
+    /// transition is not checked, as in Kafka.
+    pub(crate) fn txn_verify_partitions(
+        &mut self,
+        from: NodeId,
+        cid: i32,
+        transactional_id: &str,
+        producer_id: i64,
+        producer_epoch: i16,
+        partitions: Vec<TopicPartition>,
+    ) -> Step {
+        let b = self.id;
+        let all = |e: ErrorCode| partitions.iter().map(|tp| (tp.clone(), Some(e))).collect();
+        let results: Vec<(TopicPartition, Option<ErrorCode>)> =
+            match self.txn_checked(transactional_id, producer_id, producer_epoch, true) {
+                Err(e) => all(e),
+                Ok((_, m))
+                    if matches!(m.state, TxnState::PrepareCommit | TxnState::PrepareAbort) =>
+                {
+                    all(ErrorCode::ConcurrentTransactions)
+                }
+                Ok((_, m)) => partitions
+                    .iter()
+                    .map(|tp| {
+                        let listed = m.partitions.contains(tp);
+                        (
+                            tp.clone(),
+                            (!listed).then_some(ErrorCode::TransactionAbortable),
+                        )
+                    })
+                    .collect(),
+            };
+        self.k
+            .send(
+                bnode(b),
+                from,
+                Message::AddPartitionsToTxnResponse {
+                    correlation_id: cid,
+                    results,
+                },
+            )
+            .map(|_| ())
+    }
+
     /// EndTxn (`handleEndTransaction`): commit or abort.
     pub(crate) fn txn_end(
         &mut self,
