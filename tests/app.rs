@@ -2018,3 +2018,328 @@ async fn the_assignors_table_is_held_back_while_a_question_is_open() {
         "no question was asked while the comparison existed"
     );
 }
+
+/// Every lesson of the library (`static/lessons/index.json`), in its order.
+const LESSON_TEXTS: [(&str, &str); 22] = [
+    (
+        "controller-and-placement.json",
+        include_str!("../static/lessons/controller-and-placement.json"),
+    ),
+    (
+        "leader-election.json",
+        include_str!("../static/lessons/leader-election.json"),
+    ),
+    (
+        "replication-isr-hw.json",
+        include_str!("../static/lessons/replication-isr-hw.json"),
+    ),
+    (
+        "leader-failure-hw.json",
+        include_str!("../static/lessons/leader-failure-hw.json"),
+    ),
+    (
+        "follower-failure-hw.json",
+        include_str!("../static/lessons/follower-failure-hw.json"),
+    ),
+    (
+        "epochs-and-divergence.json",
+        include_str!("../static/lessons/epochs-and-divergence.json"),
+    ),
+    (
+        "storage-lookup.json",
+        include_str!("../static/lessons/storage-lookup.json"),
+    ),
+    (
+        "retention-and-compaction.json",
+        include_str!("../static/lessons/retention-and-compaction.json"),
+    ),
+    (
+        "why-kafka-is-fast.json",
+        include_str!("../static/lessons/why-kafka-is-fast.json"),
+    ),
+    (
+        "producer-pipeline.json",
+        include_str!("../static/lessons/producer-pipeline.json"),
+    ),
+    (
+        "acks-retries-idempotence.json",
+        include_str!("../static/lessons/acks-retries-idempotence.json"),
+    ),
+    (
+        "watching-the-cluster.json",
+        include_str!("../static/lessons/watching-the-cluster.json"),
+    ),
+    (
+        "consumers-and-offsets.json",
+        include_str!("../static/lessons/consumers-and-offsets.json"),
+    ),
+    (
+        "delivery-semantics.json",
+        include_str!("../static/lessons/delivery-semantics.json"),
+    ),
+    (
+        "group-assignors.json",
+        include_str!("../static/lessons/group-assignors.json"),
+    ),
+    (
+        "assignors-notes-examples.json",
+        include_str!("../static/lessons/assignors-notes-examples.json"),
+    ),
+    ("racks.json", include_str!("../static/lessons/racks.json")),
+    (
+        "closest-replica.json",
+        include_str!("../static/lessons/closest-replica.json"),
+    ),
+    (
+        "transactions.json",
+        include_str!("../static/lessons/transactions.json"),
+    ),
+    (
+        "exactly-once-pipeline.json",
+        include_str!("../static/lessons/exactly-once-pipeline.json"),
+    ),
+    (
+        "hanging-transactions.json",
+        include_str!("../static/lessons/hanging-transactions.json"),
+    ),
+    (
+        "partition-verification.json",
+        include_str!("../static/lessons/partition-verification.json"),
+    ),
+];
+
+/// Whether `needle` stands in `hay` as a token of its own (not inside a
+/// longer name or number).
+fn has_token(hay: &str, needle: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    hay.match_indices(needle).any(|(i, _)| {
+        let before = hay[..i].chars().next_back();
+        let after = hay[i + needle.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// The rendered text of `el` (what a reader sees: `innerText`).
+fn seen(el: &Element) -> String {
+    el.clone().dyn_into::<HtmlElement>().unwrap().inner_text()
+}
+
+/// The cursor the timeline shows (`event N of M`).
+fn cursor_of(root: &Element) -> u64 {
+    q(root, "#position")
+        .text_content()
+        .unwrap()
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|s| !s.is_empty())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Walks every shipped lesson with Continue only, in English and in 中文,
+/// as a learner would, and fails on:
+/// * a question answered (wrong in English, right in 中文) without its
+///   verdict and explanation on screen;
+/// * a question whose right answer is visible outside the question when it
+///   is asked: the right choice stands on the page as a token and none of
+///   the wrong ones does (answers that are bare numbers are left to the
+///   position test, `tests/lessons.rs`: a digit is on every screen);
+/// * a Continue that passes 10 events or more that are not routine and
+///   draws none of the positions between (English walk; idle long polls
+///   are skipped in one step, as the page does);
+/// * a step with a `view` shown while another view is forward, and a
+///   lesson with such steps whose view never came forward.
+#[wasm_bindgen_test]
+async fn every_lesson_walked_with_continue_shows_verdicts_hides_answers_and_animates() {
+    use kafka_visualiser::i18n::Lang;
+    let index: serde_json::Value =
+        serde_json::from_str(include_str!("../static/lessons/index.json")).unwrap();
+    let files: Vec<&str> = index["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        LESSON_TEXTS.map(|(f, _)| f).to_vec(),
+        "LESSON_TEXTS is the index"
+    );
+    let mut problems: Vec<String> = Vec::new();
+    let (mut questions, mut animated, mut views_seen) = (0, 0, 0);
+    for (file, text) in LESSON_TEXTS {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let lesson = kafka_visualiser::state::lesson::Lesson::from_value(&v["lesson"]).unwrap();
+        let steps = &lesson.steps;
+        let mut player = kafka_visualiser::player::Player::from_json(text).unwrap();
+        let wants_view = steps.iter().any(|s| s.view.is_some());
+        for lang in [Lang::En, Lang::Zh] {
+            let at = |what: String| format!("{file} ({lang:?}): {what}");
+            let (root, handle) = dom::mount_app(Some(text.to_string())).await;
+            let zh_now = q(&root, ".app").get_attribute("lang").as_deref() == Some("zh-CN");
+            if zh_now != (lang == Lang::Zh) {
+                click(&root, "#btn-lang").await;
+            }
+            let playing = || {
+                q(&root, "#btn-play").get_attribute("aria-label").as_deref() == Some("Pause")
+                    || q(&root, "#btn-play").get_attribute("aria-label").as_deref() == Some("暂停")
+            };
+            let mut came_forward = false;
+            let mut check_view = |k: usize, root: &Element, problems: &mut Vec<String>| {
+                if let Some(view) = &steps[k].view {
+                    let tab = q(root, &format!("#tab-{view}"));
+                    if tab.get_attribute("aria-selected").as_deref() == Some("true") {
+                        came_forward = true;
+                    } else {
+                        problems.push(at(format!(
+                            "step {k} is about the {view} view, which is not forward"
+                        )));
+                    }
+                }
+            };
+            for _ in 0..400 {
+                gloo_timers::future::TimeoutFuture::new(0).await;
+                if root.query_selector("#recap").unwrap().is_some() {
+                    break;
+                }
+                if let Some(question) = root.query_selector("#question").unwrap() {
+                    let asked = seen(&question);
+                    let Some(k) = (0..steps.len()).find(|&k| {
+                        steps[k]
+                            .ask
+                            .as_ref()
+                            .is_some_and(|a| asked.contains(a.get(lang)))
+                    }) else {
+                        problems.push(at(format!("a question no step asks: {asked}")));
+                        break;
+                    };
+                    questions += 1;
+                    check_view(k, &root, &mut problems);
+                    let step = &steps[k];
+                    let i = player
+                        .find_nth_where(step.at.nth, |e| step.at.matches(e))
+                        .unwrap();
+                    let truth = kafka_visualiser::state::lesson::answer_at(
+                        &mut player,
+                        i,
+                        step.answer.as_deref().unwrap(),
+                    )
+                    .unwrap();
+                    // Nothing outside the question may give the answer away.
+                    let rest = seen(&root).replace(&asked, "");
+                    let numeric = truth.chars().all(|c| c.is_ascii_digit());
+                    let shows = |c: &str| {
+                        has_token(&rest, c) || has_token(&rest, step.choice_label(lang, c))
+                    };
+                    if !numeric
+                        && shows(&truth)
+                        && !step.choices.iter().any(|c| *c != truth && shows(c))
+                    {
+                        problems.push(at(format!(
+                            "step {k}: the answer {truth} is on screen while asked: {}",
+                            step.ask.as_ref().unwrap().en
+                        )));
+                    }
+                    // English answers wrong, 中文 right.
+                    let pick = step
+                        .choices
+                        .iter()
+                        .position(|c| (*c == truth) == (lang == Lang::Zh))
+                        .unwrap();
+                    click(&root, &format!("#choice-{pick}")).await;
+                    match root.query_selector("#feedback").unwrap() {
+                        None => problems.push(at(format!("step {k} answered without a verdict"))),
+                        Some(f) => {
+                            let verdict = seen(&f);
+                            let class = f.class_name();
+                            let right = lang == Lang::Zh;
+                            if class.contains("right") != right {
+                                problems.push(at(format!("step {k}: verdict {class}: {verdict}")));
+                            }
+                            let explain = step.explain.as_ref().map(|e| e.get(lang)).unwrap_or("");
+                            if !verdict.contains(explain) {
+                                problems.push(at(format!("step {k}: no explanation in {verdict}")));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                // Continue plays to the next stop; a second press skips.
+                let before = cursor_of(&root);
+                click(&root, "#btn-continue").await;
+                let mut between = std::collections::BTreeSet::new();
+                for _ in 0..15 {
+                    if !playing() {
+                        break;
+                    }
+                    between.insert(cursor_of(&root));
+                    gloo_timers::future::TimeoutFuture::new(20).await;
+                }
+                if playing() {
+                    click(&root, "#btn-continue").await;
+                }
+                for _ in 0..500 {
+                    if !playing() {
+                        break;
+                    }
+                    gloo_timers::future::TimeoutFuture::new(10).await;
+                }
+                let after = cursor_of(&root);
+                between.remove(&before);
+                between.remove(&after);
+                // What the page draws while playing: the events that are
+                // not routine (an idle long poll is skipped in one step).
+                player.seek(after);
+                let lo = (before as usize).min(after as usize);
+                let hi = (after as usize).saturating_sub(1).max(lo);
+                let shown = player.past()[lo..hi]
+                    .iter()
+                    .filter(|e| e.kind.importance() != kafka_sim::event::Importance::Routine)
+                    .count();
+                if lang == Lang::En && after >= before + 30 && shown >= 10 {
+                    if between.is_empty() {
+                        problems.push(at(format!(
+                            "Continue went from {before} to {after} ({shown} events to show) drawing nothing between"
+                        )));
+                    } else {
+                        animated += 1;
+                    }
+                }
+                if let Some(say) = root.query_selector("#say").unwrap() {
+                    let said = seen(&say);
+                    if let Some(k) = (0..steps.len()).find(|&k| {
+                        steps[k]
+                            .say
+                            .as_ref()
+                            .is_some_and(|s| said.contains(s.get(lang)))
+                    }) {
+                        check_view(k, &root, &mut problems);
+                    }
+                } else if root.query_selector("#question").unwrap().is_none()
+                    && root.query_selector("#recap").unwrap().is_none()
+                {
+                    problems.push(at(format!("a stop at {after} with nothing to read")));
+                }
+            }
+            if root.query_selector("#recap").unwrap().is_none() {
+                problems.push(at("never reached the recap".into()));
+            }
+            if wants_view && !came_forward {
+                problems.push(at("its view never came forward".into()));
+            }
+            if came_forward {
+                views_seen += 1;
+            }
+            handle.destroy();
+            root.remove();
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(questions > 100, "{questions} questions asked");
+    assert!(animated > 20, "{animated} Continues animated");
+    assert!(views_seen > 10, "{views_seen} walks brought a view forward");
+}
