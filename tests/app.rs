@@ -2020,7 +2020,7 @@ async fn the_assignors_table_is_held_back_while_a_question_is_open() {
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 22] = [
+const LESSON_TEXTS: [(&str, &str); 23] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2052,6 +2052,10 @@ const LESSON_TEXTS: [(&str, &str); 22] = [
     (
         "retention-and-compaction.json",
         include_str!("../static/lessons/retention-and-compaction.json"),
+    ),
+    (
+        "retention-by-size.json",
+        include_str!("../static/lessons/retention-by-size.json"),
     ),
     (
         "why-kafka-is-fast.json",

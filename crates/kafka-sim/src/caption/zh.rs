@@ -126,6 +126,10 @@ const RULES: &[(&str, &str)] = &[
         "largest timestamp {} is more than retention.ms={} before now ({})",
         "最大时间戳 {0} 早于当前时间（{2}）超过 retention.ms={1}",
     ),
+    (
+        "log size {} bytes exceeds retention.bytes={}",
+        "日志大小 {0} 字节超过 retention.bytes={1}",
+    ),
     ("查找 offset {}", "查找位移 {0}"),
     ("查找 timestamp {}", "查找时间戳 {0}"),
     // Requests' one-line summaries
