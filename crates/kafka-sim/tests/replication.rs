@@ -1072,6 +1072,30 @@ fn deleted_segment_files_go_exactly_file_delete_delay_after_the_rename() {
     assert_eq!(gone.first(), Some(&(4300, 3)), "{gone:?}");
 }
 
+/// The retention task first runs `log.initial.task.delay.ms` (30 s, an
+/// internal setting) after the log manager starts, then every
+/// `log.retention.check.interval.ms` (`LogManager.startup`, Kafka 3.9 lines
+/// 627-633). The retention lesson sets the delay to 0; with Kafka's
+/// default its first deletion waits until 30 s, though the segments are
+/// due at 4 s.
+#[test]
+fn the_first_retention_check_waits_the_initial_task_delay() {
+    let text = common::repo_file("static/lessons/retention-and-compaction.json");
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let config = v["cluster"]["config"].as_object_mut().unwrap();
+    assert_eq!(config.remove("log.initial.task.delay.ms"), Some(0.into()));
+    v["run_until_ms"] = 40_000.into();
+    v.as_object_mut().unwrap().remove("lesson");
+    let t = run(&v.to_string());
+    let deleted: Vec<u64> = t
+        .events()
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::SegmentsDeleted { applied, .. } if !applied.deleted.is_empty()))
+        .map(|e| e.time_ms)
+        .collect();
+    assert_eq!(deleted.first(), Some(&30_000), "{deleted:?}");
+}
+
 /// `ReplicaManager.checkpointHighWatermarks` rewrites
 /// `replication-offset-checkpoint` with the partitions a broker hosts now
 /// (Kafka 3.9 lines 2431-2453): a partition moved away by a reassignment

@@ -777,9 +777,11 @@ impl BrokerCx<'_> {
             now + cfg.replica_lag_time_max_ms / 2,
             Timer::IsrExpiration,
         )?;
+        // `LogManager.startup`: the retention task first runs after
+        // `log.initial.task.delay.ms`, then every interval.
         self.k.set_timer(
             bnode(b),
-            now + cfg.log_retention_check_interval_ms,
+            now + cfg.log_initial_task_delay_ms,
             Timer::RetentionCheck,
         )?;
         self.k.set_timer(

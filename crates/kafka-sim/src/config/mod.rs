@@ -264,6 +264,7 @@ defaults! {
     d_imbalance_interval_s: u64 = 300;
     d_zk_session: u64 = 18_000;
     d_retention_check: u64 = 300_000;
+    d_initial_task_delay: u64 = 30_000;
     d_cleaner_backoff: u64 = 15_000;
     d_offsets_partitions: i32 = 50;
     d_offsets_rf: i32 = 3;
@@ -531,6 +532,14 @@ pub struct BrokerConfig {
         default = "d_retention_check"
     )]
     pub log_retention_check_interval_ms: u64,
+    /// `log.initial.task.delay.ms` (an internal setting of Kafka 3.9,
+    /// `LogConfig` `defineInternal`, default 30000): the log manager's
+    /// periodic tasks, the retention check among them, first run this long
+    /// after it starts (`LogManager.startup`, Kafka 3.9 lines 627-640).
+    /// Kafka's own tests set it low to see retention at once; so do the
+    /// lessons here.
+    #[serde(rename = "log.initial.task.delay.ms", default = "d_initial_task_delay")]
+    pub log_initial_task_delay_ms: u64,
     /// `log.cleanup.policy`: `delete` (retention), `compact` (keep the last record per key), or both.
     #[serde(rename = "log.cleanup.policy", default = "d_cleanup")]
     pub log_cleanup_policy: CleanupPolicy,

@@ -42,6 +42,12 @@ impl BrokerConfig {
                     long,
                 ),
                 kafka(
+                    "log.initial.task.delay.ms",
+                    self.log_initial_task_delay_ms,
+                    0,
+                    long,
+                ),
+                kafka(
                     "log.cleaner.delete.retention.ms",
                     self.log_cleaner_delete_retention_ms,
                     0,
