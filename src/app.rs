@@ -659,8 +659,12 @@ pub fn App(props: &AppProps) -> Html {
         &mut captions.borrow_mut(),
     );
     let current = player.current().map(|e| e.id);
-    // A lesson question is open: views hold back what would answer it.
-    let asking = state.lesson.as_ref().is_some_and(|l| l.asking.is_some());
+    // A lesson question is open or waits at this stop: views hold back
+    // what would answer it.
+    let asking = state
+        .lesson
+        .as_ref()
+        .is_some_and(|l| l.question_pending(player.cursor()));
     let highlight: Option<AttrValue> = state
         .lesson
         .as_ref()

@@ -2112,15 +2112,54 @@ const LESSON_TEXTS: [(&str, &str); 23] = [
     ),
 ];
 
-/// Whether `needle` stands in `hay` as a token of its own (not inside a
-/// longer name or number).
+/// Whether `needle` stands in `hay` as a token of its own: not inside a
+/// longer name or number, nor one item of a longer list (`t-0, t-1, t-2`
+/// inside `t-0, t-1, t-2, t-3` says nothing about who owns which).
 fn has_token(hay: &str, needle: &str) -> bool {
     let word = |c: char| c.is_alphanumeric() || c == '_';
     hay.match_indices(needle).any(|(i, _)| {
         let before = hay[..i].chars().next_back();
         let after = hay[i + needle.len()..].chars().next();
-        !before.is_some_and(word) && !after.is_some_and(word)
+        let listed_before = hay[..i].trim_end().ends_with(',');
+        let listed_after = hay[i + needle.len()..].trim_start().starts_with(',');
+        !before.is_some_and(word) && !after.is_some_and(word) && !listed_before && !listed_after
     })
+}
+
+/// Whether the right answer stands on the page and no wrong choice does.
+/// A wrong choice that contains the right one (`t-4, t-5, t-6` around
+/// `t-5, t-6`) is read as the wrong choice; a wrong choice that only
+/// appears inside the right one (`t-6` in `t-5, t-6`) does not count as
+/// shown.
+fn answer_stands_out(
+    text: &str,
+    step: &kafka_sim::lesson::Step,
+    lang: kafka_visualiser::i18n::Lang,
+    truth: &str,
+) -> bool {
+    let mut text = text.to_string();
+    let mut wrong_seen = false;
+    let wrongs: Vec<&str> = step
+        .choices
+        .iter()
+        .filter(|c| *c != truth)
+        .flat_map(|c| [c.as_str(), step.choice_label(lang, c)])
+        .collect();
+    // Wrong choices that hold the right one, read first and taken out.
+    for w in wrongs.iter().filter(|w| w.contains(truth)) {
+        if has_token(&text, w) {
+            wrong_seen = true;
+            text = text.replace(w, " ");
+        }
+    }
+    let right = [truth, step.choice_label(lang, truth)];
+    if !right.iter().any(|r| has_token(&text, r)) {
+        return false;
+    }
+    for r in right {
+        text = text.replace(r, " ");
+    }
+    !wrong_seen && !wrongs.iter().any(|w| has_token(&text, w))
 }
 
 /// The rendered text of `el` (what a reader sees: `innerText`).
@@ -2229,14 +2268,8 @@ async fn every_lesson_walked_with_continue_shows_verdicts_hides_answers_and_anim
                     )
                     .unwrap();
                     // Nothing outside the question may give the answer away.
-                    let rest = seen(&root).replace(&asked, "");
-                    let numeric = truth.chars().all(|c| c.is_ascii_digit());
-                    let shows = |c: &str| {
-                        has_token(&rest, c) || has_token(&rest, step.choice_label(lang, c))
-                    };
-                    if !numeric
-                        && shows(&truth)
-                        && !step.choices.iter().any(|c| *c != truth && shows(c))
+                    if !truth.chars().all(|c| c.is_ascii_digit())
+                        && answer_stands_out(&seen(&root).replace(&asked, ""), step, lang, &truth)
                     {
                         problems.push(at(format!(
                             "step {k}: the answer {truth} is on screen while asked: {}",

@@ -235,6 +235,13 @@ impl LessonState {
         self.stops.get(k).copied().flatten()
     }
 
+    /// A question is open, or waits here to be asked (two questions sharing
+    /// a stop: the first one's verdict is shown, the next one is asked on
+    /// Continue). Views hold back what would answer it either way.
+    pub fn question_pending(&self, cursor: u64) -> bool {
+        self.asking.is_some() || self.question_at(cursor).is_some()
+    }
+
     /// An unanswered question that stops playback at index `i`.
     fn question_at(&self, i: u64) -> Option<usize> {
         self.lesson.steps.iter().enumerate().find_map(|(k, s)| {
