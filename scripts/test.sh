@@ -90,7 +90,7 @@ step "browser tests (wasm-bindgen-test, headless Chromium)"
 # In Chromium (wasm-bindgen-test-runner prefers a GECKODRIVER if one is set).
 # The runner's timeout (20 s by default) is for the whole suite in one page,
 # which plays every shipped lesson: a loaded CI machine needs more.
-env -u GECKODRIVER -u SAFARIDRIVER WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}" \
+env -u GECKODRIVER -u SAFARIDRIVER WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-900}" \
   cargo test -p kafka-visualiser --target wasm32-unknown-unknown
 
 step "release build of the page (scripts/build_page.py, offline: its crates were fetched by setup)"
