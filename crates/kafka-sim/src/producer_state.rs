@@ -108,6 +108,15 @@ pub struct CompletedTxn {
 }
 
 impl ProducerEntry {
+    /// The batch already written that `h` retries (same first and last
+    /// sequence, `ProducerStateEntry.findDuplicateBatch`), if any; the
+    /// caller checks the epoch.
+    fn duplicate_of(&self, h: &record::BatchHeader) -> Option<&BatchMetadata> {
+        self.batches
+            .iter()
+            .find(|b| b.first_seq == h.base_sequence && b.last_seq == h.last_sequence())
+    }
+
     /// The last sequence number written (-1: none yet).
     pub fn last_seq(&self) -> i32 {
         self.batches.back().map(|b| b.last_seq).unwrap_or(-1)
@@ -230,12 +239,12 @@ impl ProducerStates {
             }
             if let (Some(guard), true) = (verification, h.is_transactional()) {
                 if h.has_producer_id() && !self.has_ongoing_txn(h.producer_id) {
-                    let duplicate = self.producers.get(&h.producer_id).is_some_and(|e| {
-                        e.epoch == h.producer_epoch
-                            && e.batches.iter().any(|b| {
-                                b.first_seq == h.base_sequence && b.last_seq == h.last_sequence()
-                            })
-                    });
+                    let duplicate = self
+                        .producers
+                        .get(&h.producer_id)
+                        .filter(|e| e.epoch == h.producer_epoch)
+                        .and_then(|e| e.duplicate_of(&h))
+                        .is_some();
                     let entry = self.verifying.get(&h.producer_id);
                     if !duplicate && (guard == 0 || entry.map(|v| v.guard) != Some(guard)) {
                         return Err((
@@ -294,12 +303,7 @@ impl ProducerStates {
                 }
                 continue;
             }
-            let last = h.last_sequence();
-            if let Some(dup) = e
-                .batches
-                .iter()
-                .find(|b| b.first_seq == h.base_sequence && b.last_seq == last)
-            {
+            if let Some(dup) = e.duplicate_of(&h) {
                 return Ok(Some((dup.first_offset, dup.last_offset)));
             }
             if !in_sequence(e.last_seq(), h.base_sequence) {

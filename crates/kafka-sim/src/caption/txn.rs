@@ -132,11 +132,7 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
             partitions,
             coordinator,
         } => {
-            let tps = partitions
-                .iter()
-                .map(|t| t.to_string())
-                .collect::<Vec<_>>()
-                .join(", ");
+            let tps = parts(partitions);
             match (coordinator, en) {
                 (Some(c), true) => format!("Broker {broker} holds the produce of producer id {producer_id} to {tps}: no transaction of it is open here, so it first asks coordinator {c} whether {transactional_id} added {tps} (AddPartitionsToTxn, verify only; KIP-890)"),
                 (Some(c), false) => format!("Broker {broker} 暂不写入生产者 id {producer_id} 发往 {tps} 的消息：该生产者在这里没有进行中的事务，所以先问事务协调者 {c}：{transactional_id} 是否已把 {tps} 加入事务（AddPartitionsToTxn，仅验证；KIP-890）"),
