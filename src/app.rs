@@ -168,7 +168,9 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                     }
 
                 </div>
-            } else if let Some(s) = say {
+            } else if let Some(s) = say.filter(|_| !(stale && l.asking.is_some())) {
+                // (A stale narration is not shown above a question: the
+                // question sets its own scene.)
                 <p class={classes!("say", stale.then_some("stale"))} id="say">
                     if stale { <span class="earlier">{ t(lang, "said_earlier") }{" "}</span> }
                     { s.get(lang).to_string() }</p>
@@ -511,9 +513,14 @@ pub fn App(props: &AppProps) -> Html {
     );
     let zk_rows = (*zk_rows).clone();
     let storage = (view == View::Storage).then(|| {
+        let lesson_tp = state
+            .lesson
+            .as_ref()
+            .and_then(|l| l.highlight(player.cursor()));
         Rc::new(StorageModel::from_world(
             player.world(),
             state.storage_sel.as_deref(),
+            lesson_tp.as_deref(),
             state.batch_sel,
             player.past(),
             lang,
@@ -545,6 +552,7 @@ pub fn App(props: &AppProps) -> Html {
             time_ms: now,
             run_until_ms: player.scenario().run_until_ms,
             samples: (*samples).clone(),
+            live: Rc::new(kafka_sim::metrics::chart_values(w, now)),
             readings: Rc::new(kafka_sim::metrics::read_with(
                 w,
                 w.metrics().last_event_ms(),
@@ -665,6 +673,11 @@ pub fn App(props: &AppProps) -> Html {
         .lesson
         .as_ref()
         .is_some_and(|l| l.question_pending(player.cursor()));
+    let election_held = state
+        .lesson
+        .as_ref()
+        .and_then(|l| l.pending_question_kind(player.cursor()))
+        == Some("leader_elected");
     let highlight: Option<AttrValue> = state
         .lesson
         .as_ref()
@@ -860,7 +873,7 @@ pub fn App(props: &AppProps) -> Html {
                     first_seed={state.progress.practice_answered as u64}
                     on_answer={on_practice} />
             } else if let Some(m) = producer {
-                <crate::components::producer::ProducerView model={m} lang={lang} on_seek={on_seek.clone()} />
+                <crate::components::producer::ProducerView model={m} lang={lang} on_seek={on_seek.clone()} held={asking} />
             } else if let Some(m) = storage {
                 <StorageView model={m} lang={lang} on_select={on_select_storage} on_download={on_download}
                     on_batch={on_batch} on_lookup={on_lookup} on_seek={on_seek.clone()} />
@@ -877,7 +890,7 @@ pub fn App(props: &AppProps) -> Html {
                 }
             } else {
                 <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} {highlight} projector={state.projector} />
-                <crate::components::election::ElectionView model={election} lang={lang} />
+                <crate::components::election::ElectionView model={election} lang={lang} held={election_held} />
                 <crate::components::placement::PlacementView model={placement} lang={lang} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />

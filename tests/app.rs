@@ -2031,6 +2031,48 @@ async fn the_assignors_table_is_held_back_while_a_question_is_open() {
     );
 }
 
+/// A question about the next leader election holds back the latest one
+/// (it is the previous election, not the answer); a question in the
+/// transactions lesson holds back the coordinator's state diagram, whose
+/// arrows name the next state, and the offsets table, whose LEO names the
+/// next offset. Both come back once the question is answered.
+#[wasm_bindgen_test]
+async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer() {
+    let root = mount_with(Some(
+        include_str!("../static/lessons/leader-failure-hw.json").to_string(),
+    ))
+    .await;
+    assert!(step_to_question(&root).await);
+    assert!(
+        root.query_selector("#election-held").unwrap().is_some()
+            && root.query_selector("#election table").unwrap().is_none(),
+        "the previous election is on screen while the next one is asked for"
+    );
+    click(&root, "#choice-0").await;
+    q(&root, "#feedback");
+    assert!(root.query_selector("#election-held").unwrap().is_none());
+    assert!(root.query_selector("#election table").unwrap().is_some());
+
+    let root = mount_with(Some(
+        include_str!("../static/lessons/transactions.json").to_string(),
+    ))
+    .await;
+    assert!(step_to_question(&root).await);
+    q(&root, "#txn-held");
+    assert!(
+        root.query_selector(".txn-diagram").unwrap().is_none()
+            && root.query_selector("table.txn-offsets").unwrap().is_none(),
+        "the state diagram or the offsets are on screen while a question is open"
+    );
+    click(&root, "#choice-0").await;
+    q(&root, "#feedback");
+    if root.query_selector("#question").unwrap().is_none() {
+        assert!(root.query_selector("#txn-held").unwrap().is_none());
+        q(&root, ".txn-diagram");
+        q(&root, "table.txn-offsets");
+    }
+}
+
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
 const LESSON_TEXTS: [(&str, &str); 23] = [
     (

@@ -847,6 +847,76 @@ fn first_load(url: &str, what: &str, selector: &str) {
     );
 }
 
+/// Every lesson of the library opened from its link at each supported
+/// size and stepped to its first question: the question is on screen, the
+/// page does not scroll sideways (a wide table scrolls in its own box), and
+/// the view the lesson brought forward is drawn. Screenshots of each stop
+/// go to `target/screenshots/question-NAME-WxH.png`, to be looked at.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_every_lesson_at_its_first_question_at_three_sizes() {
+    let dist = root().join("dist");
+    assert!(dist.join("index.html").exists(), "build the page first");
+    let index: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("static/lessons/index.json")).unwrap(),
+    )
+    .unwrap();
+    let names: Vec<String> = index["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            l["file"]
+                .as_str()
+                .unwrap()
+                .trim_end_matches(".json")
+                .to_string()
+        })
+        .collect();
+    let (port, _down) = serve(dist);
+    let shots = root().join("target/screenshots");
+    let driver = Driver::start();
+    let mut problems = Vec::new();
+    for (w, h) in [(1440, 900), (1024, 768), (768, 1024)] {
+        driver.viewport(w, h);
+        for (i, name) in names.iter().enumerate() {
+            driver.open(&format!("http://127.0.0.1:{port}/?q{w}-{i}#lesson={name}"));
+            let r = driver.run(&format!(
+                r#"{JS_HELPERS}
+(async () => {{
+  await until('#lesson-setup');
+  let steps = 0;
+  while (!document.querySelector('#question') && steps < 4000) {{
+    const b = document.querySelector('#btn-step');
+    if (!b || b.disabled) break;
+    b.click(); steps++; await turn();
+  }}
+  await frame();
+  const q = document.querySelector('#question');
+  const r = q ? q.getBoundingClientRect() : null;
+  const tab = document.querySelector('[role=tab][aria-selected=true]');
+  done({{ steps, asked: !!q, qtop: r ? r.top : null, qbottom: r ? r.bottom : null,
+          wide: document.documentElement.scrollWidth, inner: innerWidth,
+          view: tab ? tab.id : null,
+          drawn: !!document.querySelector('#stage section, #stage svg') }});
+}})();"#
+            ));
+            driver.screenshot(&shots.join(format!("question-{name}-{w}x{h}.png")));
+            println!("{w}×{h} {name}: {r}");
+            if r["asked"] != true {
+                problems.push(format!("{w}×{h} {name}: no question reached: {r}"));
+            }
+            if r["wide"].as_f64().unwrap_or(0.0) > r["inner"].as_f64().unwrap_or(0.0) + 1.0 {
+                problems.push(format!("{w}×{h} {name}: the page scrolls sideways: {r}"));
+            }
+            if r["drawn"] != true {
+                problems.push(format!("{w}×{h} {name}: no view drawn: {r}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// The first five minutes of a newcomer, in the built page, at a laptop
 /// (1440×900), a small laptop (1024×768) and a tablet in portrait
 /// (768×1024): the start screen, a lesson opened from it (the drawing's top

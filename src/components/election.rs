@@ -60,6 +60,10 @@ pub struct ElectionProps {
     /// The latest election, if any.
     pub model: Option<Rc<ElectionModel>>,
     pub lang: Lang,
+    /// A lesson question asks who the next election chooses: the latest
+    /// one (an earlier election) is held back until it is answered.
+    #[prop_or_default]
+    pub held: bool,
 }
 
 fn yes(b: bool) -> &'static str {
@@ -76,6 +80,14 @@ pub fn ElectionView(p: &ElectionProps) -> Html {
     let Some(m) = &p.model else {
         return html! {};
     };
+    if p.held {
+        return html! {
+            <section class="election" id="election" aria-label={t(lang, "election")}>
+                <h3>{ t(lang, "election") }</h3>
+                <p class="facts held" id="election-held">{ t(lang, "election_held") }</p>
+            </section>
+        };
+    }
     let rule = match lang {
         Lang::En => "the first replica in assigned-replica (AR) order that is alive and in the ISR",
         Lang::Zh => "按 AR（分配副本）顺序，第一个存活且在 ISR 中的副本",

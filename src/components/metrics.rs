@@ -41,6 +41,10 @@ pub struct MetricsModel {
     pub samples: Rc<Vec<Sample>>,
     /// Every metric now.
     pub readings: Rc<Vec<Reading>>,
+    /// The charted values at the current event itself, so a chart's right
+    /// end and its legend agree with the table (samples are taken every
+    /// 100 ms or more, and a gauge may have moved since the last one).
+    pub live: Rc<Vec<f64>>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -199,9 +203,11 @@ fn chart(
     let shown = m.samples.partition_point(|s| s.time_ms <= m.time_ms);
     let samples = &m.samples[..shown];
     let end = m.run_until_ms.max(1) as f64;
+    let live = m.live.get(first..first + c.series.len()).unwrap_or(&[]);
     let top = samples
         .iter()
         .flat_map(|s| s.values[first..first + c.series.len()].iter().copied())
+        .chain(live.iter().copied())
         .filter(|v| !v.is_nan())
         .fold(0.0f64, f64::max);
     let label_top = if top <= 0.0 { 1.0 } else { top };
@@ -212,15 +218,18 @@ fn chart(
     let lines = c.series.iter().enumerate().map(|(k, s)| {
         let mut parts: Vec<String> = Vec::new();
         let mut cur = String::new();
-        for smp in samples.iter() {
-            let v = smp.values[first + k];
+        let points = samples
+            .iter()
+            .map(|smp| (smp.time_ms, smp.values[first + k]))
+            .chain(m.live.get(first + k).map(|v| (m.time_ms, *v)));
+        for (at, v) in points {
             if v.is_nan() {
                 if !cur.is_empty() {
                     parts.push(std::mem::take(&mut cur));
                 }
                 continue;
             }
-            cur.push_str(&format!("{:.1},{:.1} ", x(smp.time_ms), y(v)));
+            cur.push_str(&format!("{:.1},{:.1} ", x(at), y(v)));
         }
         if !cur.is_empty() {
             parts.push(cur);
@@ -231,11 +240,9 @@ fn chart(
             </g>
         }
     });
-    // The value each series has at the current moment (the last sample at
-    // or before it).
-    let current = samples.iter().rev().find(|s| s.time_ms <= m.time_ms);
+    // The value each series has at the current moment.
     let legend = c.series.iter().enumerate().map(|(k, s)| {
-        let v = current.map(|smp| smp.values[first + k]);
+        let v = live.get(k).copied();
         let agg = match s.agg {
             kafka_sim::metrics::Agg::Sum => t(lang, "metrics_sum"),
             kafka_sim::metrics::Agg::Max => t(lang, "metrics_max"),

@@ -12,6 +12,10 @@ use yew::prelude::*;
 pub struct ProducerProps {
     pub model: Rc<ProducerModel>,
     pub lang: Lang,
+    /// A lesson question is open: the transactions panel holds back its
+    /// state diagram, whose arrows would answer it.
+    #[prop_or_default]
+    pub held: bool,
     /// Seek to an event (its id).
     pub on_seek: Callback<u64>,
 }
@@ -151,7 +155,7 @@ pub fn ProducerView(p: &ProducerProps) -> Html {
                 <p class="facts">{ t(lang, "no_producers") }</p>
             }
             if let Some(m) = &p.model.txn {
-                <crate::components::transactions::TransactionsView model={m.clone()} lang={lang} />
+                <crate::components::transactions::TransactionsView model={m.clone()} lang={lang} held={p.held} />
             }
             { for p.model.producers.iter().map(|x| panel(x, lang, &p.on_seek)) }
         </div>

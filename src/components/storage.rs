@@ -145,95 +145,103 @@ pub fn StorageView(p: &StorageProps) -> Html {
                 </p>
                 { lookup_block(p, s) }
                 <h3>{ t(lang, "files") }</h3>
-                <table class="grid" id="storage-files">
-                    <thead><tr><th>{ t(lang, "file") }</th><th>{ t(lang, "bytes") }</th><th>{ t(lang, "pages") }</th><th></th></tr></thead>
-                    <tbody>
-                    { for s.files.iter().map(|f| {
-                        let cb = p.on_download.clone();
-                        let arg = (s.broker, f.path.clone());
-                        let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
-                        let probed = mark.segment.is_some_and(|seg| name.starts_with(&format!("{seg:020}.")));
-                        html! {
-                            <tr class={classes!(probed.then_some("probed"))}>
-                                <td class="mono">{ f.path.clone() }</td>
-                                <td class="num">{ f.bytes }</td>
-                                <td class="num">{ f.pages }</td>
-                                <td><button class="small download" data-file={f.path.clone()}
-                                    aria-label={format!("{} {name}", t(lang, "download"))}
-                                    onclick={Callback::from(move |_: MouseEvent| cb.emit(arg.clone()))}>{ t(lang, "download") }</button></td>
-                            </tr>
-                        }
-                    }) }
-                    </tbody>
-                </table>
+                <div class="table-scroll">
+                    <table class="grid" id="storage-files">
+                        <thead><tr><th>{ t(lang, "file") }</th><th>{ t(lang, "bytes") }</th><th>{ t(lang, "pages") }</th><th></th></tr></thead>
+                        <tbody>
+                        { for s.files.iter().map(|f| {
+                            let cb = p.on_download.clone();
+                            let arg = (s.broker, f.path.clone());
+                            let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
+                            let probed = mark.segment.is_some_and(|seg| name.starts_with(&format!("{seg:020}.")));
+                            html! {
+                                <tr class={classes!(probed.then_some("probed"))}>
+                                    <td class="mono">{ f.path.clone() }</td>
+                                    <td class="num">{ f.bytes }</td>
+                                    <td class="num">{ f.pages }</td>
+                                    <td><button class="small download" data-file={f.path.clone()}
+                                        aria-label={format!("{} {name}", t(lang, "download"))}
+                                        onclick={Callback::from(move |_: MouseEvent| cb.emit(arg.clone()))}>{ t(lang, "download") }</button></td>
+                                </tr>
+                            }
+                        }) }
+                        </tbody>
+                    </table>
+                </div>
                 <h3>{ format!("{} ({})", t(lang, "batches"), s.batches_total) }</h3>
-                <table class="grid" id="storage-batches">
-                    <thead><tr>
-                        <th>{ t(lang, "segment") }</th><th>{ t(lang, "position") }</th><th><code>{"baseOffset"}</code></th><th><code>{"lastOffset"}</code></th>
-                        <th>{ t(lang, "count") }</th><th>{ t(lang, "size") }</th><th><code>{"leaderEpoch"}</code></th><th><code>{"producerId"}</code></th><th>{"CRC"}</th><th>{ t(lang, "records") }</th>
-                    </tr></thead>
-                    <tbody>
-                    { for s.batches.iter().map(|b| {
-                        let cb = p.on_batch.clone();
-                        let at = (b.segment, b.position);
-                        let shown = m.hex.as_ref().is_some_and(|h| (h.segment, h.position) == at);
-                        html! {
-                        <tr class={classes!((!b.crc_ok).then_some("bad"), (mark.batch == Some(at)).then_some("probed"), shown.then_some("shown"), b.control.then_some("marker"))}>
-                            <td class="num">{ b.segment }</td>
-                            <td class="num"><button class="small link" aria-label={format!("{} {}", t(lang, "show_hex"), b.position)}
-                                onclick={Callback::from(move |_: MouseEvent| cb.emit(at))}>{ b.position }</button></td>
-                            <td class="num">{ b.base_offset }</td><td class="num">{ b.last_offset }</td>
-                            <td class="num">{ b.records }</td><td class="num">{ b.size }</td>
-                            <td class="num">{ b.leader_epoch }</td><td class="num">{ b.producer_id }</td>
-                            <td>{ t(lang, if b.crc_ok { "crc_valid" } else { "crc_invalid" }) }</td>
-                            <td class="mono preview">
-                                if b.control {
-                                    <span class="tag">{ t(lang, "control_batch") }</span>{" "}
-                                } else if b.transactional {
-                                    <span class="tag">{ t(lang, "transactional_batch") }</span>{" "}
-                                }
-                                { b.preview.clone() }
-                            </td>
-                        </tr>
-                    } }) }
-                    </tbody>
-                </table>
-                if !s.txn_index.is_empty() {
-                    <h3>{ t(lang, "txn_index_entries") }</h3>
-                    <table class="grid" id="storage-txnindex">
+                <div class="table-scroll">
+                    <table class="grid" id="storage-batches">
                         <thead><tr>
-                            <th>{ t(lang, "segment") }</th><th><code>{"producerId"}</code></th><th><code>{"firstOffset"}</code></th>
-                            <th><code>{"lastOffset"}</code></th><th><code>{"lastStableOffset"}</code></th>
+                            <th>{ t(lang, "segment") }</th><th>{ t(lang, "position") }</th><th><code>{"baseOffset"}</code></th><th><code>{"lastOffset"}</code></th>
+                            <th>{ t(lang, "count") }</th><th>{ t(lang, "size") }</th><th><code>{"leaderEpoch"}</code></th><th><code>{"producerId"}</code></th><th>{"CRC"}</th><th>{ t(lang, "records") }</th>
                         </tr></thead>
                         <tbody>
-                        { for s.txn_index.iter().map(|a| html! {
-                            <tr>
-                                <td class="num">{ a.segment }</td><td class="num">{ a.producer_id }</td>
-                                <td class="num">{ a.first_offset }</td><td class="num">{ a.last_offset }</td>
-                                <td class="num">{ a.last_stable_offset }</td>
+                        { for s.batches.iter().map(|b| {
+                            let cb = p.on_batch.clone();
+                            let at = (b.segment, b.position);
+                            let shown = m.hex.as_ref().is_some_and(|h| (h.segment, h.position) == at);
+                            html! {
+                            <tr class={classes!((!b.crc_ok).then_some("bad"), (mark.batch == Some(at)).then_some("probed"), shown.then_some("shown"), b.control.then_some("marker"))}>
+                                <td class="num">{ b.segment }</td>
+                                <td class="num"><button class="small link" aria-label={format!("{} {}", t(lang, "show_hex"), b.position)}
+                                    onclick={Callback::from(move |_: MouseEvent| cb.emit(at))}>{ b.position }</button></td>
+                                <td class="num">{ b.base_offset }</td><td class="num">{ b.last_offset }</td>
+                                <td class="num">{ b.records }</td><td class="num">{ b.size }</td>
+                                <td class="num">{ b.leader_epoch }</td><td class="num">{ b.producer_id }</td>
+                                <td>{ t(lang, if b.crc_ok { "crc_valid" } else { "crc_invalid" }) }</td>
+                                <td class="mono preview">
+                                    if b.control {
+                                        <span class="tag">{ t(lang, "control_batch") }</span>{" "}
+                                    } else if b.transactional {
+                                        <span class="tag">{ t(lang, "transactional_batch") }</span>{" "}
+                                    }
+                                    { b.preview.clone() }
+                                </td>
+                            </tr>
+                        } }) }
+                        </tbody>
+                    </table>
+                </div>
+                if !s.txn_index.is_empty() {
+                    <h3>{ t(lang, "txn_index_entries") }</h3>
+                    <div class="table-scroll">
+                        <table class="grid" id="storage-txnindex">
+                            <thead><tr>
+                                <th>{ t(lang, "segment") }</th><th><code>{"producerId"}</code></th><th><code>{"firstOffset"}</code></th>
+                                <th><code>{"lastOffset"}</code></th><th><code>{"lastStableOffset"}</code></th>
+                            </tr></thead>
+                            <tbody>
+                            { for s.txn_index.iter().map(|a| html! {
+                                <tr>
+                                    <td class="num">{ a.segment }</td><td class="num">{ a.producer_id }</td>
+                                    <td class="num">{ a.first_offset }</td><td class="num">{ a.last_offset }</td>
+                                    <td class="num">{ a.last_stable_offset }</td>
+                                </tr>
+                            }) }
+                            </tbody>
+                        </table>
+                    </div>
+                }
+                <h3>{ t(lang, "index_entries") }</h3>
+                <div class="table-scroll">
+                    <table class="grid" id="storage-index">
+                        <thead><tr><th>{ t(lang, "segment") }</th><th>{ t(lang, "file") }</th><th>{ t(lang, "slot") }</th><th>{ t(lang, "entry") }</th></tr></thead>
+                        <tbody>
+                        { for s.index.iter().map(|e| html! {
+                            <tr class={classes!((mark.index == Some((e.segment, e.time, e.slot))).then_some("probed"))}>
+                                <td class="num">{ e.segment }</td>
+                                <td>{ if e.time { ".timeindex" } else { ".index" } }</td>
+                                <td class="num">{ e.slot }</td>
+                                <td class="mono">{ if e.time {
+                                    format!("{} {} → {} {}", t(lang, "timestamp"), e.key, t(lang, "offset"), e.value)
+                                } else {
+                                    format!("{} {} → {} {}", t(lang, "offset"), e.key, t(lang, "position"), e.value)
+                                } }</td>
                             </tr>
                         }) }
                         </tbody>
                     </table>
-                }
-                <h3>{ t(lang, "index_entries") }</h3>
-                <table class="grid" id="storage-index">
-                    <thead><tr><th>{ t(lang, "segment") }</th><th>{ t(lang, "file") }</th><th>{ t(lang, "slot") }</th><th>{ t(lang, "entry") }</th></tr></thead>
-                    <tbody>
-                    { for s.index.iter().map(|e| html! {
-                        <tr class={classes!((mark.index == Some((e.segment, e.time, e.slot))).then_some("probed"))}>
-                            <td class="num">{ e.segment }</td>
-                            <td>{ if e.time { ".timeindex" } else { ".index" } }</td>
-                            <td class="num">{ e.slot }</td>
-                            <td class="mono">{ if e.time {
-                                format!("{} {} → {} {}", t(lang, "timestamp"), e.key, t(lang, "offset"), e.value)
-                            } else {
-                                format!("{} {} → {} {}", t(lang, "offset"), e.key, t(lang, "position"), e.value)
-                            } }</td>
-                        </tr>
-                    }) }
-                    </tbody>
-                </table>
+                </div>
                 if let Some(h) = &m.hex {
                     { hex_block(h, lang) }
                 }

@@ -8,7 +8,7 @@
 //! partition, open transactions named.
 
 use crate::i18n::{t, Lang};
-use crate::model::txn::{CoordinatorView, TxnModel};
+use crate::model::txn::{CoordinatorView, PartitionView, TxnModel};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -16,6 +16,11 @@ use yew::prelude::*;
 pub struct TxnProps {
     pub model: Rc<TxnModel>,
     pub lang: Lang,
+    /// A lesson question is open: the state diagram (its arrows say which
+    /// state comes next) and the offsets table (its LEO is the next
+    /// record's offset) are held back.
+    #[prop_or_default]
+    pub held: bool,
 }
 
 /// The coordinator's states and Kafka's legal moves between them, drawn
@@ -44,7 +49,7 @@ fn diagram(c: &CoordinatorView, lang: Lang) -> Html {
     }
 }
 
-fn coordinator(c: &CoordinatorView, lang: Lang) -> Html {
+fn coordinator(c: &CoordinatorView, lang: Lang, held: bool) -> Html {
     html! {
         <section class="txn-coordinator" aria-label={format!("{} {}", t(lang, "txn_coordinator"), c.transactional_id)}>
             <h4>{ format!("transactional.id {} · {} broker {} (__transaction_state-{}, coordinatorEpoch {})",
@@ -52,7 +57,9 @@ fn coordinator(c: &CoordinatorView, lang: Lang) -> Html {
             <p class="facts mono">{ format!("producerId {} · epoch {} · {} {}{}",
                 c.producer_id, c.producer_epoch, t(lang, "state"), c.state.name(),
                 c.pending.map(|p| format!(" → {}", p.name())).unwrap_or_default()) }</p>
-            { diagram(c, lang) }
+            if !held {
+                { diagram(c, lang) }
+            }
             <p class="facts">
                 { format!("{}: ", t(lang, "txn_partitions")) }
                 if c.partitions.is_empty() { { "–" } }
@@ -74,36 +81,44 @@ fn coordinator(c: &CoordinatorView, lang: Lang) -> Html {
 }
 
 /// The partitions' offsets as aligned text, one line per partition.
-fn offsets_text(m: &TxnModel, lang: Lang) -> String {
-    let mut out = format!(
-        "{:<24} {:>6} {:>8} {:>8} {:>8}  {}\n",
-        "PARTITION",
-        "LEADER",
-        "LEO",
-        "HW",
-        "LSO",
-        t(lang, "txn_open")
-    );
-    for r in &m.partitions {
-        let open: Vec<String> = r
-            .open
-            .iter()
-            .map(|(pid, first)| format!("producerId {pid} @{first}"))
-            .chain(r.unreplicated.iter().map(|(pid, first, marker)| {
-                format!("producerId {pid} @{first} (marker @{marker} > HW)")
-            }))
-            .collect();
-        out.push_str(&format!(
-            "{:<24} {:>6} {:>8} {:>8} {:>8}  {}\n",
-            r.tp,
-            r.leader,
-            r.log_end_offset,
-            r.high_watermark,
-            r.last_stable_offset,
-            open.join(", ")
-        ));
+fn open_text(r: &PartitionView) -> String {
+    r.open
+        .iter()
+        .map(|(pid, first)| format!("producerId {pid} @{first}"))
+        .chain(r.unreplicated.iter().map(|(pid, first, marker)| {
+            format!("producerId {pid} @{first} (marker @{marker} > HW)")
+        }))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn offsets_table(m: &TxnModel, lang: Lang) -> Html {
+    html! {
+        <div class="table-scroll">
+            <table class="grid txn-offsets">
+                <thead><tr>
+                    <th scope="col">{ t(lang, "partition") }</th>
+                    <th scope="col">{ t(lang, "leader") }</th>
+                    <th scope="col" class="num">{ "LEO" }</th>
+                    <th scope="col" class="num">{ "HW" }</th>
+                    <th scope="col" class="num">{ "LSO" }</th>
+                    <th scope="col">{ t(lang, "txn_open") }</th>
+                </tr></thead>
+                <tbody>
+                    { for m.partitions.iter().map(|r| html! {
+                        <tr>
+                            <td class="mono">{ r.tp.clone() }</td>
+                            <td class="num">{ r.leader.to_string() }</td>
+                            <td class="num">{ r.log_end_offset }</td>
+                            <td class="num">{ r.high_watermark }</td>
+                            <td class="num">{ r.last_stable_offset }</td>
+                            <td class="mono">{ open_text(r) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
-    out
 }
 
 #[component]
@@ -113,12 +128,17 @@ pub fn TransactionsView(p: &TxnProps) -> Html {
     html! {
         <section class="transactions" id="transactions" aria-label={t(lang, "transactions")}>
             <h3>{ t(lang, "transactions") }</h3>
-            { for m.coordinators.iter().map(|c| coordinator(c, lang)) }
-            <h4>{ t(lang, "txn_offsets") }</h4>
-            // Laid out as the admin tools print (`kafka-topics --describe`).
-            <pre class="mono txn-offsets" tabindex="0">{ offsets_text(m, lang) }</pre>
-            if m.more_partitions > 0 {
-                <p class="facts">{ format!("+{} …", m.more_partitions) }</p>
+            if p.held {
+                <p class="facts held" id="txn-held">{ t(lang, "txn_held") }</p>
+            }
+            { for m.coordinators.iter().map(|c| coordinator(c, lang, p.held)) }
+            if !p.held {
+                <h4>{ t(lang, "txn_offsets") }</h4>
+                // Laid out as the admin tools print (`kafka-topics --describe`).
+                { offsets_table(m, lang) }
+                if m.more_partitions > 0 {
+                    <p class="facts">{ format!("+{} …", m.more_partitions) }</p>
+                }
             }
             <p class="small-note">{ t(lang, "txn_lso_note") }</p>
         </section>

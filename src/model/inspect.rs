@@ -303,12 +303,14 @@ pub fn storage_key(broker: i32, dir: &str) -> String {
 }
 
 impl StorageModel {
-    /// `want`: the selected key; the first user partition when absent or gone.
+    /// `want`: the selected key; else `prefer`, a partition the lesson names
+    /// (as on its leader); else the first user partition.
     /// `batch`: the batch shown in hex (segment, position); else the one the
     /// current lookup scans, else the first. `past`: the trace to the cursor.
     pub fn from_world(
         w: &World,
         want: Option<&str>,
+        prefer: Option<&str>,
         batch: Option<(i64, u64)>,
         past: &[kafka_sim::event::Event],
         lang: kafka_sim::Lang,
@@ -327,9 +329,33 @@ impl StorageModel {
                 .cmp(&b.contains(":__"))
                 .then_with(|| crate::model::cluster::natural_cmp(a, b))
         });
+        // The lesson's partition, on its live leader when there is one.
+        let lesson_key = prefer.and_then(|tp| {
+            let on = |id: &kafka_sim::ids::BrokerId, leader: bool| {
+                w.brokers().get(id).is_some_and(|b| {
+                    b.alive
+                        && (!leader
+                            || b.partitions
+                                .iter()
+                                .any(|(t, p)| p.is_leader && t.to_string() == tp))
+                })
+            };
+            let keys = || {
+                w.brokers()
+                    .iter()
+                    .filter(|(_, b)| b.logs.values().any(|l| l.dir == tp))
+                    .map(|(id, _)| id)
+            };
+            keys()
+                .find(|id| on(id, true))
+                .or_else(|| keys().find(|id| on(id, false)))
+                .or_else(|| keys().next())
+                .map(|id| storage_key(id.0, tp))
+        });
         let key = want
             .filter(|k| choices.iter().any(|(c, _)| c == k))
             .map(str::to_string)
+            .or(lesson_key)
             .or_else(|| choices.first().map(|(k, _)| k.clone()));
         let selected = key.and_then(|k| partition_files(w, &k));
         let lookup = selected
@@ -921,7 +947,14 @@ mod tests {
             .find_nth_where(1, |e| e.caption(Lang::En).contains(needle))
             .unwrap_or_else(|| panic!("no event says {needle}"));
         p.seek(i + 1);
-        StorageModel::from_world(p.world(), Some("0:first-0"), batch, p.past(), Lang::En)
+        StorageModel::from_world(
+            p.world(),
+            Some("0:first-0"),
+            None,
+            batch,
+            p.past(),
+            Lang::En,
+        )
     }
 
     #[test]
@@ -1071,6 +1104,45 @@ mod tests {
         assert_eq!(before, &row("ca").assignment);
     }
 
+    /// A lesson step that names a partition brings that partition's log
+    /// forward (on its leader) while the learner has chosen none; the
+    /// learner's own choice wins.
+    #[test]
+    fn the_lesson_partition_is_inspected_until_the_learner_picks_one() {
+        let mut p = Player::from_json(include_str!(
+            "../../static/lessons/retention-and-compaction.json"
+        ))
+        .unwrap();
+        let i = p
+            .find_nth_where(1, |e| {
+                matches!(e.kind, kafka_sim::event::EventKind::LogCleaned { .. })
+            })
+            .expect("the cleaner runs");
+        p.seek(i);
+        let first = StorageModel::from_world(p.world(), None, None, None, p.past(), Lang::En);
+        assert_eq!(first.selected.as_ref().unwrap().topic, "logs");
+        let m =
+            StorageModel::from_world(p.world(), None, Some("users-0"), None, p.past(), Lang::En);
+        let s = m.selected.expect("users-0 is selected");
+        assert_eq!((s.topic.as_str(), s.partition), ("users", 0));
+        let leads = p.world().brokers()[&kafka_sim::ids::BrokerId(s.broker)]
+            .partitions
+            .get(&kafka_sim::ids::TopicPartition::new("users", 0))
+            .is_some_and(|x| x.is_leader);
+        assert!(leads, "broker {} does not lead users-0", s.broker);
+        // The learner picked logs-0 (this lesson has one broker).
+        let mine = format!("{}:logs-0", s.broker);
+        let m = StorageModel::from_world(
+            p.world(),
+            Some(&mine),
+            Some("users-0"),
+            None,
+            p.past(),
+            Lang::En,
+        );
+        assert_eq!(m.selected.unwrap().topic, "logs");
+    }
+
     /// The storage inspector of invoices-0 at the end of the exactly-once
     /// lesson: the aborted copy's batch is transactional, its ABORT marker
     /// and the later COMMIT marker are control batches read as
@@ -1105,6 +1177,7 @@ mod tests {
         let m = StorageModel::from_world(
             p.world(),
             Some(&format!("{leader}:invoices-0")),
+            None,
             None,
             p.past(),
             Lang::En,

@@ -242,6 +242,14 @@ impl LessonState {
         self.asking.is_some() || self.question_at(cursor).is_some()
     }
 
+    /// The event type (`leader_elected`) whose outcome the open or waiting
+    /// question asks for: a view that shows the latest such outcome holds
+    /// it back, since it is the previous one and not the answer.
+    pub fn pending_question_kind(&self, cursor: u64) -> Option<&str> {
+        let k = self.asking.or_else(|| self.question_at(cursor))?;
+        Some(self.lesson.steps[k].at.kind.as_str())
+    }
+
     /// An unanswered question that stops playback at index `i`.
     fn question_at(&self, i: u64) -> Option<usize> {
         self.lesson.steps.iter().enumerate().find_map(|(k, s)| {

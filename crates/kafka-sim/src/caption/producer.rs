@@ -133,8 +133,9 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
         } => {
             if en {
                 format!(
-                    "Producer {producer}: record #{record} joined {} batch {batch} for {tp} ({batch_records} records, {batch_bytes}/{batch_size} bytes; buffer {buffer_used}/{buffer_memory})",
-                    if *new_batch { "new" } else { "open" }
+                    "Producer {producer}: record #{record} joined {} batch {batch} for {tp} ({batch_records} {}, {batch_bytes}/{batch_size} bytes; buffer {buffer_used}/{buffer_memory})",
+                    if *new_batch { "new" } else { "open" },
+                    if *batch_records == 1 { "record" } else { "records" }
                 )
             } else {
                 format!(

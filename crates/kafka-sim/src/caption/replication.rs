@@ -396,7 +396,7 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 format!("Broker {broker} has nothing new for {}: it holds the fetch up to {max_wait_ms} ms (long poll)", node(from, l))
             } else {
                 format!(
-                    "Broker {broker} 暂无新数据给 {}：把 fetch 挂起最多 {max_wait_ms} ms（长轮询）",
+                    "{} 的 fetch 暂无新数据：Broker {broker} 把它挂起最多 {max_wait_ms} ms（长轮询）",
                     node(from, l)
                 )
             }
