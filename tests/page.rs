@@ -898,7 +898,7 @@ fn the_built_page_every_lesson_at_its_first_question_at_three_sizes() {
   done({{ steps, asked: !!q, qtop: r ? r.top : null, qbottom: r ? r.bottom : null,
           wide: document.documentElement.scrollWidth, inner: innerWidth,
           view: tab ? tab.id : null,
-          drawn: !!document.querySelector('#stage section, #stage svg') }});
+          drawn: !!document.querySelector('#stage svg, #stage table, #stage .inspector') }});
 }})();"#
             ));
             driver.screenshot(&shots.join(format!("question-{name}-{w}x{h}.png")));

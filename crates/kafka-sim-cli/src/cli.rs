@@ -61,8 +61,50 @@ pub enum Cmd {
     Coordinator(CoordinatorArgs),
     /// Practice questions with the answer computed by the simulation.
     Exercise(ExerciseArgs),
+    /// "Can this break?": search fault schedules for one under which a
+    /// guarantee breaks, shrink it, and print it as a scenario (one JSON
+    /// object).
+    Explore(ExploreArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),
+}
+
+#[derive(Args)]
+pub struct ExploreArgs {
+    /// The scenario file (docs/scenario-format.md): the settings to try.
+    #[arg(value_name = "SCENARIO.json")]
+    pub scenario: String,
+    /// The guarantee to break, by its name (acknowledged_records_survive,
+    /// read_committed_isolation, single_owner_per_partition,
+    /// exactly_once_pipeline, replicas_consistent ...).
+    #[arg(long, value_name = "NAME")]
+    pub guarantee: String,
+    /// The fault kinds a schedule may use, comma-separated: crash, power,
+    /// restart, shutdown, cut, heal, expire, slow, crash_consumer.
+    #[arg(
+        long,
+        value_name = "KINDS",
+        default_value = "crash,restart,cut,heal,expire,slow"
+    )]
+    pub faults: String,
+    /// The most faults in one schedule (the exhaustive mode: 1 or 2).
+    #[arg(long, value_name = "N", default_value = "3", value_parser = number::<usize>)]
+    pub max_faults: usize,
+    /// Stop the random search after this many seconds of wall-clock time
+    /// (the shrink that follows has as long again).
+    #[arg(long, value_name = "S", default_value = "10", value_parser = number::<f64>)]
+    pub budget_s: f64,
+    /// The search's seed (the same seed, the same schedules).
+    #[arg(long, value_name = "N", default_value = "1", value_parser = number::<u64>)]
+    pub seed: u64,
+    /// Every schedule of up to --max-faults (1 or 2) faults at the message
+    /// deliveries of the first --first-events events, states merged.
+    #[arg(long)]
+    pub exhaustive: bool,
+    /// The exhaustive mode's bound: faults go at the message deliveries of
+    /// the fault-free run's first this many events.
+    #[arg(long, value_name = "N", default_value = "60", value_parser = number::<u64>)]
+    pub first_events: u64,
 }
 
 #[derive(Args)]

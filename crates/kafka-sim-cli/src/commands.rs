@@ -39,6 +39,7 @@ pub fn dispatch(cmd: Cmd) -> Res {
         Cmd::Exercise(a) => crate::cluster_cmds::exercise(a),
         Cmd::Describe(a) => describe(a),
         Cmd::Metrics(a) => metrics(a),
+        Cmd::Explore(a) => crate::explore_cmd::explore(a),
         Cmd::Completions(a) => {
             use clap::CommandFactory;
             let mut out = Vec::new();
@@ -53,7 +54,7 @@ pub fn dispatch(cmd: Cmd) -> Res {
     }
 }
 
-fn load_scenario(path: &str) -> Result<Scenario, String> {
+pub(crate) fn load_scenario(path: &str) -> Result<Scenario, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read: {e}"))?;
     Scenario::from_json(&text).map_err(|e| {
         if e.field.is_empty() {

@@ -12,6 +12,7 @@
 mod cli;
 mod cluster_cmds;
 mod commands;
+mod explore_cmd;
 mod out;
 mod storage_cmds;
 

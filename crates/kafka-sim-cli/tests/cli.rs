@@ -1439,3 +1439,125 @@ fn assign_takes_a_million_partitions_and_two_thousand_consumers() {
         "1000001 partitions in all; at most 1000000",
     );
 }
+
+/// `kafka-sim explore`: a counterexample for acks=1 as one JSON object
+/// whose scenario replays the violation with `kafka-sim run`; the safe
+/// configuration's exhaustive search reports what it searched; bad input
+/// is one line and exit code 2.
+#[test]
+fn explore_finds_shrinks_and_prints_a_replayable_counterexample() {
+    let o = kafka_sim(
+        &[
+            "explore",
+            "scenarios/explore/acks-1.json",
+            "--guarantee",
+            "acknowledged_records_survive",
+            "--faults",
+            "crash,restart",
+            "--budget-s",
+            "60",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["found"], true);
+    assert_eq!(v["guarantee"], "acknowledged_records_survive");
+    assert_eq!(v["faults"], 1);
+    assert!(v["searched"]["schedules"].as_u64().unwrap() >= 1);
+    let dir = std::env::temp_dir().join(format!("explore-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("found.json");
+    std::fs::write(&file, v["scenario"].to_string()).unwrap();
+    let run = kafka_sim(&["run", file.to_str().unwrap()], None);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert!(
+        stdout(&run).contains("Guarantee broken — acknowledged records survive"),
+        "the shrunk scenario replays the loss"
+    );
+
+    let o = kafka_sim(
+        &[
+            "explore",
+            "scenarios/explore/safe.json",
+            "--guarantee",
+            "acknowledged_records_survive",
+            "--faults",
+            "crash",
+            "--max-faults",
+            "2",
+            "--exhaustive",
+            "--first-events",
+            "400",
+            "--budget-s",
+            "120",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["found"], false);
+    assert_eq!(v["searched"]["complete"], true);
+    assert!(v["searched"]["states"].as_u64().unwrap() > 0);
+    assert!(v["bounds"]["moments"].as_u64().unwrap() > 0);
+
+    for (args, says) in [
+        (
+            vec!["--guarantee", "durable"],
+            "`durable` is not a guarantee",
+        ),
+        (
+            vec![
+                "--guarantee",
+                "acknowledged_records_survive",
+                "--faults",
+                "meteor",
+            ],
+            "`meteor` is not a fault kind",
+        ),
+        (
+            vec![
+                "--guarantee",
+                "acknowledged_records_survive",
+                "--budget-s",
+                "0",
+            ],
+            "--budget-s",
+        ),
+        (
+            vec![
+                "--guarantee",
+                "acknowledged_records_survive",
+                "--exhaustive",
+                "--max-faults",
+                "3",
+            ],
+            "1 or 2 faults",
+        ),
+        (
+            vec![
+                "--guarantee",
+                "acknowledged_records_survive",
+                "--faults",
+                "crash_consumer",
+            ],
+            "none of the fault kinds",
+        ),
+    ] {
+        let mut all = vec!["explore", "scenarios/explore/acks-1.json"];
+        all.extend(args);
+        assert_clean_error(&kafka_sim(&all, None), says);
+    }
+    assert_clean_error(
+        &kafka_sim(
+            &[
+                "explore",
+                "nope.json",
+                "--guarantee",
+                "acknowledged_records_survive",
+            ],
+            None,
+        ),
+        "nope.json",
+    );
+}

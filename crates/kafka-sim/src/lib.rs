@@ -83,6 +83,7 @@ pub mod describe;
 pub mod election;
 pub mod event;
 pub mod exercises;
+pub mod explore;
 pub mod group;
 pub mod group_records;
 pub mod ids;

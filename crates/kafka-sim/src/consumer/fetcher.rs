@@ -281,7 +281,14 @@ impl ConsumerCx<'_> {
                 // Only markers: the position moves past them.
                 self.me_mut().positions.insert(r.tp.clone(), next);
             }
-            if read_committed && !recs.is_empty() {
+            // The finder may ask the same of a read_uncommitted consumer.
+            let audited = read_committed
+                || self
+                    .k
+                    .sc
+                    .check_every_consumer
+                    .contains(&crate::event::Guarantee::ReadCommittedIsolation);
+            if audited && !recs.is_empty() {
                 let origin = super::isolation::producers_of(r.records.as_slice());
                 let delivered: Vec<(i64, Option<i64>)> = recs
                     .iter()

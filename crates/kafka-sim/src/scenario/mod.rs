@@ -87,6 +87,13 @@ pub struct Scenario {
     /// Commands, in time order.
     #[serde(default)]
     pub commands: Vec<TimedCommand>,
+    /// Guarantees checked on every consumer, also where Kafka does not
+    /// promise them: `["read_committed_isolation"]` checks a
+    /// read_uncommitted consumer as if it were read_committed (the
+    /// counterexample finder asks this, `kafka-sim explore`). Empty (the
+    /// default): each guarantee where Kafka promises it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub check_every_consumer: Vec<crate::event::Guarantee>,
     /// A guided lesson over this scenario (narration and questions). Kept as
     /// data for the page; the simulation ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
