@@ -891,7 +891,7 @@ pub fn App(props: &AppProps) -> Html {
             } else {
                 <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} {highlight} projector={state.projector} />
                 <crate::components::election::ElectionView model={election} lang={lang} held={election_held} />
-                <crate::components::placement::PlacementView model={placement} lang={lang} />
+                <crate::components::placement::PlacementView model={placement} lang={lang} held={election_held} />
                 if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />
                 }

@@ -200,6 +200,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("phase_syncing", "syncing", "同步中"),
     ("phase_unjoined", "unjoined", "未加入"),
     ("pipeline", "The producer pipeline", "生产者发送流程"),
+    ("placement_held", "Leaders and preferred replicas are hidden while a question asks who the election chooses. Answer first.", "有问题在问选举结果时，各分区的 leader 和优先副本先隐藏。请先作答。"),
     ("placement_hint", "L: leader, F: follower in the ISR, –: out of the ISR; the number is the replica's place in the assigned replicas (1: the preferred leader).", "L：leader，F：ISR 中的 follower，–：不在 ISR 中；数字是该副本在分配副本列表（AR）中的位置（1：优先副本）。"),
     ("placement_title", "Placement: which broker holds each partition", "副本分配：每个分区在哪些 broker 上"),
     ("play", "Play", "播放"),

@@ -2032,7 +2032,8 @@ async fn the_assignors_table_is_held_back_while_a_question_is_open() {
 }
 
 /// A question about the next leader election holds back the latest one
-/// (it is the previous election, not the answer); a question in the
+/// (it is the previous election, not the answer) and the placement table
+/// (it marks the preferred replica); a question in the
 /// transactions lesson holds back the coordinator's state diagram, whose
 /// arrows name the next state, and the offsets table, whose LEO names the
 /// next offset. Both come back once the question is answered.
@@ -2052,6 +2053,19 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
     q(&root, "#feedback");
     assert!(root.query_selector("#election-held").unwrap().is_none());
     assert!(root.query_selector("#election table").unwrap().is_some());
+
+    // leader-election's first question: the placement table would mark
+    // the preferred replica (the answer) and draw an ISR not yet written.
+    let root = mount_with(Some(
+        include_str!("../static/lessons/leader-election.json").to_string(),
+    ))
+    .await;
+    assert!(step_to_question(&root).await);
+    q(&root, "#placement-held");
+    assert!(root.query_selector("#placement table").unwrap().is_none());
+    click(&root, "#choice-0").await;
+    q(&root, "#feedback");
+    assert!(root.query_selector("#placement-held").unwrap().is_none());
 
     let root = mount_with(Some(
         include_str!("../static/lessons/transactions.json").to_string(),

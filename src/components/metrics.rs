@@ -252,6 +252,7 @@ fn chart(
                 <span class="swatch" aria-hidden="true"></span>
                 <span class="mono">{ s.name }</span>
                 if s.attribute != s.name {
+                    <wbr />
                     <span class="attr mono">{ format!(".{}", s.attribute) }</span>
                 }
                 <span class="agg">{ format!(" ({agg})") }</span>

@@ -109,6 +109,10 @@ impl PlacementModel {
 pub struct PlacementProps {
     pub model: Option<Rc<PlacementModel>>,
     pub lang: Lang,
+    /// A lesson question asks who a leader election chooses: the table
+    /// (its leaders, and the preferred replica it marks) is held back.
+    #[prop_or_default]
+    pub held: bool,
 }
 
 #[component]
@@ -117,6 +121,14 @@ pub fn PlacementView(p: &PlacementProps) -> Html {
         return Html::default();
     };
     let lang = p.lang;
+    if p.held {
+        return html! {
+            <details class="placement" id="placement" open=true>
+                <summary>{ t(lang, "placement_title") }</summary>
+                <p class="facts held" id="placement-held">{ t(lang, "placement_held") }</p>
+            </details>
+        };
+    }
     let cell = |c: &Cell| match c {
         Cell::None => html! { <td class="none"></td> },
         Cell::Leader(i) => {

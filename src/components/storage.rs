@@ -173,7 +173,7 @@ pub fn StorageView(p: &StorageProps) -> Html {
                     <table class="grid" id="storage-batches">
                         <thead><tr>
                             <th>{ t(lang, "segment") }</th><th>{ t(lang, "position") }</th><th><code>{"baseOffset"}</code></th><th><code>{"lastOffset"}</code></th>
-                            <th>{ t(lang, "count") }</th><th>{ t(lang, "size") }</th><th><code>{"leaderEpoch"}</code></th><th><code>{"producerId"}</code></th><th>{"CRC"}</th><th>{ t(lang, "records") }</th>
+                            <th>{ t(lang, "records") }</th><th>{ t(lang, "count") }</th><th>{ t(lang, "size") }</th><th><code>{"leaderEpoch"}</code></th><th><code>{"producerId"}</code></th><th>{"CRC"}</th>
                         </tr></thead>
                         <tbody>
                         { for s.batches.iter().map(|b| {
@@ -186,9 +186,6 @@ pub fn StorageView(p: &StorageProps) -> Html {
                                 <td class="num"><button class="small link" aria-label={format!("{} {}", t(lang, "show_hex"), b.position)}
                                     onclick={Callback::from(move |_: MouseEvent| cb.emit(at))}>{ b.position }</button></td>
                                 <td class="num">{ b.base_offset }</td><td class="num">{ b.last_offset }</td>
-                                <td class="num">{ b.records }</td><td class="num">{ b.size }</td>
-                                <td class="num">{ b.leader_epoch }</td><td class="num">{ b.producer_id }</td>
-                                <td>{ t(lang, if b.crc_ok { "crc_valid" } else { "crc_invalid" }) }</td>
                                 <td class="mono preview">
                                     if b.control {
                                         <span class="tag">{ t(lang, "control_batch") }</span>{" "}
@@ -197,6 +194,9 @@ pub fn StorageView(p: &StorageProps) -> Html {
                                     }
                                     { b.preview.clone() }
                                 </td>
+                                <td class="num">{ b.records }</td><td class="num">{ b.size }</td>
+                                <td class="num">{ b.leader_epoch }</td><td class="num">{ b.producer_id }</td>
+                                <td>{ t(lang, if b.crc_ok { "crc_valid" } else { "crc_invalid" }) }</td>
                             </tr>
                         } }) }
                         </tbody>
