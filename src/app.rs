@@ -82,6 +82,74 @@ fn verdict(lang: Lang, chosen: &str, truth: &str) -> String {
     }
 }
 
+/// `text` cut where a line may break inside a long Java-style name: before
+/// a capital that follows a small letter, and after an underscore
+/// (`NoOffsetForPartition|Exception`, `INVALID_|PRODUCER_|EPOCH`). Words
+/// under 16 characters are left whole. The pieces join back to `text`.
+pub fn name_pieces(text: &str) -> Vec<String> {
+    const LONG: usize = 16;
+    let mut parts: Vec<String> = vec![String::new()];
+    for word in text.split_inclusive(' ') {
+        if word.trim_end().chars().count() < LONG {
+            parts.last_mut().unwrap().push_str(word);
+            continue;
+        }
+        let mut prev: Option<char> = None;
+        for ch in word.chars() {
+            if prev.is_some_and(|p| (p.is_lowercase() && ch.is_uppercase()) || p == '_') {
+                parts.push(String::new());
+            }
+            parts.last_mut().unwrap().push(ch);
+            prev = Some(ch);
+        }
+    }
+    parts
+}
+
+/// Text with a line-break opportunity (`<wbr>`) at each of its
+/// [`name_pieces`], so a narrow panel wraps a choice between the words of
+/// a name rather than at an arbitrary letter. The text itself is unchanged.
+fn breakable(text: &str) -> Html {
+    let parts = name_pieces(text);
+    let n = parts.len();
+    html! {
+        { for parts.into_iter().enumerate().map(|(i, p)| html! {
+            <>{ p }if i + 1 < n { <wbr /> }</>
+        }) }
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::name_pieces;
+
+    #[test]
+    fn long_names_break_between_their_words_and_join_back() {
+        for (text, want) in [
+            (
+                "none: it throws NoOffsetForPartitionException",
+                vec![
+                    "none: it throws No",
+                    "Offset",
+                    "For",
+                    "Partition",
+                    "Exception",
+                ],
+            ),
+            (
+                "INVALID_PRODUCER_EPOCH",
+                vec!["INVALID_", "PRODUCER_", "EPOCH"],
+            ),
+            ("PrepareCommit", vec!["PrepareCommit"]),
+            ("2, 3", vec!["2, 3"]),
+        ] {
+            let got = name_pieces(text);
+            assert_eq!(got, want, "{text}");
+            assert_eq!(got.concat(), text);
+        }
+    }
+}
+
 fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) -> Html {
     let (l, lang, cursor) = (p.l, p.lang, p.cursor);
     let steps = &l.lesson.steps;
@@ -184,7 +252,7 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                             let choice = c.clone();
                             html! {
                                 <button id={format!("choice-{i}")} class="choice"
-                                    onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::Answer(k, choice.clone())))}>{ steps[k].choice_label(lang, c).to_string() }</button>
+                                    onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::Answer(k, choice.clone())))}>{ breakable(steps[k].choice_label(lang, c)) }</button>
                             }
                         }) }
                     </div>
