@@ -796,6 +796,52 @@ pub fn App(props: &AppProps) -> Html {
             });
         })
     };
+    // A counterexample opens as a new timeline at its violating event.
+    let on_explore_open = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |(text, event): (String, u64)| {
+            match load_scenario("counterexample.json", &text) {
+                Ok(p) => {
+                    dispatcher.dispatch(Action::Loaded(Rc::new(RefCell::new(p))));
+                    dispatcher.dispatch(Action::Seek(event));
+                    dispatcher.dispatch(Action::ToggleDrawer);
+                }
+                Err(m) => dispatcher.dispatch(Action::LoadFailed(m)),
+            }
+        })
+    };
+    // Faults and broken guarantees on the time axis; not in a lesson,
+    // where a mark ahead of the cursor would answer a question.
+    let timeline_marks = use_memo(
+        (
+            player.id(),
+            player.known_len(),
+            state.lesson.is_some(),
+            lang,
+        ),
+        |(_, _, lesson, lang)| {
+            if *lesson {
+                return Vec::new();
+            }
+            let mut v = Vec::new();
+            for (i, e) in player.known_events().iter().enumerate() {
+                let class = match &e.kind {
+                    kafka_sim::event::EventKind::CommandIssued { command, .. }
+                        if kafka_sim::explore::is_fault(command) =>
+                    {
+                        "fault"
+                    }
+                    kafka_sim::event::EventKind::GuaranteeBroken { .. } => "broken",
+                    _ => continue,
+                };
+                v.push((i as u64 + 1, class, e.caption(*lang)));
+                if v.len() >= 100 {
+                    break;
+                }
+            }
+            v
+        },
+    );
     let on_dismiss = d(|| Action::DismissError);
     let on_scrub = {
         let dispatcher = state.dispatcher();
@@ -996,7 +1042,7 @@ pub fn App(props: &AppProps) -> Html {
         }
     };
     let controls = html! {
-        <Controls lang={lang} cursor={player.cursor()} known_len={player.known_len()} length_final={player.length_final()}
+        <Controls lang={lang} marks={timeline_marks} cursor={player.cursor()} known_len={player.known_len()} length_final={player.length_final()}
             time_ms={now} playing={state.playing} speed_label={state.speed_label()}
             on_back={d(|| Action::Back)} on_step={d(|| Action::Step)} on_play={d(|| Action::TogglePlay)}
             on_start={d(|| Action::ToStart)} on_speed={d(|| Action::NextSpeed)} on_seek_to={on_scrub} />
@@ -1123,6 +1169,12 @@ pub fn App(props: &AppProps) -> Html {
                 <crate::components::config::ConfigPanel lang={lang}
                     groups={config_groups}
                     on_apply={on_reconfigure} />
+            </section>
+            <section aria-label={t(lang, "x_title")}>
+                <h3>{ t(lang, "x_title") }</h3>
+                <crate::components::explore::ExplorePanel lang={lang}
+                    source={AttrValue::from(player.source().to_string())}
+                    on_open={on_explore_open} />
             </section>
             <section aria-label={t(lang, "share_section")}>
                 <h3>{ t(lang, "share_section") }</h3>

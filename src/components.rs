@@ -7,6 +7,7 @@ pub mod controls;
 pub mod describe;
 pub mod election;
 pub mod event_log;
+pub mod explore;
 pub mod groups;
 pub mod metrics;
 pub mod placement;

@@ -2453,3 +2453,56 @@ async fn every_lesson_walked_with_continue_shows_verdicts_hides_answers_and_anim
     assert!(animated > 20, "{animated} Continues animated");
     assert!(views_seen > 10, "{views_seen} walks brought a view forward");
 }
+
+/// "Can this break?" in Tools: a search on acks=1 runs in slices (the page
+/// keeps rendering: the status line moves while it works), finds and
+/// shrinks a counterexample with one fault, says the setting makes the
+/// break expected, and opens it in the timeline at the violating event,
+/// whose caption names the broken guarantee.
+#[wasm_bindgen_test]
+async fn can_this_break_finds_the_loss_under_acks_1_and_opens_it_at_the_violation() {
+    let root = mount_with(Some(
+        include_str!("../scenarios/explore/acks-1.json").to_string(),
+    ))
+    .await;
+    click(&root, "#btn-tools").await;
+    click(&root, "#btn-explore").await;
+    let started = js_sys::Date::now();
+    let mut saw_status = false;
+    for _ in 0..1200 {
+        if root.query_selector("#explore-found").unwrap().is_some() {
+            break;
+        }
+        saw_status |= root.query_selector("#explore-status").unwrap().is_some();
+        gloo_timers::future::TimeoutFuture::new(50).await;
+        yew::scheduler::flush().await;
+    }
+    assert!(saw_status, "the search showed its progress while it ran");
+    let found = q(&root, "#explore-found").text_content().unwrap();
+    web_sys::console::log_1(
+        &format!(
+            "can this break (acks=1): found and shrunk in {:.0} ms in the page",
+            js_sys::Date::now() - started
+        )
+        .into(),
+    );
+    assert!(found.contains("1 fault(s)"), "{found}");
+    assert!(found.contains("kill_broker 0"), "{found}");
+    assert!(found.contains("acks other than all"), "{found}");
+    click(&root, "#btn-explore-open").await;
+    let caption = q(&root, "#caption").text_content().unwrap();
+    assert!(
+        caption.contains("Guarantee broken") && caption.contains("acknowledged records survive"),
+        "{caption}"
+    );
+    // Its fault and the violation are marked on the time axis.
+    let marks = |sel: &str| root.query_selector_all(sel).unwrap().length();
+    assert_eq!(marks(".tmark.fault"), 1);
+    assert!(marks(".tmark.broken") >= 1);
+    // A lesson draws no marks: one ahead of the cursor would answer it.
+    let root = mount_with(Some(
+        include_str!("../static/lessons/leader-failure-hw.json").to_string(),
+    ))
+    .await;
+    assert_eq!(root.query_selector_all(".tmark").unwrap().length(), 0);
+}

@@ -2,6 +2,7 @@
 //! are SVG (no emoji font needed), and the timeline slider is in the bar.
 
 use crate::i18n::{t, Lang};
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -20,6 +21,10 @@ pub struct ControlsProps {
     pub on_speed: Callback<()>,
     /// The slider: put the cursor after this many events.
     pub on_seek_to: Callback<u64>,
+    /// Marks on the time axis: (event index, class, title): the faults a
+    /// scenario schedules (`fault`) and broken guarantees (`broken`).
+    #[prop_or_default]
+    pub marks: Rc<Vec<(u64, &'static str, String)>>,
 }
 
 /// The icons, drawn in a 16×16 box with the text's colour.
@@ -79,8 +84,15 @@ pub fn Controls(p: &ControlsProps) -> Html {
                 { icon(if p.playing { Icon::Pause } else { Icon::Play }) }
                 <span class="label">{ if p.playing { t(l, "pause") } else { t(l, "play") } }</span></button>
             <button id="btn-speed" onclick={click(&p.on_speed)} aria-label={format!("{} {}", t(l, "speed"), p.speed_label)} title={format!("{} (s)", t(l, "speed"))}>{ p.speed_label.clone() }</button>
-            <input id="scrub" type="range" min="0" max={p.known_len.to_string()} value={p.cursor.to_string()}
-                aria-label={t(l, "timeline")} oninput={on_input} />
+            <span class="scrub-wrap">
+                <input id="scrub" type="range" min="0" max={p.known_len.to_string()} value={p.cursor.to_string()}
+                    aria-label={t(l, "timeline")} oninput={on_input} />
+                { for p.marks.iter().filter(|m| m.0 <= p.known_len).map(|(at, class, title)| {
+                    let left = *at as f64 * 100.0 / p.known_len.max(1) as f64;
+                    html! { <span class={classes!("tmark", *class)} title={title.clone()} aria-hidden="true"
+                        style={format!("left: {left:.2}%")}></span> }
+                }) }
+            </span>
             <span class="position" id="position">
                 { format!("{} {} {} {}", t(l, "event"), p.cursor, t(l, "of"), total) }
                 <span class="time">{ format!(" · {} ms", p.time_ms) }</span>

@@ -1,0 +1,417 @@
+//! "Can this break?" (Tools): the counterexample finder
+//! ([`kafka_sim::explore`]) on the open scenario. The learner picks one of
+//! the engine's guarantees; the search runs in slices of a few
+//! milliseconds between frames (an interval timer), so the page never
+//! freezes, and shows its progress: schedules tried and the best
+//! counterexample so far. Stop keeps the best. A counterexample is shrunk
+//! the same way, then opened in the timeline at the violating event, with
+//! the engine's own caption of it; opening it branches the timeline (the
+//! scenario with the faults added as its commands, as acting does).
+
+use crate::i18n::{t, Lang};
+use kafka_sim::event::Guarantee;
+use kafka_sim::explore::shrink::Shrinker;
+use kafka_sim::explore::{guarantee_name, Counterexample, FaultKind, Request, Search};
+use kafka_sim::scenario::{Command, Scenario};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The guarantees a learner may ask about, with their labels' keys.
+pub const GUARANTEES: [(Guarantee, &str); 5] = [
+    (Guarantee::AcknowledgedRecordsSurvive, "g_acknowledged"),
+    (Guarantee::ReadCommittedIsolation, "g_read_committed"),
+    (Guarantee::SingleOwnerPerPartition, "g_single_owner"),
+    (Guarantee::ExactlyOncePipeline, "g_exactly_once"),
+    (Guarantee::ReplicasConsistent, "g_replicas_consistent"),
+];
+
+/// Wall-clock budget of the search, then of the shrink, in milliseconds.
+pub const BUDGET_MS: f64 = 10_000.0;
+/// One slice of work between frames, in milliseconds.
+const SLICE_MS: f64 = 12.0;
+
+/// Where a search stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Phase {
+    Idle,
+    Searching,
+    Shrinking,
+    /// Finished: the counterexample (as scenario text and the violating
+    /// event), or none.
+    Done(Option<Found>),
+    /// The scenario cannot be searched (the message says why).
+    Refused(String),
+}
+
+/// A counterexample ready to open.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    pub text: String,
+    pub event: u64,
+    pub time_ms: u64,
+    pub faults: usize,
+    pub events: u64,
+    pub detail: String,
+    /// What the faults are, one line each ("1,914 ms: kill_broker 0").
+    pub schedule: Vec<String>,
+    /// The i18n key of a note saying the settings make this break
+    /// expected (acks=1 does not promise it), if they do.
+    pub expected: Option<&'static str>,
+}
+
+/// The progress shown while working.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    pub phase: Phase,
+    pub tried: u64,
+    pub best: Option<(usize, u64)>,
+}
+
+/// Why the settings make a break of `g` expected, as an i18n key.
+pub fn expected_break(sc: &Scenario, g: Guarantee) -> Option<&'static str> {
+    match g {
+        Guarantee::AcknowledgedRecordsSurvive => {
+            if sc
+                .producer_specs()
+                .any(|p| p.config.acks != kafka_sim::client_config::Acks::ALL)
+            {
+                Some("x_expected_acks")
+            } else if sc.cluster.config.unclean_leader_election_enable
+                || sc
+                    .topics
+                    .iter()
+                    .any(|t| t.config.unclean_leader_election_enable == Some(true))
+            {
+                Some("x_expected_unclean")
+            } else {
+                None
+            }
+        }
+        Guarantee::ReadCommittedIsolation => sc
+            .consumers
+            .iter()
+            .any(|c| {
+                c.config.isolation_level != kafka_sim::client_config::IsolationLevel::ReadCommitted
+            })
+            .then_some("x_expected_uncommitted"),
+        _ => None,
+    }
+}
+
+/// A fault command in a line ("kill_broker 0", "cut_link broker-0 broker-1").
+fn fault_line(at: u64, c: &Command) -> String {
+    let v = serde_json::to_value(c).unwrap_or_default();
+    let kind = v
+        .get("type")
+        .and_then(|x| x.as_str())
+        .unwrap_or("?")
+        .to_string();
+    let what: Vec<String> = ["broker", "a", "b", "consumer", "extra_latency_ms"]
+        .iter()
+        .filter_map(|k| {
+            v.get(*k)
+                .map(|x| x.to_string().trim_matches('"').to_string())
+        })
+        .collect();
+    let power = if v.get("power_failure").and_then(|x| x.as_bool()) == Some(true) {
+        " (power_failure)"
+    } else {
+        ""
+    };
+    format!("{at} ms: {kind} {}{power}", what.join(" "))
+}
+
+fn found(c: &Counterexample, g: Guarantee) -> Found {
+    Found {
+        text: c.scenario.to_json_pretty(),
+        event: c.violation.event,
+        time_ms: c.violation.time_ms,
+        faults: c.faults,
+        events: c.events,
+        detail: c.violation.detail.clone(),
+        schedule: c
+            .scenario
+            .commands
+            .iter()
+            .filter(|x| kafka_sim::explore::is_fault(&x.command))
+            .map(|x| fault_line(x.at_ms, &x.command))
+            .collect(),
+        expected: expected_break(&c.scenario, g),
+    }
+}
+
+/// The search or shrink in progress.
+enum Job {
+    Search(Box<Search>, f64),
+    Shrink(Box<Shrinker>, f64),
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ExploreProps {
+    pub lang: Lang,
+    /// The open scenario's text.
+    pub source: AttrValue,
+    /// Open a counterexample: its scenario text and the violating event.
+    pub on_open: Callback<(String, u64)>,
+}
+
+/// The scenario to search: the open one without its lesson, asking the
+/// isolation question of every consumer when that is the guarantee.
+pub fn base_scenario(source: &str, g: Guarantee) -> Result<Scenario, String> {
+    let mut sc = Scenario::from_json(source).map_err(|e| format!("{}: {}", e.field, e.message))?;
+    sc.lesson = None;
+    if g == Guarantee::ReadCommittedIsolation && !sc.check_every_consumer.contains(&g) {
+        sc.check_every_consumer.push(g);
+    }
+    Ok(sc)
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+#[component]
+pub fn ExplorePanel(p: &ExploreProps) -> Html {
+    let lang = p.lang;
+    let choice = use_state(|| 0usize);
+    let progress = use_state(|| Progress {
+        phase: Phase::Idle,
+        tried: 0,
+        best: None,
+    });
+    let job: Rc<RefCell<Option<Job>>> = use_mut_ref(|| None);
+    let timer: Rc<RefCell<Option<gloo_timers::callback::Interval>>> = use_mut_ref(|| None);
+    let g = GUARANTEES[*choice].0;
+
+    let start = {
+        let (job, timer, progress, source) = (
+            job.clone(),
+            timer.clone(),
+            progress.clone(),
+            p.source.clone(),
+        );
+        Callback::from(move |_: MouseEvent| {
+            let sc = match base_scenario(&source, g) {
+                Ok(sc) => sc,
+                Err(e) => {
+                    progress.set(Progress {
+                        phase: Phase::Refused(e),
+                        tried: 0,
+                        best: None,
+                    });
+                    return;
+                }
+            };
+            let req = Request {
+                guarantee: g,
+                faults: FaultKind::ALL.to_vec(),
+                max_faults: 3,
+                seed: 1,
+            };
+            match Search::new(sc, req) {
+                Ok(s) => *job.borrow_mut() = Some(Job::Search(Box::new(s), now())),
+                Err(e) => {
+                    progress.set(Progress {
+                        phase: Phase::Refused(e),
+                        tried: 0,
+                        best: None,
+                    });
+                    return;
+                }
+            }
+            progress.set(Progress {
+                phase: Phase::Searching,
+                tried: 0,
+                best: None,
+            });
+            let (job, timer2, progress) = (job.clone(), timer.clone(), progress.clone());
+            // The interval is dropped from a timeout of its own, never from
+            // inside its own callback.
+            let end = move |t: Rc<RefCell<Option<gloo_timers::callback::Interval>>>| {
+                gloo_timers::callback::Timeout::new(0, move || {
+                    t.borrow_mut().take();
+                })
+                .forget();
+            };
+            let tick = move || {
+                let next = work(&mut job.borrow_mut(), g);
+                let done = next
+                    .as_ref()
+                    .is_none_or(|n| matches!(n.phase, Phase::Done(_)));
+                if let Some(next) = next {
+                    progress.set(next);
+                }
+                if done {
+                    end(timer2.clone());
+                }
+            };
+            *timer.borrow_mut() = Some(gloo_timers::callback::Interval::new(16, tick));
+        })
+    };
+    let stop = {
+        let (job, progress) = (job.clone(), progress.clone());
+        Callback::from(move |_: MouseEvent| {
+            // The search stops; its best so far is shrunk (the shrink's
+            // own Stop ends that, keeping its best).
+            let mut j = job.borrow_mut();
+            match j.take() {
+                Some(Job::Search(s, _)) => match s.found().cloned() {
+                    Some(c) => *j = Some(Job::Shrink(Box::new(Shrinker::new(c, g)), now())),
+                    None => {
+                        progress.set(Progress {
+                            phase: Phase::Done(None),
+                            tried: s.tried(),
+                            best: None,
+                        });
+                    }
+                },
+                Some(Job::Shrink(sh, _)) => {
+                    progress.set(Progress {
+                        phase: Phase::Done(Some(found(sh.best(), g))),
+                        tried: progress.tried,
+                        best: Some((sh.best().faults, sh.best().events)),
+                    });
+                }
+                None => {}
+            }
+        })
+    };
+    let on_choice = {
+        let choice = choice.clone();
+        Callback::from(move |e: Event| {
+            let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            choice.set(s.value().parse().unwrap_or(0));
+        })
+    };
+    let busy = matches!(progress.phase, Phase::Searching | Phase::Shrinking);
+    let status = match &progress.phase {
+        Phase::Idle => String::new(),
+        Phase::Searching | Phase::Shrinking => {
+            let what = if progress.phase == Phase::Searching {
+                t(lang, "x_searching")
+            } else {
+                t(lang, "x_shrinking")
+            };
+            match progress.best {
+                Some((f, e)) => format!(
+                    "{what} · {} {} · {} {f} / {e}",
+                    progress.tried,
+                    t(lang, "x_schedules"),
+                    t(lang, "x_best")
+                ),
+                None => format!("{what} · {} {}", progress.tried, t(lang, "x_schedules")),
+            }
+        }
+        Phase::Done(None) => format!(
+            "{} ({} {})",
+            t(lang, "x_none"),
+            progress.tried,
+            t(lang, "x_schedules")
+        ),
+        Phase::Done(Some(_)) => String::new(),
+        Phase::Refused(e) => format!("{} {e}", t(lang, "x_refused")),
+    };
+    html! {
+        <div class="explore" id="explore">
+            <p class="hint">{ t(lang, "x_hint") }</p>
+            <label>{ t(lang, "x_guarantee") }{" "}
+                <select id="explore-guarantee" onchange={on_choice} disabled={busy}>
+                    { for GUARANTEES.iter().enumerate().map(|(i, (gg, key))| html! {
+                        <option value={i.to_string()} selected={i == *choice}>{ format!("{} ({})", t(lang, key), guarantee_name(*gg)) }</option>
+                    }) }
+                </select>
+            </label>
+            <div class="jump-row">
+                <button id="btn-explore" onclick={start} disabled={busy}>{ t(lang, "x_search") }</button>
+                <button id="btn-explore-stop" onclick={stop} disabled={!busy}>{ t(lang, "x_stop") }</button>
+            </div>
+            if !status.is_empty() {
+                <p class="facts" id="explore-status" role="status">{ status }</p>
+            }
+            if let Phase::Done(Some(f)) = &progress.phase {
+                <div class="explore-found" id="explore-found" role="status">
+                    <p><strong>{ t(lang, "x_found") }</strong>{" "}
+                        { format!("{} {} · {} {} ({} ms): {}", f.faults, t(lang, "x_faults"), t(lang, "x_broke_at"), f.event, f.time_ms, f.detail) }</p>
+                    if !f.schedule.is_empty() {
+                        <ul class="mono">{ for f.schedule.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
+                    }
+                    if let Some(key) = f.expected {
+                        <p class="small-note">{ t(lang, key) }</p>
+                    }
+                    <button id="btn-explore-open" onclick={{
+                        let (cb, text, event) = (p.on_open.clone(), f.text.clone(), f.event);
+                        Callback::from(move |_: MouseEvent| cb.emit((text.clone(), event)))
+                    }}>{ t(lang, "x_open") }</button>
+                </div>
+            }
+        </div>
+    }
+}
+
+/// One slice of work: search or shrink steps until the slice's time is
+/// up; moves from searching to shrinking to done by the budgets.
+fn work(job: &mut Option<Job>, g: Guarantee) -> Option<Progress> {
+    let until = now() + SLICE_MS;
+    loop {
+        match job.take() {
+            Some(Job::Search(mut s, began)) => {
+                while now() < until && !s.finished() {
+                    s.step();
+                }
+                let out_of_time = now() - began > BUDGET_MS;
+                if s.finished() || out_of_time {
+                    match s.found().cloned() {
+                        Some(c) => {
+                            let tried = s.tried();
+                            *job = Some(Job::Shrink(Box::new(Shrinker::new(c.clone(), g)), now()));
+                            if now() >= until {
+                                return Some(Progress {
+                                    phase: Phase::Shrinking,
+                                    tried,
+                                    best: Some((c.faults, c.events)),
+                                });
+                            }
+                            continue;
+                        }
+                        None => {
+                            return Some(Progress {
+                                phase: Phase::Done(None),
+                                tried: s.tried(),
+                                best: None,
+                            });
+                        }
+                    }
+                }
+                let p = Progress {
+                    phase: Phase::Searching,
+                    tried: s.tried(),
+                    best: s.found().map(|c| (c.faults, c.events)),
+                };
+                *job = Some(Job::Search(s, began));
+                return Some(p);
+            }
+            Some(Job::Shrink(mut sh, began)) => {
+                while now() < until && sh.step() {}
+                let best = sh.best();
+                let (tried, _) = sh.counts();
+                if sh.done() || now() - began > BUDGET_MS {
+                    return Some(Progress {
+                        phase: Phase::Done(Some(found(best, g))),
+                        tried,
+                        best: Some((best.faults, best.events)),
+                    });
+                }
+                let p = Progress {
+                    phase: Phase::Shrinking,
+                    tried,
+                    best: Some((best.faults, best.events)),
+                };
+                *job = Some(Job::Shrink(sh, began));
+                return Some(p);
+            }
+            // Stopped from the panel, which showed the result itself.
+            None => return None,
+        }
+    }
+}
