@@ -847,6 +847,72 @@ fn first_load(url: &str, what: &str, selector: &str) {
     );
 }
 
+/// "Can this break?" in the built page (release wasm, as a learner gets
+/// it): the acks=1 scenario, opened from a link, searched from Tools until
+/// its shrunk counterexample shows, then opened at the violation. Prints
+/// the time to the result in the page (a figure, not a timed assertion)
+/// and saves screenshots of the panel and of the opened counterexample.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_can_this_break_finds_and_opens_a_counterexample() {
+    use kafka_visualiser::state::{links::share_fragment, View};
+    let dist = root().join("dist");
+    assert!(dist.join("index.html").exists(), "build the page first");
+    let (port, _down) = serve(dist);
+    let text = std::fs::read_to_string(root().join("scenarios/explore/acks-1.json")).unwrap();
+    let shots = root().join("target/screenshots");
+    let driver = Driver::start();
+    driver.viewport(1440, 900);
+    driver.open(&format!(
+        "http://127.0.0.1:{port}/#{}",
+        share_fragment(&text, 0, View::Cluster)
+    ));
+    let r = driver.run(&format!(
+        r#"{JS_HELPERS}
+(async () => {{
+  await until('#btn-step');
+  document.querySelector('#btn-tools').click();
+  await frame();
+  const t0 = performance.now();
+  document.querySelector('#btn-explore').click();
+  let frames = 0;
+  while (!document.querySelector('#explore-found') && performance.now() - t0 < 60000) {{ await frame(); frames++; }}
+  const ms = performance.now() - t0;
+  const f = document.querySelector('#explore-found');
+  done({{ ms, frames, found: f ? f.textContent : null }});
+}})();"#
+    ));
+    println!("can this break, acks=1, built page: {r}");
+    assert!(
+        r["found"]
+            .as_str()
+            .is_some_and(|f| f.contains("kill_broker 0")),
+        "{r}"
+    );
+    assert!(
+        r["frames"].as_u64().unwrap_or(0) > 2,
+        "the page kept drawing frames: {r}"
+    );
+    driver.screenshot(&shots.join("explore-found-1440x900.png"));
+    let r = driver.run(&format!(
+        r#"{JS_HELPERS}
+(async () => {{
+  document.querySelector('#btn-explore-open').click();
+  await turn(); await frame();
+  done({{ caption: document.querySelector('#caption').textContent,
+          marks: document.querySelectorAll('.tmark').length }});
+}})();"#
+    ));
+    assert!(
+        r["caption"]
+            .as_str()
+            .is_some_and(|c| c.contains("Guarantee broken")),
+        "{r}"
+    );
+    assert!(r["marks"].as_u64().unwrap_or(0) >= 2, "{r}");
+    driver.screenshot(&shots.join("explore-opened-1440x900.png"));
+}
+
 /// Every lesson of the library opened from its link at each supported
 /// size and stepped to its first question: the question is on screen, the
 /// page does not scroll sideways (a wide table scrolls in its own box), and

@@ -237,12 +237,27 @@ pub struct Counterexample {
 }
 
 impl Counterexample {
-    /// A measure shrinking lowers: fewer faults first, then fewer commands,
+    /// A measure shrinking lowers: fewer faults first, then fewer power
+    /// failures (a plain crash is the simpler fault), then fewer commands,
     /// clients and brokers, then fewer events before the violation.
-    pub fn size(&self) -> (usize, usize, u64) {
+    pub fn size(&self) -> (usize, usize, usize, u64) {
         let sc = &self.scenario;
+        let powers = sc
+            .commands
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.command,
+                    Command::KillBroker {
+                        power_failure: true,
+                        ..
+                    }
+                )
+            })
+            .count();
         (
             self.faults,
+            powers,
             sc.commands.len() + sc.producers.len() + sc.consumers.len() + sc.cluster.brokers.len(),
             self.events,
         )

@@ -2,16 +2,18 @@
 //! [`Shrinker::step`] (so the page can shrink between frames).
 //!
 //! The candidates of a scenario, tried in this order: end the run at the
-//! violation; drop each fault; move each fault earlier (to half its time,
-//! then three quarters); drop each other command; drop each consumer and
-//! each producer with the commands that name it; drop each broker. A
+//! violation; drop each fault; move each fault earlier (halfway back to the
+//! command before it, which walks a fault up to just after what it races
+//! with, then to half its time, then three quarters); turn each power
+//! failure into a plain crash; drop each other command; drop each consumer
+//! and each producer with the commands that name it; drop each broker. A
 //! candidate is kept when the same guarantee still breaks and the
-//! counterexample is smaller by [`Counterexample::size`] (fewer faults, then
-//! fewer commands, clients and brokers, then fewer events before the
-//! violation, and a shorter run last). After a kept candidate the list
-//! starts again; the shrinker stops when no candidate of the current
-//! scenario is kept. A candidate the engine refuses (a broker removed that
-//! a topic still names) is simply not kept.
+//! counterexample is smaller by [`Counterexample::size`] (fewer faults,
+//! then fewer power failures, then fewer commands, clients and brokers,
+//! then fewer events before the violation, and a shorter run last). After
+//! a kept candidate the list starts again; the shrinker stops when no
+//! candidate of the current scenario is kept. A candidate the engine
+//! refuses (a broker removed that a topic still names) is simply not kept.
 
 use super::{faults_of, is_fault, run, Counterexample};
 use crate::event::Guarantee;
@@ -122,6 +124,26 @@ impl Shrinker {
             return Some(c);
         }
         i -= 3 * faults.len();
+        // A power failure becomes a plain crash.
+        let powers: Vec<usize> = (0..sc.commands.len())
+            .filter(|&k| {
+                matches!(
+                    sc.commands[k].command,
+                    Command::KillBroker {
+                        power_failure: true,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        if i < powers.len() {
+            let mut c = sc.clone();
+            if let Command::KillBroker { power_failure, .. } = &mut c.commands[powers[i]].command {
+                *power_failure = false;
+            }
+            return Some(c);
+        }
+        i -= powers.len();
         let others: Vec<usize> = (0..sc.commands.len())
             .filter(|&k| !is_fault(&sc.commands[k].command))
             .collect();
