@@ -156,15 +156,17 @@ pub struct ExploreProps {
     pub on_open: Callback<(String, u64)>,
 }
 
-/// The scenario to search: the open one without its lesson, asking the
-/// isolation question of every consumer when that is the guarantee.
-pub fn base_scenario(source: &str, g: Guarantee) -> Result<Scenario, String> {
+/// The search of the open scenario, without its lesson, for a break of `g`.
+pub fn search_of(source: &str, g: Guarantee) -> Result<Search, String> {
     let mut sc = Scenario::from_json(source).map_err(|e| format!("{}: {}", e.field, e.message))?;
     sc.lesson = None;
-    if g == Guarantee::ReadCommittedIsolation && !sc.check_every_consumer.contains(&g) {
-        sc.check_every_consumer.push(g);
-    }
-    Ok(sc)
+    let req = Request {
+        guarantee: g,
+        faults: FaultKind::ALL.to_vec(),
+        max_faults: 3,
+        seed: 1,
+    };
+    Search::new(sc, req)
 }
 
 fn now() -> f64 {
@@ -192,24 +194,7 @@ pub fn ExplorePanel(p: &ExploreProps) -> Html {
             p.source.clone(),
         );
         Callback::from(move |_: MouseEvent| {
-            let sc = match base_scenario(&source, g) {
-                Ok(sc) => sc,
-                Err(e) => {
-                    progress.set(Progress {
-                        phase: Phase::Refused(e),
-                        tried: 0,
-                        best: None,
-                    });
-                    return;
-                }
-            };
-            let req = Request {
-                guarantee: g,
-                faults: FaultKind::ALL.to_vec(),
-                max_faults: 3,
-                seed: 1,
-            };
-            match Search::new(sc, req) {
+            match search_of(&source, g) {
                 Ok(s) => *job.borrow_mut() = Some(Job::Search(Box::new(s), now())),
                 Err(e) => {
                     progress.set(Progress {

@@ -7,7 +7,6 @@
 use crate::cli::ExploreArgs;
 use crate::commands::load_scenario;
 use crate::outln;
-use kafka_sim::event::Guarantee;
 use kafka_sim::explore::exhaustive::Exhaustive;
 use kafka_sim::explore::shrink::Shrinker;
 use kafka_sim::explore::{
@@ -49,14 +48,7 @@ pub fn explore(a: ExploreArgs) -> Res {
             a.max_faults
         ));
     }
-    let mut base = load_scenario(&a.scenario)?;
-    // The isolation question is asked of every consumer, read_uncommitted
-    // ones too (the scenario says so, so the result replays as it is).
-    if guarantee == Guarantee::ReadCommittedIsolation
-        && !base.check_every_consumer.contains(&guarantee)
-    {
-        base.check_every_consumer.push(guarantee);
-    }
+    let base = load_scenario(&a.scenario)?;
     let budget = std::time::Duration::from_secs_f64(a.budget_s);
     let start = Instant::now();
     let name = guarantee_name(guarantee);

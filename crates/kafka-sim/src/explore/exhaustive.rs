@@ -223,6 +223,7 @@ impl Exhaustive {
         max_faults: usize,
         first_events: u64,
     ) -> Result<Exhaustive, String> {
+        let base = super::asking(base, guarantee);
         base.validate()
             .map_err(|e| format!("{}: {}", e.field, e.message))?;
         if !(1..=2).contains(&max_faults) {

@@ -127,7 +127,7 @@ impl FaultKind {
     }
 
     /// Whether `c` is a fault of this kind.
-    fn is(self, c: &Command) -> bool {
+    pub fn is(self, c: &Command) -> bool {
         let zk = |a: &NodeId, b: &NodeId| *a == NodeId::ZooKeeper || *b == NodeId::ZooKeeper;
         match (self, c) {
             (FaultKind::Crash, Command::KillBroker { power_failure, .. }) => !power_failure,
@@ -210,6 +210,16 @@ pub fn run(sc: &Scenario, guarantee: Guarantee) -> Result<(Option<Violation>, u6
     Ok((found, events))
 }
 
+/// `base` made ready to search for a break of `g`: the isolation
+/// guarantee is asked of every consumer, read_uncommitted ones too (the
+/// scenario says so, so a counterexample replays as it is).
+pub fn asking(mut base: Scenario, g: Guarantee) -> Scenario {
+    if g == Guarantee::ReadCommittedIsolation && !base.check_every_consumer.contains(&g) {
+        base.check_every_consumer.push(g);
+    }
+    base
+}
+
 /// What a search looks for, and where.
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -245,15 +255,7 @@ impl Counterexample {
         let powers = sc
             .commands
             .iter()
-            .filter(|c| {
-                matches!(
-                    c.command,
-                    Command::KillBroker {
-                        power_failure: true,
-                        ..
-                    }
-                )
-            })
+            .filter(|c| FaultKind::Power.is(&c.command))
             .count();
         (
             self.faults,
@@ -394,6 +396,7 @@ impl Search {
     /// A search over `base`. Errors: no fault kind applies to the scenario
     /// (a consumer crash with no consumer), or the scenario is invalid.
     pub fn new(base: Scenario, req: Request) -> Result<Search, String> {
+        let base = asking(base, req.guarantee);
         base.validate()
             .map_err(|e| format!("{}: {}", e.field, e.message))?;
         let targets = Targets::of(&base);

@@ -15,7 +15,7 @@
 //! candidate of the current scenario is kept. A candidate the engine
 //! refuses (a broker removed that a topic still names) is simply not kept.
 
-use super::{faults_of, is_fault, run, Counterexample};
+use super::{faults_of, is_fault, run, Counterexample, FaultKind};
 use crate::event::Guarantee;
 use crate::ids::NodeId;
 use crate::scenario::{Command, Scenario};
@@ -80,14 +80,15 @@ impl Shrinker {
         (self.tried, self.kept)
     }
 
-    /// The `i`-th candidate of `sc` (None: there are fewer).
-    fn candidate(&self, sc: &Scenario, i: usize) -> Option<Scenario> {
+    /// The `i`-th candidate of `sc` (None: there are fewer; `Some(None)`:
+    /// the `i`-th change leaves `sc` as it is, so there is nothing to run).
+    fn candidate(&self, sc: &Scenario, i: usize) -> Option<Option<Scenario>> {
         let mut i = i;
         // End the run just after the violation.
         if i == 0 {
             let mut c = sc.clone();
             c.run_until_ms = (self.best.violation.time_ms + 1).min(sc.run_until_ms);
-            return Some(c);
+            return Some(Some(c));
         }
         i -= 1;
         let faults: Vec<usize> = (0..sc.commands.len())
@@ -96,7 +97,7 @@ impl Shrinker {
         if i < faults.len() {
             let mut c = sc.clone();
             c.commands.remove(faults[i]);
-            return Some(c);
+            return Some(Some(c));
         }
         i -= faults.len();
         if i < 3 * faults.len() {
@@ -116,32 +117,25 @@ impl Shrinker {
                 _ => at * 3 / 4,
             };
             if earlier.max(1) >= at {
-                return Some(sc.clone());
+                // Nothing earlier to try here: no run.
+                return Some(None);
             }
             let mut c = sc.clone();
             c.commands[k].at_ms = earlier.max(1);
             c.commands.sort_by_key(|x| x.at_ms);
-            return Some(c);
+            return Some(Some(c));
         }
         i -= 3 * faults.len();
         // A power failure becomes a plain crash.
         let powers: Vec<usize> = (0..sc.commands.len())
-            .filter(|&k| {
-                matches!(
-                    sc.commands[k].command,
-                    Command::KillBroker {
-                        power_failure: true,
-                        ..
-                    }
-                )
-            })
+            .filter(|&k| FaultKind::Power.is(&sc.commands[k].command))
             .collect();
         if i < powers.len() {
             let mut c = sc.clone();
             if let Command::KillBroker { power_failure, .. } = &mut c.commands[powers[i]].command {
                 *power_failure = false;
             }
-            return Some(c);
+            return Some(Some(c));
         }
         i -= powers.len();
         let others: Vec<usize> = (0..sc.commands.len())
@@ -150,7 +144,7 @@ impl Shrinker {
         if i < others.len() {
             let mut c = sc.clone();
             c.commands.remove(others[i]);
-            return Some(c);
+            return Some(Some(c));
         }
         i -= others.len();
         if i < sc.consumers.len() {
@@ -160,7 +154,7 @@ impl Shrinker {
             c.commands.retain(|x| {
                 !names_client(&x.command, None, Some(&gone.name)) && !names_node(&x.command, node)
             });
-            return Some(c);
+            return Some(Some(c));
         }
         i -= sc.consumers.len();
         if i < sc.producers.len() {
@@ -170,7 +164,7 @@ impl Shrinker {
             c.commands.retain(|x| {
                 !names_client(&x.command, Some(&gone.name), None) && !names_node(&x.command, node)
             });
-            return Some(c);
+            return Some(Some(c));
         }
         i -= sc.producers.len();
         if i < sc.cluster.brokers.len() && sc.cluster.brokers.len() > 1 {
@@ -182,7 +176,7 @@ impl Shrinker {
                 v.get("broker").and_then(|x| x.as_i64()) != Some(b as i64)
                     && !names_node(&x.command, node)
             });
-            return Some(c);
+            return Some(Some(c));
         }
         None
     }
@@ -192,11 +186,14 @@ impl Shrinker {
         if self.done {
             return false;
         }
-        let Some(sc) = self.candidate(&self.best.scenario, self.next) else {
+        let Some(candidate) = self.candidate(&self.best.scenario, self.next) else {
             self.done = true;
             return false;
         };
         self.next += 1;
+        let Some(sc) = candidate else {
+            return true;
+        };
         self.tried += 1;
         if let Ok((Some(violation), events)) = run(&sc, self.guarantee) {
             let c = Counterexample {
