@@ -70,6 +70,8 @@ struct LessonPanel<'a> {
     /// The next lesson in the notes' order: (slug, title).
     next: Option<(String, String)>,
     on_open: Callback<Open>,
+    /// The scenario's text (what the finder searches).
+    source: AttrValue,
 }
 
 /// The lesson: its setup and goal before it starts, then narration, the open
@@ -246,16 +248,38 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
             if let Some(k) = l.asking {
                 <div class="question" id="question" role="group" aria-label={t(lang, "predict")}>
                     <p><strong>{ t(lang, "predict") }{" "}</strong>{ steps[k].ask.as_ref().map(|a| a.get(lang).to_string()).unwrap_or_default() }</p>
-                    <div class="choices">
-                        { for steps[k].choices.iter().enumerate().map(|(i, c)| {
-                            let d = dispatcher.clone();
-                            let choice = c.clone();
-                            html! {
-                                <button id={format!("choice-{i}")} class="choice"
-                                    onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::Answer(k, choice.clone())))}>{ breakable(steps[k].choice_label(lang, c)) }</button>
-                            }
-                        }) }
-                    </div>
+                    if let (Some((_, predicted)), Some(answer), Some(finder)) = (
+                        l.finding.as_ref().filter(|(f, _)| *f == k),
+                        steps[k].answer.as_ref(),
+                        steps[k].explore.as_ref(),
+                    ) {
+                        <crate::components::explore::LessonFinder lang={lang} source={p.source.clone()}
+                            step={k} answer={AttrValue::from(answer.clone())} finder={finder.clone()}
+                            predicted={AttrValue::from(steps[k].choice_label(lang, predicted).to_string())}
+                            on_done={{ let (d, c) = (dispatcher.clone(), predicted.clone());
+                                Callback::from(move |e| d.dispatch(Action::Explored(k, c.clone(), e))) }} />
+                    } else {
+                        <div class="choices">
+                            { for steps[k].choices.iter().enumerate().map(|(i, c)| {
+                                let d = dispatcher.clone();
+                                let choice = c.clone();
+                                // A question to the finder: the prediction
+                                // first, then the search grades it.
+                                let finder = steps[k].explore.is_some();
+                                html! {
+                                    <button id={format!("choice-{i}")} class="choice"
+                                        onclick={Callback::from(move |_: MouseEvent| d.dispatch(if finder {
+                                            Action::Predict(k, choice.clone())
+                                        } else {
+                                            Action::Answer(k, choice.clone())
+                                        }))}>{ breakable(steps[k].choice_label(lang, c)) }</button>
+                                }
+                            }) }
+                        </div>
+                        if let Some(why) = l.explored.get(&k).and_then(|e| e.refused.as_ref()) {
+                            <p class="small-note" id="finder-refused">{ format!("{} {why}", t(lang, "x_refused")) }</p>
+                        }
+                    }
                 </div>
             } else if let Some(k) = l.last {
                 if let Some((chosen, ok, truth)) = l.answers.get(&k) {
@@ -263,6 +287,9 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                         <strong>{ if *ok { t(lang, "right") } else { t(lang, "wrong") } }</strong>{" "}
                         { verdict(lang, steps[k].choice_label(lang, chosen), steps[k].choice_label(lang, truth)) }{" "}
                         { steps[k].explain.as_ref().map(|e| e.get(lang).to_string()).unwrap_or_default() }
+                        if let Some(e) = l.explored.get(&k) {
+                            { crate::components::explore::finder_result(lang, e) }
+                        }
                     </div>
                 }
             }
@@ -1279,6 +1306,7 @@ pub fn App(props: &AppProps) -> Html {
                             l, lang, cursor: player.cursor(), at_end: player.at_end(),
                             title: entry_title, description: &player.scenario().description, past: player.past(),
                             next: next_lesson, on_open: on_open_next,
+                            source: AttrValue::from(player.source().to_string()),
                         }, &state.dispatcher()) }
                     }
                     if state.lesson.is_none() && state.opened == Some(Open::Play) {

@@ -2088,7 +2088,7 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 23] = [
+const LESSON_TEXTS: [(&str, &str); 24] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2177,6 +2177,10 @@ const LESSON_TEXTS: [(&str, &str); 23] = [
     (
         "partition-verification.json",
         include_str!("../static/lessons/partition-verification.json"),
+    ),
+    (
+        "find-the-loss.json",
+        include_str!("../static/lessons/find-the-loss.json"),
     ),
 ];
 
@@ -2329,14 +2333,27 @@ async fn every_lesson_walked_with_continue_shows_verdicts_hides_answers_and_anim
                     let i = player
                         .find_nth_where(step.at.nth, |e| step.at.matches(e))
                         .unwrap();
-                    let truth = kafka_visualiser::state::lesson::answer_at(
-                        &mut player,
-                        i,
-                        step.answer.as_deref().unwrap(),
-                    )
-                    .unwrap();
+                    let answer = step.answer.as_deref().unwrap();
+                    // A question to the finder: its answer is the search's.
+                    let finder = step.explore.as_ref();
+                    let truth = match finder {
+                        Some(f) => kafka_sim::explore::question::Question::new(
+                            player.scenario(),
+                            answer,
+                            f,
+                        )
+                        .unwrap()
+                        .finish()
+                        .answer()
+                        .to_string(),
+                        None => kafka_visualiser::state::lesson::answer_at(&mut player, i, answer)
+                            .unwrap(),
+                    };
                     // Nothing outside the question may give the answer away.
-                    if !truth.chars().all(|c| c.is_ascii_digit())
+                    // (A finder's yes or no is a search's outcome, which no
+                    // drawing shows; the words themselves are everywhere.)
+                    if finder.is_none()
+                        && !truth.chars().all(|c| c.is_ascii_digit())
                         && answer_stands_out(&seen(&root).replace(&asked, ""), step, lang, &truth)
                     {
                         problems.push(at(format!(
@@ -2351,6 +2368,30 @@ async fn every_lesson_walked_with_continue_shows_verdicts_hides_answers_and_anim
                         .position(|c| (*c == truth) == (lang == Lang::Zh))
                         .unwrap();
                     click(&root, &format!("#choice-{pick}")).await;
+                    if finder.is_some() {
+                        // The prediction stands while the finder searches,
+                        // then the verdict comes with what it found.
+                        if root.query_selector("#finder").unwrap().is_none()
+                            && root.query_selector("#feedback").unwrap().is_none()
+                        {
+                            problems.push(at(format!("step {k}: no search after the prediction")));
+                        }
+                        for _ in 0..600 {
+                            if root.query_selector("#feedback").unwrap().is_some() {
+                                break;
+                            }
+                            gloo_timers::future::TimeoutFuture::new(50).await;
+                        }
+                        if root.query_selector("#finder-result").unwrap().is_none() {
+                            problems
+                                .push(at(format!("step {k}: the finder's result is not shown")));
+                        }
+                        if truth == "yes" && root.query_selector("#finder-watch").unwrap().is_none()
+                        {
+                            problems
+                                .push(at(format!("step {k}: no link to watch the counterexample")));
+                        }
+                    }
                     match root.query_selector("#feedback").unwrap() {
                         None => problems.push(at(format!("step {k} answered without a verdict"))),
                         Some(f) => {

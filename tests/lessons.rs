@@ -287,7 +287,13 @@ fn question_positions(file: &str, text: &str) -> Vec<String> {
         }
         let first = *decision.iter().min().unwrap();
         let ask = &step.ask.as_ref().unwrap().en;
-        if stop > first {
+        // A question to the finder is answered by a search, not by its
+        // event: nothing on screen decides it.
+        let finder = step
+            .answer
+            .as_deref()
+            .is_some_and(kafka_sim::lesson_check::is_explore);
+        if stop > first && !finder {
             problems.push(format!(
                 "{file} step {k} ({ask:.60}…): stops at event {stop}, after its decision began at {first} ({})",
                 events[first].caption(kafka_sim::Lang::En)

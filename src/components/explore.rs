@@ -400,3 +400,149 @@ fn work(job: &mut Option<Job>, g: Guarantee) -> Option<Progress> {
         }
     }
 }
+
+/// What the finder answered a lesson's question: the schedules it ran,
+/// the bounds, and the shrunk counterexample if it found one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explored {
+    pub tried: u64,
+    pub found: Option<Found>,
+    pub max_faults: u32,
+    pub faults: Vec<String>,
+    /// The search could not run (the message says why).
+    pub refused: Option<String>,
+}
+
+impl Explored {
+    /// The answer a prediction is graded against.
+    pub fn answer(&self) -> &'static str {
+        kafka_sim::explore::question::answer(self.found.is_some())
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LessonFinderProps {
+    pub lang: Lang,
+    /// The open scenario's text.
+    pub source: AttrValue,
+    /// The question's step, its answer (`explore:GUARANTEE`) and bounds.
+    pub step: usize,
+    pub answer: AttrValue,
+    pub finder: kafka_sim::lesson::Finder,
+    /// The learner's prediction, as shown.
+    pub predicted: AttrValue,
+    /// The finder's answer.
+    pub on_done: Callback<Explored>,
+}
+
+/// A lesson's question to the finder, after the learner predicted: the
+/// search runs in slices between frames (as in Tools), showing the
+/// schedules tried, and reports what it found.
+#[component]
+pub fn LessonFinder(p: &LessonFinderProps) -> Html {
+    let lang = p.lang;
+    let progress = use_state(|| (0u64, false));
+    {
+        let (progress, on_done, answer, finder) = (
+            progress.clone(),
+            p.on_done.clone(),
+            p.answer.clone(),
+            p.finder.clone(),
+        );
+        use_effect_with((p.step, p.source.clone()), move |(_, source)| {
+            let (max_faults, kinds) = (finder.max_faults, finder.faults.clone());
+            let bounds = move |tried, found, refused| Explored {
+                tried,
+                found,
+                max_faults,
+                faults: kinds.clone(),
+                refused,
+            };
+            let question = Scenario::from_json(source)
+                .map_err(|e| format!("{}: {}", e.field, e.message))
+                .and_then(|sc| kafka_sim::explore::question::Question::new(&sc, &answer, &finder));
+            let mut interval = None;
+            match question {
+                Err(why) => {
+                    let (on_done, e) = (on_done.clone(), bounds(0, None, Some(why)));
+                    gloo_timers::callback::Timeout::new(0, move || on_done.emit(e)).forget();
+                }
+                Ok(q) => {
+                    let q = Rc::new(RefCell::new(Some(q)));
+                    interval = Some(gloo_timers::callback::Interval::new(16, move || {
+                        let mut slot = q.borrow_mut();
+                        let Some(question) = slot.as_mut() else {
+                            return;
+                        };
+                        let until = now() + SLICE_MS;
+                        let mut more = true;
+                        while more && now() < until {
+                            more = question.step();
+                        }
+                        if more {
+                            progress.set(question.progress());
+                            return;
+                        }
+                        let Some(o) = question.outcome() else {
+                            return;
+                        };
+                        let g = o.guarantee;
+                        let e = bounds(o.tried, o.found.as_ref().map(|c| found(c, g)), None);
+                        *slot = None;
+                        // Reported from a timeout of its own: the answer
+                        // unmounts this panel, which drops the interval,
+                        // never from inside its own callback.
+                        let on_done = on_done.clone();
+                        gloo_timers::callback::Timeout::new(0, move || on_done.emit(e)).forget();
+                    }));
+                }
+            }
+            move || drop(interval)
+        });
+    }
+    let (tried, breaking) = *progress;
+    html! {
+        <div class="finder" id="finder" role="status">
+            <p><strong>{ t(lang, "x_predicted") }{" "}</strong>{ p.predicted.to_string() }</p>
+            <p class="facts">{ format!("{} · {tried} {}", t(lang, if breaking { "x_shrinking" } else { "x_lesson_searching" }), t(lang, "x_schedules")) }</p>
+        </div>
+    }
+}
+
+/// The finder's answer under a question's feedback: the bounds it
+/// searched, and the counterexample with a link that opens it in a new
+/// tab (the lesson stays where it is in this one).
+pub fn finder_result(lang: Lang, e: &Explored) -> Html {
+    if let Some(why) = &e.refused {
+        return html! { <p class="small-note" id="finder-result">{ format!("{} {why}", t(lang, "x_refused")) }</p> };
+    }
+    let bounds = format!(
+        "{} {} · ≤ {} {} ({})",
+        e.tried,
+        t(lang, "x_schedules"),
+        e.max_faults,
+        t(lang, "x_faults"),
+        e.faults.join(", ")
+    );
+    match &e.found {
+        None => html! {
+            <p class="finder-result" id="finder-result"><strong>{ t(lang, "x_lesson_none") }</strong>{" "}{ bounds }</p>
+        },
+        Some(f) => {
+            let href = format!(
+                "#{}",
+                crate::state::links::share_fragment(&f.text, f.event, crate::state::View::Cluster)
+            );
+            html! {
+                <div class="finder-result explore-found" id="finder-result">
+                    <p><strong>{ t(lang, "x_found") }</strong>{" "}
+                        { format!("{} {} · {} {} ({} ms): {} · {bounds}", f.faults, t(lang, "x_faults"), t(lang, "x_broke_at"), f.event, f.time_ms, f.detail) }</p>
+                    if !f.schedule.is_empty() {
+                        <ul class="mono">{ for f.schedule.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
+                    }
+                    <a id="finder-watch" href={href} target="_blank" rel="noopener">{ t(lang, "x_watch") }</a>
+                </div>
+            }
+        }
+    }
+}

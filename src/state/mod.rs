@@ -79,6 +79,12 @@ pub struct LessonState {
     pub asking: Option<usize>,
     /// The question answered last (its feedback is shown).
     pub last: Option<usize>,
+    /// A question to the finder the learner has answered, while the
+    /// finder searches: (step, the prediction).
+    pub finding: Option<(usize, String)>,
+    /// Step → what the finder answered (the page's search, kept so a
+    /// question graded again is not searched again).
+    pub explored: Rc<SortedMap<usize, crate::components::explore::Explored>>,
 }
 
 impl LessonState {
@@ -112,9 +118,21 @@ impl LessonState {
                 }
             }
         }
+        // Each question to the finder must name what exists in the scenario.
+        if let Err(e) =
+            crate::state::lesson::check_finder_questions(&player.scenario().clone(), &lesson)
+        {
+            player.seek(0);
+            return Err(e);
+        }
         // Each question's answer must be a field the page can read off its event.
         for (i, (s, t)) in lesson.steps.iter().zip(&targets).enumerate() {
-            if let (Some(p), Some(t)) = (&s.answer, t) {
+            if let (Some(p), Some(t)) = (
+                s.answer
+                    .as_ref()
+                    .filter(|a| !crate::state::lesson::is_explore(a)),
+                t,
+            ) {
                 if crate::state::lesson::answer_at(player, *t, p).is_none() {
                     player.seek(0);
                     return Err(if crate::state::lesson::is_metric(p) {
@@ -139,6 +157,8 @@ impl LessonState {
             answers: Rc::default(),
             asking: None,
             last: None,
+            finding: None,
+            explored: Rc::default(),
         }))
     }
 
@@ -148,7 +168,24 @@ impl LessonState {
     pub fn grade(&self, player: &mut Player, k: usize, choice: &str) -> Option<(bool, String)> {
         let step = self.lesson.steps.get(k)?;
         let target = self.targets.get(k).copied().flatten()?;
-        let truth = crate::state::lesson::answer_at(player, target, step.answer.as_deref()?)?;
+        let answer = step.answer.as_deref()?;
+        if crate::state::lesson::is_explore(answer) {
+            // The page's own search, or (a question graded without one,
+            // as the tests do) the same search run here to the end.
+            let truth = match self.explored.get(&k) {
+                Some(e) => e.answer(),
+                None => kafka_sim::explore::question::Question::new(
+                    player.scenario(),
+                    answer,
+                    step.explore.as_ref()?,
+                )
+                .ok()?
+                .finish()
+                .answer(),
+            };
+            return Some((choice == truth, truth.to_string()));
+        }
+        let truth = crate::state::lesson::answer_at(player, target, answer)?;
         Some((choice == truth, truth))
     }
 
@@ -360,6 +397,12 @@ pub enum Action {
     Reconfigure(Vec<(String, String, String)>),
     /// A Practice question was answered (right?).
     PracticeAnswered(bool),
+    /// A question to the finder was answered with this prediction: the
+    /// finder searches (the lesson panel runs it), then [`Action::Explored`].
+    Predict(usize, String),
+    /// The finder answered question `k` (the prediction, what it found):
+    /// kept, then the prediction is graded as [`Action::Answer`] does.
+    Explored(usize, String, crate::components::explore::Explored),
     /// The lesson library's index arrived.
     Library(Rc<crate::io::lessons::LessonIndex>),
     /// A scenario could not be loaded: say why, keep the current one.
@@ -736,6 +779,46 @@ impl Reducible for AppState {
                     ..(*self).clone()
                 })
             }
+            Action::Predict(k, choice) => {
+                let Some(mut l) = self.lesson.clone() else {
+                    return self;
+                };
+                if l.asking != Some(k) {
+                    return self;
+                }
+                l.finding = Some((k, choice));
+                return Rc::new(AppState {
+                    rev: self.rev + 1,
+                    lesson: Some(l),
+                    ..(*self).clone()
+                });
+            }
+            Action::Explored(k, choice, found) => {
+                let Some(mut l) = self.lesson.clone() else {
+                    return self;
+                };
+                if l.finding.as_ref().map(|(f, _)| *f) != Some(k) {
+                    return self;
+                }
+                let refused = found.refused.is_some();
+                let mut explored = (*l.explored).clone();
+                explored.insert(k, found);
+                l.explored = Rc::new(explored);
+                l.finding = None;
+                if refused {
+                    // Nothing to grade by: the question stays, with why.
+                    return Rc::new(AppState {
+                        rev: self.rev + 1,
+                        lesson: Some(l),
+                        ..(*self).clone()
+                    });
+                }
+                let next = Rc::new(AppState {
+                    lesson: Some(l),
+                    ..(*self).clone()
+                });
+                return next.reduce(Action::Answer(k, choice));
+            }
             Action::Answer(k, choice) => {
                 let Some(mut l) = self.lesson.clone() else {
                     return self;
@@ -982,6 +1065,8 @@ impl Reducible for AppState {
                 | Action::ContinueNow
                 | Action::Library(_)
                 | Action::PracticeAnswered(_)
+                | Action::Predict(..)
+                | Action::Explored(..)
                 | Action::Problem(_)
                 | Action::Act(_)
                 | Action::Reconfigure(_)

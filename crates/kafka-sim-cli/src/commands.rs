@@ -322,9 +322,13 @@ fn run(a: RunArgs) -> Res {
     // A lesson's questions must have answers the page can read off their
     // events (the page checks the same when it opens the lesson).
     let mut answers = match &sc.lesson {
-        Some(l) => Some(kafka_sim::lesson_check::AnswerCheck::new(
-            &kafka_sim::lesson::Lesson::from_value(l).map_err(|e| format!("{path}: {e}"))?,
-        )),
+        Some(l) => {
+            let lesson =
+                kafka_sim::lesson::Lesson::from_value(l).map_err(|e| format!("{path}: {e}"))?;
+            kafka_sim::lesson_check::check_finder_questions(&sc, &lesson)
+                .map_err(|e| format!("{path}: {e}"))?;
+            Some(kafka_sim::lesson_check::AnswerCheck::new(&lesson))
+        }
         None => None,
     };
     let mut lesson_error = None;

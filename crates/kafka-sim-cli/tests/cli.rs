@@ -1052,6 +1052,21 @@ fn run_refuses_the_lessons_the_page_refuses() {
         "{}",
         stderr(&o)
     );
+    // A question to the finder names clients the scenario has.
+    v["lesson"] = serde_json::json!({"steps": [{"at": {"type": "leader_elected"}, "ask": {"en": "Lost?"}, "choices": ["yes", "no"], "answer": "explore:acknowledged_records_survive", "explore": {"faults": ["crash"], "clients": ["ghost"]}}]});
+    let f = dir.join("finder-ghost.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    assert_clean_error(
+        &kafka_sim(&["run", f.to_str().unwrap()], None),
+        "lesson.steps[0].answer: explore.clients: the scenario has no producer or consumer named `ghost`",
+    );
+    v["lesson"] = serde_json::json!({"steps": [{"at": {"type": "leader_elected"}, "ask": {"en": "Lost?"}, "choices": ["yes", "maybe"], "answer": "explore:acknowledged_records_survive", "explore": {"faults": ["crash"]}}]});
+    let f = dir.join("finder-maybe.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    assert_clean_error(
+        &kafka_sim(&["run", f.to_str().unwrap()], None),
+        "lesson.steps[0].choices: the finder answers \"yes\" or \"no\"",
+    );
     // The shipped lessons all pass.
     let mut n = 0;
     for l in std::fs::read_dir(root().join("static/lessons"))

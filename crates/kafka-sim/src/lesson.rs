@@ -25,7 +25,11 @@
 //! whatever the engine says there. Or it names one of Kafka's metrics of one
 //! process (`metric:UnderMinIsrPartitionCount@broker-0`, an attribute after
 //! a dot: `metric:FailedProduceRequestsPerSec.Count@broker-0`): the right
-//! choice is the value it reads right after that event (M1).
+//! choice is the value it reads right after that event (M1). Or it asks the
+//! counterexample finder (`explore:acknowledged_records_survive`, with the
+//! search's bounds in `explore`): the right choice is `yes` when a bounded,
+//! seeded search of fault schedules breaks that guarantee, `no` when it
+//! does not (see [`crate::explore::question`]).
 //!
 //! The model lives in the engine so that the page and `kafka-sim run` accept
 //! and refuse the same lessons: [`Lesson::from_value`] when a scenario is
@@ -112,9 +116,13 @@ pub struct Step {
     /// `/controller`) need none; words do (`it fails`).
     #[serde(default)]
     pub choices_zh: Vec<String>,
-    /// A field of the event (e.g. `/leader`): the engine's answer.
+    /// A field of the event (e.g. `/leader`), a metric, or a question to
+    /// the counterexample finder (`explore:GUARANTEE`): the engine's answer.
     #[serde(default)]
     pub answer: Option<String>,
+    /// For an `explore:` answer: the bounds of the search.
+    #[serde(default)]
+    pub explore: Option<Finder>,
     /// Why the answer is what it is, shown after the learner answers.
     #[serde(default)]
     pub explain: Option<Text>,
@@ -144,6 +152,46 @@ impl Step {
         value
     }
 }
+
+/// The bounds of a lesson's question to the counterexample finder: which
+/// clients take part, which faults a schedule may hold and how many, and
+/// how many schedules the search runs (a count, not a time, so the answer
+/// is the same natively and in the page).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finder {
+    /// The producers and consumers (by name) the search keeps; the others
+    /// are left out with their commands. Empty: all of them.
+    #[serde(default)]
+    pub clients: Vec<String>,
+    /// The fault kinds a schedule may hold (`crash`, `restart`, `cut` …,
+    /// as `kafka-sim explore --faults` names them).
+    pub faults: Vec<String>,
+    /// The most faults in one schedule.
+    #[serde(default = "Finder::default_max_faults")]
+    pub max_faults: u32,
+    /// The most schedules the search runs before it answers `no`.
+    #[serde(default = "Finder::default_schedules")]
+    pub schedules: u64,
+    /// The search's seed.
+    #[serde(default = "Finder::default_seed")]
+    pub seed: u64,
+}
+
+impl Finder {
+    fn default_max_faults() -> u32 {
+        2
+    }
+    fn default_schedules() -> u64 {
+        1000
+    }
+    fn default_seed() -> u64 {
+        1
+    }
+}
+
+/// The most schedules a lesson's question may ask the finder to run.
+pub const MAX_FINDER_SCHEDULES: u64 = 20_000;
 
 /// The views a lesson step may bring forward (the page's tab names).
 pub const STEP_VIEWS: [&str; 5] = ["cluster", "producer", "storage", "groups", "metrics"];
@@ -224,12 +272,45 @@ impl Lesson {
                 match &s.answer {
                     Some(p) if p.starts_with('/') => {}
                     Some(p) if p.starts_with("metric:") && p.contains('@') => {}
+                    Some(p) if p.len() > "explore:".len() && p.starts_with("explore:") => {
+                        let Some(f) = &s.explore else {
+                            return Err(format!(
+                                "{at}.explore: a question to the finder needs its bounds (`faults`, and optionally `clients`, `max_faults`, `schedules`, `seed`)"
+                            ));
+                        };
+                        if f.faults.is_empty() {
+                            return Err(format!("{at}.explore.faults: name at least one fault kind"));
+                        }
+                        if !(1..=5).contains(&f.max_faults) {
+                            return Err(format!("{at}.explore.max_faults: 1 to 5"));
+                        }
+                        if !(1..=MAX_FINDER_SCHEDULES).contains(&f.schedules) {
+                            return Err(format!(
+                                "{at}.explore.schedules: 1 to {MAX_FINDER_SCHEDULES}"
+                            ));
+                        }
+                        if s.choices.iter().any(|c| c != "yes" && c != "no") {
+                            return Err(format!(
+                                "{at}.choices: the finder answers \"yes\" or \"no\""
+                            ));
+                        }
+                    }
                     _ => {
                         return Err(format!(
-                            "{at}.answer: a question needs a field of the event, like \"/leader\", or a metric, like \"metric:UnderMinIsrPartitionCount@broker-0\""
+                            "{at}.answer: a question needs a field of the event, like \"/leader\", a metric, like \"metric:UnderMinIsrPartitionCount@broker-0\", or a question to the finder, like \"explore:acknowledged_records_survive\""
                         ))
                     }
                 }
+            }
+            if s.explore.is_some()
+                && !s
+                    .answer
+                    .as_deref()
+                    .is_some_and(|a| a.starts_with("explore:"))
+            {
+                return Err(format!(
+                    "{at}.explore: only a question answered by the finder (`explore:GUARANTEE`) has search bounds"
+                ));
             }
         }
         Ok(l)

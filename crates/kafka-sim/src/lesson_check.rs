@@ -57,6 +57,28 @@ pub fn metric_truth(w: &World, answer: &str) -> Option<String> {
         .map(|r| crate::metrics::display(r.value))
 }
 
+/// Whether a question is answered by the counterexample finder
+/// (`explore:GUARANTEE`) rather than by its event.
+pub fn is_explore(answer: &str) -> bool {
+    answer.starts_with("explore:")
+}
+
+/// Checks every question to the finder in `lesson` against scenario `sc`:
+/// the guarantee and fault kinds exist, the clients it keeps are the
+/// scenario's, and the finder can search it. Cheap: nothing is run.
+pub fn check_finder_questions(
+    sc: &crate::scenario::Scenario,
+    lesson: &Lesson,
+) -> Result<(), String> {
+    for (i, s) in lesson.steps.iter().enumerate() {
+        if let (Some(a), Some(f)) = (s.answer.as_deref().filter(|a| is_explore(a)), &s.explore) {
+            crate::explore::question::Question::new(sc, a, f)
+                .map_err(|e| format!("lesson.steps[{i}].answer: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
 /// Whether `e` is the `nth` event of its kind in `events` up to and including it.
 pub fn occurrence(events: &[Event], index: usize) -> u32 {
     let name = events[index].kind.name_str();
@@ -116,7 +138,9 @@ impl AnswerCheck {
                         b.kind, b.nth, at.kind
                     ));
                 }
-                if *seen == at.nth && is_metric(answer) {
+                if is_explore(answer) {
+                    // Answered by a search, not by this event.
+                } else if *seen == at.nth && is_metric(answer) {
                     if metric_truth(w, answer).is_none() {
                         return Err(format!(
                             "lesson.steps[{i}].answer: {answer} is not a metric the page reads after the step's {} event (see kafka-sim metrics --list)",

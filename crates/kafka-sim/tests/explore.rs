@@ -194,3 +194,69 @@ fn the_exhaustive_mode_finds_nothing_in_the_safe_configuration() {
     let c = x.found().expect("acks=1 breaks");
     assert_eq!(c.faults, 1);
 }
+
+/// The "Find the loss" lesson's questions to the finder, answered as the
+/// page answers them (`explore::question`, bounded by schedules): each
+/// answer, and the shape of each counterexample its explanation describes.
+#[test]
+fn the_find_the_loss_lesson_questions_get_the_answers_their_explanations_give() {
+    use kafka_sim::explore::question::Question;
+    use kafka_sim::lesson::Lesson;
+    let sc = Scenario::from_json(&common::repo_file("static/lessons/find-the-loss.json")).unwrap();
+    let lesson = Lesson::from_value(sc.lesson.as_ref().unwrap()).unwrap();
+    let mut outcomes = Vec::new();
+    for s in lesson.steps.iter().filter(|s| s.explore.is_some()) {
+        let (answer, f) = (s.answer.as_deref().unwrap(), s.explore.as_ref().unwrap());
+        let o = Question::new(&sc, answer, f).unwrap().finish();
+        if o.found.is_none() {
+            assert_eq!(
+                o.tried, f.schedules,
+                "a no runs every schedule of its bound"
+            );
+        }
+        outcomes.push((f.clients.join(","), o));
+    }
+    let by = |clients: &str| &outcomes.iter().find(|(c, _)| c == clients).unwrap().1;
+    let answers: Vec<&str> = outcomes.iter().map(|(_, o)| o.answer()).collect();
+    assert_eq!(answers, ["yes", "no", "yes", "yes", "no"]);
+    // acks=1: one crash of leader 0.
+    assert_eq!(kills(by("fast").found.as_ref().unwrap()), [(0, false)]);
+    assert_eq!(by("fast").found.as_ref().unwrap().faults, 1);
+    // Unclean: broker 2, then broker 0 crash (and the lesson's slow link).
+    let unclean = by("clicker").found.as_ref().unwrap();
+    assert_eq!(kills(unclean), [(2, false), (0, false)]);
+    assert!(unclean.violation.detail.contains("unclean leader election"));
+    // read_uncommitted: no fault at all.
+    assert_eq!(by("tx,dirty").found.as_ref().unwrap().faults, 0);
+}
+
+/// A lesson question's clients must be the scenario's; its guarantee and
+/// fault kinds must exist: each refused with its name.
+#[test]
+fn a_lesson_question_to_the_finder_names_what_is_wrong_with_it() {
+    use kafka_sim::explore::question::Question;
+    let sc = scenario("acks-1");
+    let f =
+        |v: serde_json::Value| -> kafka_sim::lesson::Finder { serde_json::from_value(v).unwrap() };
+    let err = |a: &str, v| Question::new(&sc, a, &f(v)).err().unwrap();
+    assert!(err(
+        "explore:acknowledged_records_survive",
+        serde_json::json!({"faults": ["crash"], "clients": ["nobody"]})
+    )
+    .contains("`nobody`"));
+    assert!(err(
+        "explore:no_such_guarantee",
+        serde_json::json!({"faults": ["crash"]})
+    )
+    .contains("no_such_guarantee"));
+    assert!(err(
+        "explore:acknowledged_records_survive",
+        serde_json::json!({"faults": ["meteor"]})
+    )
+    .contains("meteor"));
+    assert!(err(
+        "explore:acknowledged_records_survive",
+        serde_json::json!({"faults": ["crash_consumer"]})
+    )
+    .contains("none of the fault kinds"));
+}

@@ -29,6 +29,7 @@
 //! result replays with `kafka-sim run` and opens in the page as it is.
 
 pub mod exhaustive;
+pub mod question;
 pub mod shrink;
 
 use crate::event::{EventKind, Guarantee};

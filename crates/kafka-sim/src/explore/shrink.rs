@@ -15,6 +15,7 @@
 //! candidate of the current scenario is kept. A candidate the engine
 //! refuses (a broker removed that a topic still names) is simply not kept.
 
+use super::question::without_clients;
 use super::{faults_of, is_fault, run, Counterexample, FaultKind};
 use crate::event::Guarantee;
 use crate::ids::NodeId;
@@ -31,15 +32,6 @@ pub struct Shrinker {
     /// Candidates kept so far.
     kept: u64,
     done: bool,
-}
-
-/// Whether command `c` names producer `p` (by name) or consumer `name`.
-fn names_client(c: &Command, producer: Option<&str>, consumer: Option<&str>) -> bool {
-    let v = serde_json::to_value(c).unwrap_or_default();
-    let is = |field: &str, want: Option<&str>| {
-        want.is_some_and(|w| v.get(field).and_then(|x| x.as_str()) == Some(w))
-    };
-    is("producer", producer) || is("consumer", consumer)
 }
 
 /// Whether command `c` names node `n` as a link end.
@@ -148,23 +140,13 @@ impl Shrinker {
         }
         i -= others.len();
         if i < sc.consumers.len() {
-            let mut c = sc.clone();
-            let gone = c.consumers.remove(i);
-            let node = NodeId::Consumer(i as u32);
-            c.commands.retain(|x| {
-                !names_client(&x.command, None, Some(&gone.name)) && !names_node(&x.command, node)
-            });
-            return Some(Some(c));
+            let gone = [sc.consumers[i].name.clone()];
+            return Some(Some(without_clients(sc, &[], &gone)));
         }
         i -= sc.consumers.len();
         if i < sc.producers.len() {
-            let mut c = sc.clone();
-            let gone = c.producers.remove(i);
-            let node = NodeId::Producer(i as u32);
-            c.commands.retain(|x| {
-                !names_client(&x.command, Some(&gone.name), None) && !names_node(&x.command, node)
-            });
-            return Some(Some(c));
+            let gone = [sc.producers[i].name.clone()];
+            return Some(Some(without_clients(sc, &gone, &[])));
         }
         i -= sc.producers.len();
         if i < sc.cluster.brokers.len() && sc.cluster.brokers.len() > 1 {

@@ -128,3 +128,60 @@ fn a_fault_kind_with_nothing_to_act_on_is_refused() {
     .unwrap();
     assert!(e.contains("none of the fault kinds"), "{e}");
 }
+
+/// Leaving clients out drops their commands and links, and the links of
+/// the clients that stay follow them to their new places in the lists.
+#[test]
+fn only_clients_keeps_the_named_ones_and_renumbers_their_links() {
+    use crate::ids::NodeId;
+    let mut sc = scenario("read-uncommitted");
+    let mut second = sc.consumers[0].clone();
+    second.name = "other".into();
+    sc.consumers.insert(0, second);
+    sc.commands.push(TimedCommand {
+        at_ms: 2000,
+        command: Command::CutLink {
+            a: NodeId::Consumer(1),
+            b: NodeId::broker(0),
+        },
+    });
+    sc.commands.push(TimedCommand {
+        at_ms: 2100,
+        command: Command::CutLink {
+            a: NodeId::Consumer(0),
+            b: NodeId::broker(1),
+        },
+    });
+    sc.commands.push(TimedCommand {
+        at_ms: 2200,
+        command: Command::CrashConsumer {
+            consumer: "other".into(),
+        },
+    });
+    let kept = question::only_clients(&sc, &["tx".into(), "reader".into()]).unwrap();
+    assert_eq!(kept.consumers.len(), 1);
+    assert_eq!(kept.consumers[0].name, "reader");
+    let links: Vec<(NodeId, NodeId)> = kept
+        .commands
+        .iter()
+        .filter_map(|c| match c.command {
+            Command::CutLink { a, b } => Some((a, b)),
+            _ => None,
+        })
+        .collect();
+    // reader's link (consumer 1 before) is consumer 0's now; other's is gone.
+    assert_eq!(links, [(NodeId::Consumer(0), NodeId::broker(0))]);
+    assert!(!kept
+        .commands
+        .iter()
+        .any(|c| matches!(&c.command, Command::CrashConsumer { .. })));
+    assert!(kept.validate().is_ok());
+    assert!(question::only_clients(&sc, &["ghost".into()])
+        .unwrap_err()
+        .contains("`ghost`"));
+    // Every client kept: the scenario as it was.
+    assert_eq!(
+        question::only_clients(&sc, &[]).unwrap().commands.len(),
+        sc.commands.len()
+    );
+}
