@@ -141,6 +141,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("lessons_loading", "Reading the lesson list…", "正在读取课程列表…"),
     ("link", "link", "链路"),
     ("link_cut", "Cut link", "已断开的链路"),
+    ("link_slow", "Slow link", "变慢的链路"),
     ("link_title", "Link", "链路"),
     ("load", "Load scenario…", "载入场景…"),
     ("load_failed", "This scenario cannot be loaded:", "无法载入该场景："),

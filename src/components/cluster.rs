@@ -978,6 +978,28 @@ fn cut_links(l: &Layout, m: &ClusterModel, lang: Lang, on_menu: &Callback<NodeMe
     }
 }
 
+/// Each slow link (`slow_link`), drawn as a dotted line between its two
+/// nodes with its extra latency at the middle, so a narration that names a
+/// slow link has it on screen.
+fn slow_links(l: &Layout, m: &ClusterModel, lang: Lang) -> Html {
+    html! {
+        <g class="net-links">
+            { for m.slow_links.iter().map(|&(a, b, extra)| {
+                let (a_xy, b_xy) = link_ends(l, a, b);
+                let mid = ((a_xy.0 + b_xy.0) / 2, (a_xy.1 + b_xy.1) / 2);
+                let label = format!("{} {} ↔ {}: +{extra} ms", t(lang, "link_slow"), node_name(a, m, lang), node_name(b, m, lang));
+                html! {
+                    <g class="net-link slow" id={format!("slow-{a}-{b}")} role="img" aria-label={label.clone()}>
+                        <title>{ label }</title>
+                        <line x1={a_xy.0.to_string()} y1={a_xy.1.to_string()} x2={b_xy.0.to_string()} y2={b_xy.1.to_string()} />
+                        <text x={mid.0.to_string()} y={(mid.1 + 5).to_string()}>{ format!("+{extra} ms") }</text>
+                    </g>
+                }
+            }) }
+        </g>
+    }
+}
+
 #[derive(Properties, PartialEq)]
 struct MessageDotProps {
     id: u64,
@@ -1205,6 +1227,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     html!{ <line class="zk-link" x1={zk.0.to_string()} y1={zk.1.to_string()} x2={bx.to_string()} y2={by.to_string()} /> }
                 }) }
             </g>
+            { slow_links(&l, m, lang) }
             { cut_links(&l, m, lang, &p.on_broker) }
             <g class="zookeeper" id="zookeeper">
                 <rect x={(l.width / 2 - 80).to_string()} y="10" width="160" height="46" rx="23" />
@@ -1321,6 +1344,7 @@ mod tests {
             max_leo: 0,
             controller_epoch: 1,
             cut_links: vec![],
+            slow_links: vec![],
             detail: None,
         }
     }

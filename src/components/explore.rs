@@ -129,7 +129,22 @@ fn found(c: &Counterexample, g: Guarantee) -> Found {
         time_ms: c.violation.time_ms,
         faults: c.faults,
         events: c.events,
-        detail: c.violation.detail.clone(),
+        // The engine numbers clients; the learner knows them by name.
+        detail: kafka_sim::names::ClientNames {
+            producers: c
+                .scenario
+                .producers
+                .iter()
+                .map(|p| p.name.clone())
+                .collect(),
+            consumers: c
+                .scenario
+                .consumers
+                .iter()
+                .map(|x| x.name.clone())
+                .collect(),
+        }
+        .apply(&c.violation.detail),
         schedule: c
             .scenario
             .commands

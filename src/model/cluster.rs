@@ -106,6 +106,8 @@ pub struct ClusterModel {
     pub max_leo: i64,
     pub controller_epoch: i32,
     pub cut_links: Vec<(NodeId, NodeId)>,
+    /// The slow links that are not cut: (a, b, extra one-way latency in ms).
+    pub slow_links: Vec<(NodeId, NodeId, u64)>,
     /// The selected message, while it is in flight.
     pub detail: Option<MessageDetail>,
 }
@@ -241,6 +243,13 @@ impl ClusterModel {
             max_leo,
             controller_epoch: w.zookeeper().controller_epoch(),
             cut_links: w.network().cut.iter().copied().collect(),
+            slow_links: w
+                .network()
+                .extra
+                .iter()
+                .filter(|(k, e)| **e > 0 && !w.network().cut.contains(*k))
+                .map(|(&(a, b), &e)| (a, b, e))
+                .collect(),
             detail,
         }
     }
