@@ -238,9 +238,9 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
                     }
 
                 </div>
-            } else if let Some(s) = say.filter(|_| !(stale && l.asking.is_some())) {
-                // (A stale narration is not shown above a question: the
-                // question sets its own scene.)
+            } else if let Some(s) = say.filter(|_| !(stale && (l.asking.is_some() || l.last.is_some()))) {
+                // (A stale narration is not shown above a question, nor
+                // above its verdict: the question sets its own scene.)
                 <p class={classes!("say", stale.then_some("stale"))} id="say">
                     if stale { <span class="earlier">{ t(lang, "said_earlier") }{" "}</span> }
                     { s.get(lang).to_string() }</p>
@@ -284,6 +284,8 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
             } else if let Some(k) = l.last {
                 if let Some((chosen, ok, truth)) = l.answers.get(&k) {
                     <div class={classes!("feedback", if *ok { "right" } else { "wrong" })} id="feedback" role="status">
+                        // The question stays in sight above its verdict.
+                        <p class="asked" id="asked">{ steps[k].ask.as_ref().map(|a| a.get(lang).to_string()).unwrap_or_default() }</p>
                         <strong>{ if *ok { t(lang, "right") } else { t(lang, "wrong") } }</strong>{" "}
                         { verdict(lang, steps[k].choice_label(lang, chosen), steps[k].choice_label(lang, truth)) }{" "}
                         { steps[k].explain.as_ref().map(|e| e.get(lang).to_string()).unwrap_or_default() }

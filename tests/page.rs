@@ -979,6 +979,7 @@ fn the_built_page_find_the_loss_asks_then_runs_the_finder() {
         driver.open("about:blank");
         driver.open(&format!("http://127.0.0.1:{port}/#lesson=find-the-loss"));
         let mut asked = 0;
+        let mut watches = Vec::new();
         for n in 0..40 {
             // Continue (twice if it is still playing) to the next stop.
             let r = driver.run(&format!(
@@ -1027,7 +1028,8 @@ fn the_built_page_find_the_loss_asks_then_runs_the_finder() {
   const res = document.querySelector('#finder-result');
   const watch = document.querySelector('#finder-watch');
   done({{ ms, frames, searching, feedback: f ? f.textContent : null,
-          result: res ? res.textContent : null, watch: watch ? watch.getAttribute('href').slice(0, 3) : null,
+          result: res ? res.textContent : null, watch: watch ? watch.getAttribute('href') : null,
+          asked: !!document.querySelector('#feedback #asked'),
           scrolls: document.documentElement.scrollWidth > document.documentElement.clientWidth }});
 }})();"#
             ));
@@ -1041,7 +1043,18 @@ fn the_built_page_find_the_loss_asks_then_runs_the_finder() {
                 .as_str()
                 .unwrap_or("")
                 .contains("Counterexample");
-            assert_eq!(r["watch"].as_str() == Some("#s="), yes, "{r}");
+            assert_eq!(
+                r["watch"].as_str().is_some_and(|h| h.starts_with("#s=")),
+                yes,
+                "{r}"
+            );
+            assert!(
+                r["asked"].as_bool() == Some(true),
+                "the question stays: {r}"
+            );
+            if let Some(h) = r["watch"].as_str() {
+                watches.push(h.to_string());
+            }
             assert!(
                 r["scrolls"].as_bool() == Some(false),
                 "scrolls sideways: {r}"
@@ -1049,6 +1062,28 @@ fn the_built_page_find_the_loss_asks_then_runs_the_finder() {
             driver.screenshot(&shots.join(format!("find-the-loss-a{asked}-{w}x{h}.png")));
         }
         assert_eq!(asked, 5, "{w}x{h}: five questions to the finder");
+        // Each counterexample's link opens its replay just after the break.
+        if (w, h) == (1440, 900) {
+            for (i, href) in watches.iter().enumerate() {
+                driver.open("about:blank");
+                driver.open(&format!("http://127.0.0.1:{port}/{href}"));
+                let r = driver.run(&format!(
+                    r#"{JS_HELPERS}
+(async () => {{
+  await until('#caption');
+  await sleep(300);
+  done({{ caption: document.querySelector('#caption').textContent }});
+}})();"#
+                ));
+                assert!(
+                    r["caption"]
+                        .as_str()
+                        .is_some_and(|c| c.contains("Guarantee broken")),
+                    "watch link {i}: {r}"
+                );
+                driver.screenshot(&shots.join(format!("find-the-loss-watch{i}-{w}x{h}.png")));
+            }
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use crate::i18n::{t, Lang};
 use kafka_sim::event::Guarantee;
 use kafka_sim::explore::shrink::Shrinker;
 use kafka_sim::explore::{guarantee_name, Counterexample, FaultKind, Request, Search};
-use kafka_sim::scenario::{Command, Scenario};
+use kafka_sim::scenario::{Command, Scenario, TimedCommand};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -58,6 +58,8 @@ pub struct Found {
     /// The i18n key of a note saying the settings make this break
     /// expected (acks=1 does not promise it), if they do.
     pub expected: Option<&'static str>,
+    /// The i18n key of the guarantee's label.
+    pub label: &'static str,
 }
 
 /// The progress shown while working.
@@ -122,12 +124,32 @@ fn fault_line(at: u64, c: &Command) -> String {
     format!("{at} ms: {kind} {}{power}", what.join(" "))
 }
 
-fn found(c: &Counterexample, g: Guarantee) -> Found {
+/// The counterexample as the page shows it. `base`: the commands of the
+/// scenario searched, whose own faults (a lesson's slow link) are not
+/// counted or listed as the finder's.
+fn found(c: &Counterexample, g: Guarantee, base: &[TimedCommand]) -> Found {
+    let mut theirs: Vec<&TimedCommand> = base
+        .iter()
+        .filter(|x| kafka_sim::explore::is_fault(&x.command))
+        .collect();
+    let added: Vec<&TimedCommand> = c
+        .scenario
+        .commands
+        .iter()
+        .filter(|x| kafka_sim::explore::is_fault(&x.command))
+        .filter(|x| match theirs.iter().position(|b| *b == *x) {
+            Some(i) => {
+                theirs.remove(i);
+                false
+            }
+            None => true,
+        })
+        .collect();
     Found {
         text: c.scenario.to_json_pretty(),
         event: c.violation.event,
         time_ms: c.violation.time_ms,
-        faults: c.faults,
+        faults: added.len(),
         events: c.events,
         // The engine numbers clients; the learner knows them by name.
         detail: kafka_sim::names::ClientNames {
@@ -145,14 +167,15 @@ fn found(c: &Counterexample, g: Guarantee) -> Found {
                 .collect(),
         }
         .apply(&c.violation.detail),
-        schedule: c
-            .scenario
-            .commands
+        schedule: added
             .iter()
-            .filter(|x| kafka_sim::explore::is_fault(&x.command))
             .map(|x| fault_line(x.at_ms, &x.command))
             .collect(),
         expected: expected_break(&c.scenario, g),
+        label: GUARANTEES
+            .iter()
+            .find(|(x, _)| *x == g)
+            .map_or("g_acknowledged", |(_, k)| k),
     }
 }
 
@@ -198,19 +221,25 @@ pub fn ExplorePanel(p: &ExploreProps) -> Html {
         best: None,
     });
     let job: Rc<RefCell<Option<Job>>> = use_mut_ref(|| None);
+    // The searched scenario's own commands (its own faults are not the finder's).
+    let base: Rc<RefCell<Rc<Vec<TimedCommand>>>> = use_mut_ref(Rc::default);
     let timer: Rc<RefCell<Option<gloo_timers::callback::Interval>>> = use_mut_ref(|| None);
     let g = GUARANTEES[*choice].0;
 
     let start = {
-        let (job, timer, progress, source) = (
+        let (job, timer, progress, source, base) = (
             job.clone(),
             timer.clone(),
             progress.clone(),
             p.source.clone(),
+            base.clone(),
         );
         Callback::from(move |_: MouseEvent| {
             match search_of(&source, g) {
-                Ok(s) => *job.borrow_mut() = Some(Job::Search(Box::new(s), now())),
+                Ok(s) => {
+                    *base.borrow_mut() = Rc::new(s.base().commands.clone());
+                    *job.borrow_mut() = Some(Job::Search(Box::new(s), now()));
+                }
                 Err(e) => {
                     progress.set(Progress {
                         phase: Phase::Refused(e),
@@ -225,7 +254,8 @@ pub fn ExplorePanel(p: &ExploreProps) -> Html {
                 tried: 0,
                 best: None,
             });
-            let (job, timer2, progress) = (job.clone(), timer.clone(), progress.clone());
+            let (job, timer2, progress, base) =
+                (job.clone(), timer.clone(), progress.clone(), base.clone());
             // The interval is dropped from a timeout of its own, never from
             // inside its own callback.
             let end = move |t: Rc<RefCell<Option<gloo_timers::callback::Interval>>>| {
@@ -235,7 +265,7 @@ pub fn ExplorePanel(p: &ExploreProps) -> Html {
                 .forget();
             };
             let tick = move || {
-                let next = work(&mut job.borrow_mut(), g);
+                let next = work(&mut job.borrow_mut(), g, &base.borrow());
                 let done = next
                     .as_ref()
                     .is_none_or(|n| matches!(n.phase, Phase::Done(_)));
@@ -250,7 +280,7 @@ pub fn ExplorePanel(p: &ExploreProps) -> Html {
         })
     };
     let stop = {
-        let (job, progress) = (job.clone(), progress.clone());
+        let (job, progress, base) = (job.clone(), progress.clone(), base.clone());
         Callback::from(move |_: MouseEvent| {
             // The search stops; its best so far is shrunk (the shrink's
             // own Stop ends that, keeping its best).
@@ -268,7 +298,7 @@ pub fn ExplorePanel(p: &ExploreProps) -> Html {
                 },
                 Some(Job::Shrink(sh, _)) => {
                     progress.set(Progress {
-                        phase: Phase::Done(Some(found(sh.best(), g))),
+                        phase: Phase::Done(Some(found(sh.best(), g, &base.borrow()))),
                         tried: progress.tried,
                         best: Some((sh.best().faults, sh.best().events)),
                     });
@@ -351,7 +381,7 @@ pub fn ExplorePanel(p: &ExploreProps) -> Html {
 
 /// One slice of work: search or shrink steps until the slice's time is
 /// up; moves from searching to shrinking to done by the budgets.
-fn work(job: &mut Option<Job>, g: Guarantee) -> Option<Progress> {
+fn work(job: &mut Option<Job>, g: Guarantee, base: &[TimedCommand]) -> Option<Progress> {
     let until = now() + SLICE_MS;
     loop {
         match job.take() {
@@ -397,7 +427,7 @@ fn work(job: &mut Option<Job>, g: Guarantee) -> Option<Progress> {
                 let (tried, _) = sh.counts();
                 if sh.done() || now() - began > BUDGET_MS {
                     return Some(Progress {
-                        phase: Phase::Done(Some(found(best, g))),
+                        phase: Phase::Done(Some(found(best, g, base))),
                         tried,
                         best: Some((best.faults, best.events)),
                     });
@@ -475,14 +505,17 @@ pub fn LessonFinder(p: &LessonFinderProps) -> Html {
             };
             let question = Scenario::from_json(source)
                 .map_err(|e| format!("{}: {}", e.field, e.message))
-                .and_then(|sc| kafka_sim::explore::question::Question::new(&sc, &answer, &finder));
+                .and_then(|sc| {
+                    kafka_sim::explore::question::Question::new(&sc, &answer, &finder)
+                        .map(|q| (q, sc.commands))
+                });
             let mut interval = None;
             match question {
                 Err(why) => {
                     let (on_done, e) = (on_done.clone(), bounds(0, None, Some(why)));
                     gloo_timers::callback::Timeout::new(0, move || on_done.emit(e)).forget();
                 }
-                Ok(q) => {
+                Ok((q, base)) => {
                     let q = Rc::new(RefCell::new(Some(q)));
                     interval = Some(gloo_timers::callback::Interval::new(16, move || {
                         let mut slot = q.borrow_mut();
@@ -502,7 +535,7 @@ pub fn LessonFinder(p: &LessonFinderProps) -> Html {
                             return;
                         };
                         let g = o.guarantee;
-                        let e = bounds(o.tried, o.found.as_ref().map(|c| found(c, g)), None);
+                        let e = bounds(o.tried, o.found.as_ref().map(|c| found(c, g, &base)), None);
                         *slot = None;
                         // Reported from a timeout of its own: the answer
                         // unmounts this panel, which drops the interval,
@@ -544,17 +577,40 @@ pub fn finder_result(lang: Lang, e: &Explored) -> Html {
             <p class="finder-result" id="finder-result"><strong>{ t(lang, "x_lesson_none") }</strong>{" "}{ bounds }</p>
         },
         Some(f) => {
+            // The link opens the replay just after the break (a link's
+            // step is the cursor, which shows the events before it).
             let href = format!(
                 "#{}",
-                crate::state::links::share_fragment(&f.text, f.event, crate::state::View::Cluster)
+                crate::state::links::share_fragment(
+                    &f.text,
+                    f.event + 1,
+                    crate::state::View::Cluster
+                )
             );
+            let broke = match lang {
+                Lang::En => format!(
+                    "{}: broken {} ms into the replay. {}",
+                    t(lang, f.label),
+                    f.time_ms,
+                    f.detail
+                ),
+                Lang::Zh => format!(
+                    "{}：重放到 {} ms 时被破坏。{}",
+                    t(lang, f.label),
+                    f.time_ms,
+                    f.detail
+                ),
+            };
             html! {
                 <div class="finder-result explore-found" id="finder-result">
-                    <p><strong>{ t(lang, "x_found") }</strong>{" "}
-                        { format!("{} {} · {} {} ({} ms): {} · {bounds}", f.faults, t(lang, "x_faults"), t(lang, "x_broke_at"), f.event, f.time_ms, f.detail) }</p>
-                    if !f.schedule.is_empty() {
+                    <p><strong>{ t(lang, "x_found") }</strong>{" "}{ broke }</p>
+                    if f.schedule.is_empty() {
+                        <p>{ t(lang, "x_no_fault") }</p>
+                    } else {
+                        <p>{ t(lang, "x_added") }</p>
                         <ul class="mono">{ for f.schedule.iter().map(|l| html! { <li>{ l.clone() }</li> }) }</ul>
                     }
+                    <p class="facts">{ bounds }</p>
                     <a id="finder-watch" href={href} target="_blank" rel="noopener">{ t(lang, "x_watch") }</a>
                 </div>
             }

@@ -424,6 +424,11 @@ impl Search {
         })
     }
 
+    /// The scenario searched (the faults of a schedule are added to it).
+    pub fn base(&self) -> &Scenario {
+        &self.base
+    }
+
     /// Schedules run so far.
     pub fn tried(&self) -> u64 {
         self.tried
