@@ -609,6 +609,19 @@ pub fn App(props: &AppProps) -> Html {
         },
     );
     let zk_rows = (*zk_rows).clone();
+    // Kafka 4.1: the metadata log instead of the ZooKeeper tree.
+    let metadata_log = (view == View::Cluster)
+        .then(|| {
+            let changed: Vec<i64> = match player.current().map(|e| &e.kind) {
+                Some(kafka_sim::event::EventKind::MetadataAppended { records, .. }) => {
+                    records.iter().map(|r| r.offset).collect()
+                }
+                _ => Vec::new(),
+            };
+            crate::model::cluster::metadata_log(player.world(), &changed, lang)
+        })
+        .flatten()
+        .map(Rc::new);
     let storage = (view == View::Storage).then(|| {
         let lesson_tp = state
             .lesson
@@ -1035,7 +1048,9 @@ pub fn App(props: &AppProps) -> Html {
                 <ClusterView model={model} lang={lang} on_broker={on_broker} marks={marks} on_message={on_message} {clock} {highlight} projector={state.projector} />
                 <crate::components::election::ElectionView model={election} lang={lang} held={election_held} />
                 <crate::components::placement::PlacementView model={placement} lang={lang} held={election_held} />
-                if let Some(rows) = zk_rows {
+                if let Some(log) = metadata_log {
+                    <crate::components::zk_tree::MetadataLog {log} lang={lang} />
+                } else if let Some(rows) = zk_rows {
                     <crate::components::zk_tree::ZkTree rows={rows} lang={lang} />
                 }
                 if let Some((what, text)) = describe {
@@ -1259,6 +1274,11 @@ pub fn App(props: &AppProps) -> Html {
                 <button id="btn-home" class="home" onclick={on_home} aria-current={state.start.then_some("page")}>{ t(lang, "home") }</button>
                 if !state.start {
                     <div class="scenario-name" id="scenario-name">{ entry_title.clone().unwrap_or_else(|| player.scenario().name.clone()) }</div>
+                    // The Kafka this scenario runs: 3.9 with ZooKeeper, or 4.1 with KRaft.
+                    <span class={classes!("mode", player.scenario().kafka_version.is_kraft().then_some("kraft"))} id="kafka-mode"
+                        title={t(lang, if player.scenario().kafka_version.is_kraft() { "mode_kraft_hint" } else { "mode_zk_hint" })}>
+                        { t(lang, if player.scenario().kafka_version.is_kraft() { "mode_kraft" } else { "mode_zk" }) }
+                    </span>
                 }
                 <div class="header-tools">
                     if !state.start {

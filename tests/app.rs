@@ -17,7 +17,7 @@ const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
 
 /// The Examples menu's scenarios (the page reads all but the first from
 /// `scenarios/`; these tests use the same files).
-const EXAMPLE_TEXTS: [(&str, &str); 5] = [
+const EXAMPLE_TEXTS: [(&str, &str); 6] = [
     ("leader-failover.json", SCENARIO),
     (
         "hw-truncation.json",
@@ -34,6 +34,10 @@ const EXAMPLE_TEXTS: [(&str, &str); 5] = [
     (
         "group-rebalance.json",
         include_str!("../scenarios/group-rebalance.json"),
+    ),
+    (
+        "kraft-controller-failover.json",
+        include_str!("../scenarios/kraft-controller-failover.json"),
     ),
 ];
 const DIGEST: &str = include_str!("../scenarios/leader-failover.digest");

@@ -327,6 +327,7 @@ fn node_name(n: NodeId, m: &ClusterModel, lang: Lang) -> String {
             None => format!("{consumer} {i}"),
         },
         NodeId::ZooKeeper => "ZooKeeper".into(),
+        NodeId::Controller(c) => format!("{} {c}", t(lang, "controller")),
         NodeId::User => t(lang, "you").into(),
     }
 }
@@ -388,7 +389,15 @@ struct Layout {
     /// How many producers and consumers there are.
     clients: (usize, usize),
     height: i32,
+    /// Kafka 4.1: each controller's `node.id` and the top-left corner of its
+    /// box (the row where ZooKeeper is drawn in 3.9).
+    controller_xy: Vec<(i32, (i32, i32))>,
 }
+
+/// A KRaft controller's box.
+const CONTROLLER_W: i32 = 150;
+const CONTROLLER_H: i32 = 60;
+const CONTROLLER_GAP: i32 = 16;
 
 /// The slot (from the top) of client `i` of `count`: beyond MAX_CLIENTS,
 /// the last slot holds the rest.
@@ -540,7 +549,21 @@ fn layout_in(m: &ClusterModel, fit: &Fit) -> Layout {
             })
         })
         .collect();
+    let controller_xy = match &m.quorum {
+        Some(q) => {
+            let n = q.controllers.len() as i32;
+            let row = n * CONTROLLER_W + (n - 1).max(0) * CONTROLLER_GAP;
+            let x0 = (width - row) / 2;
+            q.controllers
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.id, (x0 + i as i32 * (CONTROLLER_W + CONTROLLER_GAP), 4)))
+                .collect()
+        }
+        None => Vec::new(),
+    };
     Layout {
+        controller_xy,
         width,
         top,
         broker_xy,
@@ -578,6 +601,12 @@ fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
             .map(|(_, (x, y))| (x + l.broker_w / 2, *y))
             .unwrap_or((l.width / 2, l.top)),
         NodeId::ZooKeeper => (l.width / 2, 56),
+        NodeId::Controller(c) => l
+            .controller_xy
+            .iter()
+            .find(|(id, _)| *id == c)
+            .map(|(_, (x, y))| (x + CONTROLLER_W / 2, y + CONTROLLER_H))
+            .unwrap_or((l.width / 2, 56)),
         NodeId::Producer(_) => {
             let (x, y) = client_center(l, n);
             (x + 55, y)
@@ -587,6 +616,43 @@ fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
             (x - 55, y)
         }
         NodeId::User => (l.width / 2, 0),
+    }
+}
+
+/// Kafka 4.1: the controller quorum, one box per voter: its role and epoch,
+/// its metadata log end and high watermark.
+fn quorum_boxes(l: &Layout, q: &crate::model::cluster::QuorumView, lang: Lang) -> Html {
+    use kafka_sim::event::QuorumRole;
+    html! {
+        <g class="quorum" id="quorum" role="group" aria-label={format!("{}: epoch {}", t(lang, "quorum"), q.epoch)}>
+            { for q.controllers.iter().map(|c| {
+                let (x, y) = l.controller_xy.iter().find(|(id, _)| *id == c.id).map(|(_, xy)| *xy).unwrap_or((0, 4));
+                let role = match c.role {
+                    QuorumRole::Leader => "leader",
+                    QuorumRole::Follower => "follower",
+                    QuorumRole::Candidate => "candidate",
+                    QuorumRole::Prospective => "prospective",
+                    QuorumRole::Unattached => "unattached",
+                    QuorumRole::Resigned => "resigned",
+                };
+                let state = if c.alive {
+                    format!("{} · epoch {}", t(lang, &format!("quorum_{role}")), c.epoch)
+                } else {
+                    t(lang, "quorum_down").to_string()
+                };
+                let hw = if c.hw < 0 { "?".to_string() } else { c.hw.to_string() };
+                let cx = x + CONTROLLER_W / 2;
+                html! {
+                    <g class={classes!("controller", role, (!c.alive).then_some("dead"))} id={format!("controller-{}", c.id)}>
+                        <title>{ format!("{} {}: {state}, LEO {}, HW {hw}", t(lang, "controller"), c.id, c.leo) }</title>
+                        <rect x={x.to_string()} y={y.to_string()} width={CONTROLLER_W.to_string()} height={CONTROLLER_H.to_string()} rx="10" />
+                        <text x={cx.to_string()} y={(y + 17).to_string()}>{ format!("{}{} {}", if c.role == QuorumRole::Leader && c.alive { "★ " } else { "" }, t(lang, "controller"), c.id) }</text>
+                        <text class="small" x={cx.to_string()} y={(y + 35).to_string()}>{ state }</text>
+                        <text class="small" x={cx.to_string()} y={(y + 52).to_string()}>{ format!("LEO {} · HW {hw}", c.leo) }</text>
+                    </g>
+                }
+            }) }
+        </g>
     }
 }
 
@@ -1187,7 +1253,14 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             .map(|c| c.to_string())
             .unwrap_or_else(|| t(lang, "fig_none").into())
     );
-    let zk = anchor(&l, NodeId::ZooKeeper);
+    // Brokers hang off ZooKeeper in 3.9, off the active controller in 4.1.
+    let zk = match &m.quorum {
+        Some(q) => q
+            .leader
+            .map(|c| anchor(&l, NodeId::Controller(c)))
+            .unwrap_or((l.width / 2, 4 + CONTROLLER_H)),
+        None => anchor(&l, NodeId::ZooKeeper),
+    };
     // Crowded (a burst of hundreds): dots only. Each route's dashed curve
     // and label is unreadable in the crowd and costs the most to paint; the
     // selected one keeps both, and every dot keeps its title and ARIA label.
@@ -1229,11 +1302,15 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             </g>
             { slow_links(&l, m, lang) }
             { cut_links(&l, m, lang, &p.on_broker) }
+            if let Some(q) = &m.quorum {
+                { quorum_boxes(&l, q, lang) }
+            } else {
             <g class="zookeeper" id="zookeeper">
                 <rect x={(l.width / 2 - 80).to_string()} y="10" width="160" height="46" rx="23" />
                 <text x={(l.width / 2).to_string()} y="31">{"ZooKeeper"}</text>
                 <text class="small" x={(l.width / 2).to_string()} y="47">{ format!("controller_epoch {}", m.controller_epoch) }</text>
             </g>
+            }
             { for m.producers.iter().enumerate().take(clients_alone(m.producers.len())).map(|(i, (name, alive))| {
                 let (x, y) = client_center(&l, NodeId::Producer(i as u32));
                 let (oncontextmenu, onkeydown) = menu_handlers(&p.on_broker, MenuNode::Producer(name.clone()), *alive);
@@ -1346,6 +1423,7 @@ mod tests {
             cut_links: vec![],
             slow_links: vec![],
             detail: None,
+            quorum: None,
         }
     }
 

@@ -20,7 +20,7 @@ pub struct StartProps {
 }
 
 /// The examples on the start screen: (name, English line, Chinese line).
-const EXAMPLE_LINES: [(&str, &str, &str); 5] = [
+const EXAMPLE_LINES: [(&str, &str, &str); 6] = [
     (
         "leader-failover",
         "A leader broker dies: the controller elects a new leader from the ISR.",
@@ -45,6 +45,11 @@ const EXAMPLE_LINES: [(&str, &str, &str); 5] = [
         "group-rebalance",
         "A consumer joins and leaves: the group rebalances.",
         "消费者加入又离开：消费者组重平衡。",
+    ),
+    (
+        "kraft-controller-failover",
+        "Kafka 4.1 without ZooKeeper: the active controller dies and the quorum elects another.",
+        "没有 ZooKeeper 的 Kafka 4.1：活跃控制器宕机，控制器仲裁选出新的控制器。",
     ),
 ];
 

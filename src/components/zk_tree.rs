@@ -42,3 +42,53 @@ pub fn ZkTree(p: &ZkTreeProps) -> Html {
         </details>
     }
 }
+
+#[derive(Properties, PartialEq)]
+pub struct MetadataLogProps {
+    pub log: Rc<crate::model::cluster::MetadataLogView>,
+    pub lang: Lang,
+}
+
+/// Kafka 4.1: the `__cluster_metadata-0` log where 3.9 shows the ZooKeeper
+/// tree: each record with its offset and epoch, the committed ones (below
+/// the quorum high watermark) apart from the rest, the records the current
+/// event wrote highlighted.
+#[component]
+pub fn MetadataLog(p: &MetadataLogProps) -> Html {
+    let lang = p.lang;
+    let l = &p.log;
+    let hw = if l.hw < 0 {
+        "?".to_string()
+    } else {
+        l.hw.to_string()
+    };
+    let whose = match (lang, l.leader) {
+        (Lang::En, true) => format!("controller {} (leader)", l.controller),
+        (Lang::En, false) => format!("controller {}", l.controller),
+        (Lang::Zh, true) => format!("控制器 {}（leader）", l.controller),
+        (Lang::Zh, false) => format!("控制器 {}", l.controller),
+    };
+    html! {
+        <details class="zk-tree metadata-log" id="metadata-log" open=true>
+            <summary>{ format!("{} · {whose} · LEO {} · HW {hw}", t(lang, "metadata_log"), l.leo) }</summary>
+            <ul role="list" aria-label={t(lang, "metadata_log")} tabindex="0">
+                if l.hidden > 0 {
+                    <li class="znode more">{ format!("… {} {}", l.hidden, t(lang, "metadata_earlier")) }</li>
+                }
+                { for l.rows.iter().map(|r| {
+                    let class = classes!("znode", "mrec", r.changed.then_some("changed"), (!r.committed).then_some("uncommitted"));
+                    html! {
+                        <li key={r.offset} class={class} data-offset={r.offset.to_string()} title={r.dump.clone()}>
+                            <span class="zname">{ r.offset }</span>
+                            <span class="zver">{ format!(" epoch {} ", r.epoch) }</span>
+                            <code class="zdata">{ r.text.clone() }</code>
+                            if !r.committed {
+                                <span class="zeph">{ format!(" · {}", t(lang, "metadata_uncommitted")) }</span>
+                            }
+                        </li>
+                    }
+                }) }
+            </ul>
+        </details>
+    }
+}

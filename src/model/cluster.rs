@@ -110,6 +110,67 @@ pub struct ClusterModel {
     pub slow_links: Vec<(NodeId, NodeId, u64)>,
     /// The selected message, while it is in flight.
     pub detail: Option<MessageDetail>,
+    /// Kafka 4.1: the controller quorum (None in 3.9, where ZooKeeper is drawn).
+    pub quorum: Option<QuorumView>,
+}
+
+/// Kafka 4.1: the KRaft controller quorum as drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuorumView {
+    /// The voters, by `node.id`.
+    pub controllers: Vec<ControllerView>,
+    /// The active controller (the quorum leader), if one leads.
+    pub leader: Option<i32>,
+    /// The highest epoch any voter is in.
+    pub epoch: i32,
+    /// The quorum high watermark: the leader's (-1: unknown, or no leader).
+    pub high_watermark: i64,
+}
+
+/// One voter of the quorum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ControllerView {
+    pub id: i32,
+    pub alive: bool,
+    pub role: kafka_sim::event::QuorumRole,
+    pub epoch: i32,
+    /// Its metadata log's end offset, and its high watermark (-1: unknown).
+    pub leo: i64,
+    pub hw: i64,
+    /// The voter it voted for in its epoch.
+    pub voted_for: Option<i32>,
+}
+
+impl QuorumView {
+    /// The quorum of a 4.1 world (None in 3.9).
+    pub fn of(w: &World) -> Option<QuorumView> {
+        if w.controllers().is_empty() {
+            return None;
+        }
+        let controllers: Vec<ControllerView> = w
+            .controllers()
+            .values()
+            .map(|c| ControllerView {
+                id: c.id,
+                alive: c.alive,
+                role: c.raft.role.name(),
+                epoch: c.raft.epoch,
+                leo: c.raft.log_end_offset(),
+                hw: c.raft.high_watermark,
+                voted_for: c.raft.voted_for,
+            })
+            .collect();
+        let leader = w.active_controller();
+        let high_watermark = leader
+            .and_then(|l| controllers.iter().find(|c| c.id == l))
+            .map_or(-1, |c| c.hw);
+        Some(QuorumView {
+            epoch: controllers.iter().map(|c| c.epoch).max().unwrap_or(0),
+            controllers,
+            leader,
+            high_watermark,
+        })
+    }
 }
 
 impl ClusterModel {
@@ -251,6 +312,7 @@ impl ClusterModel {
                 .map(|(&(a, b), &e)| (a, b, e))
                 .collect(),
             detail,
+            quorum: QuorumView::of(w),
         }
     }
 
@@ -415,6 +477,75 @@ fn replica_rows(b: &kafka_sim::broker::Broker) -> Vec<ReplicaView> {
         .collect();
     replicas.sort_by(|a, b| natural_cmp(&a.tp, &b.tp));
     replicas
+}
+
+/// Kafka 4.1: the `__cluster_metadata-0` log of the quorum leader (or of
+/// the controller that holds the most, while none leads), where 3.9 shows
+/// the ZooKeeper tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetadataLogView {
+    /// Whose log it is.
+    pub controller: i32,
+    /// Whether that controller leads the quorum now.
+    pub leader: bool,
+    pub leo: i64,
+    /// Its high watermark (-1: unknown).
+    pub hw: i64,
+    /// The last records, oldest first.
+    pub rows: Vec<MetadataRow>,
+    /// Records before the first row, not listed.
+    pub hidden: i64,
+}
+
+/// One record of the metadata log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetadataRow {
+    pub offset: i64,
+    pub epoch: i32,
+    pub text: String,
+    /// Below the high watermark: committed.
+    pub committed: bool,
+    /// Written or fetched by the event at the cursor.
+    pub changed: bool,
+    /// `kafka-dump-log --cluster-metadata-decoder`'s payload (the row's title).
+    pub dump: String,
+}
+
+/// Records of the metadata log listed at most (the newest).
+pub const METADATA_ROWS: usize = 40;
+
+/// The metadata log at the cursor (None in a 3.9 world). `changed`: the
+/// offsets the current event appended.
+pub fn metadata_log(w: &World, changed: &[i64], lang: kafka_sim::Lang) -> Option<MetadataLogView> {
+    let c = w.controllers().values().max_by_key(|c| {
+        (
+            c.alive && c.raft.is_leader(),
+            c.alive,
+            c.raft.log_end_offset(),
+            -c.id,
+        )
+    })?;
+    let log = &c.raft.log;
+    let from = log.len().saturating_sub(METADATA_ROWS);
+    let hw = c.raft.high_watermark;
+    Some(MetadataLogView {
+        controller: c.id,
+        leader: c.alive && c.raft.is_leader(),
+        leo: c.raft.log_end_offset(),
+        hw,
+        hidden: from as i64,
+        rows: log[from..]
+            .iter()
+            .map(|e| MetadataRow {
+                offset: e.offset,
+                epoch: e.epoch,
+                text: kafka_sim::caption::record_text(&e.record, lang),
+                committed: e.offset < hw,
+                changed: changed.contains(&e.offset),
+                dump: e.record.dump(),
+            })
+            .collect(),
+    })
 }
 
 /// One row of the ZooKeeper tree.

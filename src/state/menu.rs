@@ -58,6 +58,7 @@ impl MenuContext {
                 format!("{} {}", t(lang, "consumer"), name(&self.names.consumers, i))
             }
             NodeId::ZooKeeper => "ZooKeeper".into(),
+            NodeId::Controller(c) => format!("{} {c}", t(lang, "controller")),
             NodeId::User => String::new(),
         }
     }

@@ -212,8 +212,9 @@ pub struct DescribeArgs {
     /// The scenario file (docs/scenario-format.md).
     #[arg(value_name = "SCENARIO.json")]
     pub scenario: String,
-    /// What to describe: topics or groups.
-    #[arg(value_name = "topics|groups")]
+    /// What to describe: topics, groups, or (Kafka 4.1) the controller
+    /// quorum as `kafka-metadata-quorum describe --status` prints it.
+    #[arg(value_name = "topics|groups|quorum")]
     pub what: Option<String>,
     /// After this many events (default: the end of the run).
     #[arg(long, value_name = "STEP", value_parser = number::<u64>)]

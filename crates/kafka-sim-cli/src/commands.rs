@@ -82,10 +82,15 @@ fn describe(a: DescribeArgs) -> Res {
     } = a;
     let topic = topic.as_deref();
     let group = group.as_deref();
-    let what = what.ok_or("say what to describe: topics or groups")?;
+    let what = what.ok_or("say what to describe: topics, groups or quorum")?;
     let what = what.as_str();
-    if !matches!(what, "topics" | "groups") {
-        return Err(format!("`{what}` is not topics or groups"));
+    if !matches!(what, "topics" | "groups" | "quorum") {
+        return Err(format!("`{what}` is not topics, groups or quorum"));
+    }
+    if what == "quorum"
+        && (topic.is_some() || exclude_internal || group.is_some() || members || verbose || state)
+    {
+        return Err("quorum takes no --topic, --group or other option (kafka-metadata-quorum describe --status)".into());
     }
     if what == "topics" && group.is_some() {
         return Err("--group goes with groups, not topics".into());
@@ -105,6 +110,7 @@ fn describe(a: DescribeArgs) -> Res {
     let sc = load_scenario(&path)?;
     let (_, w) = world_at(sc, &path, at)?;
     let text = match what {
+        "quorum" => kafka_sim::describe::quorum(&w)?,
         "topics" => kafka_sim::describe::topics(&w, topic, exclude_internal),
         _ if members => kafka_sim::describe::group_members(&w, group, verbose),
         _ if state => kafka_sim::describe::group_states(&w, group),

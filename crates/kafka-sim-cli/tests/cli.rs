@@ -479,7 +479,47 @@ fn describe_prints_kafka_topics_and_consumer_groups_views() {
             &["describe", "scenarios/leader-failover.json", "brokers"],
             None,
         ),
-        "not topics or groups",
+        "not topics, groups or quorum",
+    );
+    // Kafka 4.1: kafka-metadata-quorum describe --status, from the leader.
+    let q = kafka_sim(
+        &[
+            "describe",
+            "scenarios/kraft-controller-failover.json",
+            "quorum",
+        ],
+        None,
+    );
+    assert!(q.status.success(), "{}", stderr(&q));
+    let text = String::from_utf8_lossy(&q.stdout);
+    let labels: Vec<&str> = text.lines().map(|l| l[..24].trim_end()).collect();
+    assert_eq!(
+        labels,
+        [
+            "ClusterId:",
+            "LeaderId:",
+            "LeaderEpoch:",
+            "HighWatermark:",
+            "MaxFollowerLag:",
+            "MaxFollowerLagTimeMs:",
+            "CurrentVoters:",
+            "CurrentObservers:"
+        ],
+        "{text}"
+    );
+    // The scenario's first leader (3001) died; another leads a later epoch.
+    assert!(!text.lines().nth(1).unwrap().ends_with("3001"), "{text}");
+    assert!(
+        text.contains(r#"{"id": 3001, "endpoints": ["CONTROLLER://controller-3001:9093"]}"#),
+        "{text}"
+    );
+    assert!(text.contains(r#"{"id": 0, "directoryId": ""#), "{text}");
+    assert_clean_error(
+        &kafka_sim(
+            &["describe", "scenarios/leader-failover.json", "quorum"],
+            None,
+        ),
+        "no controller quorum",
     );
     assert_clean_error(
         &kafka_sim(

@@ -459,6 +459,68 @@ fn hash_map_order(tps: &[TopicPartition]) -> Vec<&TopicPartition> {
         .collect()
 }
 
+/// `kafka-metadata-quorum --bootstrap-server … describe --status` (Kafka
+/// 4.1.0, `tools/.../MetadataQuorumCommand.java`, lines 251-278 and
+/// 296-330): eight lines, each label padded to 24 characters. The answer
+/// comes from the quorum leader (`DescribeQuorum`); without one the tool
+/// fails, as here. Voters have no directory id in a static quorum
+/// (kraft.version 0), so none is printed for them; brokers send theirs.
+pub fn quorum(w: &crate::sim::World) -> Result<String, String> {
+    use crate::kraft::raft::Role;
+    use crate::kraft::records::{cluster_id, directory_id};
+    if w.controllers().is_empty() {
+        return Err(
+            "this cluster runs Kafka 3.9 with ZooKeeper: it has no controller quorum (kafka-metadata-quorum describes a KRaft cluster)".into(),
+        );
+    }
+    let Some(leader) = w.active_controller() else {
+        return Err("Error while describing the quorum: no controller leads the quorum now (NOT_LEADER_OR_FOLLOWER)".into());
+    };
+    let c = &w.controllers()[&leader];
+    let Role::Leader(ls) = &c.raft.role else {
+        return Err("the active controller is not the quorum leader".into());
+    };
+    let leo = c.raft.log_end_offset();
+    let now = w.now();
+    // The laggiest voter: the smallest end offset (the leader's own counts).
+    let (lag_id, lag_end) = ls
+        .ends
+        .iter()
+        .map(|(v, e)| (*v, if *v == leader { leo } else { *e }))
+        .min_by_key(|(v, e)| (*e, *v))
+        .unwrap_or((leader, leo));
+    let lag_time = if lag_id == leader || lag_end >= leo {
+        0
+    } else {
+        match ls.caught_up_at.get(&lag_id) {
+            Some(t) => (now - t) as i64,
+            None => -1,
+        }
+    };
+    let voters: Vec<String> = c
+        .raft
+        .voters
+        .iter()
+        .map(|v| format!(r#"{{"id": {v}, "endpoints": ["CONTROLLER://controller-{v}:9093"]}}"#))
+        .collect();
+    let observers: Vec<String> = ls
+        .observers
+        .keys()
+        .map(|o| format!(r#"{{"id": {o}, "directoryId": "{}"}}"#, directory_id(*o)))
+        .collect();
+    let line = |label: &str, value: String| format!("{:<24}{value}\n", format!("{label}:"));
+    let mut out = String::new();
+    out += &line("ClusterId", cluster_id(w.scenario().seed));
+    out += &line("LeaderId", leader.to_string());
+    out += &line("LeaderEpoch", c.raft.epoch.to_string());
+    out += &line("HighWatermark", c.raft.high_watermark.to_string());
+    out += &line("MaxFollowerLag", (leo - lag_end).max(0).to_string());
+    out += &line("MaxFollowerLagTimeMs", lag_time.to_string());
+    out += &line("CurrentVoters", format!("[{}]", voters.join(", ")));
+    out += &line("CurrentObservers", format!("[{}]", observers.join(", ")));
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

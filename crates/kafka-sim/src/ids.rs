@@ -128,6 +128,9 @@ pub enum NodeId {
     Broker(BrokerId),
     /// The ZooKeeper ensemble (one node in the simulation).
     ZooKeeper,
+    /// A KRaft controller (`process.roles=controller`, Kafka 4.1 mode), by
+    /// its `node.id`: a voter of the `__cluster_metadata` quorum.
+    Controller(i32),
     /// A producer client, numbered in scenario order.
     Producer(u32),
     /// A consumer client, numbered in scenario order.
@@ -148,6 +151,7 @@ impl fmt::Display for NodeId {
         match self {
             NodeId::Broker(b) => write!(f, "broker-{b}"),
             NodeId::ZooKeeper => write!(f, "zookeeper"),
+            NodeId::Controller(c) => write!(f, "controller-{c}"),
             NodeId::Producer(p) => write!(f, "producer-{p}"),
             NodeId::Consumer(c) => write!(f, "consumer-{c}"),
             NodeId::User => write!(f, "user"),
@@ -160,7 +164,7 @@ impl std::str::FromStr for NodeId {
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = || {
             format!(
-                "`{s}` is not a node (expected broker-N, producer-N, consumer-N, zookeeper or user)"
+                "`{s}` is not a node (expected broker-N, controller-N, producer-N, consumer-N, zookeeper or user)"
             )
         };
         match s {
@@ -171,6 +175,7 @@ impl std::str::FromStr for NodeId {
         let (kind, n) = s.split_once('-').ok_or_else(bad)?;
         match kind {
             "broker" => n.parse().map(NodeId::broker).map_err(|_| bad()),
+            "controller" => n.parse().map(NodeId::Controller).map_err(|_| bad()),
             "producer" => n.parse().map(NodeId::Producer).map_err(|_| bad()),
             "consumer" => n.parse().map(NodeId::Consumer).map_err(|_| bad()),
             _ => Err(bad()),
@@ -217,6 +222,7 @@ mod tests {
         for n in [
             NodeId::broker(3),
             NodeId::ZooKeeper,
+            NodeId::Controller(3000),
             NodeId::Producer(0),
             NodeId::Consumer(7),
             NodeId::User,

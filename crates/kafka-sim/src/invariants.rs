@@ -75,6 +75,8 @@ pub struct Ledger {
     /// The pipelines `exactly_once_pipeline` follows, by `transactional.id`
     /// (each is added when it starts; checkpoints share the map).
     pub pipelines: Arc<SortedMap<String, PipelineAudit>>,
+    /// KRaft: each epoch's quorum leader and the committed metadata records.
+    pub quorum: crate::kraft::raft::QuorumLedger,
 }
 
 /// What `exactly_once_pipeline` knows of a pipeline from its scenario.

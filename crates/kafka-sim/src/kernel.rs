@@ -146,6 +146,69 @@ pub enum Timer {
         /// Its correlation id.
         correlation_id: i32,
     },
+    /// KRaft: a quorum node's state timer (the election timer, or a
+    /// follower's fetch timer); only the latest one set counts.
+    QuorumTimer {
+        /// Which setting of the timer (a later one replaces it).
+        generation: u64,
+    },
+    /// KRaft: the leader's check-quorum timer.
+    QuorumCheck {
+        /// Which setting of the timer.
+        generation: u64,
+    },
+    /// KRaft: the leader sends BeginQuorumEpoch again to the voters that
+    /// have not answered (every `controller.quorum.fetch.timeout.ms` / 2).
+    QuorumBeginResend {
+        /// The epoch it leads.
+        epoch: i32,
+    },
+    /// KRaft: a resigned leader sends EndQuorumEpoch again.
+    QuorumEndResend {
+        /// The epoch it resigned.
+        epoch: i32,
+    },
+    /// KRaft: the leader's append linger (`controller.quorum.append.linger.ms`) is over.
+    QuorumLinger {
+        /// The epoch it leads.
+        epoch: i32,
+    },
+    /// KRaft: a parked Fetch of the metadata log waited its 500 ms.
+    QuorumFetchExpiry {
+        /// The parked fetch.
+        id: u64,
+    },
+    /// KRaft: a node fetches the metadata log again (after a backoff).
+    QuorumFetchRetry,
+    /// KRaft: the process of controller `peer` ended: the connection to it
+    /// was reset, and what was in flight to it failed.
+    QuorumPeerClosed {
+        /// The controller's `node.id`.
+        peer: i32,
+    },
+    /// KRaft: a candidate asks the voters that did not answer again.
+    QuorumVoteRetry {
+        /// The epoch of the election.
+        epoch: i32,
+    },
+    /// KRaft: the active controller's periodic task (`writeNoOpRecord`,
+    /// every `metadata.max.idle.interval.ms`).
+    ControllerNoOp {
+        /// The epoch it leads.
+        epoch: i32,
+    },
+    /// KRaft: the active controller looks for a broker to fence
+    /// (`maybeFenceStaleBroker`, every `broker.session.timeout.ms` / 8).
+    ControllerFenceCheck {
+        /// The epoch it leads.
+        epoch: i32,
+    },
+    /// KRaft: a broker's `BrokerLifecycleManager` sends its next
+    /// registration or heartbeat.
+    BrokerLifecycleTick {
+        /// Which setting of the timer.
+        generation: u64,
+    },
     /// A partition leader's verify-only AddPartitionsToTxn went unanswered
     /// for `request.timeout.ms` (KIP-890 part 1).
     TxnVerificationTimeout {

@@ -89,6 +89,7 @@ pub mod group_records;
 pub mod ids;
 pub mod invariants;
 mod kernel;
+pub mod kraft;
 pub mod lesson;
 pub mod lesson_check;
 pub mod metrics;

@@ -153,6 +153,14 @@ pub enum ErrorCode {
     InvalidProducerIdMapping,
     UnstableOffsetCommit,
     TransactionAbortable,
+    /// `INVALID_REQUEST` (42).
+    InvalidRequest,
+    /// `STALE_BROKER_EPOCH` (77): the broker epoch is not the one registered.
+    StaleBrokerEpoch,
+    /// `DUPLICATE_BROKER_REGISTRATION` (101): another process holds the id.
+    DuplicateBrokerRegistration,
+    /// `BROKER_ID_NOT_REGISTERED` (102).
+    BrokerIdNotRegistered,
 }
 
 impl ErrorCode {
@@ -206,6 +214,10 @@ impl ErrorCode {
             ErrorCode::InvalidTransactionTimeout => "INVALID_TRANSACTION_TIMEOUT",
             ErrorCode::InvalidProducerIdMapping => "INVALID_PRODUCER_ID_MAPPING",
             ErrorCode::UnstableOffsetCommit => "UNSTABLE_OFFSET_COMMIT",
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
+            ErrorCode::DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
+            ErrorCode::BrokerIdNotRegistered => "BROKER_ID_NOT_REGISTERED",
         }
     }
 
@@ -554,6 +566,122 @@ pub struct TxnOffsetCommitRequest {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "api")]
 pub enum Message {
+    // ---- KRaft (Kafka 4.1): the controller quorum and the brokers' lifecycle ----
+    /// A (pre-)vote request (`VoteRequest`, KIP-595; `PreVote`, KIP-996).
+    Vote {
+        correlation_id: i32,
+        /// The candidate's epoch (`ReplicaEpoch`): the epoch it stands in
+        /// (its current one for a pre-vote, one more for a vote).
+        epoch: i32,
+        /// The candidate's `node.id`.
+        candidate: i32,
+        /// The epoch of the last record in its log (`LastOffsetEpoch`).
+        last_epoch: i32,
+        /// Its log end offset (`LastOffset`).
+        last_offset: i64,
+        /// A pre-vote: asks whether it would win, changing nothing.
+        pre_vote: bool,
+    },
+    VoteResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        /// The voter's epoch and the leader it knows (-1: none).
+        epoch: i32,
+        leader: i32,
+        granted: bool,
+        pre_vote: bool,
+    },
+    /// The new quorum leader announces itself (`BeginQuorumEpochRequest`).
+    BeginQuorumEpoch {
+        correlation_id: i32,
+        epoch: i32,
+        leader: i32,
+    },
+    BeginQuorumEpochResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        epoch: i32,
+        leader: i32,
+    },
+    /// A resigning leader (`EndQuorumEpochRequest`): the voters may elect
+    /// another, the most caught-up of `preferred_successors` first.
+    EndQuorumEpoch {
+        correlation_id: i32,
+        epoch: i32,
+        leader: i32,
+        preferred_successors: Vec<i32>,
+    },
+    EndQuorumEpochResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        epoch: i32,
+        leader: i32,
+    },
+    /// A Fetch of `__cluster_metadata-0` from the quorum leader, by a voter
+    /// or an observer (a broker). Its API is `Fetch`, as for any partition.
+    RaftFetch {
+        correlation_id: i32,
+        /// The fetching node (`ReplicaId`).
+        replica: i32,
+        /// The leader epoch it believes current.
+        epoch: i32,
+        /// Its log end offset (`FetchOffset`) and the epoch of its last
+        /// record (`LastFetchedEpoch`).
+        fetch_offset: i64,
+        last_fetched_epoch: i32,
+        /// Its high watermark (-1: unknown).
+        high_watermark: i64,
+    },
+    RaftFetchResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        epoch: i32,
+        /// The leader this node knows (-1: none).
+        leader: i32,
+        high_watermark: i64,
+        /// `DivergingEpoch`: the follower's log diverges; it truncates to
+        /// (epoch, end offset) and fetches again.
+        diverging: Option<(i32, i64)>,
+        /// The records from `fetch_offset` on.
+        records: Vec<crate::kraft::records::MetadataEntry>,
+    },
+    /// A broker registers with the active controller (`BrokerRegistrationRequest`).
+    BrokerRegistration {
+        correlation_id: i32,
+        broker: i32,
+        /// The process's `IncarnationId` (one per start).
+        incarnation: u32,
+        /// The broker epoch of its previous life (-1: none), for the
+        /// controller to tell a clean restart from an unclean one.
+        previous_broker_epoch: i64,
+        /// Its `broker.rack`, if set.
+        rack: Option<String>,
+    },
+    BrokerRegistrationResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        /// The broker epoch: the offset of its RegisterBrokerRecord.
+        broker_epoch: i64,
+    },
+    /// `BrokerHeartbeatRequest`.
+    BrokerHeartbeat {
+        correlation_id: i32,
+        broker: i32,
+        broker_epoch: i64,
+        /// The highest metadata offset it has applied (-1: none).
+        current_metadata_offset: i64,
+        /// Not ready to be unfenced yet.
+        want_fence: bool,
+        want_shut_down: bool,
+    },
+    BrokerHeartbeatResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        /// It has applied the metadata log up to its own registration.
+        is_caught_up: bool,
+        is_fenced: bool,
+        should_shut_down: bool,
+    },
     /// Controller → broker: become leader or follower (`LeaderAndIsrRequest`).
     LeaderAndIsr {
         controller_id: BrokerId,
@@ -922,7 +1050,13 @@ impl Message {
             | Message::SyncGroupResponse { error, .. }
             | Message::HeartbeatResponse { error, .. }
             | Message::LeaveGroupResponse { error, .. }
-            | Message::OffsetFetchResponse { error, .. } => *error,
+            | Message::OffsetFetchResponse { error, .. }
+            | Message::VoteResponse { error, .. }
+            | Message::BeginQuorumEpochResponse { error, .. }
+            | Message::EndQuorumEpochResponse { error, .. }
+            | Message::RaftFetchResponse { error, .. }
+            | Message::BrokerRegistrationResponse { error, .. }
+            | Message::BrokerHeartbeatResponse { error, .. } => *error,
             _ => None,
         }
     }
@@ -973,6 +1107,18 @@ impl Message {
             Message::OffsetCommitResponse { .. } => "OffsetCommitResponse",
             Message::OffsetFetch { .. } => "OffsetFetch",
             Message::OffsetFetchResponse { .. } => "OffsetFetchResponse",
+            Message::Vote { .. } => "Vote",
+            Message::VoteResponse { .. } => "VoteResponse",
+            Message::BeginQuorumEpoch { .. } => "BeginQuorumEpoch",
+            Message::BeginQuorumEpochResponse { .. } => "BeginQuorumEpochResponse",
+            Message::EndQuorumEpoch { .. } => "EndQuorumEpoch",
+            Message::EndQuorumEpochResponse { .. } => "EndQuorumEpochResponse",
+            Message::RaftFetch { .. } => "Fetch",
+            Message::RaftFetchResponse { .. } => "FetchResponse",
+            Message::BrokerRegistration { .. } => "BrokerRegistration",
+            Message::BrokerRegistrationResponse { .. } => "BrokerRegistrationResponse",
+            Message::BrokerHeartbeat { .. } => "BrokerHeartbeat",
+            Message::BrokerHeartbeatResponse { .. } => "BrokerHeartbeatResponse",
         }
     }
 
@@ -1139,6 +1285,88 @@ impl Message {
                     .map(|(t, o)| format!("{t}={o}"))
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+            Message::Vote {
+                epoch,
+                candidate,
+                last_epoch,
+                last_offset,
+                pre_vote,
+                ..
+            } => format!(
+                "{} epoch {epoch} for {candidate} (log end {last_offset}, last epoch {last_epoch})",
+                if *pre_vote { "PreVote" } else { "Vote" }
+            ),
+            Message::VoteResponse {
+                error: None,
+                epoch,
+                granted,
+                pre_vote,
+                ..
+            } => format!(
+                "{}Response epoch {epoch}: {}",
+                if *pre_vote { "PreVote" } else { "Vote" },
+                if *granted { "granted" } else { "rejected" }
+            ),
+            Message::BeginQuorumEpoch { epoch, leader, .. } => {
+                format!("BeginQuorumEpoch epoch {epoch}, leader {leader}")
+            }
+            Message::EndQuorumEpoch {
+                epoch,
+                leader,
+                preferred_successors,
+                ..
+            } => format!(
+                "EndQuorumEpoch epoch {epoch}, leader {leader} resigns (successors {preferred_successors:?})"
+            ),
+            Message::RaftFetch {
+                fetch_offset,
+                last_fetched_epoch,
+                epoch,
+                ..
+            } => format!(
+                "Fetch __cluster_metadata-0 from {fetch_offset} (last epoch {last_fetched_epoch}, leader epoch {epoch})"
+            ),
+            Message::RaftFetchResponse {
+                error: None,
+                high_watermark,
+                diverging: Some((e, o)),
+                ..
+            } => format!("FetchResponse HW {high_watermark}: diverging, truncate to {o} (epoch {e})"),
+            Message::RaftFetchResponse {
+                error: None,
+                high_watermark,
+                records,
+                ..
+            } => format!(
+                "FetchResponse __cluster_metadata-0: {} record{}, HW {high_watermark}",
+                records.len(),
+                if records.len() == 1 { "" } else { "s" }
+            ),
+            Message::BrokerRegistration { broker, .. } => format!("BrokerRegistration broker {broker}"),
+            Message::BrokerRegistrationResponse {
+                error: None,
+                broker_epoch,
+                ..
+            } => format!("BrokerRegistrationResponse broker epoch {broker_epoch}"),
+            Message::BrokerHeartbeat {
+                broker,
+                current_metadata_offset,
+                want_fence,
+                ..
+            } => format!(
+                "BrokerHeartbeat broker {broker}, metadata offset {current_metadata_offset}{}",
+                if *want_fence { ", wants fence" } else { "" }
+            ),
+            Message::BrokerHeartbeatResponse {
+                error: None,
+                is_caught_up,
+                is_fenced,
+                ..
+            } => format!(
+                "BrokerHeartbeatResponse {}{}",
+                if *is_fenced { "fenced" } else { "unfenced" },
+                if *is_caught_up { ", caught up" } else { "" }
             ),
             other => {
                 let err = other.error().map(|e| format!(": {}", e.name_str()));

@@ -11,6 +11,9 @@ use super::*;
 impl BrokerCx<'_> {
     pub(crate) fn broker_on_message(&mut self, from: NodeId, msg: Message) -> Step {
         let b = self.id;
+        if matches!(from, NodeId::Controller(_)) {
+            return self.kraft_on_message(from, msg);
+        }
         match msg {
             Message::WatchNotification { path, change } => {
                 self.k.record(

@@ -78,6 +78,11 @@ impl<'a> Others<'a> {
 
 impl<'a> BrokerAudit<'a> {
     /// Splits the world's brokers into broker `b` (to change) and the audit.
+    /// The quorum's part of the ledger (a KRaft broker's Raft client).
+    pub(crate) fn quorum_ledger(&mut self) -> &mut crate::kraft::raft::QuorumLedger {
+        &mut self.ledger.quorum
+    }
+
     pub(crate) fn split(
         ledger: &'a mut Ledger,
         brokers: &'a mut SortedMap<BrokerId, Arc<Broker>>,

@@ -59,6 +59,7 @@ mod apis;
 pub(crate) mod audit;
 mod fetcher;
 mod isr;
+pub mod lifecycle;
 mod log_manager;
 mod purgatory;
 mod replica_manager;
@@ -416,6 +417,8 @@ pub struct Broker {
     pub groups: crate::group::Groups,
     /// The transactional ids it coordinates (`TransactionCoordinator`).
     pub txns: crate::txn::Txns,
+    /// Kafka 4.1 (KRaft): its Raft observer and lifecycle manager.
+    pub kraft: Option<lifecycle::BrokerKraft>,
 }
 
 impl Broker {
@@ -465,6 +468,7 @@ impl Broker {
             producer_id_block: None,
             groups: Default::default(),
             txns: Default::default(),
+            kraft: None,
         }
     }
 
@@ -615,6 +619,22 @@ impl BrokerCx<'_> {
             return Ok(());
         }
         let cfg = self.k.sc.cluster.config.clone();
+        if self.me().kraft.is_some() {
+            match &timer {
+                Timer::QuorumTimer { .. }
+                | Timer::QuorumFetchRetry
+                | Timer::QuorumPeerClosed { .. }
+                | Timer::BrokerLifecycleTick { .. } => return self.kraft_timer(timer),
+                Timer::RequestTimeout { correlation_id }
+                    if *correlation_id >= crate::kraft::raft::OBSERVER_CORRELATION_BASE
+                        || self.me().kraft.as_ref().and_then(|k| k.in_flight)
+                            == Some(*correlation_id) =>
+                {
+                    return self.kraft_timer(timer)
+                }
+                _ => {}
+            }
+        }
         match timer {
             Timer::BrokerStart => self.broker_start(),
             Timer::IsrExpiration => {
@@ -767,9 +787,14 @@ impl BrokerCx<'_> {
             },
         );
         self.broker_delete_stray_files()?;
-        let session = self.zkc().open_session(b)?;
-        if !self.broker_register(session)? {
-            return Ok(());
+        if self.me().kraft.is_some() {
+            // Kafka 4.1: no ZooKeeper; it registers with the active controller.
+            self.kraft_start()?;
+        } else {
+            let session = self.zkc().open_session(b)?;
+            if !self.broker_register(session)? {
+                return Ok(());
+            }
         }
         let now = self.k.now;
         self.k.set_timer(
@@ -943,7 +968,9 @@ impl BrokerCx<'_> {
                 controlled,
             },
         );
-        if controlled {
+        if self.me().kraft.is_some() {
+            Ok(())
+        } else if controlled {
             self.zkc().close_session(b, false)
         } else {
             self.zkc().broker_died(b)
@@ -971,11 +998,17 @@ impl BrokerCx<'_> {
         br.txns = Default::default();
         br.registered = false;
         br.hw_checkpoint_started = false;
+        if let Some(k) = br.kraft.as_mut() {
+            k.crash();
+        }
     }
 
     /// A request of ours could not reach a dead broker.
     pub(crate) fn broker_disconnected(&mut self, to: NodeId, msg: &Message) -> Step {
         let b = self.id;
+        if self.me().kraft.is_some() && matches!(to, NodeId::Controller(_)) {
+            return self.kraft_disconnected(msg);
+        }
         if let Message::AddPartitionsToTxn {
             correlation_id,
             verify_only: true,

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 
 mod cluster;
 mod consumer;
+mod kraft;
+pub use kraft::record_text;
 mod network;
 mod producer;
 mod replication;
@@ -35,6 +37,8 @@ fn node(n: &NodeId, l: Lang) -> String {
     match (l, n) {
         (Lang::En, NodeId::Broker(b)) => format!("broker {b}"),
         (Lang::Zh, NodeId::Broker(b)) => format!("broker {b}"),
+        (Lang::En, NodeId::Controller(c)) => format!("controller {c}"),
+        (Lang::Zh, NodeId::Controller(c)) => format!("控制器 {c}"),
         (Lang::En, NodeId::ZooKeeper) => "ZooKeeper".into(),
         (Lang::Zh, NodeId::ZooKeeper) => "ZooKeeper".into(),
         (Lang::En, NodeId::Producer(p)) => format!("producer {p}"),
@@ -82,6 +86,10 @@ fn guarantee_name(g: Guarantee, l: Lang) -> &'static str {
             "a read-process-write pipeline copies each record exactly once"
         }
         (Guarantee::ExactlyOncePipeline, Lang::Zh) => "读-处理-写流水线对每条消息精确一次",
+        (Guarantee::OneQuorumLeaderPerEpoch, Lang::En) => "one quorum leader per epoch",
+        (Guarantee::OneQuorumLeaderPerEpoch, Lang::Zh) => "每个 epoch 只有一个 quorum leader",
+        (Guarantee::CommittedMetadataSurvives, Lang::En) => "committed metadata records survive",
+        (Guarantee::CommittedMetadataSurvives, Lang::Zh) => "已提交的元数据记录不丢失",
     }
 }
 
@@ -230,6 +238,13 @@ impl EventKind {
             | ProducerTxnStateChanged { .. }
             | TxnVerificationStarted { .. }
             | ProduceVerificationFailed { .. } => txn::words(self, l),
+            QuorumStateChanged { .. }
+            | MetadataAppended { .. }
+            | MetadataTruncated { .. }
+            | QuorumCommitted { .. }
+            | BrokerLifecycleChanged { .. }
+            | ControllerStarted { .. }
+            | ControllerStopped { .. } => kraft::words(self, l),
             GuaranteeBroken {
                 guarantee,
                 tp,
@@ -361,6 +376,27 @@ pub fn command_text(c: &crate::scenario::Command, l: Lang) -> String {
                 format!("restart broker {broker}")
             } else {
                 format!("重启 broker {broker}")
+            }
+        }
+        KillController { controller } => {
+            if en {
+                format!("kill controller {controller}")
+            } else {
+                format!("强制停止控制器 {controller}")
+            }
+        }
+        ShutdownController { controller } => {
+            if en {
+                format!("shut controller {controller} down")
+            } else {
+                format!("正常关闭控制器 {controller}")
+            }
+        }
+        RestartController { controller } => {
+            if en {
+                format!("restart controller {controller}")
+            } else {
+                format!("重启控制器 {controller}")
             }
         }
         CutLink { a, b } => {

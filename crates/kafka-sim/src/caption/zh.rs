@@ -10,6 +10,47 @@
 
 /// (English template, Chinese template).
 const RULES: &[(&str, &str)] = &[
+    // KRaft (Kafka 4.1): quorum requests and broker lifecycle
+    (
+        "PreVote epoch {} for {} (log end {}, last epoch {})",
+        "PreVote epoch {0}，候选者 {1}（日志末端 {2}，最后的 epoch {3}）",
+    ),
+    (
+        "Vote epoch {} for {} (log end {}, last epoch {})",
+        "Vote epoch {0}，候选者 {1}（日志末端 {2}，最后的 epoch {3}）",
+    ),
+    ("Response epoch {}: granted", "Response epoch {0}：同意"),
+    ("Response epoch {}: rejected", "Response epoch {0}：拒绝"),
+    (" (last epoch {}, leader epoch {})", "（最后的 epoch {0}，leader epoch {1}）"),
+    ("BeginQuorumEpoch epoch {}, leader {}", "BeginQuorumEpoch epoch {0}，leader {1}"),
+    (
+        "EndQuorumEpoch epoch {}, leader {} resigns (successors {})",
+        "EndQuorumEpoch epoch {0}，leader {1} 卸任（继任者 {2}）",
+    ),
+    (
+        "FetchResponse __cluster_metadata-0: {} records, HW {}",
+        "FetchResponse __cluster_metadata-0：{0} 条记录，HW {1}",
+    ),
+    (
+        "FetchResponse __cluster_metadata-0: {} record, HW {}",
+        "FetchResponse __cluster_metadata-0：{0} 条记录，HW {1}",
+    ),
+    (
+        "FetchResponse HW {}: diverging, truncate to {} (epoch {})",
+        "FetchResponse HW {0}：日志出现分歧，截断到 {1}（epoch {2}）",
+    ),
+    (
+        "BrokerHeartbeat broker {}, metadata offset {}, wants fence",
+        "BrokerHeartbeat broker {0}，元数据位移 {1}，请求保持隔离",
+    ),
+    (
+        "BrokerHeartbeat broker {}, metadata offset {}",
+        "BrokerHeartbeat broker {0}，元数据位移 {1}",
+    ),
+    ("HeartbeatResponse fenced, caught up", "HeartbeatResponse 仍被隔离，已追上"),
+    ("HeartbeatResponse unfenced, caught up", "HeartbeatResponse 已解除隔离，已追上"),
+    ("HeartbeatResponse unfenced", "HeartbeatResponse 已解除隔离"),
+    ("HeartbeatResponse fenced", "HeartbeatResponse 仍被隔离"),
     // Producer
     ("waiting for metadata of topic {}", "等待主题 {0} 的元数据"),
     ("earlier records are still waiting", "前面的消息仍在等待"),

@@ -469,6 +469,69 @@ pub struct BrokerConfig {
         default = "d_hw_checkpoint"
     )]
     pub replica_high_watermark_checkpoint_interval_ms: u64,
+    /// KRaft (Kafka 4.1) `controller.quorum.election.timeout.ms` (default 1000): a voter that hears from no leader for a random time between this and twice this starts a (pre-)vote (KIP-595, KIP-996).
+    #[serde(
+        rename = "controller.quorum.election.timeout.ms",
+        default = "d_controller_quorum_election_timeout_ms",
+        skip_serializing_if = "is_d_controller_quorum_election_timeout_ms"
+    )]
+    pub controller_quorum_election_timeout_ms: u64,
+    /// KRaft (Kafka 4.1) `controller.quorum.fetch.timeout.ms` (default 2000): a follower voter with no successful Fetch from its leader for this long starts a pre-vote; a leader not fetched from by a majority for 1.5 times this resigns (check-quorum).
+    #[serde(
+        rename = "controller.quorum.fetch.timeout.ms",
+        default = "d_controller_quorum_fetch_timeout_ms",
+        skip_serializing_if = "is_d_controller_quorum_fetch_timeout_ms"
+    )]
+    pub controller_quorum_fetch_timeout_ms: u64,
+    /// KRaft (Kafka 4.1) `controller.quorum.election.backoff.max.ms` (default 1000): the longest a voter waits before standing for election after its leader resigned (EndQuorumEpoch).
+    #[serde(
+        rename = "controller.quorum.election.backoff.max.ms",
+        default = "d_controller_quorum_election_backoff_max_ms",
+        skip_serializing_if = "is_d_controller_quorum_election_backoff_max_ms"
+    )]
+    pub controller_quorum_election_backoff_max_ms: u64,
+    /// KRaft (Kafka 4.1) `controller.quorum.request.timeout.ms` (default 2000): how long a quorum request (Vote, BeginQuorumEpoch, EndQuorumEpoch, Fetch) waits for its answer.
+    #[serde(
+        rename = "controller.quorum.request.timeout.ms",
+        default = "d_controller_quorum_request_timeout_ms",
+        skip_serializing_if = "is_d_controller_quorum_request_timeout_ms"
+    )]
+    pub controller_quorum_request_timeout_ms: u64,
+    /// KRaft (Kafka 4.1) `controller.quorum.retry.backoff.ms` (default 20): the wait before a failed quorum request is sent again.
+    #[serde(
+        rename = "controller.quorum.retry.backoff.ms",
+        default = "d_controller_quorum_retry_backoff_ms",
+        skip_serializing_if = "is_d_controller_quorum_retry_backoff_ms"
+    )]
+    pub controller_quorum_retry_backoff_ms: u64,
+    /// KRaft (Kafka 4.1) `controller.quorum.append.linger.ms` (default 25): how long the quorum leader gathers metadata records before it writes them as one batch.
+    #[serde(
+        rename = "controller.quorum.append.linger.ms",
+        default = "d_controller_quorum_append_linger_ms",
+        skip_serializing_if = "is_d_controller_quorum_append_linger_ms"
+    )]
+    pub controller_quorum_append_linger_ms: u64,
+    /// KRaft (Kafka 4.1) `broker.heartbeat.interval.ms` (default 2000): how often a broker sends BrokerHeartbeat to the active controller.
+    #[serde(
+        rename = "broker.heartbeat.interval.ms",
+        default = "d_broker_heartbeat_interval_ms",
+        skip_serializing_if = "is_d_broker_heartbeat_interval_ms"
+    )]
+    pub broker_heartbeat_interval_ms: u64,
+    /// KRaft (Kafka 4.1) `broker.session.timeout.ms` (default 9000): a broker that sends no heartbeat for longer than this is fenced by the active controller.
+    #[serde(
+        rename = "broker.session.timeout.ms",
+        default = "d_broker_session_timeout_ms",
+        skip_serializing_if = "is_d_broker_session_timeout_ms"
+    )]
+    pub broker_session_timeout_ms: u64,
+    /// KRaft (Kafka 4.1) `metadata.max.idle.interval.ms` (default 500): how often the active controller writes a NoOpRecord, so the metadata log moves even when nothing happens (0: never).
+    #[serde(
+        rename = "metadata.max.idle.interval.ms",
+        default = "d_metadata_max_idle_interval_ms",
+        skip_serializing_if = "is_d_metadata_max_idle_interval_ms"
+    )]
+    pub metadata_max_idle_interval_ms: u64,
     /// `zookeeper.session.timeout.ms`: a broker silent this long loses its session and its ephemeral znodes.
     #[serde(rename = "zookeeper.session.timeout.ms", default = "d_zk_session")]
     pub zookeeper_session_timeout_ms: u64,
@@ -736,6 +799,115 @@ pub(crate) fn interval(key: &str, value: u64, max: u64) -> Range<'_> {
 /// `replica.selector.class` that turns on fetching from followers.
 pub const RACK_AWARE_REPLICA_SELECTOR: &str =
     "org.apache.kafka.common.replica.RackAwareReplicaSelector";
+
+fn d_controller_quorum_election_timeout_ms() -> u64 {
+    1000
+}
+fn is_d_controller_quorum_election_timeout_ms(v: &u64) -> bool {
+    *v == d_controller_quorum_election_timeout_ms()
+}
+fn d_controller_quorum_fetch_timeout_ms() -> u64 {
+    2000
+}
+fn is_d_controller_quorum_fetch_timeout_ms(v: &u64) -> bool {
+    *v == d_controller_quorum_fetch_timeout_ms()
+}
+fn d_controller_quorum_election_backoff_max_ms() -> u64 {
+    1000
+}
+fn is_d_controller_quorum_election_backoff_max_ms(v: &u64) -> bool {
+    *v == d_controller_quorum_election_backoff_max_ms()
+}
+fn d_controller_quorum_request_timeout_ms() -> u64 {
+    2000
+}
+fn is_d_controller_quorum_request_timeout_ms(v: &u64) -> bool {
+    *v == d_controller_quorum_request_timeout_ms()
+}
+fn d_controller_quorum_retry_backoff_ms() -> u64 {
+    20
+}
+fn is_d_controller_quorum_retry_backoff_ms(v: &u64) -> bool {
+    *v == d_controller_quorum_retry_backoff_ms()
+}
+fn d_controller_quorum_append_linger_ms() -> u64 {
+    25
+}
+fn is_d_controller_quorum_append_linger_ms(v: &u64) -> bool {
+    *v == d_controller_quorum_append_linger_ms()
+}
+fn d_broker_heartbeat_interval_ms() -> u64 {
+    2000
+}
+fn is_d_broker_heartbeat_interval_ms(v: &u64) -> bool {
+    *v == d_broker_heartbeat_interval_ms()
+}
+fn d_broker_session_timeout_ms() -> u64 {
+    9000
+}
+fn is_d_broker_session_timeout_ms(v: &u64) -> bool {
+    *v == d_broker_session_timeout_ms()
+}
+fn d_metadata_max_idle_interval_ms() -> u64 {
+    500
+}
+fn is_d_metadata_max_idle_interval_ms(v: &u64) -> bool {
+    *v == d_metadata_max_idle_interval_ms()
+}
+
+/// The KRaft settings (Kafka 4.1 mode) with their values, in the order
+/// Kafka's docs list them: a scenario in 3.9 mode may not set them.
+impl BrokerConfig {
+    pub(crate) fn kraft_settings(&self) -> [(&'static str, u64, u64); 9] {
+        [
+            (
+                "controller.quorum.election.timeout.ms",
+                self.controller_quorum_election_timeout_ms,
+                d_controller_quorum_election_timeout_ms(),
+            ),
+            (
+                "controller.quorum.fetch.timeout.ms",
+                self.controller_quorum_fetch_timeout_ms,
+                d_controller_quorum_fetch_timeout_ms(),
+            ),
+            (
+                "controller.quorum.election.backoff.max.ms",
+                self.controller_quorum_election_backoff_max_ms,
+                d_controller_quorum_election_backoff_max_ms(),
+            ),
+            (
+                "controller.quorum.request.timeout.ms",
+                self.controller_quorum_request_timeout_ms,
+                d_controller_quorum_request_timeout_ms(),
+            ),
+            (
+                "controller.quorum.retry.backoff.ms",
+                self.controller_quorum_retry_backoff_ms,
+                d_controller_quorum_retry_backoff_ms(),
+            ),
+            (
+                "controller.quorum.append.linger.ms",
+                self.controller_quorum_append_linger_ms,
+                d_controller_quorum_append_linger_ms(),
+            ),
+            (
+                "broker.heartbeat.interval.ms",
+                self.broker_heartbeat_interval_ms,
+                d_broker_heartbeat_interval_ms(),
+            ),
+            (
+                "broker.session.timeout.ms",
+                self.broker_session_timeout_ms,
+                d_broker_session_timeout_ms(),
+            ),
+            (
+                "metadata.max.idle.interval.ms",
+                self.metadata_max_idle_interval_ms,
+                d_metadata_max_idle_interval_ms(),
+            ),
+        ]
+    }
+}
 
 pub(crate) fn defaults<T: serde::de::DeserializeOwned>() -> T {
     serde_json::from_str("{}").expect("every setting has a default")

@@ -127,6 +127,13 @@ impl EventKind {
             OffsetCommitSent { .. } => "offset_commit_sent",
             OffsetCommitFailed { .. } => "offset_commit_failed",
             GuaranteeBroken { .. } => "guarantee_broken",
+            QuorumStateChanged { .. } => "quorum_state_changed",
+            MetadataAppended { .. } => "metadata_appended",
+            MetadataTruncated { .. } => "metadata_truncated",
+            QuorumCommitted { .. } => "quorum_committed",
+            BrokerLifecycleChanged { .. } => "broker_lifecycle_changed",
+            ControllerStarted { .. } => "controller_started",
+            ControllerStopped { .. } => "controller_stopped",
         }
     }
 
@@ -152,6 +159,18 @@ impl EventKind {
             | (CoordinatorFound { broker, .. }, "broker")
             | (GroupsLoaded { broker, .. }, "broker") => s(broker.0),
             (ControllerElected { epoch, .. }, "epoch") => s(epoch),
+            (QuorumStateChanged { node, .. }, "node") => s(node),
+            (QuorumStateChanged { epoch, .. }, "epoch") => s(epoch),
+            (QuorumStateChanged { state, .. }, "state") => serde_json::to_value(state)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string)),
+            (QuorumStateChanged { leader, .. }, "leader") => leader.map(|l| l.to_string()),
+            (QuorumStateChanged { voted_for, .. }, "voted_for") => voted_for.map(|v| v.to_string()),
+            (QuorumCommitted { high_watermark, .. }, "high_watermark") => s(high_watermark),
+            (BrokerLifecycleChanged { broker, .. }, "broker") => s(broker.0),
+            (BrokerLifecycleChanged { state, .. }, "state") => serde_json::to_value(state)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string)),
             (LeaderElected { leader, .. }, "leader") => s(leader.0),
             (LeaderElected { old_leader, .. }, "old_leader") => s(old_leader),
             (LeaderElected { leader_epoch, .. }, "leader_epoch") => s(leader_epoch),
@@ -327,7 +346,24 @@ impl EventKind {
             | TxnMarkerWritten { .. }
             | TxnOffsetsCompleted { .. }
             | ProducerTxnStateChanged { .. }
-            | ProduceVerificationFailed { .. } => Importance::Key,
+            | ProduceVerificationFailed { .. }
+            | ControllerStopped { .. }
+            | MetadataTruncated { .. }
+            | BrokerLifecycleChanged { .. } => Importance::Key,
+            QuorumStateChanged {
+                state: QuorumRole::Leader | QuorumRole::Candidate | QuorumRole::Resigned,
+                ..
+            } => Importance::Key,
+            // The NoOpRecord every half second and the commits that follow
+            // are the log's heartbeat.
+            MetadataAppended { records, .. }
+                if records
+                    .iter()
+                    .all(|r| r.record == crate::kraft::records::MetadataRecord::NoOpRecord) =>
+            {
+                Importance::Routine
+            }
+            QuorumCommitted { .. } => Importance::Routine,
             HighWatermarkCheckpointed { .. }
             | LogFlushed { .. }
             | FetchParked { .. }
@@ -343,7 +379,19 @@ impl EventKind {
                 }
                 Message::Heartbeat { .. }
                 | Message::HeartbeatResponse { .. }
+                | Message::BrokerHeartbeat { .. }
+                | Message::BrokerHeartbeatResponse { .. }
+                | Message::RaftFetch { .. }
                 | Message::UpdateMetadata { .. } => Importance::Routine,
+                Message::RaftFetchResponse {
+                    records, diverging, ..
+                } if diverging.is_none()
+                    && records
+                        .iter()
+                        .all(|r| r.record == crate::kraft::records::MetadataRecord::NoOpRecord) =>
+                {
+                    Importance::Routine
+                }
                 _ => Importance::Normal,
             },
             _ => Importance::Normal,

@@ -125,6 +125,72 @@ pub enum Guarantee {
     /// A read-process-write pipeline's committed output holds each input
     /// record below the group's committed offset once, and no other.
     ExactlyOncePipeline,
+    /// KRaft: at most one controller is quorum leader in a given epoch.
+    OneQuorumLeaderPerEpoch,
+    /// KRaft: a metadata record, once committed (below the quorum high
+    /// watermark), stays at its offset on every node that has it and in
+    /// the log of every later quorum leader.
+    CommittedMetadataSurvives,
+}
+
+/// A state of a node of the KRaft quorum (`EpochState` implementations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuorumRole {
+    /// Knows no leader and runs no election (`UnattachedState`).
+    Unattached,
+    /// Runs a pre-vote in its current epoch (`ProspectiveState`, KIP-996).
+    Prospective,
+    /// Stands for election in a new epoch (`CandidateState`).
+    Candidate,
+    /// Leads the quorum (`LeaderState`): the active controller.
+    Leader,
+    /// Fetches from the leader (`FollowerState`).
+    Follower,
+    /// Was leader in this epoch and gave it up (`ResignedState`).
+    Resigned,
+}
+
+/// Why a quorum node changed state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuorumReason {
+    /// The process started and read its `quorum-state` file.
+    Started,
+    /// Its election timer ran out.
+    ElectionTimeout,
+    /// A follower fetched nothing from its leader for `controller.quorum.fetch.timeout.ms`.
+    FetchTimeout,
+    /// A majority granted its pre-vote.
+    PreVoteWon,
+    /// A majority rejected its pre-vote.
+    PreVoteLost,
+    /// A majority granted its vote.
+    VoteWon,
+    /// It granted its vote to a candidate.
+    VoteGranted,
+    /// A message carried a higher epoch.
+    HigherEpoch,
+    /// It learned who leads its epoch.
+    LeaderDiscovered,
+    /// No majority fetched from it for 1.5 × `controller.quorum.fetch.timeout.ms` (check-quorum).
+    CheckQuorumFailed,
+    /// It is shutting down and resigns.
+    Shutdown,
+    /// Its leader resigned (EndQuorumEpoch) and named it a successor.
+    LeaderResigned,
+}
+
+/// A broker's state as `BrokerLifecycleManager` keeps it (KRaft).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum BrokerLifecycle {
+    /// Registered, catching up with the metadata log.
+    Starting,
+    /// Caught up; waiting for the controller to unfence it.
+    Recovery,
+    /// Unfenced: it may lead partitions.
+    Running,
 }
 
 /// A fact about the simulation, in the past tense.
@@ -144,6 +210,80 @@ pub enum EventKind {
         index: u32,
         /// Why, in Kafka's words where Kafka has them.
         reason: String,
+    },
+
+    // ---- KRaft (Kafka 4.1): the controller quorum -------------------------
+    /// A node of the `__cluster_metadata` quorum changed state
+    /// (`QuorumState`'s transitions, KIP-595 and KIP-996).
+    QuorumStateChanged {
+        /// The node (a controller, or a broker as an observer).
+        node: NodeId,
+        /// The epoch it is now in.
+        epoch: i32,
+        /// Its new state.
+        state: QuorumRole,
+        /// The leader it knows in that epoch, if any.
+        leader: Option<i32>,
+        /// The voter it voted for in that epoch, if any.
+        voted_for: Option<i32>,
+        /// Why.
+        reason: QuorumReason,
+    },
+    /// Records were appended to a node's `__cluster_metadata` log: written
+    /// by the quorum leader, or fetched from it by a follower or observer.
+    MetadataAppended {
+        /// The node whose log grew.
+        node: NodeId,
+        /// The epoch of the records' batch.
+        epoch: i32,
+        /// The records, with their offsets.
+        records: Vec<crate::kraft::records::MetadataEntry>,
+        /// The node's high watermark after it (-1: unknown).
+        high_watermark: i64,
+    },
+    /// A node cut the end off its metadata log: the leader answered that it
+    /// diverges (`DivergingEpoch`).
+    MetadataTruncated {
+        /// The node.
+        node: NodeId,
+        /// Its log end offset afterwards.
+        to_offset: i64,
+        /// Records cut.
+        removed: u32,
+    },
+    /// A node's quorum high watermark moved: the records below it are
+    /// committed, and the node applied them.
+    QuorumCommitted {
+        /// The node.
+        node: NodeId,
+        /// Its new high watermark.
+        high_watermark: i64,
+    },
+    /// A broker's lifecycle moved on (`BrokerLifecycleManager`: STARTING,
+    /// RECOVERY, RUNNING, ...).
+    BrokerLifecycleChanged {
+        /// The broker.
+        broker: BrokerId,
+        /// Its new state.
+        state: BrokerLifecycle,
+        /// Its broker epoch (-1 before it registered).
+        broker_epoch: i64,
+    },
+    /// A controller's process started (Kafka 4.1), its log read back.
+    ControllerStarted {
+        /// Its `node.id`.
+        node: i32,
+        /// Which life of the process this is.
+        incarnation: u32,
+        /// Records in its metadata log.
+        log_end_offset: i64,
+    },
+    /// A controller's process stopped.
+    ControllerStopped {
+        /// Its `node.id`.
+        node: i32,
+        /// A graceful shutdown rather than a crash.
+        controlled: bool,
     },
 
     // ---- brokers and ZooKeeper -------------------------------------------

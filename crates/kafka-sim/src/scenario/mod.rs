@@ -66,6 +66,11 @@ pub struct Scenario {
     pub description: String,
     /// Seeds the simulation's only random number generator.
     pub seed: u64,
+    /// The Kafka the scenario runs: `"3.9"` (the default: the controller on
+    /// ZooKeeper, as the course notes teach it) or `"4.1"` (KRaft: a quorum
+    /// of controllers replaces ZooKeeper; see `kraft/`).
+    #[serde(default, skip_serializing_if = "KafkaVersion::is_default")]
+    pub kafka_version: KafkaVersion,
     /// The simulation stops at this simulated time (ms).
     #[serde(default = "d_run_until")]
     pub run_until_ms: u64,
@@ -106,6 +111,12 @@ pub struct Scenario {
 pub struct ClusterSpec {
     /// The brokers' `broker.id`s.
     pub brokers: Vec<i32>,
+    /// Kafka 4.1 only: the `node.id`s of the controllers
+    /// (`process.roles=controller`), which are the voters of
+    /// `controller.quorum.voters`. Kafka 3.9 here has no controllers of
+    /// its own: one broker is elected controller through ZooKeeper.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controllers: Vec<i32>,
     /// `server.properties` shared by every broker.
     #[serde(default)]
     pub config: BrokerConfig,
@@ -134,6 +145,42 @@ pub struct ClusterSpec {
         skip_serializing_if = "SortedMap::is_empty"
     )]
     pub broker_rack: SortedMap<i32, String>,
+}
+
+/// The Kafka release a scenario follows.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum KafkaVersion {
+    /// Apache Kafka 3.9: the controller is a broker elected through
+    /// ZooKeeper (the era of the course notes).
+    #[default]
+    #[serde(rename = "3.9")]
+    V3_9,
+    /// Apache Kafka 4.1.0: KRaft. A quorum of controllers keeps the cluster's
+    /// metadata in the `__cluster_metadata` log; there is no ZooKeeper.
+    #[serde(rename = "4.1")]
+    V4_1,
+}
+
+impl KafkaVersion {
+    /// Whether this is the default (3.9).
+    pub fn is_default(&self) -> bool {
+        *self == KafkaVersion::V3_9
+    }
+
+    /// Whether the cluster runs KRaft (4.1).
+    pub fn is_kraft(self) -> bool {
+        self == KafkaVersion::V4_1
+    }
+
+    /// The version as written in a scenario (`3.9`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KafkaVersion::V3_9 => "3.9",
+            KafkaVersion::V4_1 => "4.1",
+        }
+    }
 }
 
 /// Whether `r` is a rack name the simulation takes: 1 to 255 characters,
@@ -326,6 +373,24 @@ pub enum Command {
     RestartBroker {
         /// The broker's id.
         broker: i32,
+    },
+    /// Kafka 4.1: a controller's process dies (`kill -9`); its metadata log
+    /// and `quorum-state` file stay on disk.
+    KillController {
+        /// The controller's `node.id`.
+        controller: i32,
+    },
+    /// Kafka 4.1: a controller stops gracefully. A quorum leader first
+    /// resigns (`EndQuorumEpoch`, naming its preferred successors).
+    ShutdownController {
+        /// The controller's `node.id`.
+        controller: i32,
+    },
+    /// Kafka 4.1: starts a stopped controller; it reads its log and
+    /// `quorum-state` back.
+    RestartController {
+        /// The controller's `node.id`.
+        controller: i32,
     },
     /// Packets between two nodes are lost until the link is healed.
     CutLink {

@@ -100,6 +100,29 @@ impl World {
                 self.schedule_broker_start(b, now);
                 Ok(())
             }
+            Command::KillController { controller } | Command::ShutdownController { controller } => {
+                if !self.controllers[&controller].alive {
+                    return self.reject(index, format!("controller {controller} is already down"));
+                }
+                let controlled = matches!(cmd, Command::ShutdownController { .. });
+                self.ccx(controller).stop(controlled)?;
+                self.controller_connections_reset(controller)
+            }
+            Command::RestartController { controller } => {
+                if self.controllers[&controller].alive {
+                    return self.reject(
+                        index,
+                        format!("controller {controller} is running; kill or shut it down first"),
+                    );
+                }
+                self.k.gate()?;
+                let node = NodeId::Controller(controller);
+                let inc = self.k.incarnation(node);
+                let now = self.k.now;
+                self.k
+                    .schedule_work_timer(node, inc, Timer::BrokerStart, now);
+                Ok(())
+            }
             Command::CutLink { a, b } => self.apply_link(a, b, Some(true), None),
             Command::HealLink { a, b } => self.apply_link(a, b, Some(false), None),
             Command::SlowLink {
@@ -339,6 +362,31 @@ impl World {
     /// The broker's process ended: every TCP connection to it resets, so
     /// the peers with requests in flight learn of it after one link latency
     /// (a power failure sends no reset: they wait for their timeouts).
+    /// A controller's process ended: the nodes with a request in flight to
+    /// it see their connection reset (after the link's latency).
+    pub(crate) fn controller_connections_reset(&mut self, c: i32) -> Step {
+        let mut peers: Vec<NodeId> = Vec::new();
+        for x in self.controllers.values().filter(|x| x.alive && x.id != c) {
+            if x.raft.has_request_to(c) {
+                peers.push(NodeId::Controller(x.id));
+            }
+        }
+        for b in self.brokers.values().filter(|b| b.alive) {
+            if b.kraft
+                .as_ref()
+                .is_some_and(|k| k.raft.has_request_to(c) || k.in_flight.is_some())
+            {
+                peers.push(NodeId::Broker(b.id));
+            }
+        }
+        for node in peers {
+            let at = self.k.now + self.k.net.latency(node, NodeId::Controller(c));
+            self.k
+                .set_timer(node, at, Timer::QuorumPeerClosed { peer: c })?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn broker_connections_reset(&mut self, b: BrokerId) -> Step {
         let mut peers: Vec<NodeId> = Vec::new();
         for p in &self.producers {

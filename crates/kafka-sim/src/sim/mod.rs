@@ -74,6 +74,8 @@ pub struct World {
     /// Shared by clones like the brokers, copied when a step writes to it
     /// (thousands of znodes at scale, and most steps only read them).
     zk: Arc<crate::zk::ZooKeeper>,
+    /// Kafka 4.1: the KRaft controllers, by `node.id`.
+    controllers: SortedMap<i32, Arc<crate::kraft::Controller>>,
     producers: Vec<Arc<crate::producer::Producer>>,
     consumers: Vec<Arc<crate::consumer::Consumer>>,
     ledger: crate::invariants::Ledger,
@@ -97,14 +99,40 @@ impl World {
             halted: None,
             brokers: SortedMap::new(),
             zk: Default::default(),
+            controllers: SortedMap::new(),
             producers: Vec::new(),
             consumers: Vec::new(),
             ledger: Default::default(),
             metrics: Default::default(),
         };
+        let kraft = sc.kafka_version.is_kraft();
+        let voters = sc.cluster.controllers.clone();
+        // Kafka 4.1: the controllers start first, then the brokers.
+        for id in &voters {
+            w.controllers.insert(
+                *id,
+                Arc::new(crate::kraft::Controller::new(*id, voters.clone())),
+            );
+            w.k.schedule(
+                0,
+                Work::Timer {
+                    node: NodeId::Controller(*id),
+                    incarnation: 0,
+                    timer: Timer::BrokerStart,
+                    cause: None,
+                },
+            );
+        }
         for id in &sc.cluster.brokers {
             let b = BrokerId(*id);
-            w.brokers.insert(b, Arc::new(crate::broker::Broker::new(b)));
+            let mut broker = crate::broker::Broker::new(b);
+            if kraft {
+                broker.kraft = Some(crate::broker::lifecycle::BrokerKraft::new(
+                    *id,
+                    voters.clone(),
+                ));
+            }
+            w.brokers.insert(b, Arc::new(broker));
             w.k.schedule(
                 0,
                 Work::Timer {
@@ -280,6 +308,7 @@ impl World {
         match node {
             NodeId::Broker(b) => self.brokers.get(&b).is_some_and(|b| b.alive),
             NodeId::Consumer(c) => self.consumers.get(c as usize).is_some_and(|c| c.alive),
+            NodeId::Controller(c) => self.controllers.get(&c).is_some_and(|c| c.alive),
             _ => true,
         }
     }
@@ -480,6 +509,7 @@ impl World {
             NodeId::Producer(p) => self.producer_cx(p).timer(timer),
             NodeId::Consumer(c) => self.consumer_cx(c).timer(timer),
             NodeId::ZooKeeper => self.zkc().timer(timer),
+            NodeId::Controller(c) => self.ccx(c).timer(timer),
             NodeId::User => Ok(()),
         }
     }
@@ -492,6 +522,7 @@ impl World {
             }
             NodeId::Producer(p) => self.producer_cx(p).on_message(from, msg),
             NodeId::Consumer(c) => self.consumer_cx(c).on_message(from, msg),
+            NodeId::Controller(c) => self.ccx(c).on_message(from, msg),
             _ => Ok(()),
         }
     }
@@ -507,6 +538,7 @@ impl World {
             NodeId::Producer(p) => self.producer_cx(p).disconnected(to, msg),
             NodeId::Consumer(c) => self.consumer_cx(c).disconnected(to, msg),
             NodeId::Broker(b) => self.bcx(b).broker_disconnected(to, msg),
+            NodeId::Controller(c) => self.ccx(c).disconnected(msg),
             _ => Ok(()),
         }
     }
@@ -550,6 +582,20 @@ impl World {
     /// ZooKeeper's state.
     pub fn zookeeper(&self) -> &crate::zk::ZooKeeper {
         &self.zk
+    }
+
+    /// Kafka 4.1: the KRaft controllers, by `node.id` (none in 3.9).
+    pub fn controllers(&self) -> &SortedMap<i32, Arc<crate::kraft::Controller>> {
+        &self.controllers
+    }
+
+    /// Kafka 4.1: the active controller (the quorum leader), if any.
+    pub fn active_controller(&self) -> Option<i32> {
+        self.controllers
+            .values()
+            .filter(|c| c.is_active())
+            .max_by_key(|c| c.raft.epoch)
+            .map(|c| c.id)
     }
 
     /// The network: links, latencies and faults.
@@ -600,6 +646,17 @@ impl World {
             me,
             audit,
             next: &mut self.continuation,
+        }
+    }
+}
+
+impl World {
+    /// The handle through which controller `c` handles one work item.
+    pub(crate) fn ccx(&mut self, c: i32) -> crate::kraft::ControllerCx<'_> {
+        crate::kraft::ControllerCx {
+            k: &mut self.k,
+            ledger: &mut self.ledger.quorum,
+            me: self.controllers.get_mut(&c).expect("controller exists"),
         }
     }
 }

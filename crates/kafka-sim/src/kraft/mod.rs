@@ -1,0 +1,685 @@
+//! KRaft, the Kafka 4.1 mode (`"kafka_version": "4.1"`): a quorum of
+//! controllers keeps the cluster's metadata in the `__cluster_metadata` log
+//! instead of ZooKeeper.
+//!
+//! * `raft.rs`: the Raft client every node runs (`KafkaRaftClient`): the
+//!   controllers vote, the brokers observe.
+//! * `records.rs`: the metadata records.
+//! * this file: the controller process (`ControllerServer`,
+//!   `process.roles=controller`) and, on the quorum leader, the active
+//!   controller (`QuorumController` with `ClusterControlManager`): broker
+//!   registration, heartbeats and fencing, the NoOpRecord every
+//!   `metadata.max.idle.interval.ms`, and the rule that a write is
+//!   answered only once committed (QC:743-842, 956-1010).
+//!
+//! The broker's side (`BrokerLifecycleManager`) is `broker/lifecycle.rs`.
+//! Citations are Kafka 4.1.0 (commit 13f70256db3c of `confluentinc/kafka`):
+//! `QC` = `metadata/.../controller/QuorumController.java`, `CCM` =
+//! `ClusterControlManager.java`, `RCM` = `ReplicationControlManager.java`,
+//! `BHM` = `BrokerHeartbeatManager.java`; see docs/research/kraft-4.1.md.
+
+pub mod raft;
+pub mod records;
+
+use crate::collections::SortedMap;
+use crate::event::{EventKind, QuorumReason};
+use crate::ids::{Millis, NodeId};
+use crate::kernel::{Kernel, Step, Timer};
+use crate::msg::{ErrorCode, Message};
+use raft::{QuorumLedger, RaftClient, RaftCx};
+use records::MetadataRecord;
+
+/// `metadata.version` of a new 4.1 cluster: 4.1-IV1, feature level 27
+/// (`MetadataVersion.java:111-114`).
+pub const METADATA_VERSION_LEVEL: i16 = 27;
+
+/// A broker as the metadata log registers it (`BrokerRegistration`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrokerRegistration {
+    /// Its broker epoch: the offset of its RegisterBrokerRecord.
+    pub epoch: i64,
+    /// The process life that registered.
+    pub incarnation: u32,
+    /// Fenced: it may not lead or join an ISR.
+    pub fenced: bool,
+    /// Its rack.
+    pub rack: Option<String>,
+}
+
+/// What the committed (or, on the active controller, the written) metadata
+/// says: the image every node replays from the log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClusterImage {
+    /// Registered brokers.
+    pub brokers: SortedMap<i32, BrokerRegistration>,
+    /// Finalized features (`metadata.version`, …).
+    pub features: SortedMap<String, i16>,
+    /// Dynamic configs: (resource type, resource name, key) → value.
+    pub configs: SortedMap<(i8, String, String), String>,
+}
+
+impl ClusterImage {
+    /// Replays one record.
+    pub fn replay(&mut self, r: &MetadataRecord) {
+        match r {
+            MetadataRecord::FeatureLevelRecord {
+                name,
+                feature_level,
+            } => {
+                self.features.insert(name.clone(), *feature_level);
+            }
+            MetadataRecord::ConfigRecord {
+                resource_type,
+                resource_name,
+                name,
+                value,
+            } => {
+                self.configs.insert(
+                    (*resource_type, resource_name.clone(), name.clone()),
+                    value.clone(),
+                );
+            }
+            MetadataRecord::RegisterBrokerRecord {
+                broker_id,
+                incarnation_id,
+                broker_epoch,
+                rack,
+                fenced,
+            } => {
+                self.brokers.insert(
+                    *broker_id,
+                    BrokerRegistration {
+                        epoch: *broker_epoch,
+                        incarnation: *incarnation_id,
+                        fenced: *fenced,
+                        rack: rack.clone(),
+                    },
+                );
+            }
+            MetadataRecord::BrokerRegistrationChangeRecord {
+                broker_id,
+                broker_epoch,
+                fenced,
+            } => {
+                if let Some(b) = self.brokers.get_mut(broker_id) {
+                    if b.epoch == *broker_epoch && *fenced != 0 {
+                        b.fenced = *fenced > 0;
+                    }
+                }
+            }
+            MetadataRecord::LeaderChange { .. }
+            | MetadataRecord::BeginTransactionRecord { .. }
+            | MetadataRecord::EndTransactionRecord
+            | MetadataRecord::NoOpRecord => {}
+        }
+    }
+}
+
+/// What the active controller keeps in memory (`QuorumController` while it
+/// is active): broker sessions and the answers waiting for a commit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Active {
+    /// The quorum epoch it leads.
+    pub epoch: i32,
+    /// Each registered broker's last contact (`BrokerHeartbeatTracker`).
+    pub contact: SortedMap<i32, Millis>,
+    /// Answers sent once the record at their offset commits
+    /// (`deferredEventQueue`): (offset, to, message).
+    pub deferred: Vec<(i64, NodeId, Message)>,
+}
+
+/// A controller process (`process.roles=controller`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Controller {
+    /// Its `node.id`.
+    pub id: i32,
+    /// Whether its process runs.
+    pub alive: bool,
+    /// Which life of the process runs.
+    pub incarnation: u32,
+    /// Its Raft client (its log and `quorum-state` survive a crash).
+    pub raft: RaftClient,
+    /// The metadata as replayed from the log.
+    pub image: ClusterImage,
+    /// Records `0..applied` are replayed into the image.
+    pub applied: i64,
+    /// Set while it is the active controller.
+    pub active: Option<Active>,
+}
+
+impl Controller {
+    /// Controller `id` of the quorum `voters`, not started, empty disk.
+    pub fn new(id: i32, voters: Vec<i32>) -> Controller {
+        Controller {
+            id,
+            alive: false,
+            incarnation: 0,
+            raft: RaftClient::new(id, voters, 0),
+            image: ClusterImage::default(),
+            applied: 0,
+            active: None,
+        }
+    }
+
+    /// Whether it is the active controller (leads the quorum).
+    pub fn is_active(&self) -> bool {
+        self.alive && self.active.is_some()
+    }
+}
+
+/// The NOT_CONTROLLER answer in place of an answer that waited for a commit.
+fn not_controller(msg: Message) -> Message {
+    match msg {
+        Message::BrokerRegistrationResponse { correlation_id, .. } => {
+            Message::BrokerRegistrationResponse {
+                correlation_id,
+                error: Some(ErrorCode::NotController),
+                broker_epoch: -1,
+            }
+        }
+        Message::BrokerHeartbeatResponse { correlation_id, .. } => {
+            Message::BrokerHeartbeatResponse {
+                correlation_id,
+                error: Some(ErrorCode::NotController),
+                is_caught_up: false,
+                is_fenced: true,
+                should_shut_down: false,
+            }
+        }
+        other => other,
+    }
+}
+
+/// A controller's handle: the kernel, the quorum ledger and that controller.
+pub(crate) struct ControllerCx<'a> {
+    pub k: &'a mut Kernel,
+    pub ledger: &'a mut QuorumLedger,
+    pub me: &'a mut std::sync::Arc<Controller>,
+}
+
+fn cnode(id: i32) -> NodeId {
+    NodeId::Controller(id)
+}
+
+impl ControllerCx<'_> {
+    fn me(&self) -> &Controller {
+        self.me
+    }
+
+    fn me_mut(&mut self) -> &mut Controller {
+        std::sync::Arc::make_mut(self.me)
+    }
+
+    /// Runs `f` on the Raft client, then acts on what changed: leadership
+    /// won or lost, records committed.
+    fn raft<T>(&mut self, f: impl FnOnce(&mut RaftCx<'_>) -> Step<T>) -> Step<T> {
+        let node = cnode(self.me().id);
+        let was_leader = self.me().raft.is_leader();
+        let out = {
+            let c = std::sync::Arc::make_mut(self.me);
+            let mut cx = RaftCx {
+                k: self.k,
+                node,
+                r: &mut c.raft,
+                ledger: self.ledger,
+            };
+            f(&mut cx)
+        };
+        let now_leader = self.me().raft.is_leader();
+        if was_leader && !now_leader {
+            self.renounce()?;
+        }
+        if !was_leader && now_leader {
+            self.claim()?;
+        }
+        self.after_commit()?;
+        out
+    }
+
+    /// The process starts (or restarts): the log and `quorum-state` are
+    /// read back, and the image replayed from what is known committed.
+    pub fn start(&mut self) -> Step {
+        self.k.gate()?;
+        let id = self.me().id;
+        let inc = self.k.restart(cnode(id));
+        {
+            let c = self.me_mut();
+            c.alive = true;
+            c.incarnation = inc;
+            c.image = ClusterImage::default();
+            c.applied = 0;
+            c.active = None;
+        }
+        let leo = self.me().raft.log_end_offset();
+        self.k.emit(
+            vec![cnode(id)],
+            EventKind::ControllerStarted {
+                node: id,
+                incarnation: inc,
+                log_end_offset: leo,
+            },
+        );
+        self.raft(|r| r.start())
+    }
+
+    /// The process dies (`controlled`: after resigning).
+    pub fn stop(&mut self, controlled: bool) -> Step {
+        let id = self.me().id;
+        if controlled && self.me().raft.is_leader() {
+            // Graceful: resign first, telling the voters (KRC:3441-3462).
+            self.raft(|r| r.resign(QuorumReason::Shutdown))?;
+        }
+        self.k.gate()?;
+        {
+            let c = self.me_mut();
+            c.alive = false;
+            c.active = None;
+            c.raft.crash();
+            c.image = ClusterImage::default();
+            c.applied = 0;
+        }
+        self.k.emit(
+            vec![cnode(id)],
+            EventKind::ControllerStopped {
+                node: id,
+                controlled,
+            },
+        );
+        Ok(())
+    }
+
+    /// A timer of this controller fired.
+    pub fn timer(&mut self, timer: Timer) -> Step {
+        if !self.me().alive && timer != Timer::BrokerStart {
+            return Ok(());
+        }
+        match timer {
+            Timer::BrokerStart => self.start(),
+            Timer::QuorumTimer { generation } => self.raft(|r| r.on_state_timer(generation)),
+            Timer::QuorumCheck { generation } => self.raft(|r| r.on_check_quorum(generation)),
+            Timer::QuorumBeginResend { epoch } => self.raft(|r| r.on_begin_resend(epoch)),
+            Timer::QuorumEndResend { epoch } => self.raft(|r| r.on_end_resend(epoch)),
+            Timer::QuorumLinger { epoch } => self.raft(|r| r.on_linger(epoch)),
+            Timer::QuorumFetchExpiry { id } => self.raft(|r| r.on_fetch_expiry(id)),
+            Timer::QuorumFetchRetry => self.raft(|r| r.on_fetch_retry()),
+            Timer::QuorumVoteRetry { epoch } => self.raft(|r| r.on_vote_retry(epoch)),
+            Timer::RequestTimeout { correlation_id } => {
+                self.raft(|r| r.on_request_failed(correlation_id, false))
+            }
+            Timer::QuorumPeerClosed { peer } => self.raft(|r| r.on_peer_closed(peer)),
+            Timer::ControllerNoOp { epoch } => self.write_no_op(epoch),
+            Timer::ControllerFenceCheck { epoch } => self.fence_check(epoch),
+            _ => Ok(()),
+        }
+    }
+
+    /// A message for this controller.
+    pub fn on_message(&mut self, from: NodeId, msg: Message) -> Step {
+        match msg {
+            Message::BrokerRegistration {
+                correlation_id,
+                broker,
+                incarnation,
+                rack,
+                ..
+            } => self.on_registration(from, correlation_id, broker, incarnation, rack),
+            Message::BrokerHeartbeat {
+                correlation_id,
+                broker,
+                broker_epoch,
+                current_metadata_offset,
+                want_fence,
+                ..
+            } => self.on_heartbeat(
+                from,
+                correlation_id,
+                broker,
+                broker_epoch,
+                current_metadata_offset,
+                want_fence,
+            ),
+            other => self.raft(|r| r.on_message(from, other)),
+        }
+    }
+
+    /// A request of this controller could not reach a process that is down.
+    pub fn disconnected(&mut self, msg: &Message) -> Step {
+        let c = match msg {
+            Message::Vote { correlation_id, .. }
+            | Message::BeginQuorumEpoch { correlation_id, .. }
+            | Message::EndQuorumEpoch { correlation_id, .. }
+            | Message::RaftFetch { correlation_id, .. } => *correlation_id,
+            _ => return Ok(()),
+        };
+        self.raft(|r| r.on_request_failed(c, true))
+    }
+
+    // ---- the active controller --------------------------------------------
+
+    /// It became the quorum leader: it claims the active role
+    /// (`QuorumController.claim`, QC:1056-1103). On an empty log it writes
+    /// the bootstrap records in a metadata transaction, with the
+    /// cluster-wide `min.insync.replicas` that ELR needs
+    /// (`ActivationRecordsGenerator`, lines 40-112); every registered
+    /// broker gets a new session from now (CCM:312-324).
+    fn claim(&mut self) -> Step {
+        let epoch = self.me().raft.epoch;
+        let now = self.k.now;
+        let id = self.me().id;
+        // Replay what the log holds beyond what was applied (this node's
+        // own uncommitted tail included: the leader replays before commit).
+        self.replay_to(self.me().raft.log_end_offset());
+        let contact = self.me().image.brokers.keys().map(|b| (*b, now)).collect();
+        self.me_mut().active = Some(Active {
+            epoch,
+            contact,
+            deferred: Vec::new(),
+        });
+        if !self.me().image.features.contains_key("metadata.version") {
+            let cfg = &self.k.sc.cluster.config;
+            let min_isr = cfg.min_insync_replicas.to_string();
+            let records = vec![
+                MetadataRecord::BeginTransactionRecord {
+                    name: "Bootstrap records".into(),
+                },
+                MetadataRecord::FeatureLevelRecord {
+                    name: "metadata.version".into(),
+                    feature_level: METADATA_VERSION_LEVEL,
+                },
+                MetadataRecord::FeatureLevelRecord {
+                    name: "eligible.leader.replicas.version".into(),
+                    feature_level: 1,
+                },
+                MetadataRecord::FeatureLevelRecord {
+                    name: "group.version".into(),
+                    feature_level: 1,
+                },
+                MetadataRecord::FeatureLevelRecord {
+                    name: "transaction.version".into(),
+                    feature_level: 2,
+                },
+                MetadataRecord::ConfigRecord {
+                    resource_type: 4,
+                    resource_name: String::new(),
+                    name: "min.insync.replicas".into(),
+                    value: min_isr,
+                },
+                MetadataRecord::EndTransactionRecord,
+            ];
+            self.write(records)?;
+        }
+        let cfg = &self.k.sc.cluster.config;
+        let (noop, session) = (
+            cfg.metadata_max_idle_interval_ms,
+            cfg.broker_session_timeout_ms,
+        );
+        if noop > 0 {
+            self.k
+                .set_timer(cnode(id), now + noop, Timer::ControllerNoOp { epoch })?;
+        }
+        self.k.set_timer(
+            cnode(id),
+            now + (session / 8).max(1),
+            Timer::ControllerFenceCheck { epoch },
+        )
+    }
+
+    /// It stopped leading: answers waiting for a commit fail with
+    /// NOT_CONTROLLER, and the image goes back to what is committed
+    /// (QC:1162-1178).
+    fn renounce(&mut self) -> Step {
+        let deferred = self
+            .me_mut()
+            .active
+            .take()
+            .map(|a| a.deferred)
+            .unwrap_or_default();
+        let committed = self.me().raft.committed_end();
+        let c = self.me_mut();
+        c.image = ClusterImage::default();
+        c.applied = 0;
+        self.replay_to(committed);
+        // The answers waiting for a commit fail with NOT_CONTROLLER.
+        let id = self.me().id;
+        for (_, to, msg) in deferred {
+            self.k.send(cnode(id), to, not_controller(msg))?;
+        }
+        Ok(())
+    }
+
+    fn replay_to(&mut self, end: i64) {
+        let c = self.me_mut();
+        let end = end.min(c.raft.log_end_offset());
+        while c.applied < end {
+            let r = c.raft.log[c.applied as usize].record.clone();
+            c.image.replay(&r);
+            c.applied += 1;
+        }
+    }
+
+    /// Records were committed: a standby replays them; the active
+    /// controller sends the answers that waited for them.
+    fn after_commit(&mut self) -> Step {
+        let committed = self.me().raft.committed_end();
+        if self.me().active.is_none() {
+            self.replay_to(committed);
+            return Ok(());
+        }
+        let hw = self.me().raft.high_watermark;
+        let ready: Vec<(i64, NodeId, Message)> = {
+            let Some(a) = self.me_mut().active.as_mut() else {
+                return Ok(());
+            };
+            let (ready, wait) = std::mem::take(&mut a.deferred)
+                .into_iter()
+                .partition(|(o, _, _)| *o < hw);
+            a.deferred = wait;
+            ready
+        };
+        let id = self.me().id;
+        for (_, to, msg) in ready {
+            self.k.send(cnode(id), to, msg)?;
+        }
+        Ok(())
+    }
+
+    /// The active controller writes records: replayed at once, committed
+    /// later. Returns the offset of the last.
+    fn write(&mut self, records: Vec<MetadataRecord>) -> Step<Option<i64>> {
+        let last = self.raft(|r| r.prepare_append(records.clone()))?;
+        if last.is_some() {
+            let c = self.me_mut();
+            for r in &records {
+                c.image.replay(r);
+            }
+        }
+        Ok(last)
+    }
+
+    /// Answers once everything written so far is committed (a write with
+    /// no records of its own still waits for those before it, QC:780-798).
+    fn answer_after_commit(&mut self, offset: Option<i64>, to: NodeId, msg: Message) -> Step {
+        let hw = self.me().raft.high_watermark;
+        let pending = offset.unwrap_or(self.me().raft.next_offset() - 1);
+        if pending < hw {
+            let id = self.me().id;
+            return self.k.send(cnode(id), to, msg).map(|_| ());
+        }
+        self.k.gate()?;
+        if let Some(a) = self.me_mut().active.as_mut() {
+            a.deferred.push((pending, to, msg));
+        }
+        Ok(())
+    }
+
+    fn write_no_op(&mut self, epoch: i32) -> Step {
+        if self.me().active.as_ref().is_none_or(|a| a.epoch != epoch) {
+            return Ok(());
+        }
+        self.write(vec![MetadataRecord::NoOpRecord])?;
+        let at = self.k.now + self.k.sc.cluster.config.metadata_max_idle_interval_ms;
+        let id = self.me().id;
+        self.k
+            .set_timer(cnode(id), at, Timer::ControllerNoOp { epoch })
+    }
+
+    /// `maybeFenceStaleBroker`: at most one broker whose session ran out
+    /// (no contact for more than `broker.session.timeout.ms`) is fenced per
+    /// run, the one silent longest (RCM:1670-1695).
+    fn fence_check(&mut self, epoch: i32) -> Step {
+        let Some(a) = self.me().active.as_ref().filter(|a| a.epoch == epoch) else {
+            return Ok(());
+        };
+        let session = self.k.sc.cluster.config.broker_session_timeout_ms;
+        let now = self.k.now;
+        let stale = self
+            .me()
+            .image
+            .brokers
+            .iter()
+            .filter(|(_, r)| !r.fenced)
+            .filter_map(|(b, r)| {
+                let last = a.contact.get(b).copied().unwrap_or(0);
+                (last + session < now).then_some((last, *b, r.epoch))
+            })
+            .min();
+        if let Some((_, broker_id, broker_epoch)) = stale {
+            self.write(vec![MetadataRecord::BrokerRegistrationChangeRecord {
+                broker_id,
+                broker_epoch,
+                fenced: 1,
+            }])?;
+        }
+        let id = self.me().id;
+        self.k.set_timer(
+            cnode(id),
+            now + (session / 8).max(1),
+            Timer::ControllerFenceCheck { epoch },
+        )
+    }
+
+    fn not_controller(&mut self, to: NodeId, msg: Message) -> Step {
+        let id = self.me().id;
+        self.k.send(cnode(id), to, msg).map(|_| ())
+    }
+
+    /// BrokerRegistration (CCM:345-470): a new incarnation is registered
+    /// fenced, its broker epoch the offset of its RegisterBrokerRecord; a
+    /// different process under an id whose session is still live is refused.
+    fn on_registration(
+        &mut self,
+        from: NodeId,
+        correlation_id: i32,
+        broker: i32,
+        incarnation: u32,
+        rack: Option<String>,
+    ) -> Step {
+        let refuse = |error| Message::BrokerRegistrationResponse {
+            correlation_id,
+            error: Some(error),
+            broker_epoch: -1,
+        };
+        let Some(a) = self.me().active.as_ref() else {
+            return self.not_controller(from, refuse(ErrorCode::NotController));
+        };
+        let session = self.k.sc.cluster.config.broker_session_timeout_ms;
+        if let Some(existing) = self.me().image.brokers.get(&broker) {
+            let live = a
+                .contact
+                .get(&broker)
+                .is_some_and(|t| t + session >= self.k.now);
+            if live && existing.incarnation != incarnation {
+                return self.not_controller(from, refuse(ErrorCode::DuplicateBrokerRegistration));
+            }
+            if existing.incarnation == incarnation {
+                // The same process asking again keeps its epoch (CCM:450-457).
+                let msg = Message::BrokerRegistrationResponse {
+                    correlation_id,
+                    error: None,
+                    broker_epoch: existing.epoch,
+                };
+                return self.answer_after_commit(None, from, msg);
+            }
+        }
+        let broker_epoch = self.me().raft.next_offset();
+        let last = self.write(vec![MetadataRecord::RegisterBrokerRecord {
+            broker_id: broker,
+            incarnation_id: incarnation,
+            broker_epoch,
+            rack,
+            fenced: true,
+        }])?;
+        let now = self.k.now;
+        if let Some(a) = self.me_mut().active.as_mut() {
+            a.contact.insert(broker, now);
+        }
+        let msg = Message::BrokerRegistrationResponse {
+            correlation_id,
+            error: None,
+            broker_epoch,
+        };
+        self.answer_after_commit(last, from, msg)
+    }
+
+    /// BrokerHeartbeat: the contact time first, then the state machine of
+    /// `BrokerHeartbeatManager` (BHM:399-476): a fenced broker that is
+    /// caught up with its own registration and does not ask to stay fenced
+    /// is unfenced.
+    fn on_heartbeat(
+        &mut self,
+        from: NodeId,
+        correlation_id: i32,
+        broker: i32,
+        broker_epoch: i64,
+        current_metadata_offset: i64,
+        want_fence: bool,
+    ) -> Step {
+        let refuse = |error| Message::BrokerHeartbeatResponse {
+            correlation_id,
+            error: Some(error),
+            is_caught_up: false,
+            is_fenced: true,
+            should_shut_down: false,
+        };
+        if self.me().active.is_none() {
+            return self.not_controller(from, refuse(ErrorCode::NotController));
+        }
+        let Some(reg) = self.me().image.brokers.get(&broker).cloned() else {
+            return self.not_controller(from, refuse(ErrorCode::BrokerIdNotRegistered));
+        };
+        if reg.epoch != broker_epoch {
+            return self.not_controller(from, refuse(ErrorCode::StaleBrokerEpoch));
+        }
+        let now = self.k.now;
+        self.k.gate()?;
+        if let Some(a) = self.me_mut().active.as_mut() {
+            a.contact.insert(broker, now);
+        }
+        let caught_up = current_metadata_offset >= reg.epoch;
+        let mut fenced = reg.fenced;
+        let mut last = None;
+        if reg.fenced && !want_fence && caught_up {
+            last = self.write(vec![MetadataRecord::BrokerRegistrationChangeRecord {
+                broker_id: broker,
+                broker_epoch,
+                fenced: -1,
+            }])?;
+            fenced = false;
+        } else if !reg.fenced && want_fence {
+            last = self.write(vec![MetadataRecord::BrokerRegistrationChangeRecord {
+                broker_id: broker,
+                broker_epoch,
+                fenced: 1,
+            }])?;
+            fenced = true;
+        }
+        let msg = Message::BrokerHeartbeatResponse {
+            correlation_id,
+            error: None,
+            is_caught_up: caught_up,
+            is_fenced: fenced,
+            should_shut_down: false,
+        };
+        self.answer_after_commit(last, from, msg)
+    }
+}

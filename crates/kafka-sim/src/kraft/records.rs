@@ -1,0 +1,325 @@
+//! The records of the `__cluster_metadata` log (Kafka 4.1.0), as
+//! `kafka-dump-log --cluster-metadata-decoder` prints them.
+//!
+//! Each is one of the generated `ApiMessage`s under
+//! `metadata/src/main/resources/common/metadata/` (`RegisterBrokerRecord.json`
+//! is apiKey 0, `BrokerRegistrationChangeRecord.json` 17, `NoOpRecord.json`
+//! 20, `FeatureLevelRecord.json` 12, `ConfigRecord.json` 4,
+//! `BeginTransactionRecord.json` 23, `EndTransactionRecord.json` 24), except
+//! `LeaderChange`, the control record a new quorum leader writes first
+//! (`LeaderChangeMessage`, `KafkaRaftClient.onBecomeLeader`). The payload
+//! JSON follows `DumpLogSegments`' `{"type", "version", "data"}` shape, with
+//! the fields in camelCase and defaults left out (tagged fields).
+//!
+//! The log is kept as a list of entries, not yet as record batches in the
+//! paged store; that, snapshots and `FetchSnapshot` are still to come.
+
+use serde::{Deserialize, Serialize};
+
+/// A record of the metadata log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum MetadataRecord {
+    /// Control record: a new leader took the quorum (`LeaderChangeMessage`).
+    LeaderChange {
+        /// The new leader.
+        leader_id: i32,
+        /// The voters.
+        voters: Vec<i32>,
+        /// The voters that granted it their vote.
+        granting_voters: Vec<i32>,
+    },
+    /// Opens a metadata transaction (the bootstrap records are written in one).
+    BeginTransactionRecord {
+        /// Its name.
+        name: String,
+    },
+    /// Closes a metadata transaction.
+    EndTransactionRecord,
+    /// A feature's finalized level (`metadata.version`, `kraft.version`, …).
+    FeatureLevelRecord {
+        /// The feature.
+        name: String,
+        /// Its level.
+        feature_level: i16,
+    },
+    /// A dynamic configuration value.
+    ConfigRecord {
+        /// 4 = BROKER (an empty name: the cluster default), 2 = TOPIC.
+        resource_type: i8,
+        /// The broker id or topic ("" for the cluster).
+        resource_name: String,
+        /// The key.
+        name: String,
+        /// The value.
+        value: String,
+    },
+    /// A broker registered (BrokerRegistration): fenced until caught up.
+    RegisterBrokerRecord {
+        /// `brokerId`.
+        broker_id: i32,
+        /// `incarnationId` (one per process start).
+        incarnation_id: u32,
+        /// `brokerEpoch`: the offset of this record.
+        broker_epoch: i64,
+        /// `rack`.
+        rack: Option<String>,
+        /// `fenced` (true at registration).
+        fenced: bool,
+    },
+    /// A registered broker's fencing or controlled shutdown changed.
+    BrokerRegistrationChangeRecord {
+        /// `brokerId`.
+        broker_id: i32,
+        /// `brokerEpoch`.
+        broker_epoch: i64,
+        /// `fenced`: 1 fence, -1 unfence, 0 unchanged.
+        fenced: i8,
+    },
+    /// Nothing: the active controller writes one every
+    /// `metadata.max.idle.interval.ms`.
+    NoOpRecord,
+}
+
+impl MetadataRecord {
+    /// Whether it is a control record (written in a control batch).
+    pub fn is_control(&self) -> bool {
+        matches!(self, MetadataRecord::LeaderChange { .. })
+    }
+
+    /// The record type's name as `kafka-dump-log` prints it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            MetadataRecord::LeaderChange { .. } => "LeaderChange",
+            MetadataRecord::BeginTransactionRecord { .. } => "BEGIN_TRANSACTION_RECORD",
+            MetadataRecord::EndTransactionRecord => "END_TRANSACTION_RECORD",
+            MetadataRecord::FeatureLevelRecord { .. } => "FEATURE_LEVEL_RECORD",
+            MetadataRecord::ConfigRecord { .. } => "CONFIG_RECORD",
+            MetadataRecord::RegisterBrokerRecord { .. } => "REGISTER_BROKER_RECORD",
+            MetadataRecord::BrokerRegistrationChangeRecord { .. } => {
+                "BROKER_REGISTRATION_CHANGE_RECORD"
+            }
+            MetadataRecord::NoOpRecord => "NO_OP_RECORD",
+        }
+    }
+
+    /// What `kafka-dump-log --cluster-metadata-decoder` prints for it: a
+    /// control record's ` LeaderChange: {…}`, or a data record's
+    /// `payload: {"type":…,"version":…,"data":{…}}`. Fields at their
+    /// default are left out, as for Kafka's tagged fields.
+    pub fn dump(&self) -> String {
+        let ids = |v: &[i32]| {
+            let items: Vec<String> = v
+                .iter()
+                .map(|i| obj(&[("voterId", i.to_string())]))
+                .collect();
+            format!("[{}]", items.join(","))
+        };
+        let (version, data): (i32, String) = match self {
+            MetadataRecord::LeaderChange {
+                leader_id,
+                voters,
+                granting_voters,
+            } => {
+                let v = obj(&[
+                    ("version", "0".into()),
+                    ("leaderId", leader_id.to_string()),
+                    ("voters", ids(voters)),
+                    ("grantingVoters", ids(granting_voters)),
+                ]);
+                return format!(" LeaderChange: {v}");
+            }
+            MetadataRecord::BeginTransactionRecord { name } => (0, obj(&[("name", text(name))])),
+            MetadataRecord::EndTransactionRecord | MetadataRecord::NoOpRecord => (0, obj(&[])),
+            MetadataRecord::FeatureLevelRecord {
+                name,
+                feature_level,
+            } => (
+                0,
+                obj(&[
+                    ("name", text(name)),
+                    ("featureLevel", feature_level.to_string()),
+                ]),
+            ),
+            MetadataRecord::ConfigRecord {
+                resource_type,
+                resource_name,
+                name,
+                value,
+            } => (
+                0,
+                obj(&[
+                    ("resourceType", resource_type.to_string()),
+                    ("resourceName", text(resource_name)),
+                    ("name", text(name)),
+                    ("value", text(value)),
+                ]),
+            ),
+            MetadataRecord::RegisterBrokerRecord {
+                broker_id,
+                incarnation_id,
+                broker_epoch,
+                rack,
+                fenced,
+            } => {
+                let endpoint = obj(&[
+                    ("name", text("PLAINTEXT")),
+                    ("host", text(&format!("broker-{broker_id}"))),
+                    ("port", "9092".into()),
+                    ("securityProtocol", "0".into()),
+                ]);
+                (
+                    3,
+                    obj(&[
+                        ("brokerId", broker_id.to_string()),
+                        ("isMigratingZkBroker", "false".into()),
+                        (
+                            "incarnationId",
+                            text(&incarnation_uuid(*broker_id, *incarnation_id)),
+                        ),
+                        ("brokerEpoch", broker_epoch.to_string()),
+                        ("endPoints", format!("[{endpoint}]")),
+                        ("rack", rack.as_deref().map_or("null".into(), text)),
+                        ("fenced", fenced.to_string()),
+                    ]),
+                )
+            }
+            MetadataRecord::BrokerRegistrationChangeRecord {
+                broker_id,
+                broker_epoch,
+                fenced,
+            } => {
+                let mut f = vec![
+                    ("brokerId", broker_id.to_string()),
+                    ("brokerEpoch", broker_epoch.to_string()),
+                ];
+                if *fenced != 0 {
+                    f.push(("fenced", fenced.to_string()));
+                }
+                (0, obj(&f))
+            }
+        };
+        let v = obj(&[
+            ("type", text(self.type_name())),
+            ("version", version.to_string()),
+            ("data", data),
+        ]);
+        format!("payload: {v}")
+    }
+}
+
+/// A JSON object with its fields in the order given (Kafka's generated
+/// JSON converters write them in schema order).
+fn obj(fields: &[(&str, String)]) -> String {
+    let f: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{}:{v}", text(k)))
+        .collect();
+    format!("{{{}}}", f.join(","))
+}
+
+/// A JSON string.
+fn text(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+/// A process's `IncarnationId` as Kafka prints a `Uuid` (URL-safe base64 of
+/// 16 bytes, no padding): derived from the broker id and its life here.
+pub fn incarnation_uuid(broker: i32, incarnation: u32) -> String {
+    let mut bytes = [0u8; 16];
+    bytes[..4].copy_from_slice(&broker.to_be_bytes());
+    bytes[12..].copy_from_slice(&incarnation.to_be_bytes());
+    // A version-4 style marker, so it does not read as all zeros.
+    bytes[6] = 0x40;
+    bytes[8] = 0x80;
+    base64_url(&bytes)
+}
+
+/// The cluster's id as `kafka-storage format` would have written it, here
+/// derived from the scenario's seed (URL-safe base64 of 16 bytes).
+pub fn cluster_id(seed: u64) -> String {
+    let mut rng = crate::rng::Rng::new(seed ^ 0x4b52_4146_545f_4944);
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&rng.next_u64().to_be_bytes());
+    bytes[8..].copy_from_slice(&rng.next_u64().to_be_bytes());
+    base64_url(&bytes)
+}
+
+/// A log directory's `directory.id` (URL-safe base64), derived from the node.
+pub fn directory_id(node: i32) -> String {
+    incarnation_uuid(node, 0xD1D1)
+}
+
+fn base64_url(b: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in b.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, x)| n | (u32::from(*x) << (16 - 8 * i)));
+        let chars = chunk.len() + 1;
+        for i in 0..chars {
+            out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// A record at its offset, in the epoch of the leader that wrote it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetadataEntry {
+    /// Its offset in `__cluster_metadata-0`.
+    pub offset: i64,
+    /// The leader epoch it was written in (`partitionLeaderEpoch`).
+    pub epoch: i32,
+    /// The record.
+    pub record: MetadataRecord,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records print in the shape `kafka-dump-log --cluster-metadata-decoder`
+    /// gives, defaults left out.
+    #[test]
+    fn records_print_as_kafka_dump_log_decodes_them() {
+        assert_eq!(
+            MetadataRecord::NoOpRecord.dump(),
+            r#"payload: {"type":"NO_OP_RECORD","version":0,"data":{}}"#
+        );
+        let fence = MetadataRecord::BrokerRegistrationChangeRecord {
+            broker_id: 2,
+            broker_epoch: 123,
+            fenced: 1,
+        };
+        assert!(fence.dump().contains(r#""fenced":1"#), "{}", fence.dump());
+        let same = MetadataRecord::BrokerRegistrationChangeRecord {
+            broker_id: 2,
+            broker_epoch: 123,
+            fenced: 0,
+        };
+        assert!(!same.dump().contains("fenced"), "{}", same.dump());
+        let lc = MetadataRecord::LeaderChange {
+            leader_id: 3001,
+            voters: vec![3000, 3001, 3002],
+            granting_voters: vec![3001, 3002],
+        };
+        assert!(lc.is_control());
+        assert!(lc.dump().starts_with(" LeaderChange: {"), "{}", lc.dump());
+        assert!(lc.dump().contains(r#""leaderId":3001"#));
+    }
+
+    #[test]
+    fn incarnation_ids_are_22_characters_of_url_safe_base64() {
+        let a = incarnation_uuid(1, 0);
+        assert_eq!(a.len(), 22, "{a}");
+        assert!(a
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+        assert_ne!(a, incarnation_uuid(1, 1));
+        assert_eq!(base64_url(b"Man"), "TWFu");
+        assert_eq!(base64_url(b"Ma"), "TWE");
+    }
+}
