@@ -2092,7 +2092,7 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 24] = [
+const LESSON_TEXTS: [(&str, &str); 25] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2185,6 +2185,10 @@ const LESSON_TEXTS: [(&str, &str); 24] = [
     (
         "find-the-loss.json",
         include_str!("../static/lessons/find-the-loss.json"),
+    ),
+    (
+        "kraft-quorum.json",
+        include_str!("../static/lessons/kraft-quorum.json"),
     ),
 ];
 

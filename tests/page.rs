@@ -1934,3 +1934,114 @@ fn the_built_page_projector_mode_enlarges_the_drawing() {
     }
     none(&bad);
 }
+
+/// Kafka 4.1 in the built page: the KRaft example (the active controller
+/// dies and the quorum elects another), at each supported size. Opened
+/// just after the first election, the header names the mode, the quorum is
+/// drawn where ZooKeeper is in 3.9 (one box per voter, the leader marked)
+/// and the metadata log is listed where the ZooKeeper tree is. Then Step,
+/// one event at a time, from the crash through the pre-vote and vote to
+/// the new leader: the caption follows each event and the drawing agrees
+/// with it (the dead controller drawn dead, the new leader drawn leading
+/// in its epoch). Screenshots `target/screenshots/kraft-failover-*.png`.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_steps_through_a_kraft_controller_failover() {
+    use kafka_sim::event::{EventKind, QuorumRole};
+    use kafka_visualiser::state::{links::share_fragment, View};
+    let text = std::fs::read_to_string(root().join("scenarios/kraft-controller-failover.json"))
+        .unwrap();
+    let mut t = kafka_sim::Timeline::new(kafka_sim::Scenario::from_json(&text).unwrap()).unwrap();
+    t.run_to_end();
+    let leaders: Vec<(u64, i32, i32)> = t
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::QuorumStateChanged {
+                node: kafka_sim::ids::NodeId::Controller(c),
+                state: QuorumRole::Leader,
+                epoch,
+                ..
+            } => Some((e.id, *c, *epoch)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(leaders.len(), 2, "{leaders:?}");
+    let crash = t
+        .events()
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::ControllerStopped { .. }))
+        .unwrap()
+        .id;
+    let (first, new) = (leaders[0], leaders[1]);
+    let (url, driver, _down) = built_page();
+    let shots = root().join("target/screenshots");
+    for (w, h) in [(1440, 900), (1024, 768), (768, 1024)] {
+        driver.viewport(w, h);
+        driver.open("about:blank");
+        // Just after the new leader's first record, its LeaderChange.
+        driver.open(&format!("{url}#{}", share_fragment(&text, first.0 + 2, View::Cluster)));
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}
+(async () => {{
+  await until('#quorum');
+  await frame();
+  const cls = id => {{ const g = document.querySelector('#controller-' + id); return g ? g.getAttribute('class') : null; }};
+  done({{ mode: document.querySelector('#kafka-mode').textContent,
+          boxes: document.querySelectorAll('#quorum .controller').length,
+          leader: cls({leader}),
+          zk: !!document.querySelector('#zookeeper'),
+          log: document.querySelector('#metadata-log') ? document.querySelector('#metadata-log').textContent : null,
+          caption: document.querySelector('#caption').textContent }});
+}})();"#,
+            leader = first.1
+        ));
+        assert!(r["mode"].as_str().is_some_and(|m| m.contains("4.1") && m.contains("KRaft")), "{r}");
+        assert_eq!(r["boxes"], 3, "{r}");
+        assert!(r["leader"].as_str().is_some_and(|c| c.contains("leader")), "{r}");
+        assert_eq!(r["zk"], false, "no ZooKeeper in 4.1: {r}");
+        assert!(r["log"].as_str().is_some_and(|l| l.contains("LeaderChange")), "{r}");
+        assert!(r["caption"].as_str().is_some_and(|c| c.contains("LeaderChange")), "{r}");
+        driver.screenshot(&shots.join(format!("kraft-failover-elected-{w}x{h}.png")));
+        // From just before the crash, Step to the new leader's election.
+        driver.open("about:blank");
+        driver.open(&format!("{url}#{}", share_fragment(&text, crash, View::Cluster)));
+        let r = driver.run(&format!(
+            r#"{JS_HELPERS}
+(async () => {{
+  await until('#quorum');
+  const cls = id => {{ const g = document.querySelector('#controller-' + id); return g ? g.getAttribute('class') : ''; }};
+  const caps = [];
+  let dead = null, steps = 0;
+  while (steps < 400) {{
+    document.querySelector('#btn-step').click();
+    await turn(); await frame();
+    steps++;
+    const c = document.querySelector('#caption').textContent;
+    caps.push(c);
+    if (dead === null && c.includes('process died')) dead = cls({old});
+    if (c.includes('controller {new} is leader') || c.includes('Controller {new} is leader')) break;
+  }}
+  done({{ steps, dead, caps: caps.filter(c => /prospective|candidate|leader in/.test(c)),
+          newLeader: cls({new}), old: cls({old}),
+          epochText: (document.querySelector('#controller-{new}') || {{ textContent: '' }}).textContent }});
+}})();"#,
+            old = first.1,
+            new = new.1
+        ));
+        println!("KRaft fail-over in the built page, {w}x{h}: {r}");
+        assert!(r["dead"].as_str().is_some_and(|c| c.contains("dead")), "{r}");
+        assert!(r["newLeader"].as_str().is_some_and(|c| c.contains("leader")), "{r}");
+        assert!(r["old"].as_str().is_some_and(|c| c.contains("dead")), "{r}");
+        assert!(
+            r["epochText"].as_str().is_some_and(|c| c.contains(&format!("epoch {}", new.2))),
+            "{r}"
+        );
+        let caps = strings(&r["caps"]);
+        assert!(caps.iter().any(|c| c.contains("prospective")), "a pre-vote was stepped through: {caps:?}");
+        assert!(caps.iter().any(|c| c.contains("candidate")), "{caps:?}");
+        let steps = r["steps"].as_u64().unwrap();
+        assert!(steps > 3 && steps < 400, "Step reached the new leader: {r}");
+        driver.screenshot(&shots.join(format!("kraft-failover-new-leader-{w}x{h}.png")));
+    }
+}

@@ -395,7 +395,7 @@ struct Layout {
 }
 
 /// A KRaft controller's box.
-const CONTROLLER_W: i32 = 150;
+const CONTROLLER_W: i32 = 180;
 const CONTROLLER_H: i32 = 60;
 const CONTROLLER_GAP: i32 = 16;
 
@@ -923,6 +923,9 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
                     { if b.started { format!("✕ {}", t(lang, "down")) } else { t(lang, "not_started").to_string() } }
                 </text>
             }
+            if let (Some(lc), true) = (&b.lifecycle, b.alive) {
+                { lifecycle_line(lc, (x, top + HEADER_H + 14), lang) }
+            }
             { for b.replicas.iter().take(max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, broker_w), b.alive, max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)), highlight.is_some_and(|h| h == r.tp))) }
             if let Some((head, counts)) = more {
@@ -932,6 +935,33 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
                 </text>
             }
         </g>
+    }
+}
+
+/// Kafka 4.1: a broker's lifecycle (Kafka's state names) and whether the
+/// active controller has it fenced.
+fn lifecycle_line(lc: &crate::model::cluster::LifecycleView, (x, y): (i32, i32), lang: Lang) -> Html {
+    use kafka_sim::event::BrokerLifecycle;
+    let state = match lc.state {
+        None => t(lang, "lc_unregistered").to_string(),
+        Some(BrokerLifecycle::Starting) => "STARTING".into(),
+        Some(BrokerLifecycle::Recovery) => "RECOVERY".into(),
+        Some(BrokerLifecycle::Running) => "RUNNING".into(),
+    };
+    let fence = match lc.fenced {
+        Some(true) => format!(" · {}", t(lang, "lc_fenced")),
+        Some(false) => format!(" · {}", t(lang, "lc_unfenced")),
+        None => String::new(),
+    };
+    let epoch = if lc.broker_epoch >= 0 {
+        format!(" · broker epoch {}", lc.broker_epoch)
+    } else {
+        String::new()
+    };
+    html! {
+        <text class={classes!("lifecycle", (lc.fenced == Some(true)).then_some("fenced"))} x={(x + 12).to_string()} y={y.to_string()}>
+            { format!("{state}{fence}{epoch}") }
+        </text>
     }
 }
 
@@ -1412,6 +1442,7 @@ mod tests {
                     controller: b == 0,
                     rack: None,
                     replicas: std::rc::Rc::new((0..replicas).map(replica).collect()),
+                    lifecycle: None,
                 })
                 .collect(),
             producers: vec![],

@@ -52,6 +52,20 @@ pub struct BrokerView {
     pub rack: Option<String>,
     /// Shared with the [`ClusterCache`] while the broker is unchanged.
     pub replicas: Rc<Vec<ReplicaView>>,
+    /// Kafka 4.1: its lifecycle and whether the active controller has it fenced.
+    pub lifecycle: Option<LifecycleView>,
+}
+
+/// Kafka 4.1: a broker's side of KRaft as drawn in its box.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LifecycleView {
+    /// STARTING, RECOVERY, RUNNING (None: not registered yet).
+    pub state: Option<kafka_sim::event::BrokerLifecycle>,
+    /// Its broker epoch (-1: not registered).
+    pub broker_epoch: i64,
+    /// Fenced in the active controller's metadata (None: no active
+    /// controller, or not registered there).
+    pub fenced: Option<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -209,6 +223,7 @@ impl ClusterModel {
         let controller = w.controller_id();
         let mut max_leo = 1;
         let isr = leaders_isr(w);
+        let active = w.active_controller().map(|c| &w.controllers()[&c]);
         let brokers = w
             .brokers()
             .iter()
@@ -223,6 +238,13 @@ impl ClusterModel {
                     controller: b.alive && Some(b.id) == controller && b.controller.is_some(),
                     rack: w.scenario().cluster.broker_rack.get(&b.id.0).cloned(),
                     replicas,
+                    lifecycle: b.kraft.as_ref().map(|k| LifecycleView {
+                        state: k.state,
+                        broker_epoch: k.broker_epoch,
+                        fenced: active
+                            .and_then(|c| c.image.brokers.get(&b.id.0))
+                            .map(|r| r.fenced),
+                    }),
                 }
             })
             .collect();
@@ -528,6 +550,9 @@ pub fn metadata_log(w: &World, changed: &[i64], lang: kafka_sim::Lang) -> Option
     let log = &c.raft.log;
     let from = log.len().saturating_sub(METADATA_ROWS);
     let hw = c.raft.high_watermark;
+    // Committed: a majority held it (the quorum's ledger), which a new
+    // leader knows only once its own high watermark moves.
+    let committed = &w.ledger().quorum.committed;
     Some(MetadataLogView {
         controller: c.id,
         leader: c.alive && c.raft.is_leader(),
@@ -540,7 +565,7 @@ pub fn metadata_log(w: &World, changed: &[i64], lang: kafka_sim::Lang) -> Option
                 offset: e.offset,
                 epoch: e.epoch,
                 text: kafka_sim::caption::record_text(&e.record, lang),
-                committed: e.offset < hw,
+                committed: committed.get(e.offset as usize) == Some(e),
                 changed: changed.contains(&e.offset),
                 dump: e.record.dump(),
             })
