@@ -1949,8 +1949,8 @@ fn the_built_page_projector_mode_enlarges_the_drawing() {
 fn the_built_page_steps_through_a_kraft_controller_failover() {
     use kafka_sim::event::{EventKind, QuorumRole};
     use kafka_visualiser::state::{links::share_fragment, View};
-    let text = std::fs::read_to_string(root().join("scenarios/kraft-controller-failover.json"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(root().join("scenarios/kraft-controller-failover.json")).unwrap();
     let mut t = kafka_sim::Timeline::new(kafka_sim::Scenario::from_json(&text).unwrap()).unwrap();
     t.run_to_end();
     let leaders: Vec<(u64, i32, i32)> = t
@@ -1980,7 +1980,10 @@ fn the_built_page_steps_through_a_kraft_controller_failover() {
         driver.viewport(w, h);
         driver.open("about:blank");
         // Just after the new leader's first record, its LeaderChange.
-        driver.open(&format!("{url}#{}", share_fragment(&text, first.0 + 2, View::Cluster)));
+        driver.open(&format!(
+            "{url}#{}",
+            share_fragment(&text, first.0 + 2, View::Cluster)
+        ));
         let r = driver.run(&format!(
             r#"{JS_HELPERS}
 (async () => {{
@@ -1996,16 +1999,37 @@ fn the_built_page_steps_through_a_kraft_controller_failover() {
 }})();"#,
             leader = first.1
         ));
-        assert!(r["mode"].as_str().is_some_and(|m| m.contains("4.1") && m.contains("KRaft")), "{r}");
+        assert!(
+            r["mode"]
+                .as_str()
+                .is_some_and(|m| m.contains("4.1") && m.contains("KRaft")),
+            "{r}"
+        );
         assert_eq!(r["boxes"], 3, "{r}");
-        assert!(r["leader"].as_str().is_some_and(|c| c.contains("leader")), "{r}");
+        assert!(
+            r["leader"].as_str().is_some_and(|c| c.contains("leader")),
+            "{r}"
+        );
         assert_eq!(r["zk"], false, "no ZooKeeper in 4.1: {r}");
-        assert!(r["log"].as_str().is_some_and(|l| l.contains("LeaderChange")), "{r}");
-        assert!(r["caption"].as_str().is_some_and(|c| c.contains("LeaderChange")), "{r}");
+        assert!(
+            r["log"]
+                .as_str()
+                .is_some_and(|l| l.contains("LeaderChange")),
+            "{r}"
+        );
+        assert!(
+            r["caption"]
+                .as_str()
+                .is_some_and(|c| c.contains("LeaderChange")),
+            "{r}"
+        );
         driver.screenshot(&shots.join(format!("kraft-failover-elected-{w}x{h}.png")));
         // From just before the crash, Step to the new leader's election.
         driver.open("about:blank");
-        driver.open(&format!("{url}#{}", share_fragment(&text, crash, View::Cluster)));
+        driver.open(&format!(
+            "{url}#{}",
+            share_fragment(&text, crash, View::Cluster)
+        ));
         let r = driver.run(&format!(
             r#"{JS_HELPERS}
 (async () => {{
@@ -2030,15 +2054,28 @@ fn the_built_page_steps_through_a_kraft_controller_failover() {
             new = new.1
         ));
         println!("KRaft fail-over in the built page, {w}x{h}: {r}");
-        assert!(r["dead"].as_str().is_some_and(|c| c.contains("dead")), "{r}");
-        assert!(r["newLeader"].as_str().is_some_and(|c| c.contains("leader")), "{r}");
+        assert!(
+            r["dead"].as_str().is_some_and(|c| c.contains("dead")),
+            "{r}"
+        );
+        assert!(
+            r["newLeader"]
+                .as_str()
+                .is_some_and(|c| c.contains("leader")),
+            "{r}"
+        );
         assert!(r["old"].as_str().is_some_and(|c| c.contains("dead")), "{r}");
         assert!(
-            r["epochText"].as_str().is_some_and(|c| c.contains(&format!("epoch {}", new.2))),
+            r["epochText"]
+                .as_str()
+                .is_some_and(|c| c.contains(&format!("epoch {}", new.2))),
             "{r}"
         );
         let caps = strings(&r["caps"]);
-        assert!(caps.iter().any(|c| c.contains("prospective")), "a pre-vote was stepped through: {caps:?}");
+        assert!(
+            caps.iter().any(|c| c.contains("prospective")),
+            "a pre-vote was stepped through: {caps:?}"
+        );
         assert!(caps.iter().any(|c| c.contains("candidate")), "{caps:?}");
         let steps = r["steps"].as_u64().unwrap();
         assert!(steps > 3 && steps < 400, "Step reached the new leader: {r}");

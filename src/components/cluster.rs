@@ -940,7 +940,11 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
 
 /// Kafka 4.1: a broker's lifecycle (Kafka's state names) and whether the
 /// active controller has it fenced.
-fn lifecycle_line(lc: &crate::model::cluster::LifecycleView, (x, y): (i32, i32), lang: Lang) -> Html {
+fn lifecycle_line(
+    lc: &crate::model::cluster::LifecycleView,
+    (x, y): (i32, i32),
+    lang: Lang,
+) -> Html {
     use kafka_sim::event::BrokerLifecycle;
     let state = match lc.state {
         None => t(lang, "lc_unregistered").to_string(),

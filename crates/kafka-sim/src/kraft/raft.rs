@@ -147,6 +147,27 @@ pub struct ParkedFetch {
     pub high_watermark: i64,
 }
 
+/// A Fetch of the metadata log, as the leader reads it.
+struct FetchAsked {
+    correlation_id: i32,
+    replica: i32,
+    epoch: i32,
+    fetch_offset: i64,
+    last_fetched_epoch: i32,
+    follower_hw: i64,
+}
+
+/// The leader's answer to a Fetch, as the follower reads it.
+struct FetchAnswered {
+    correlation_id: i32,
+    error: Option<ErrorCode>,
+    epoch: i32,
+    leader: i32,
+    leader_hw: i64,
+    diverging: Option<(i32, i64)>,
+    records: Vec<MetadataEntry>,
+}
+
 /// What a request in flight was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sent {
@@ -1008,12 +1029,14 @@ impl RaftCx<'_> {
                 high_watermark,
             } => self.on_fetch(
                 from,
-                correlation_id,
-                replica,
-                epoch,
-                fetch_offset,
-                last_fetched_epoch,
-                high_watermark,
+                FetchAsked {
+                    correlation_id,
+                    replica,
+                    epoch,
+                    fetch_offset,
+                    last_fetched_epoch,
+                    follower_hw: high_watermark,
+                },
             ),
             Message::RaftFetchResponse {
                 correlation_id,
@@ -1023,15 +1046,15 @@ impl RaftCx<'_> {
                 high_watermark,
                 diverging,
                 records,
-            } => self.on_fetch_response(
+            } => self.on_fetch_response(FetchAnswered {
                 correlation_id,
                 error,
                 epoch,
                 leader,
-                high_watermark,
+                leader_hw: high_watermark,
                 diverging,
                 records,
-            ),
+            }),
             _ => Ok(()),
         }
     }
@@ -1367,17 +1390,15 @@ impl RaftCx<'_> {
         self.k.send(self.node, to, msg).map(|_| ())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn on_fetch(
-        &mut self,
-        from: NodeId,
-        correlation_id: i32,
-        replica: i32,
-        epoch: i32,
-        fetch_offset: i64,
-        last_fetched_epoch: i32,
-        follower_hw: i64,
-    ) -> Step {
+    fn on_fetch(&mut self, from: NodeId, asked: FetchAsked) -> Step {
+        let FetchAsked {
+            correlation_id,
+            replica,
+            epoch,
+            fetch_offset,
+            last_fetched_epoch,
+            follower_hw,
+        } = asked;
         if !self.r.is_leader() {
             return self.answer_fetch_error(from, correlation_id, ErrorCode::NotLeaderOrFollower);
         }
@@ -1503,17 +1524,16 @@ impl RaftCx<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn on_fetch_response(
-        &mut self,
-        correlation_id: i32,
-        error: Option<ErrorCode>,
-        epoch: i32,
-        leader: i32,
-        leader_hw: i64,
-        diverging: Option<(i32, i64)>,
-        records: Vec<MetadataEntry>,
-    ) -> Step {
+    fn on_fetch_response(&mut self, answered: FetchAnswered) -> Step {
+        let FetchAnswered {
+            correlation_id,
+            error,
+            epoch,
+            leader,
+            leader_hw,
+            diverging,
+            records,
+        } = answered;
         let Some((peer, Sent::Fetch)) = self.r.requests.remove(&correlation_id) else {
             return Ok(());
         };
