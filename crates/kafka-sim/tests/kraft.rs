@@ -470,3 +470,88 @@ fn a_kraft_run_is_the_same_twice() {
     assert_eq!(a.events().len(), b.events().len());
     assert!(a.events().iter().zip(b.events()).all(|(x, y)| x == y));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config {
+        cases: std::env::var("KRAFT_HOSTILE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64),
+        ..Default::default()
+    })]
+
+    /// Hostile 4.1 scenarios: every KRaft setting over its whole range
+    /// (the smallest values included), 1 to 9 controllers, any mix of
+    /// controller and broker crashes, shutdowns, restarts and cuts. Each is
+    /// refused with a named field or runs without a panic, a spin or a
+    /// broken guarantee, within an event budget.
+    #[test]
+    fn hostile_kraft_scenarios_are_refused_or_run_bounded(
+        voters in 1usize..10,
+        settings in proptest::collection::vec((0usize..9, 0u64..3000), 0..6),
+        cmds in proptest::collection::vec((0u64..4000, 0u8..8, 0usize..12, 0usize..12), 0..12),
+        seed in 0u64..1000,
+    ) {
+        let keys = [
+            "controller.quorum.election.timeout.ms",
+            "controller.quorum.fetch.timeout.ms",
+            "controller.quorum.election.backoff.max.ms",
+            "controller.quorum.request.timeout.ms",
+            "controller.quorum.retry.backoff.ms",
+            "controller.quorum.append.linger.ms",
+            "broker.heartbeat.interval.ms",
+            "broker.session.timeout.ms",
+            "metadata.max.idle.interval.ms",
+        ];
+        let config: Vec<String> = settings
+            .iter()
+            .map(|(k, v)| format!(r#""{}": {v}"#, keys[*k]))
+            .collect();
+        let ids: Vec<i32> = (0..voters as i32).map(|i| 3000 + i).collect();
+        let commands: Vec<String> = {
+            let mut c = cmds.clone();
+            c.sort_by_key(|x| x.0);
+            c.iter()
+                .map(|(at, kind, a, b)| {
+                    let ctl = ids[a % ids.len()];
+                    let body = match kind {
+                        0 => format!(r#""type": "kill_controller", "controller": {ctl}"#),
+                        1 => format!(r#""type": "shutdown_controller", "controller": {ctl}"#),
+                        2 => format!(r#""type": "restart_controller", "controller": {ctl}"#),
+                        3 => format!(r#""type": "kill_broker", "broker": {}"#, a % 3),
+                        4 => format!(r#""type": "restart_broker", "broker": {}"#, a % 3),
+                        5 => format!(r#""type": "cut_link", "a": "controller-{ctl}", "b": "controller-{}""#, ids[b % ids.len()]),
+                        6 => format!(r#""type": "heal_link", "a": "controller-{ctl}", "b": "broker-{}""#, b % 3),
+                        _ => format!(r#""type": "cut_link", "a": "broker-{}", "b": "controller-{ctl}""#, b % 3),
+                    };
+                    format!(r#"{{"at_ms": {at}, {body}}}"#)
+                })
+                .collect()
+        };
+        let json = format!(
+            r#"{{"seed": {seed}, "kafka_version": "4.1", "run_until_ms": 4000,
+                "cluster": {{"brokers": [0, 1, 2], "controllers": {ids:?}, "config": {{{}}}}},
+                "commands": [{}]}}"#,
+            config.join(", "),
+            commands.join(", ")
+        );
+        let sc = match Scenario::from_json(&json) {
+            Ok(sc) => sc,
+            Err(e) => {
+                // Refused: it names a field, and says why.
+                if std::env::var_os("KRAFT_HOSTILE_SHOW").is_some() { eprintln!("refused: {e}"); }
+                proptest::prop_assert!(!e.field.is_empty() && !e.message.is_empty(), "{e}");
+                return Ok(());
+            }
+        };
+        let mut w = kafka_sim::World::new(std::sync::Arc::new(sc));
+        w.set_budget(Some(200_000));
+        let mut steps = 0u64;
+        while w.step() && !w.is_frozen() {
+            for e in w.drain_events() {
+                if let EventKind::GuaranteeBroken { guarantee, detail, .. } = &e.kind {
+                    proptest::prop_assert!(false, "{guarantee:?}: {detail}\n{json}");
+                }
+            }
+            steps += 1;
+            proptest::prop_assert!(steps < 3_000_000, "still running\n{json}");
+        }
+    }
+}
