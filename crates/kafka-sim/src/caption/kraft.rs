@@ -167,11 +167,12 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                     reason(*why, l)
                 )
             } else {
-                format!(
-                    "{who} 在 epoch {epoch} 成为{}{extra}：{}",
-                    role(*state, l),
-                    reason(*why, l)
-                )
+                {
+                    let r = role(*state, l);
+                    // A space before a Latin word (leader), none before Chinese.
+                    let gap = if r.starts_with(|c: char| c.is_ascii_alphabetic()) { " " } else { "" };
+                    format!("{who} 在 epoch {epoch} 成为{gap}{r}{extra}：{}", reason(*why, l))
+                }
             }
         }
         MetadataAppended {
