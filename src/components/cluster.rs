@@ -605,7 +605,7 @@ fn anchor(l: &Layout, n: NodeId) -> (i32, i32) {
             .controller_xy
             .iter()
             .find(|(id, _)| *id == c)
-            .map(|(_, (x, y))| (x + CONTROLLER_W / 2, y + CONTROLLER_H))
+            .map(|(_, (x, y))| (x + CONTROLLER_W / 2, y + CONTROLLER_H + 8))
             .unwrap_or((l.width / 2, 56)),
         NodeId::Producer(_) => {
             let (x, y) = client_center(l, n);
@@ -946,25 +946,25 @@ fn lifecycle_line(
     lang: Lang,
 ) -> Html {
     use kafka_sim::event::BrokerLifecycle;
-    let state = match lc.state {
-        None => t(lang, "lc_unregistered").to_string(),
-        Some(BrokerLifecycle::Starting) => "STARTING".into(),
-        Some(BrokerLifecycle::Recovery) => "RECOVERY".into(),
-        Some(BrokerLifecycle::Running) => "RUNNING".into(),
+    // Its own state first (Kafka's names); "fenced" only while the active
+    // controller has it fenced and it has heard it registered.
+    let (state, fenced) = match lc.state {
+        None => (t(lang, "lc_unregistered").to_string(), false),
+        Some(BrokerLifecycle::Starting) => ("STARTING".into(), lc.fenced == Some(true)),
+        Some(BrokerLifecycle::Recovery) => ("RECOVERY".into(), lc.fenced == Some(true)),
+        Some(BrokerLifecycle::Running) => ("RUNNING".into(), lc.fenced == Some(true)),
     };
-    let fence = match lc.fenced {
-        Some(true) => format!(" · {}", t(lang, "lc_fenced")),
-        Some(false) => format!(" · {}", t(lang, "lc_unfenced")),
-        None => String::new(),
-    };
-    let epoch = if lc.broker_epoch >= 0 {
-        format!(" · broker epoch {}", lc.broker_epoch)
+    let first = if fenced {
+        format!("{state} · {}", t(lang, "lc_fenced"))
     } else {
-        String::new()
+        state
     };
     html! {
-        <text class={classes!("lifecycle", (lc.fenced == Some(true)).then_some("fenced"))} x={(x + 12).to_string()} y={y.to_string()}>
-            { format!("{state}{fence}{epoch}") }
+        <text class={classes!("lifecycle", fenced.then_some("fenced"))} x={(x + 12).to_string()} y={y.to_string()}>
+            <tspan>{ first }</tspan>
+            if lc.broker_epoch >= 0 {
+                <tspan class="detail" x={(x + 12).to_string()} dy="17">{ format!("broker epoch {}", lc.broker_epoch) }</tspan>
+            }
         </text>
     }
 }
@@ -1287,13 +1287,11 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             .map(|c| c.to_string())
             .unwrap_or_else(|| t(lang, "fig_none").into())
     );
-    // Brokers hang off ZooKeeper in 3.9, off the active controller in 4.1.
+    // Brokers hang off ZooKeeper in 3.9, off the active controller in 4.1
+    // (none drawn while no controller leads: a line would name one).
     let zk = match &m.quorum {
-        Some(q) => q
-            .leader
-            .map(|c| anchor(&l, NodeId::Controller(c)))
-            .unwrap_or((l.width / 2, 4 + CONTROLLER_H)),
-        None => anchor(&l, NodeId::ZooKeeper),
+        Some(q) => q.leader.map(|c| anchor(&l, NodeId::Controller(c))),
+        None => Some(anchor(&l, NodeId::ZooKeeper)),
     };
     // Crowded (a burst of hundreds): dots only. Each route's dashed curve
     // and label is unreadable in the crowd and costs the most to paint; the
@@ -1329,8 +1327,9 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
         <svg id="cluster" ref={svg_ref} class={classes!("cluster", p.clock.is_some().then_some("playing"))} viewBox={format!("0 0 {} {}", l.width, l.height)} role="group" aria-label={label}
              preserveAspectRatio="xMidYMin meet">
             <g class="links">
-                { for m.brokers.iter().map(|b| {
+                { for m.brokers.iter().filter(|_| zk.is_some()).map(|b| {
                     let (bx, by) = anchor(&l, NodeId::broker(b.id));
+                    let zk = zk.unwrap_or_default();
                     html!{ <line class="zk-link" x1={zk.0.to_string()} y1={zk.1.to_string()} x2={bx.to_string()} y2={by.to_string()} /> }
                 }) }
             </g>

@@ -183,17 +183,23 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
         } => {
             let who = node(n, l);
             let what = records_text(records, l);
+            let hw = match (en, *high_watermark < 0) {
+                (true, true) => "not known yet".to_string(),
+                (false, true) => "尚未知".to_string(),
+                (_, false) => high_watermark.to_string(),
+            };
             if en {
                 format!(
-                    "{} appended {} record{} to __cluster_metadata-0 (epoch {epoch}): {what}; its high watermark is {high_watermark}",
+                    "{} appended {} record{} to __cluster_metadata-0 (epoch {epoch}): {what}; its high watermark is {hw}",
                     capitalize(&who),
                     records.len(),
                     if records.len() == 1 { "" } else { "s" }
                 )
             } else {
                 format!(
-                    "{who} 向 __cluster_metadata-0 追加了 {} 条记录（epoch {epoch}）：{what}；其高水位为 {high_watermark}",
-                    records.len()
+                    "{who} 向 __cluster_metadata-0 追加了 {} 条记录（epoch {epoch}）：{what}；其高水位{}",
+                    records.len(),
+                    if *high_watermark < 0 { hw } else { format!("为 {hw}") }
                 )
             }
         }
