@@ -110,11 +110,7 @@ impl BrokerCx<'_> {
         };
         let kr = self.kraft_mut();
         let end = kr.raft.committed_end();
-        while kr.applied < end {
-            let r = kr.raft.log[kr.applied as usize].record.clone();
-            kr.image.replay(&r);
-            kr.applied += 1;
-        }
+        kr.image.replay_up_to(&kr.raft.log, &mut kr.applied, end);
         out
     }
 

@@ -59,6 +59,16 @@ pub struct ClusterImage {
 }
 
 impl ClusterImage {
+    /// Replays the records of `log` from `*applied` up to `end` (at most the
+    /// log's end), moving `*applied` on.
+    pub fn replay_up_to(&mut self, log: &[records::MetadataEntry], applied: &mut i64, end: i64) {
+        let end = end.min(log.len() as i64);
+        while *applied < end {
+            self.replay(&log[*applied as usize].record);
+            *applied += 1;
+        }
+    }
+
     /// Replays one record.
     pub fn replay(&mut self, r: &MetadataRecord) {
         match r {
@@ -449,12 +459,7 @@ impl ControllerCx<'_> {
 
     fn replay_to(&mut self, end: i64) {
         let c = self.me_mut();
-        let end = end.min(c.raft.log_end_offset());
-        while c.applied < end {
-            let r = c.raft.log[c.applied as usize].record.clone();
-            c.image.replay(&r);
-            c.applied += 1;
-        }
+        c.image.replay_up_to(&c.raft.log, &mut c.applied, end);
     }
 
     /// Records were committed: a standby replays them; the active

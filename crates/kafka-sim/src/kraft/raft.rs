@@ -385,6 +385,15 @@ impl RaftCx<'_> {
             .set_timer(self.node, at, Timer::QuorumCheck { generation })
     }
 
+    /// Takes the request `correlation_id` off the list in flight and
+    /// disarms its timeout: (its peer, what it was), or None if it is not
+    /// in flight (answered already, or from a previous state).
+    fn take_request(&mut self, correlation_id: i32) -> Option<(i32, Sent)> {
+        let taken = self.r.requests.remove(&correlation_id)?;
+        self.k.disarm_request_timeout(self.node, correlation_id);
+        Some(taken)
+    }
+
     fn next_correlation(&mut self) -> i32 {
         let c = self.r.next_correlation;
         self.r.next_correlation = c.wrapping_add(1);
@@ -982,10 +991,9 @@ impl RaftCx<'_> {
                 leader,
                 ..
             } => {
-                let Some((v, _)) = self.r.requests.remove(&correlation_id) else {
+                let Some((v, _)) = self.take_request(correlation_id) else {
                     return Ok(());
                 };
-                self.k.disarm_request_timeout(self.node, correlation_id);
                 if self.maybe_higher_epoch(epoch, leader)? {
                     return Ok(());
                 }
@@ -1008,10 +1016,9 @@ impl RaftCx<'_> {
                 leader,
                 ..
             } => {
-                let Some((v, _)) = self.r.requests.remove(&correlation_id) else {
+                let Some((v, _)) = self.take_request(correlation_id) else {
                     return Ok(());
                 };
-                self.k.disarm_request_timeout(self.node, correlation_id);
                 if self.maybe_higher_epoch(epoch, leader)? {
                     return Ok(());
                 }
@@ -1207,11 +1214,10 @@ impl RaftCx<'_> {
                 epoch: asked,
                 pre_vote,
             },
-        )) = self.r.requests.remove(&correlation_id)
+        )) = self.take_request(correlation_id)
         else {
             return Ok(());
         };
-        self.k.disarm_request_timeout(self.node, correlation_id);
         if self.maybe_higher_epoch(epoch, leader)? {
             return Ok(());
         }
@@ -1534,10 +1540,9 @@ impl RaftCx<'_> {
             diverging,
             records,
         } = answered;
-        let Some((peer, Sent::Fetch)) = self.r.requests.remove(&correlation_id) else {
+        let Some((peer, Sent::Fetch)) = self.take_request(correlation_id) else {
             return Ok(());
         };
-        self.k.disarm_request_timeout(self.node, correlation_id);
         if self.r.fetch_in_flight == Some(correlation_id) {
             self.r.fetch_in_flight = None;
         }
@@ -1637,10 +1642,9 @@ impl RaftCx<'_> {
 
     /// A request failed: the connection broke (`lost`) or it timed out.
     pub fn on_request_failed(&mut self, correlation_id: i32, lost: bool) -> Step {
-        let Some((peer, sent)) = self.r.requests.remove(&correlation_id) else {
+        let Some((peer, sent)) = self.take_request(correlation_id) else {
             return Ok(());
         };
-        self.k.disarm_request_timeout(self.node, correlation_id);
         let backoff = if lost {
             let n = self.r.failures.entry(peer).or_insert(0);
             *n += 1;
