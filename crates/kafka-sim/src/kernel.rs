@@ -99,6 +99,9 @@ pub enum Timer {
     ClientStart,
     /// The producer's sender thread wakes: `linger.ms` passed or a batch is ready.
     ProducerWake,
+    /// A producer asks for its producer id again after an error, once
+    /// `retry.backoff.ms` has passed.
+    InitProducerIdRetry,
     /// `close(timeout)` ran out of time: force close what is left.
     ProducerCloseTimeout {
         /// The close timeout.

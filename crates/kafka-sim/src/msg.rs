@@ -161,6 +161,8 @@ pub enum ErrorCode {
     DuplicateBrokerRegistration,
     /// `BROKER_ID_NOT_REGISTERED` (102).
     BrokerIdNotRegistered,
+    /// `INVALID_REPLICATION_FACTOR` (38).
+    InvalidReplicationFactor,
 }
 
 impl ErrorCode {
@@ -218,6 +220,7 @@ impl ErrorCode {
             ErrorCode::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
             ErrorCode::DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
             ErrorCode::BrokerIdNotRegistered => "BROKER_ID_NOT_REGISTERED",
+            ErrorCode::InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
         }
     }
 
@@ -682,6 +685,20 @@ pub enum Message {
         is_fenced: bool,
         should_shut_down: bool,
     },
+    /// Broker → active controller: a block of producer ids (KIP-730,
+    /// `AllocateProducerIdsRequest`).
+    AllocateProducerIds {
+        correlation_id: i32,
+        broker: i32,
+        broker_epoch: i64,
+    },
+    /// The block: ids `first .. first + length`.
+    AllocateProducerIdsResponse {
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        first: i64,
+        length: i32,
+    },
     /// Controller → broker: become leader or follower (`LeaderAndIsrRequest`).
     LeaderAndIsr {
         controller_id: BrokerId,
@@ -1056,7 +1073,8 @@ impl Message {
             | Message::EndQuorumEpochResponse { error, .. }
             | Message::RaftFetchResponse { error, .. }
             | Message::BrokerRegistrationResponse { error, .. }
-            | Message::BrokerHeartbeatResponse { error, .. } => *error,
+            | Message::BrokerHeartbeatResponse { error, .. }
+            | Message::AllocateProducerIdsResponse { error, .. } => *error,
             _ => None,
         }
     }
@@ -1119,6 +1137,8 @@ impl Message {
             Message::BrokerRegistrationResponse { .. } => "BrokerRegistrationResponse",
             Message::BrokerHeartbeat { .. } => "BrokerHeartbeat",
             Message::BrokerHeartbeatResponse { .. } => "BrokerHeartbeatResponse",
+            Message::AllocateProducerIds { .. } => "AllocateProducerIds",
+            Message::AllocateProducerIdsResponse { .. } => "AllocateProducerIdsResponse",
         }
     }
 
@@ -1367,6 +1387,18 @@ impl Message {
                 "BrokerHeartbeatResponse {}{}",
                 if *is_fenced { "fenced" } else { "unfenced" },
                 if *is_caught_up { ", caught up" } else { "" }
+            ),
+            Message::AllocateProducerIds { broker, .. } => {
+                format!("AllocateProducerIds broker {broker}")
+            }
+            Message::AllocateProducerIdsResponse {
+                error: None,
+                first,
+                length,
+                ..
+            } => format!(
+                "AllocateProducerIdsResponse ids {first}–{}",
+                first + i64::from(*length) - 1
             ),
             other => {
                 let err = other.error().map(|e| format!(": {}", e.name_str()));

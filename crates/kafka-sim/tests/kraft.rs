@@ -425,9 +425,19 @@ fn scenarios_keep_3_9_and_4_1_apart() {
         "no ZooKeeper",
     );
     bad(
-        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "topics": [{"name": "t"}]}"#,
-        "topics",
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "consumers": [{"name": "c", "subscribe": ["t"]}]}"#,
+        "consumers",
         "not modelled yet in Kafka 4.1 mode",
+    );
+    bad(
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "producers": [{"name": "p", "config": {"transactional.id": "t"}}]}"#,
+        "producers[0].config.transactional.id",
+        "transactions v2",
+    );
+    bad(
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9], "config": {"unclean.leader.election.enable": true}}}"#,
+        "cluster.config.unclean.leader.election.enable",
+        "not modelled yet",
     );
     bad(
         r#"{"seed": 1, "cluster": {"brokers": [0]}, "commands": [{"at_ms": 1, "type": "kill_controller", "controller": 3000}]}"#,

@@ -11,7 +11,11 @@ use super::*;
 impl BrokerCx<'_> {
     pub(crate) fn broker_on_message(&mut self, from: NodeId, msg: Message) -> Step {
         let b = self.id;
-        if matches!(from, NodeId::Controller(_)) {
+        // From a KRaft controller: the quorum's and the lifecycle's
+        // messages (an AlterPartition answer is handled as with ZooKeeper).
+        if matches!(from, NodeId::Controller(_))
+            && !matches!(msg, Message::AlterPartitionResponse { .. })
+        {
             return self.kraft_on_message(from, msg);
         }
         match msg {
@@ -351,16 +355,24 @@ impl BrokerCx<'_> {
     /// new block of 1000 from `/latest_producer_id_block` when needed.
     pub(super) fn broker_on_init_producer_id(&mut self, from: NodeId, correlation_id: i32) -> Step {
         let b = self.id;
-        let pid = self.next_producer_id()?;
+        let pid = if self.me().kraft.is_some() {
+            self.kraft_next_producer_id()?
+        } else {
+            Ok(self.next_producer_id()?)
+        };
+        let (error, producer_id, producer_epoch) = match pid {
+            Ok(pid) => (None, pid, 0),
+            Err(e) => (Some(e), -1, -1),
+        };
         self.k
             .send(
                 bnode(b),
                 from,
                 Message::InitProducerIdResponse {
                     correlation_id,
-                    error: None,
-                    producer_id: pid,
-                    producer_epoch: 0,
+                    error,
+                    producer_id,
+                    producer_epoch,
                 },
             )
             .map(|_| ())

@@ -222,10 +222,18 @@ impl BrokerCx<'_> {
         reason: String,
     ) -> Step {
         let b = self.id;
-        let controller = self.me().metadata.controller_id;
-        if controller < 0 {
-            return Ok(());
-        }
+        // With ZooKeeper, to the controller broker; with KRaft, to the
+        // active controller (the quorum leader).
+        let to = match self.me().kraft.as_ref() {
+            Some(kr) => match kr.raft.leader() {
+                Some(c) => NodeId::Controller(c),
+                None => return Ok(()),
+            },
+            None => match self.me().metadata.controller_id {
+                c if c < 0 => return Ok(()),
+                c => bnode(BrokerId(c)),
+            },
+        };
         self.k.gate()?;
         let (old, epoch, pe) = {
             let p = self.me_mut().partitions.get_mut(tp).expect("leader");
@@ -244,7 +252,7 @@ impl BrokerCx<'_> {
         );
         self.k.send(
             bnode(b),
-            bnode(BrokerId(controller)),
+            to,
             Message::AlterPartition {
                 broker: b,
                 tp: tp.clone(),

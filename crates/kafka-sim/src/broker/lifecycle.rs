@@ -19,8 +19,7 @@
 //!   `controller.socket.timeout.ms` (`NodeToControllerChannelManager.scala`,
 //!   lines 154 and 221).
 //!
-//! Partitions are not yet replayed from the log (no topics in 4.1 mode
-//! yet); the broker keeps the image of registrations and features.
+//! What it replays it acts on in `metadata_publisher.rs`.
 
 use super::BrokerCx;
 use crate::event::{BrokerLifecycle, EventKind};
@@ -54,6 +53,8 @@ pub struct BrokerKraft {
     pub image: ClusterImage,
     /// Records `0..applied` are replayed.
     pub applied: i64,
+    /// The AllocateProducerIds in flight (its correlation id).
+    pub pid_request: Option<i32>,
 }
 
 impl BrokerKraft {
@@ -68,6 +69,7 @@ impl BrokerKraft {
             generation: 0,
             image: ClusterImage::default(),
             applied: 0,
+            pid_request: None,
         }
     }
 
@@ -81,6 +83,7 @@ impl BrokerKraft {
         self.generation += 1;
         self.image = ClusterImage::default();
         self.applied = 0;
+        self.pid_request = None;
     }
 }
 
@@ -108,10 +111,16 @@ impl BrokerCx<'_> {
             };
             f(&mut cx)
         };
+        let out = out?;
         let kr = self.kraft_mut();
         let end = kr.raft.committed_end();
-        kr.image.replay_up_to(&kr.raft.log, &mut kr.applied, end);
-        out
+        let before = kr.applied;
+        let changed = kr.image.replay_up_to(&kr.raft.log, &mut kr.applied, end);
+        let any = super::metadata_publisher::meaningful(
+            &kr.raft.log[before as usize..kr.applied as usize],
+        );
+        self.kraft_apply(changed, any)?;
+        Ok(out)
     }
 
     /// A KRaft broker starts: its Raft client looks for the quorum leader,
@@ -159,7 +168,7 @@ impl BrokerCx<'_> {
                 if self.kraft().in_flight == Some(correlation_id) {
                     self.lifecycle_failed()
                 } else {
-                    Ok(())
+                    self.kraft_producer_ids_failed(correlation_id)
                 }
             }
             Timer::BrokerLifecycleTick { generation } => {
@@ -182,9 +191,12 @@ impl BrokerCx<'_> {
             return self.lifecycle_schedule(NO_CONTROLLER_RETRY_MS);
         };
         let b = self.id;
-        let correlation_id = self.me().next_correlation;
         self.k.gate()?;
+        // The broker's requests share one counter (bumped, then used, as
+        // the fetcher does: an id shared with a fetch would let the fetch's
+        // answer disarm this request's timeout).
         self.me_mut().next_correlation += 1;
+        let correlation_id = self.me().next_correlation;
         self.kraft_mut().in_flight = Some(correlation_id);
         let kr = self.kraft();
         let msg = match kr.state {
@@ -270,6 +282,12 @@ impl BrokerCx<'_> {
     pub(crate) fn kraft_on_message(&mut self, from: NodeId, msg: Message) -> Step {
         match msg {
             Message::RaftFetchResponse { .. } => self.observer(|r| r.on_message(from, msg)),
+            Message::AllocateProducerIdsResponse {
+                correlation_id,
+                error,
+                first,
+                length,
+            } => self.kraft_on_producer_ids(correlation_id, error, first, length),
             Message::BrokerRegistrationResponse {
                 correlation_id,
                 error,
@@ -321,6 +339,11 @@ impl BrokerCx<'_> {
             Message::RaftFetch { correlation_id, .. } => {
                 let c = *correlation_id;
                 self.observer(|r| r.on_request_failed(c, true))
+            }
+            Message::AllocateProducerIds { correlation_id, .. } => {
+                self.k
+                    .disarm_request_timeout(NodeId::Broker(self.id), *correlation_id);
+                self.kraft_producer_ids_failed(*correlation_id)
             }
             Message::BrokerRegistration { correlation_id, .. }
             | Message::BrokerHeartbeat { correlation_id, .. } => {

@@ -61,6 +61,7 @@ mod fetcher;
 mod isr;
 pub mod lifecycle;
 mod log_manager;
+mod metadata_publisher;
 mod purgatory;
 mod replica_manager;
 mod shutdown;
@@ -597,6 +598,11 @@ impl BrokerCx<'_> {
         struct TopicConfigZnode {
             #[serde(default)]
             config: crate::config::TopicConfigOverrides,
+        }
+        if let Some(kr) = self.me().kraft.as_ref() {
+            // KRaft: the topic's ConfigRecords.
+            let overrides = kr.image.topic_overrides(topic);
+            return self.k.sc.cluster.config.log_config(&overrides);
         }
         let overrides = self
             .zk

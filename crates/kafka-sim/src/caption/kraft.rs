@@ -94,8 +94,73 @@ pub fn record_text(record: &MetadataRecord, l: Lang) -> String {
         MetadataRecord::ConfigRecord { name, value, .. } => {
             format!("ConfigRecord ({name}={value})")
         }
+        MetadataRecord::TopicRecord { name, .. } => format!("TopicRecord ({name})"),
+        MetadataRecord::PartitionRecord {
+            topic,
+            partition_id,
+            leader,
+            isr,
+            ..
+        } => format!(
+            "PartitionRecord ({topic}-{partition_id}: leader {leader}, ISR {})",
+            ids(isr)
+        ),
+        MetadataRecord::PartitionChangeRecord {
+            topic,
+            partition_id,
+            isr,
+            leader,
+            eligible_leader_replicas,
+            ..
+        } => {
+            let mut parts = Vec::new();
+            match *leader {
+                crate::kraft::records::NO_LEADER_CHANGE => {}
+                -1 => parts.push(if en {
+                    "no leader".to_string()
+                } else {
+                    "无 leader".to_string()
+                }),
+                l => parts.push(format!("leader {l}")),
+            }
+            if let Some(isr) = isr {
+                parts.push(format!("ISR {}", ids(isr)));
+            }
+            if let Some(elr) = eligible_leader_replicas {
+                parts.push(format!("ELR {}", ids(elr)));
+            }
+            let sep = if en { ", " } else { "，" };
+            if en {
+                format!(
+                    "PartitionChangeRecord ({topic}-{partition_id}: {})",
+                    parts.join(sep)
+                )
+            } else {
+                format!(
+                    "PartitionChangeRecord（{topic}-{partition_id}：{}）",
+                    parts.join(sep)
+                )
+            }
+        }
+        MetadataRecord::ProducerIdsRecord {
+            broker_id,
+            next_producer_id,
+            ..
+        } => {
+            if en {
+                format!("ProducerIdsRecord (broker {broker_id}, next id {next_producer_id})")
+            } else {
+                format!("ProducerIdsRecord（broker {broker_id}，下一个 id {next_producer_id}）")
+            }
+        }
         other => other.type_name().to_string(),
     }
+}
+
+/// `[1,0,2]`, as Kafka prints a replica list.
+fn ids(v: &[i32]) -> String {
+    let items: Vec<String> = v.iter().map(i32::to_string).collect();
+    format!("[{}]", items.join(","))
 }
 
 /// The records of a batch in a few words, with their offsets.

@@ -20,10 +20,11 @@
 
 pub mod raft;
 pub mod records;
+pub mod replication;
 
 use crate::collections::SortedMap;
 use crate::event::{EventKind, QuorumReason};
-use crate::ids::{Millis, NodeId};
+use crate::ids::{Millis, NodeId, TopicPartition};
 use crate::kernel::{Kernel, Step, Timer};
 use crate::msg::{ErrorCode, Message};
 use raft::{QuorumLedger, RaftClient, RaftCx};
@@ -56,22 +57,148 @@ pub struct ClusterImage {
     pub features: SortedMap<String, i16>,
     /// Dynamic configs: (resource type, resource name, key) → value.
     pub configs: SortedMap<(i8, String, String), String>,
+    /// Topics by name.
+    pub topics: SortedMap<String, TopicImage>,
+    /// Topic names by id.
+    pub topic_names: SortedMap<String, String>,
+    /// The first producer id of the next block (`ProducerIdsRecord`).
+    pub next_producer_id: i64,
+}
+
+/// A topic in the image (`TopicImage`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicImage {
+    /// Its `topicId`.
+    pub id: String,
+    /// Its partitions.
+    pub partitions: SortedMap<i32, PartitionRegistration>,
+}
+
+/// A partition as the metadata log says (`PartitionRegistration`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PartitionRegistration {
+    /// The assigned replicas, the preferred leader first.
+    pub replicas: Vec<i32>,
+    /// The in-sync replicas.
+    pub isr: Vec<i32>,
+    /// Eligible leader replicas (KIP-966): replicas that left the ISR while
+    /// it was below `min.insync.replicas`, and so hold every committed record.
+    pub elr: Vec<i32>,
+    /// The last known ELR (here: the last leader, once none is left).
+    pub last_known_elr: Vec<i32>,
+    /// The leader (-1: none).
+    pub leader: i32,
+    /// The leader epoch.
+    pub leader_epoch: i32,
+    /// The partition epoch: bumped by every change.
+    pub partition_epoch: i32,
 }
 
 impl ClusterImage {
     /// Replays the records of `log` from `*applied` up to `end` (at most the
-    /// log's end), moving `*applied` on.
-    pub fn replay_up_to(&mut self, log: &[records::MetadataEntry], applied: &mut i64, end: i64) {
+    /// log's end), moving `*applied` on. Returns the partitions that changed.
+    pub fn replay_up_to(
+        &mut self,
+        log: &[records::MetadataEntry],
+        applied: &mut i64,
+        end: i64,
+    ) -> Vec<TopicPartition> {
         let end = end.min(log.len() as i64);
+        let mut changed = Vec::new();
         while *applied < end {
-            self.replay(&log[*applied as usize].record);
+            changed.extend(self.replay(&log[*applied as usize].record));
             *applied += 1;
         }
+        changed
     }
 
-    /// Replays one record.
-    pub fn replay(&mut self, r: &MetadataRecord) {
+    /// A partition's registration.
+    pub fn partition(&self, tp: &TopicPartition) -> Option<&PartitionRegistration> {
+        self.topics.get(&*tp.topic)?.partitions.get(&tp.partition)
+    }
+
+    /// Whether broker `b` is registered and unfenced (`isActive`; controlled
+    /// shutdown is not modelled in 4.1 mode yet).
+    pub fn is_active(&self, b: i32) -> bool {
+        self.brokers.get(&b).is_some_and(|r| !r.fenced)
+    }
+
+    /// Replays one record; returns the partition it changed, if any.
+    pub fn replay(&mut self, r: &MetadataRecord) -> Option<TopicPartition> {
         match r {
+            MetadataRecord::TopicRecord { name, topic_id } => {
+                self.topic_names.insert(topic_id.clone(), name.clone());
+                self.topics.insert(
+                    name.clone(),
+                    TopicImage {
+                        id: topic_id.clone(),
+                        partitions: SortedMap::new(),
+                    },
+                );
+            }
+            MetadataRecord::PartitionRecord {
+                partition_id,
+                topic_id,
+                replicas,
+                isr,
+                leader,
+                leader_epoch,
+                partition_epoch,
+                ..
+            } => {
+                let name = self.topic_names.get(topic_id)?.clone();
+                let t = self.topics.get_mut(&name)?;
+                t.partitions.insert(
+                    *partition_id,
+                    PartitionRegistration {
+                        replicas: replicas.clone(),
+                        isr: isr.clone(),
+                        elr: Vec::new(),
+                        last_known_elr: Vec::new(),
+                        leader: *leader,
+                        leader_epoch: *leader_epoch,
+                        partition_epoch: *partition_epoch,
+                    },
+                );
+                return Some(TopicPartition::new(name.as_str(), *partition_id));
+            }
+            MetadataRecord::PartitionChangeRecord {
+                partition_id,
+                topic_id,
+                isr,
+                leader,
+                eligible_leader_replicas,
+                last_known_elr,
+                ..
+            } => {
+                // `PartitionRegistration.merge`.
+                let name = self.topic_names.get(topic_id)?.clone();
+                let p = self
+                    .topics
+                    .get_mut(&name)?
+                    .partitions
+                    .get_mut(partition_id)?;
+                if let Some(isr) = isr {
+                    p.isr = isr.clone();
+                }
+                if *leader != records::NO_LEADER_CHANGE {
+                    p.leader = *leader;
+                    p.leader_epoch += 1;
+                }
+                if let Some(e) = eligible_leader_replicas {
+                    p.elr = e.clone();
+                }
+                if let Some(l) = last_known_elr {
+                    p.last_known_elr = l.clone();
+                }
+                p.partition_epoch += 1;
+                return Some(TopicPartition::new(name.as_str(), *partition_id));
+            }
+            MetadataRecord::ProducerIdsRecord {
+                next_producer_id, ..
+            } => {
+                self.next_producer_id = *next_producer_id;
+            }
             MetadataRecord::FeatureLevelRecord {
                 name,
                 feature_level,
@@ -122,6 +249,7 @@ impl ClusterImage {
             | MetadataRecord::EndTransactionRecord
             | MetadataRecord::NoOpRecord => {}
         }
+        None
     }
 }
 
@@ -212,7 +340,7 @@ fn cnode(id: i32) -> NodeId {
 }
 
 impl ControllerCx<'_> {
-    fn me(&self) -> &Controller {
+    pub(crate) fn me(&self) -> &Controller {
         self.me
     }
 
@@ -348,6 +476,25 @@ impl ControllerCx<'_> {
                 current_metadata_offset,
                 want_fence,
             ),
+            Message::AlterPartition {
+                broker,
+                tp,
+                leader_epoch,
+                new_isr,
+                partition_epoch,
+            } => self.on_alter_partition(
+                from,
+                broker.0,
+                tp,
+                leader_epoch,
+                new_isr.iter().map(|b| b.0).collect(),
+                partition_epoch,
+            ),
+            Message::AllocateProducerIds {
+                correlation_id,
+                broker,
+                broker_epoch,
+            } => self.on_allocate_producer_ids(from, correlation_id, broker, broker_epoch),
             other => self.raft(|r| r.on_message(from, other)),
         }
     }
@@ -418,6 +565,7 @@ impl ControllerCx<'_> {
             ];
             self.write(records)?;
         }
+        self.maybe_create_scenario_topics()?;
         let cfg = &self.k.sc.cluster.config;
         let (noop, session) = (
             cfg.metadata_max_idle_interval_ms,
@@ -490,7 +638,7 @@ impl ControllerCx<'_> {
 
     /// The active controller writes records: replayed at once, committed
     /// later. Returns the offset of the last.
-    fn write(&mut self, records: Vec<MetadataRecord>) -> Step<Option<i64>> {
+    pub(crate) fn write(&mut self, records: Vec<MetadataRecord>) -> Step<Option<i64>> {
         let last = self.raft(|r| r.prepare_append(records.clone()))?;
         if last.is_some() {
             let c = self.me_mut();
@@ -503,7 +651,12 @@ impl ControllerCx<'_> {
 
     /// Answers once everything written so far is committed (a write with
     /// no records of its own still waits for those before it, QC:780-798).
-    fn answer_after_commit(&mut self, offset: Option<i64>, to: NodeId, msg: Message) -> Step {
+    pub(crate) fn answer_after_commit(
+        &mut self,
+        offset: Option<i64>,
+        to: NodeId,
+        msg: Message,
+    ) -> Step {
         let hw = self.me().raft.high_watermark;
         let pending = offset.unwrap_or(self.me().raft.next_offset() - 1);
         if pending < hw {
@@ -549,11 +702,8 @@ impl ControllerCx<'_> {
             })
             .min();
         if let Some((_, broker_id, broker_epoch)) = stale {
-            self.write(vec![MetadataRecord::BrokerRegistrationChangeRecord {
-                broker_id,
-                broker_epoch,
-                fenced: 1,
-            }])?;
+            let records = self.broker_fenced_records(broker_id, broker_epoch);
+            self.write(records)?;
         }
         let id = self.me().id;
         self.k.set_timer(
@@ -563,7 +713,7 @@ impl ControllerCx<'_> {
         )
     }
 
-    fn not_controller(&mut self, to: NodeId, msg: Message) -> Step {
+    pub(crate) fn not_controller(&mut self, to: NodeId, msg: Message) -> Step {
         let id = self.me().id;
         self.k.send(cnode(id), to, msg).map(|_| ())
     }
@@ -606,14 +756,23 @@ impl ControllerCx<'_> {
                 return self.answer_after_commit(None, from, msg);
             }
         }
+        // The broker epoch is the offset the batch starts at (QC:1987-1990);
+        // a new incarnation's records first clean up after the last one,
+        // which shut down uncleanly (CCM:432-437).
         let broker_epoch = self.me().raft.next_offset();
-        let last = self.write(vec![MetadataRecord::RegisterBrokerRecord {
+        let mut records = if self.me().image.brokers.contains_key(&broker) {
+            self.broker_restarted_records(broker)
+        } else {
+            Vec::new()
+        };
+        records.push(MetadataRecord::RegisterBrokerRecord {
             broker_id: broker,
             incarnation_id: incarnation,
             broker_epoch,
             rack,
             fenced: true,
-        }])?;
+        });
+        let last = self.write(records)?;
         let now = self.k.now;
         if let Some(a) = self.me_mut().active.as_mut() {
             a.contact.insert(broker, now);
@@ -664,18 +823,13 @@ impl ControllerCx<'_> {
         let mut fenced = reg.fenced;
         let mut last = None;
         if reg.fenced && !want_fence && caught_up {
-            last = self.write(vec![MetadataRecord::BrokerRegistrationChangeRecord {
-                broker_id: broker,
-                broker_epoch,
-                fenced: -1,
-            }])?;
+            let records = self.broker_unfenced_records(broker, broker_epoch);
+            last = self.write(records)?;
             fenced = false;
+            self.maybe_create_scenario_topics()?;
         } else if !reg.fenced && want_fence {
-            last = self.write(vec![MetadataRecord::BrokerRegistrationChangeRecord {
-                broker_id: broker,
-                broker_epoch,
-                fenced: 1,
-            }])?;
+            let records = self.broker_fenced_records(broker, broker_epoch);
+            last = self.write(records)?;
             fenced = true;
         }
         let msg = Message::BrokerHeartbeatResponse {

@@ -79,7 +79,65 @@ pub enum MetadataRecord {
     /// Nothing: the active controller writes one every
     /// `metadata.max.idle.interval.ms`.
     NoOpRecord,
+    /// A topic was created (`TopicRecord.json`, apiKey 2).
+    TopicRecord {
+        /// `name`.
+        name: String,
+        /// `topicId` (a `Uuid`, printed in URL-safe base64).
+        topic_id: String,
+    },
+    /// A new partition (`PartitionRecord.json`, apiKey 3, version 2).
+    PartitionRecord {
+        /// `partitionId`.
+        partition_id: i32,
+        /// `topicId`.
+        topic_id: String,
+        /// The topic's name (not in Kafka's record: for captions).
+        topic: String,
+        /// `replicas`, the preferred leader first.
+        replicas: Vec<i32>,
+        /// `isr`.
+        isr: Vec<i32>,
+        /// `leader`.
+        leader: i32,
+        /// `leaderEpoch`.
+        leader_epoch: i32,
+        /// `partitionEpoch`.
+        partition_epoch: i32,
+    },
+    /// A change to a partition (`PartitionChangeRecord.json`, apiKey 5,
+    /// version 2): only what changes is set.
+    PartitionChangeRecord {
+        /// `partitionId`.
+        partition_id: i32,
+        /// `topicId`.
+        topic_id: String,
+        /// The topic's name (not in Kafka's record: for captions).
+        topic: String,
+        /// `isr` (None: unchanged).
+        isr: Option<Vec<i32>>,
+        /// `leader` (-2: unchanged; -1: none). A new leader bumps the
+        /// leader epoch.
+        leader: i32,
+        /// `eligibleLeaderReplicas` (KIP-966; None: unchanged).
+        eligible_leader_replicas: Option<Vec<i32>>,
+        /// `lastKnownElr` (None: unchanged).
+        last_known_elr: Option<Vec<i32>>,
+    },
+    /// A block of producer ids was handed to a broker (`ProducerIdsRecord.json`,
+    /// apiKey 15): the next block starts at `next_producer_id`.
+    ProducerIdsRecord {
+        /// `brokerId`.
+        broker_id: i32,
+        /// `brokerEpoch`.
+        broker_epoch: i64,
+        /// `nextProducerId`.
+        next_producer_id: i64,
+    },
 }
+
+/// `PartitionChangeRecord.leader` when the leader does not change.
+pub const NO_LEADER_CHANGE: i32 = -2;
 
 impl MetadataRecord {
     /// Whether it is a control record (written in a control batch).
@@ -100,6 +158,10 @@ impl MetadataRecord {
                 "BROKER_REGISTRATION_CHANGE_RECORD"
             }
             MetadataRecord::NoOpRecord => "NO_OP_RECORD",
+            MetadataRecord::TopicRecord { .. } => "TOPIC_RECORD",
+            MetadataRecord::PartitionRecord { .. } => "PARTITION_RECORD",
+            MetadataRecord::PartitionChangeRecord { .. } => "PARTITION_CHANGE_RECORD",
+            MetadataRecord::ProducerIdsRecord { .. } => "PRODUCER_IDS_RECORD",
         }
     }
 
@@ -198,6 +260,75 @@ impl MetadataRecord {
                 }
                 (0, obj(&f))
             }
+            MetadataRecord::TopicRecord { name, topic_id } => {
+                (0, obj(&[("name", text(name)), ("topicId", text(topic_id))]))
+            }
+            MetadataRecord::PartitionRecord {
+                partition_id,
+                topic_id,
+                topic: _,
+                replicas,
+                isr,
+                leader,
+                leader_epoch,
+                partition_epoch,
+            } => {
+                let dirs: Vec<String> = replicas.iter().map(|r| text(&directory_id(*r))).collect();
+                (
+                    2,
+                    obj(&[
+                        ("partitionId", partition_id.to_string()),
+                        ("topicId", text(topic_id)),
+                        ("replicas", list(replicas)),
+                        ("isr", list(isr)),
+                        ("removingReplicas", "[]".into()),
+                        ("addingReplicas", "[]".into()),
+                        ("leader", leader.to_string()),
+                        ("leaderEpoch", leader_epoch.to_string()),
+                        ("partitionEpoch", partition_epoch.to_string()),
+                        ("directories", format!("[{}]", dirs.join(","))),
+                    ]),
+                )
+            }
+            MetadataRecord::PartitionChangeRecord {
+                partition_id,
+                topic_id,
+                topic: _,
+                isr,
+                leader,
+                eligible_leader_replicas,
+                last_known_elr,
+            } => {
+                let mut f = vec![
+                    ("partitionId", partition_id.to_string()),
+                    ("topicId", text(topic_id)),
+                ];
+                if let Some(isr) = isr {
+                    f.push(("isr", list(isr)));
+                }
+                if *leader != NO_LEADER_CHANGE {
+                    f.push(("leader", leader.to_string()));
+                }
+                if let Some(elr) = eligible_leader_replicas {
+                    f.push(("eligibleLeaderReplicas", list(elr)));
+                }
+                if let Some(l) = last_known_elr {
+                    f.push(("lastKnownElr", list(l)));
+                }
+                (2, obj(&f))
+            }
+            MetadataRecord::ProducerIdsRecord {
+                broker_id,
+                broker_epoch,
+                next_producer_id,
+            } => (
+                0,
+                obj(&[
+                    ("brokerId", broker_id.to_string()),
+                    ("brokerEpoch", broker_epoch.to_string()),
+                    ("nextProducerId", next_producer_id.to_string()),
+                ]),
+            ),
         };
         let v = obj(&[
             ("type", text(self.type_name())),
@@ -216,6 +347,12 @@ fn obj(fields: &[(&str, String)]) -> String {
         .map(|(k, v)| format!("{}:{v}", text(k)))
         .collect();
     format!("{{{}}}", f.join(","))
+}
+
+/// A JSON list of ids.
+fn list(v: &[i32]) -> String {
+    let items: Vec<String> = v.iter().map(i32::to_string).collect();
+    format!("[{}]", items.join(","))
 }
 
 /// A JSON string.
@@ -242,6 +379,18 @@ pub fn cluster_id(seed: u64) -> String {
     let mut bytes = [0u8; 16];
     bytes[..8].copy_from_slice(&rng.next_u64().to_be_bytes());
     bytes[8..].copy_from_slice(&rng.next_u64().to_be_bytes());
+    base64_url(&bytes)
+}
+
+/// A topic's `topicId` (URL-safe base64 of 16 bytes), from the controller's
+/// random numbers (`Uuid.randomUuid`).
+pub fn topic_id(rng: &mut crate::rng::Rng) -> String {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&rng.next_u64().to_be_bytes());
+    bytes[8..].copy_from_slice(&rng.next_u64().to_be_bytes());
+    // Version 4, variant 2, as `Uuid.randomUuid` makes them.
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
     base64_url(&bytes)
 }
 

@@ -339,6 +339,13 @@ impl ProducerCx<'_> {
                     .set_timer(pnode(p), self.k.now + age, Timer::MetadataRefresh)
             }
             Timer::ProducerWake => self.progress(),
+            Timer::InitProducerIdRetry => {
+                if self.me().producer_id < 0 {
+                    self.init_pid()
+                } else {
+                    Ok(())
+                }
+            }
             Timer::ProducerCloseTimeout { timeout_ms } => self.force_close(timeout_ms),
             Timer::ConnectionClosed { peer } => {
                 // A transactional request to that broker fails at once

@@ -353,7 +353,11 @@ impl ProducerCx<'_> {
                 self.k.gate()?;
                 self.me_mut().init_pid_in_flight = None;
                 if error.is_some() {
-                    return self.init_pid();
+                    // Retried after `retry.backoff.ms` (a KRaft broker
+                    // without a producer id block answers
+                    // COORDINATOR_LOAD_IN_PROGRESS while it fetches one).
+                    let at = self.k.now + self.me().config.retry_backoff_ms;
+                    return self.k.set_timer(pnode(p), at, Timer::InitProducerIdRetry);
                 }
                 {
                     let pr = self.me_mut();

@@ -754,6 +754,28 @@ pub fn validate_topic_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Kafka 4.0 changed the producer's `linger.ms` default from 0 to 5
+/// (KIP-1030): a 4.1 scenario's producer that does not set it gets 5.
+fn kafka_4_client_defaults(root: &mut serde_json::Value) {
+    if root.get("kafka_version").and_then(|v| v.as_str()) != Some("4.1") {
+        return;
+    }
+    let Some(producers) = root.get_mut("producers").and_then(|p| p.as_array_mut()) else {
+        return;
+    };
+    for p in producers {
+        let Some(obj) = p.as_object_mut() else {
+            continue;
+        };
+        let config = obj
+            .entry("config")
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        if let Some(c) = config.as_object_mut() {
+            c.entry("linger.ms").or_insert(serde_json::Value::from(5));
+        }
+    }
+}
+
 impl Scenario {
     /// Parses JSON, naming the field at fault (`topics[0].replication.factor`,
     /// through `serde_path_to_error`) and, for a syntax error, its line and
@@ -767,6 +789,8 @@ impl Scenario {
         let root: serde_json::Value =
             serde_json::from_str(text).map_err(|e| ConfigError::new("", e.to_string()))?;
         objects_are_objects(&root)?;
+        let mut root = root;
+        kafka_4_client_defaults(&mut root);
         let s: Scenario = from_value_at(root, Some(text))?;
         s.validate()?;
         Ok(s)

@@ -130,15 +130,31 @@ impl Scenario {
         }
         // Kafka 4.1 parts the simulation does not model yet: refused by
         // name rather than run with 3.9's behaviour.
-        let later = "is not modelled yet in Kafka 4.1 mode (issue 49 brings the quorum controller's topics and partitions next); a 4.1 scenario runs the controller quorum and the brokers' registration, heartbeats and fencing";
-        if !self.topics.is_empty() {
-            return Err(ConfigError::new("topics", format!("a topic {later}")));
-        }
-        if !self.producers.is_empty() {
-            return Err(ConfigError::new("producers", format!("a producer {later}")));
-        }
+        let later = "is not modelled yet in Kafka 4.1 mode; a 4.1 scenario runs the controller quorum, the brokers' registration, heartbeats and fencing, topics and their partitions, and idempotent producers";
         if !self.consumers.is_empty() {
             return Err(ConfigError::new("consumers", format!("a consumer {later}")));
+        }
+        for (i, p) in self.producers.iter().enumerate() {
+            if p.config.transactional_id.is_some() {
+                return Err(ConfigError::new(
+                    format!("producers[{i}].config.transactional.id"),
+                    format!("a transactional producer (transactions v2, KIP-890, the 4.1 default) {later}"),
+                ));
+            }
+        }
+        if cfg.unclean_leader_election_enable {
+            return Err(ConfigError::new(
+                "cluster.config.unclean.leader.election.enable",
+                format!("an unclean leader election by the quorum controller {later}"),
+            ));
+        }
+        for (i, t) in self.topics.iter().enumerate() {
+            if t.config.unclean_leader_election_enable == Some(true) {
+                return Err(ConfigError::new(
+                    format!("topics[{i}].config.unclean.leader.election.enable"),
+                    format!("an unclean leader election by the quorum controller {later}"),
+                ));
+            }
         }
         for (i, tc) in self.commands.iter().enumerate() {
             let at = format!("commands[{i}]");
@@ -148,6 +164,9 @@ impl Scenario {
                     ..
                 }
                 | Command::RestartBroker { .. }
+                | Command::Produce { .. }
+                | Command::CloseProducer { .. }
+                | Command::Lookup { .. }
                 | Command::CutLink { .. }
                 | Command::HealLink { .. }
                 | Command::SlowLink { .. } => {}

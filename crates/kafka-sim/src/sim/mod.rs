@@ -143,8 +143,12 @@ impl World {
                 },
             );
         }
+        // With KRaft the active controller creates them once the brokers
+        // are unfenced (`kraft/replication.rs`).
         for i in 0..sc.topics.len() {
-            w.k.schedule(0, Work::InitialTopic { index: i as u32 });
+            if !kraft {
+                w.k.schedule(0, Work::InitialTopic { index: i as u32 });
+            }
         }
         for (i, p) in sc.producers.iter().enumerate() {
             w.producers

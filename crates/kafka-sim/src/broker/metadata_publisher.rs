@@ -1,0 +1,242 @@
+//! A KRaft broker acts on the metadata it replays (Kafka 4.1.0
+//! `BrokerMetadataPublisher` → `ReplicaManager.applyDelta`, lines
+//! 2400-2560 of `ReplicaManager.scala`): no LeaderAndIsr or UpdateMetadata
+//! arrive; each committed partition change it replays makes it a leader or
+//! a follower, or (same leader epoch, newer partition epoch) updates the
+//! ISR its leader keeps. Its metadata cache is the image: live brokers are
+//! the unfenced ones (`KRaftMetadataCache`).
+//!
+//! Producer ids come from the active controller in blocks of 1000
+//! (`RPCProducerIdManager`, KIP-730): without a block, InitProducerId is
+//! answered COORDINATOR_LOAD_IN_PROGRESS (the client retries) while the
+//! broker asks for one with AllocateProducerIds.
+
+use super::*;
+use crate::kraft::records::MetadataRecord;
+
+impl BrokerCx<'_> {
+    /// Applies what a replay changed (`changed`: partitions whose
+    /// registration moved; `any`: whether any record but a NoOp replayed).
+    pub(super) fn kraft_apply(&mut self, changed: Vec<TopicPartition>, any: bool) -> Step {
+        if !any {
+            return Ok(());
+        }
+        let b = self.id;
+        let mut seen = SortedSet::new();
+        for tp in changed {
+            if !seen.insert(tp.clone()) {
+                continue;
+            }
+            let Some(reg) = self
+                .me()
+                .kraft
+                .as_ref()
+                .and_then(|k| k.image.partition(&tp).cloned())
+            else {
+                continue;
+            };
+            if !reg.replicas.contains(&b.0) {
+                continue;
+            }
+            let ps = PartitionState {
+                tp: tp.clone(),
+                controller_epoch: -1,
+                leader: reg.leader,
+                leader_epoch: reg.leader_epoch,
+                isr: reg.isr.iter().map(|r| BrokerId(*r)).collect(),
+                partition_epoch: reg.partition_epoch,
+                replicas: reg.replicas.iter().map(|r| BrokerId(*r)).collect(),
+                adding_replicas: Vec::new(),
+                is_new: !self.me().logs.contains_key(&tp),
+            };
+            let local = self
+                .me()
+                .partitions
+                .get(&tp)
+                .map(|p| (p.is_leader, p.leader, p.leader_epoch, p.partition_epoch));
+            let lead = reg.leader == b.0;
+            let new_role = match local {
+                None => true,
+                Some((was_leader, leader, epoch, _)) => {
+                    was_leader != lead || leader != reg.leader || epoch < reg.leader_epoch
+                }
+            };
+            if new_role {
+                self.broker_ensure_log(&tp)?;
+                if lead {
+                    self.make_leader(&ps)?;
+                } else {
+                    self.make_follower(&ps)?;
+                }
+            } else if local.is_some_and(|(_, _, _, pe)| pe < reg.partition_epoch) {
+                // The same leader epoch, a newer partition epoch: the ISR
+                // (Partition.makeLeader / makeFollower with an unchanged
+                // leader epoch update the partition state only).
+                self.k.gate()?;
+                let isr = ps.isr.clone();
+                let p = self.me_mut().partitions.get_mut(&tp).expect("checked");
+                p.isr = isr.clone();
+                p.partition_epoch = reg.partition_epoch;
+                p.pending_isr = None;
+                if lead {
+                    self.k.emit(
+                        vec![NodeId::Broker(b)],
+                        EventKind::IsrChangeApplied {
+                            broker: b,
+                            tp: tp.clone(),
+                            isr,
+                            partition_epoch: reg.partition_epoch,
+                        },
+                    );
+                    self.maybe_increment_hw(&tp)?;
+                }
+            }
+        }
+        self.kraft_refresh_metadata_cache()?;
+        if !self.me().hw_checkpoint_started && !self.me().partitions.is_empty() {
+            self.k.gate()?;
+            self.me_mut().hw_checkpoint_started = true;
+            let now = self.k.now;
+            self.k
+                .set_timer(NodeId::Broker(b), now, Timer::HwCheckpoint)?;
+        }
+        Ok(())
+    }
+
+    /// The metadata cache from the image: unfenced brokers live, every
+    /// partition's leader, ISR and replicas.
+    fn kraft_refresh_metadata_cache(&mut self) -> Step {
+        let Some(kr) = self.me().kraft.as_ref() else {
+            return Ok(());
+        };
+        let img = &kr.image;
+        let live: Vec<BrokerId> = img
+            .brokers
+            .iter()
+            .filter(|(_, r)| !r.fenced)
+            .map(|(b, _)| BrokerId(*b))
+            .collect();
+        let mut states = Vec::new();
+        for (name, t) in img.topics.iter() {
+            for (i, p) in t.partitions.iter() {
+                states.push(PartitionState {
+                    tp: TopicPartition::new(name.as_str(), *i),
+                    controller_epoch: -1,
+                    leader: p.leader,
+                    leader_epoch: p.leader_epoch,
+                    isr: p.isr.iter().map(|r| BrokerId(*r)).collect(),
+                    partition_epoch: p.partition_epoch,
+                    replicas: p.replicas.iter().map(|r| BrokerId(*r)).collect(),
+                    adding_replicas: Vec::new(),
+                    is_new: false,
+                });
+            }
+        }
+        let changed = {
+            let m = &self.me().metadata;
+            m.live_brokers != live
+                || m.partitions.len() != states.len()
+                || states.iter().any(|s| m.partitions.get(&s.tp) != Some(s))
+        };
+        if !changed {
+            return Ok(());
+        }
+        self.k.gate()?;
+        let br = Arc::make_mut(self.me);
+        br.metadata.update(live, states.into(), &mut None);
+        Ok(())
+    }
+
+    /// InitProducerId on a KRaft broker: an id from the block, or
+    /// COORDINATOR_LOAD_IN_PROGRESS while a block is fetched.
+    pub(super) fn kraft_next_producer_id(&mut self) -> Step<Result<i64, ErrorCode>> {
+        let has = self
+            .me()
+            .producer_id_block
+            .is_some_and(|(next, end)| next <= end);
+        if !has {
+            self.kraft_request_producer_ids()?;
+            return Ok(Err(ErrorCode::CoordinatorLoadInProgress));
+        }
+        self.k.gate()?;
+        let block = self.me_mut().producer_id_block.as_mut().expect("checked");
+        let pid = block.0;
+        block.0 += 1;
+        Ok(Ok(pid))
+    }
+
+    /// Sends AllocateProducerIds unless one is in flight.
+    fn kraft_request_producer_ids(&mut self) -> Step {
+        let b = self.id;
+        let Some(kr) = self.me().kraft.as_ref() else {
+            return Ok(());
+        };
+        if kr.pid_request.is_some() || kr.broker_epoch < 0 {
+            return Ok(());
+        }
+        let Some(controller) = kr.raft.leader() else {
+            return Ok(());
+        };
+        let broker_epoch = kr.broker_epoch;
+        self.k.gate()?;
+        let br = self.me_mut();
+        br.next_correlation += 1;
+        let correlation_id = br.next_correlation;
+        br.kraft.as_mut().expect("kraft").pid_request = Some(correlation_id);
+        self.k.send(
+            NodeId::Broker(b),
+            NodeId::Controller(controller),
+            Message::AllocateProducerIds {
+                correlation_id,
+                broker: b.0,
+                broker_epoch,
+            },
+        )?;
+        let at = self.k.now + self.k.sc.cluster.config.request_timeout_ms;
+        self.k
+            .arm_request_timeout(NodeId::Broker(b), at, correlation_id)
+    }
+
+    /// The answer to AllocateProducerIds.
+    pub(super) fn kraft_on_producer_ids(
+        &mut self,
+        correlation_id: i32,
+        error: Option<ErrorCode>,
+        first: i64,
+        length: i32,
+    ) -> Step {
+        if self.me().kraft.as_ref().and_then(|k| k.pid_request) != Some(correlation_id) {
+            return Ok(());
+        }
+        self.k
+            .disarm_request_timeout(NodeId::Broker(self.id), correlation_id);
+        self.k.gate()?;
+        let br = self.me_mut();
+        br.kraft.as_mut().expect("kraft").pid_request = None;
+        if error.is_none() && length > 0 {
+            br.producer_id_block = Some((first, first + i64::from(length) - 1));
+        }
+        Ok(())
+    }
+
+    /// AllocateProducerIds timed out or could not be sent: the next
+    /// InitProducerId asks again.
+    pub(super) fn kraft_producer_ids_failed(&mut self, correlation_id: i32) -> Step {
+        if self.me().kraft.as_ref().and_then(|k| k.pid_request) != Some(correlation_id) {
+            return Ok(());
+        }
+        self.k.gate()?;
+        self.me_mut().kraft.as_mut().expect("kraft").pid_request = None;
+        Ok(())
+    }
+}
+
+/// Whether replaying `records` can change what a broker acts on.
+pub(super) fn meaningful(records: &[crate::kraft::records::MetadataEntry]) -> bool {
+    records.iter().any(|e| {
+        !matches!(
+            e.record,
+            MetadataRecord::NoOpRecord | MetadataRecord::LeaderChange { .. }
+        )
+    })
+}
