@@ -435,6 +435,11 @@ fn scenarios_keep_3_9_and_4_1_apart() {
         "transactions v2",
     );
     bad(
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "producers": [{"name": "p", "config": {"max.in.flight.requests.per.connection": 6}}]}"#,
+        "producers[0].config.max.in.flight.requests.per.connection",
+        "must be set to at most 5",
+    );
+    bad(
         r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9], "config": {"unclean.leader.election.enable": true}}}"#,
         "cluster.config.unclean.leader.election.enable",
         "not modelled yet",

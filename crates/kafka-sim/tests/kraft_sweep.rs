@@ -20,6 +20,13 @@
 //!   log, and reaches close to the leader's high watermark;
 //! * every running broker is registered and unfenced in the leader's
 //!   metadata, and RUNNING.
+//!
+//! Half the seeds also carry a topic of 2 partitions on the 3 brokers
+//! (`min.insync.replicas` 2) and an `acks=all` producer writing through the
+//! faults: the partition guarantees (no acknowledged record lost, one
+//! leader per leader epoch, the high watermark within the ISR…) hold after
+//! every step, and at the end each partition has a leader every broker
+//! agrees on, with all three replicas back in the ISR.
 
 mod common;
 
@@ -94,6 +101,33 @@ fn scenario(seed: u64) -> String {
             }
         }
     }
+    // Half the seeds carry a topic (2 partitions on all 3 brokers,
+    // min.insync.replicas 2) and a producer writing through the faults.
+    let partitions = rng.below(2) == 0;
+    if partitions && rng.below(2) == 0 {
+        // Two brokers down at once: the ISR falls under min ISR (ELR).
+        let a = rng.below(3);
+        let b = (a + 1 + rng.below(2)) % 3;
+        let t = 2500 + rng.below(8000);
+        let t2 = t + rng.below(12_000);
+        let (ra, rb) = (t2 + 1000 + rng.below(12_000), t2 + 1000 + rng.below(12_000));
+        last = last.max(ra).max(rb);
+        cmds.push((t, format!(r#""type": "kill_broker", "broker": {a}"#)));
+        cmds.push((t2, format!(r#""type": "kill_broker", "broker": {b}"#)));
+        cmds.push((ra, format!(r#""type": "restart_broker", "broker": {a}"#)));
+        cmds.push((rb, format!(r#""type": "restart_broker", "broker": {b}"#)));
+    }
+    if partitions {
+        let mut t = 2000;
+        while t < last + 2000 {
+            cmds.push((
+                t,
+                r#""type": "produce", "producer": "p", "topic": "t", "value": "v", "count": 2"#
+                    .to_string(),
+            ));
+            t += 700 + rng.below(1500);
+        }
+    }
     // Restarting a process that is running, or killing one that is down,
     // is refused as a command (and recorded): the sweep keeps those too.
     cmds.sort_by_key(|(t, _)| *t);
@@ -101,9 +135,18 @@ fn scenario(seed: u64) -> String {
         .iter()
         .map(|(t, c)| format!(r#"{{"at_ms": {t}, {c}}}"#))
         .collect();
+    let (topics, producers) = if partitions {
+        (
+            r#"{"name": "t", "partitions": 2, "replication.factor": 3, "config": {"min.insync.replicas": 2}}"#,
+            r#"{"name": "p", "config": {"acks": "all"}}"#,
+        )
+    } else {
+        ("", "")
+    };
     format!(
         r#"{{"seed": {seed}, "kafka_version": "4.1", "run_until_ms": {},
             "cluster": {{"brokers": [0, 1, 2], "controllers": {voters:?}}},
+            "topics": [{topics}], "producers": [{producers}],
             "commands": [{}]}}"#,
         last + 30_000,
         commands.join(",\n")
@@ -116,6 +159,8 @@ struct Figures {
     resignations: u64,
     truncations: u64,
     fenced: u64,
+    partition_leaders: u64,
+    elr: u64,
 }
 
 fn check_seed(seed: u64) -> Result<Figures, String> {
@@ -135,7 +180,20 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
                 ..
             } => f.resignations += 1,
             EventKind::MetadataTruncated { .. } => f.truncations += 1,
+            EventKind::BecameLeader { .. } => f.partition_leaders += 1,
             EventKind::MetadataAppended { records, .. } => {
+                f.elr += records
+                    .iter()
+                    .filter(|r| {
+                        matches!(
+                            &r.record,
+                            kafka_sim::kraft::records::MetadataRecord::PartitionChangeRecord {
+                                eligible_leader_replicas: Some(e),
+                                ..
+                            } if !e.is_empty()
+                        )
+                    })
+                    .count() as u64;
                 f.fenced += records
                     .iter()
                     .filter(|r| {
@@ -215,6 +273,42 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
             return fail(format!("broker {} is {:?}", b.id, k.state));
         }
     }
+    // The partitions converged: each has a leader, every broker agrees on
+    // it and its epoch, and (everyone back and caught up) all three are in
+    // the ISR.
+    if let Some(topic) = l.image.topics.get("t") {
+        if topic.partitions.len() != 2 {
+            return fail(format!("topic t has {} partitions", topic.partitions.len()));
+        }
+        for (i, p) in topic.partitions.iter() {
+            let tp = kafka_sim::ids::TopicPartition::new("t", *i);
+            if p.leader < 0 {
+                return fail(format!("{tp} has no leader: {p:?}"));
+            }
+            let mut isr = p.isr.clone();
+            isr.sort();
+            if isr != [0, 1, 2] {
+                return fail(format!("{tp}'s ISR is {:?}", p.isr));
+            }
+            for b in w.brokers().values().filter(|b| b.alive) {
+                let local = b.partitions.get(&tp);
+                let agrees = local.is_some_and(|x| {
+                    x.leader == p.leader
+                        && x.leader_epoch == p.leader_epoch
+                        && x.is_leader == (b.id.0 == p.leader)
+                });
+                if !agrees {
+                    return fail(format!(
+                        "broker {} has {tp} as {:?}; the metadata says {p:?}",
+                        b.id,
+                        local.map(|x| (x.leader, x.leader_epoch, x.is_leader))
+                    ));
+                }
+            }
+        }
+    } else if json.contains(r#""topics": [{"#) {
+        return fail("topic t was never created".into());
+    }
     Ok(f)
 }
 
@@ -228,11 +322,13 @@ fn the_kraft_quorum_keeps_its_guarantees_and_converges_under_faults() {
     let all = common::sweep(n, check_seed);
     let sum = |g: fn(&Figures) -> u64| all.iter().map(g).sum::<u64>();
     eprintln!(
-        "{n} seeds: {} elections won, {} leaders resigned (check-quorum or shutdown), {} metadata logs truncated, {} brokers fenced",
+        "{n} seeds: {} elections won, {} leaders resigned (check-quorum or shutdown), {} metadata logs truncated, {} brokers fenced, {} partition leaderships taken, {} partition changes with an ELR",
         sum(|f| f.elections),
         sum(|f| f.resignations),
         sum(|f| f.truncations),
-        sum(|f| f.fenced)
+        sum(|f| f.fenced),
+        sum(|f| f.partition_leaders),
+        sum(|f| f.elr)
     );
     if n >= 1000 {
         // The sweep reaches what it is for.
@@ -240,5 +336,7 @@ fn the_kraft_quorum_keeps_its_guarantees_and_converges_under_faults() {
         assert!(sum(|f| f.resignations) > n / 10);
         assert!(sum(|f| f.truncations) > 0);
         assert!(sum(|f| f.fenced) > 0);
+        assert!(sum(|f| f.partition_leaders) > n);
+        assert!(sum(|f| f.elr) > 0);
     }
 }

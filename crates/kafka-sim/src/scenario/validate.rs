@@ -135,6 +135,17 @@ impl Scenario {
             return Err(ConfigError::new("consumers", format!("a consumer {later}")));
         }
         for (i, p) in self.producers.iter().enumerate() {
+            // Kafka 4: idempotence on (the default) and more than 5 in
+            // flight is a ConfigException, no longer a quiet switch-off
+            // (ProducerConfig.postProcessAndValidateIdempotenceConfigs,
+            // 4.1.0 lines 606-610).
+            let in_flight = p.config.max_in_flight_requests_per_connection;
+            if p.config.enable_idempotence != Some(false) && in_flight > 5 {
+                return Err(ConfigError::new(
+                    format!("producers[{i}].config.max.in.flight.requests.per.connection"),
+                    format!("To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is {in_flight}. (Kafka 3.9 turned idempotence off quietly; Kafka 4 refuses: set enable.idempotence=false to send more)"),
+                ));
+            }
             if p.config.transactional_id.is_some() {
                 return Err(ConfigError::new(
                     format!("producers[{i}].config.transactional.id"),
