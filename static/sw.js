@@ -8,7 +8,7 @@
 const CACHE = 'kafka-visualiser-dev';
 // The Examples menu's scenarios read from scenarios/ (the page's EXAMPLES;
 // a test checks the two lists agree). The first is built into the page.
-const EXAMPLES = ['hw-truncation.json', 'kip101-divergence.json', 'kip101-epochs.json', 'group-rebalance.json', 'kraft-controller-failover.json'];
+const EXAMPLES = ['hw-truncation.json', 'kip101-divergence.json', 'kip101-epochs.json', 'group-rebalance.json', 'kraft-controller-failover.json', 'kraft-leader-failover.json'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {

@@ -17,7 +17,7 @@ const SCENARIO: &str = include_str!("../scenarios/leader-failover.json");
 
 /// The Examples menu's scenarios (the page reads all but the first from
 /// `scenarios/`; these tests use the same files).
-const EXAMPLE_TEXTS: [(&str, &str); 6] = [
+const EXAMPLE_TEXTS: [(&str, &str); 7] = [
     ("leader-failover.json", SCENARIO),
     (
         "hw-truncation.json",
@@ -38,6 +38,10 @@ const EXAMPLE_TEXTS: [(&str, &str); 6] = [
     (
         "kraft-controller-failover.json",
         include_str!("../scenarios/kraft-controller-failover.json"),
+    ),
+    (
+        "kraft-leader-failover.json",
+        include_str!("../scenarios/kraft-leader-failover.json"),
     ),
 ];
 const DIGEST: &str = include_str!("../scenarios/leader-failover.digest");

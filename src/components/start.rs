@@ -20,7 +20,7 @@ pub struct StartProps {
 }
 
 /// The examples on the start screen: (name, English line, Chinese line).
-const EXAMPLE_LINES: [(&str, &str, &str); 6] = [
+const EXAMPLE_LINES: [(&str, &str, &str); 7] = [
     (
         "leader-failover",
         "A leader broker dies: the controller elects a new leader from the ISR.",
@@ -50,6 +50,11 @@ const EXAMPLE_LINES: [(&str, &str, &str); 6] = [
         "kraft-controller-failover",
         "Kafka 4.1 without ZooKeeper: the active controller dies and the quorum elects another.",
         "没有 ZooKeeper 的 Kafka 4.1：活跃控制器宕机，控制器仲裁选出新的控制器。",
+    ),
+    (
+        "kraft-leader-failover",
+        "Leader failover on Kafka 4.1: the controller fences the dead leader and elects the next through the metadata log.",
+        "Kafka 4.1 上的 leader 故障转移：控制器隔离宕机的 leader，并通过元数据日志选出下一个 leader。",
     ),
 ];
 

@@ -29,13 +29,14 @@ pub const FREE_PLAY: &str = include_str!("../../scenarios/free-play.json");
 /// which the build copies beside the page and the service worker keeps for
 /// offline use. The first is the default one, also built into the page; the
 /// others are read when chosen.
-pub const EXAMPLES: [&str; 6] = [
+pub const EXAMPLES: [&str; 7] = [
     "leader-failover.json",
     "hw-truncation.json",
     "kip101-divergence.json",
     "kip101-epochs.json",
     "group-rebalance.json",
     "kraft-controller-failover.json",
+    "kraft-leader-failover.json",
 ];
 
 /// Where the examples are, beside the page.

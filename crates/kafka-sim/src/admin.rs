@@ -108,6 +108,7 @@ impl ZkCx<'_> {
                 topic: spec.name.clone(),
                 assignment: assignment.clone(),
                 placement: choices,
+                striped: false,
             },
         )?;
         self.create(

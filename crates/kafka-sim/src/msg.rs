@@ -163,6 +163,8 @@ pub enum ErrorCode {
     BrokerIdNotRegistered,
     /// `INVALID_REPLICATION_FACTOR` (38).
     InvalidReplicationFactor,
+    /// `TOPIC_ALREADY_EXISTS` (36).
+    TopicAlreadyExists,
 }
 
 impl ErrorCode {
@@ -221,6 +223,7 @@ impl ErrorCode {
             ErrorCode::DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
             ErrorCode::BrokerIdNotRegistered => "BROKER_ID_NOT_REGISTERED",
             ErrorCode::InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
+            ErrorCode::TopicAlreadyExists => "TOPIC_ALREADY_EXISTS",
         }
     }
 
@@ -685,6 +688,20 @@ pub enum Message {
         is_fenced: bool,
         should_shut_down: bool,
     },
+    /// Broker → active controller: create a topic (`CreateTopicsRequest`,
+    /// from the broker's `AutoTopicCreationManager` for an internal topic).
+    CreateTopics {
+        correlation_id: i32,
+        topic: Box<crate::scenario::TopicSpec>,
+    },
+    /// Its answer.
+    CreateTopicsResponse {
+        correlation_id: i32,
+        topic: String,
+        error: Option<ErrorCode>,
+        /// Kafka's error message.
+        message: Option<String>,
+    },
     /// Broker → active controller: a block of producer ids (KIP-730,
     /// `AllocateProducerIdsRequest`).
     AllocateProducerIds {
@@ -1074,9 +1091,16 @@ impl Message {
             | Message::RaftFetchResponse { error, .. }
             | Message::BrokerRegistrationResponse { error, .. }
             | Message::BrokerHeartbeatResponse { error, .. }
-            | Message::AllocateProducerIdsResponse { error, .. } => *error,
+            | Message::AllocateProducerIdsResponse { error, .. }
+            | Message::CreateTopicsResponse { error, .. } => *error,
             _ => None,
         }
+    }
+
+    /// Whether it answers a request (it travels back over the connection
+    /// the requester opened).
+    pub fn is_response(&self) -> bool {
+        self.api().ends_with("Response")
     }
 
     /// Kafka's API name (`Produce`, `Fetch`, `LeaderAndIsr`, ...).
@@ -1138,6 +1162,8 @@ impl Message {
             Message::BrokerHeartbeat { .. } => "BrokerHeartbeat",
             Message::BrokerHeartbeatResponse { .. } => "BrokerHeartbeatResponse",
             Message::AllocateProducerIds { .. } => "AllocateProducerIds",
+            Message::CreateTopics { .. } => "CreateTopics",
+            Message::CreateTopicsResponse { .. } => "CreateTopicsResponse",
             Message::AllocateProducerIdsResponse { .. } => "AllocateProducerIdsResponse",
         }
     }
@@ -1391,6 +1417,10 @@ impl Message {
             Message::AllocateProducerIds { broker, .. } => {
                 format!("AllocateProducerIds broker {broker}")
             }
+            Message::CreateTopics { topic, .. } => format!("CreateTopics {}", topic.name),
+            Message::CreateTopicsResponse {
+                topic, error: None, ..
+            } => format!("CreateTopicsResponse {topic}"),
             Message::AllocateProducerIdsResponse {
                 error: None,
                 first,

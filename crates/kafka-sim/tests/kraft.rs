@@ -425,8 +425,8 @@ fn scenarios_keep_3_9_and_4_1_apart() {
         "no ZooKeeper",
     );
     bad(
-        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "consumers": [{"name": "c", "subscribe": ["t"]}]}"#,
-        "consumers",
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "commands": [{"at_ms": 1, "type": "add_consumer", "consumer": {"name": "c", "subscribe": ["t"]}}]}"#,
+        "commands[0].type",
         "not modelled yet in Kafka 4.1 mode",
     );
     bad(

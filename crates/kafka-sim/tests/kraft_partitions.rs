@@ -282,3 +282,84 @@ fn a_kafka_4_producer_lingers_5_ms_by_default() {
     let sc = kafka_sim::Scenario::from_json(old).unwrap();
     assert_eq!(sc.producers[0].config.linger_ms, 0, "3.9 keeps 0");
 }
+
+/// A consumer of the classic group protocol on a 4.1 cluster: the broker
+/// it asks for its coordinator creates `__consumer_offsets` through the
+/// active controller (CreateTopics → TopicRecord, its compaction
+/// ConfigRecords, one PartitionRecord per partition), and the group forms
+/// and reads the record.
+#[test]
+fn a_classic_consumer_group_runs_on_kraft() {
+    let consumer = r#"{"name": "c", "subscribe": ["t"], "config": {"group.id": "g", "auto.offset.reset": "earliest"}}"#;
+    let json = scenario(8000, TOPIC, PRODUCER, r#"{"at_ms": 2500, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v"}"#)
+        .replace(r#""commands": ["#, &format!(r#""consumers": [{consumer}], "commands": ["#));
+    let t = common::run(&json);
+    let sent = common::find(
+        &t,
+        |k| matches!(k, EventKind::MessageSent { message, to: kafka_sim::ids::NodeId::Controller(_), .. } if message.api() == "CreateTopics"),
+    );
+    assert_eq!(sent.len(), 1, "one CreateTopics, from a broker");
+    let r = records(&t);
+    let at = r
+        .iter()
+        .position(|r| matches!(r, MetadataRecord::TopicRecord { name, .. } if name == "__consumer_offsets"))
+        .expect("__consumer_offsets created");
+    assert!(
+        matches!(&r[at + 1], MetadataRecord::ConfigRecord { name, value, .. } if name == "cleanup.policy" && value == "compact")
+    );
+    let parts = r
+        .iter()
+        .filter(|r| matches!(r, MetadataRecord::PartitionRecord { topic, .. } if topic == "__consumer_offsets"))
+        .count();
+    assert_eq!(parts, 50, "offsets.topic.num.partitions");
+    let polled = t.events().iter().any(|e| {
+        e.caption(kafka_sim::Lang::En)
+            .contains("poll() returned 1 record")
+    });
+    assert!(polled);
+    let stable = t
+        .events()
+        .iter()
+        .any(|e| e.caption(kafka_sim::Lang::En).contains("Stable"));
+    assert!(stable);
+}
+
+/// A 4.1 broker opens its listeners only once the controller first
+/// unfences it (`BrokerServer.startup`): clients that come earlier are
+/// refused and back off; none is refused by a RUNNING broker.
+#[test]
+fn a_kraft_broker_accepts_clients_only_once_unfenced() {
+    let t = common::run(&scenario(4000, TOPIC, PRODUCER, ""));
+    let refused = common::find(&t, |k| {
+        matches!(
+            k,
+            EventKind::MessageDropped {
+                reason: kafka_sim::event::DropReason::NotListening,
+                ..
+            }
+        )
+    });
+    assert!(
+        !refused.is_empty(),
+        "the producer starts before the cluster is up"
+    );
+    let running = common::find(&t, |k| {
+        matches!(
+            k,
+            EventKind::BrokerLifecycleChanged {
+                state: kafka_sim::event::BrokerLifecycle::Running,
+                ..
+            }
+        )
+    });
+    let first_running = running.iter().map(|e| e.time_ms).max().expect("running");
+    for e in refused {
+        assert!(
+            e.time_ms <= first_running,
+            "refused at {} ms, after {first_running}",
+            e.time_ms
+        );
+    }
+    let assigned = common::find(&t, |k| matches!(k, EventKind::ProducerIdAssigned { .. }));
+    assert_eq!(assigned.len(), 1);
+}

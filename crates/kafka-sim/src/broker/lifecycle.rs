@@ -55,6 +55,11 @@ pub struct BrokerKraft {
     pub applied: i64,
     /// The AllocateProducerIds in flight (its correlation id).
     pub pid_request: Option<i32>,
+    /// Its listeners are open (since it was first RUNNING in this life).
+    pub listening: bool,
+    /// CreateTopics in flight: correlation id → topic
+    /// (`AutoTopicCreationManager.inflightTopics`).
+    pub creating: crate::collections::SortedMap<i32, String>,
 }
 
 impl BrokerKraft {
@@ -70,6 +75,8 @@ impl BrokerKraft {
             image: ClusterImage::default(),
             applied: 0,
             pid_request: None,
+            listening: false,
+            creating: Default::default(),
         }
     }
 
@@ -84,6 +91,8 @@ impl BrokerKraft {
         self.image = ClusterImage::default();
         self.applied = 0;
         self.pid_request = None;
+        self.listening = false;
+        self.creating.clear();
     }
 }
 
@@ -168,6 +177,7 @@ impl BrokerCx<'_> {
                 if self.kraft().in_flight == Some(correlation_id) {
                     self.lifecycle_failed()
                 } else {
+                    self.kraft_create_done(correlation_id)?;
                     self.kraft_producer_ids_failed(correlation_id)
                 }
             }
@@ -288,6 +298,9 @@ impl BrokerCx<'_> {
                 first,
                 length,
             } => self.kraft_on_producer_ids(correlation_id, error, first, length),
+            Message::CreateTopicsResponse { correlation_id, .. } => {
+                self.kraft_create_done(correlation_id)
+            }
             Message::BrokerRegistrationResponse {
                 correlation_id,
                 error,
@@ -324,6 +337,7 @@ impl BrokerCx<'_> {
                     }
                     Some(BrokerLifecycle::Recovery) if !is_fenced => {
                         self.lifecycle_state(BrokerLifecycle::Running)?;
+                        self.kraft_mut().listening = true;
                         self.lifecycle_schedule(interval)
                     }
                     _ => self.lifecycle_schedule(interval),
@@ -339,6 +353,11 @@ impl BrokerCx<'_> {
             Message::RaftFetch { correlation_id, .. } => {
                 let c = *correlation_id;
                 self.observer(|r| r.on_request_failed(c, true))
+            }
+            Message::CreateTopics { correlation_id, .. } => {
+                self.k
+                    .disarm_request_timeout(NodeId::Broker(self.id), *correlation_id);
+                self.kraft_create_done(*correlation_id)
             }
             Message::AllocateProducerIds { correlation_id, .. } => {
                 self.k

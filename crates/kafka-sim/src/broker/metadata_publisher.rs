@@ -231,6 +231,65 @@ impl BrokerCx<'_> {
     }
 }
 
+impl BrokerCx<'_> {
+    /// `AutoTopicCreationManager.createTopics` with KRaft: CreateTopics to
+    /// the active controller, once per topic while one is in flight.
+    pub(crate) fn kraft_create_topic(&mut self, spec: crate::scenario::TopicSpec) -> Step {
+        let b = self.id;
+        let Some(kr) = self.me().kraft.as_ref() else {
+            return Ok(());
+        };
+        if kr.creating.values().any(|t| *t == spec.name) {
+            return Ok(());
+        }
+        let Some(controller) = kr.raft.leader() else {
+            return Ok(());
+        };
+        self.k.gate()?;
+        let br = self.me_mut();
+        br.next_correlation += 1;
+        let correlation_id = br.next_correlation;
+        br.kraft
+            .as_mut()
+            .expect("kraft")
+            .creating
+            .insert(correlation_id, spec.name.clone());
+        self.k.send(
+            NodeId::Broker(b),
+            NodeId::Controller(controller),
+            Message::CreateTopics {
+                correlation_id,
+                topic: Box::new(spec),
+            },
+        )?;
+        let at = self.k.now + self.k.sc.cluster.config.request_timeout_ms;
+        self.k
+            .arm_request_timeout(NodeId::Broker(b), at, correlation_id)
+    }
+
+    /// A CreateTopics was answered, failed or timed out.
+    pub(super) fn kraft_create_done(&mut self, correlation_id: i32) -> Step {
+        if !self
+            .me()
+            .kraft
+            .as_ref()
+            .is_some_and(|k| k.creating.contains_key(&correlation_id))
+        {
+            return Ok(());
+        }
+        self.k
+            .disarm_request_timeout(NodeId::Broker(self.id), correlation_id);
+        self.k.gate()?;
+        self.me_mut()
+            .kraft
+            .as_mut()
+            .expect("kraft")
+            .creating
+            .remove(&correlation_id);
+        Ok(())
+    }
+}
+
 /// Whether replaying `records` can change what a broker acts on.
 pub(super) fn meaningful(records: &[crate::kraft::records::MetadataEntry]) -> bool {
     records.iter().any(|e| {

@@ -599,18 +599,17 @@ impl BrokerCx<'_> {
             #[serde(default)]
             config: crate::config::TopicConfigOverrides,
         }
-        if let Some(kr) = self.me().kraft.as_ref() {
+        let overrides = match self.me().kraft.as_ref() {
             // KRaft: the topic's ConfigRecords.
-            let overrides = kr.image.topic_overrides(topic);
-            return self.k.sc.cluster.config.log_config(&overrides);
-        }
-        let overrides = self
-            .zk
-            .nodes
-            .get(&format!("/config/topics/{topic}"))
-            .and_then(|n| serde_json::from_str::<TopicConfigZnode>(&n.data).ok())
-            .map(|z| z.config)
-            .unwrap_or_default();
+            Some(kr) => kr.image.topic_overrides(topic),
+            None => self
+                .zk
+                .nodes
+                .get(&format!("/config/topics/{topic}"))
+                .and_then(|n| serde_json::from_str::<TopicConfigZnode>(&n.data).ok())
+                .map(|z| z.config)
+                .unwrap_or_default(),
+        };
         let mut lc = self.k.sc.cluster.config.log_config(&overrides);
         if topic == crate::group::OFFSETS_TOPIC {
             lc.cleanup_policy = crate::config::CleanupPolicy::COMPACT;
@@ -633,8 +632,11 @@ impl BrokerCx<'_> {
                 | Timer::BrokerLifecycleTick { .. } => return self.kraft_timer(timer),
                 Timer::RequestTimeout { correlation_id }
                     if *correlation_id >= crate::kraft::raft::OBSERVER_CORRELATION_BASE
-                        || self.me().kraft.as_ref().and_then(|k| k.in_flight)
-                            == Some(*correlation_id) =>
+                        || self.me().kraft.as_ref().is_some_and(|k| {
+                            k.in_flight == Some(*correlation_id)
+                                || k.pid_request == Some(*correlation_id)
+                                || k.creating.contains_key(correlation_id)
+                        }) =>
                 {
                     return self.kraft_timer(timer)
                 }

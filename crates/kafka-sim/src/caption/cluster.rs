@@ -284,6 +284,7 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
             topic,
             assignment,
             placement,
+            striped,
         } => {
             let a: Vec<String> = assignment
                 .iter()
@@ -316,6 +317,12 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                         c.start_index, c.initial_shift
                     ),
                 },
+                (None, true) if *striped => {
+                    " (placed by the controller's striped placer: each partition's first replica on the next broker, the others on the following ones)".into()
+                }
+                (None, false) if *striped => {
+                    "（由控制器的条带式分配器放置：每个分区的首个副本依次落在下一个 broker 上，其余副本在其后的 broker 上）".into()
+                }
                 (None, true) => " (assignment given)".into(),
                 (None, false) => "（指定分配）".into(),
             };

@@ -58,11 +58,17 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
                 DropReason::LinkCut => "the link is cut",
                 DropReason::DestinationDown => "the destination is down",
                 DropReason::ConnectionReset => "the destination restarted (connection reset)",
+                DropReason::NotListening => {
+                    "the broker does not accept connections yet: it opens its listeners once the controller first unfences it"
+                }
             };
             let why_zh = match reason {
                 DropReason::LinkCut => "链路已断开",
                 DropReason::DestinationDown => "目标节点已宕机",
                 DropReason::ConnectionReset => "目标节点已重启（连接被重置）",
+                DropReason::NotListening => {
+                    "该 broker 尚未接受连接：控制器首次解除对它的隔离后，它才开放监听端口"
+                }
             };
             if en {
                 format!(

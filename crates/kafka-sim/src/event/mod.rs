@@ -62,6 +62,9 @@ pub enum DropReason {
     DestinationDown,
     /// The destination restarted since the message was sent (connection reset).
     ConnectionReset,
+    /// A KRaft broker does not listen yet: it opens its listeners once
+    /// first unfenced (connection refused).
+    NotListening,
 }
 
 /// Why a follower cut its log.
@@ -465,6 +468,9 @@ pub enum EventKind {
         assignment: SortedMap<i32, Vec<BrokerId>>,
         /// The random choices of `assignReplicasToBrokers`, if it placed them.
         placement: Option<PlacementChoices>,
+        /// Placed by the KRaft controller's `StripedReplicaPlacer`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        striped: bool,
     },
     /// A topic could not be created.
     TopicCreationFailed {

@@ -543,10 +543,13 @@ impl BrokerCx<'_> {
     /// `__consumer_offsets` first if it does not exist.
     fn coordinator_find(&mut self, from: NodeId, cid: i32, group: &str) -> Step {
         let p = self.group_partition(group);
-        let exists = self
-            .zk
-            .get(&format!("/brokers/topics/{OFFSETS_TOPIC}"))
-            .is_some();
+        let exists = match self.me().kraft.as_ref() {
+            Some(kr) => kr.image.topics.contains_key(OFFSETS_TOPIC),
+            None => self
+                .zk
+                .get(&format!("/brokers/topics/{OFFSETS_TOPIC}"))
+                .is_some(),
+        };
         if !exists {
             self.create_offsets_topic()?;
         }
@@ -589,6 +592,26 @@ impl BrokerCx<'_> {
     fn create_offsets_topic(&mut self) -> Step {
         let b = self.id;
         let cfg = self.k.sc.cluster.config.clone();
+        let mut spec = crate::scenario::TopicSpec {
+            name: OFFSETS_TOPIC.into(),
+            partitions: Some(cfg.offsets_topic_num_partitions),
+            replication_factor: Some(cfg.offsets_topic_replication_factor),
+            replica_assignment: None,
+            fixed_start_index: None,
+            config: Default::default(),
+        };
+        if self.me().kraft.is_some() {
+            // KRaft: CreateTopics to the active controller, which places
+            // it and answers INVALID_REPLICATION_FACTOR when too few
+            // brokers are registered; with the topic's configs
+            // (`GroupCoordinator.groupMetadataTopicConfigs`).
+            spec.config = crate::config::TopicConfigOverrides {
+                cleanup_policy: Some(crate::config::CleanupPolicy::COMPACT),
+                segment_bytes: Some(cfg.offsets_topic_segment_bytes),
+                ..Default::default()
+            };
+            return self.kraft_create_topic(spec);
+        }
         let alive = self.zk.live_brokers().len() as i32;
         if alive < cfg.offsets_topic_replication_factor {
             return self.k.record(
@@ -602,14 +625,6 @@ impl BrokerCx<'_> {
                 },
             ).map(|_| ());
         }
-        let spec = crate::scenario::TopicSpec {
-            name: OFFSETS_TOPIC.into(),
-            partitions: Some(cfg.offsets_topic_num_partitions),
-            replication_factor: Some(cfg.offsets_topic_replication_factor),
-            replica_assignment: None,
-            fixed_start_index: None,
-            config: Default::default(),
-        };
         self.zkc().admin_create_topic_by(bnode(b), &spec)
     }
 }

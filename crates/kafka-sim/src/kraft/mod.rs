@@ -495,6 +495,10 @@ impl ControllerCx<'_> {
                 broker,
                 broker_epoch,
             } => self.on_allocate_producer_ids(from, correlation_id, broker, broker_epoch),
+            Message::CreateTopics {
+                correlation_id,
+                topic,
+            } => self.on_create_topics(from, correlation_id, &topic),
             other => self.raft(|r| r.on_message(from, other)),
         }
     }
@@ -526,7 +530,16 @@ impl ControllerCx<'_> {
         // Replay what the log holds beyond what was applied (this node's
         // own uncommitted tail included: the leader replays before commit).
         self.replay_to(self.me().raft.log_end_offset());
-        let contact = self.me().image.brokers.keys().map(|b| (*b, now)).collect();
+        // `ClusterControlManager.activate` (CCM:312-324): a session from
+        // now for every unfenced broker; a fenced one has none.
+        let contact = self
+            .me()
+            .image
+            .brokers
+            .iter()
+            .filter(|(_, r)| !r.fenced)
+            .map(|(b, _)| (*b, now))
+            .collect();
         self.me_mut().active = Some(Active {
             epoch,
             contact,
@@ -702,6 +715,12 @@ impl ControllerCx<'_> {
             })
             .min();
         if let Some((_, broker_id, broker_epoch)) = stale {
+            // The expired session is removed (`maybeRemoveExpired`): a
+            // new process of that broker may register at once.
+            self.k.gate()?;
+            if let Some(a) = self.me_mut().active.as_mut() {
+                a.contact.remove(&broker_id);
+            }
             let records = self.broker_fenced_records(broker_id, broker_epoch);
             self.write(records)?;
         }

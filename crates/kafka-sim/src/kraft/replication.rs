@@ -4,7 +4,8 @@
 //! `AlterPartition` from partition leaders, and producer id blocks
 //! (`ProducerIdControlManager`).
 //!
-//! * **Creation** (RCM:706-851): replicas placed by the striped placer over
+//! * **Creation** (RCM:706-851), of the scenario's topics and of
+//!   internal topics a broker asks for with CreateTopics: replicas placed by the striped placer over
 //!   the registered brokers (or as `replica.assignment` says), ISR = the
 //!   replicas that are active (registered, unfenced), leader = the first of
 //!   the ISR, epochs 0. A `TopicRecord`, its `ConfigRecord`s, then one
@@ -486,13 +487,47 @@ impl ControllerCx<'_> {
             if self.me().image.topics.contains_key(&spec.name) {
                 continue;
             }
-            self.create_topic(spec)?;
+            // A failure is recorded; the next unfencing tries again.
+            let _ = self.create_topic(spec)?;
         }
         Ok(())
     }
 
-    /// `createTopic` (RCM:706-851).
-    fn create_topic(&mut self, spec: &crate::scenario::TopicSpec) -> Step {
+    /// CreateTopics from a broker (`AutoTopicCreationManager` creating an
+    /// internal topic): created as the scenario's are, answered once
+    /// committed.
+    pub(super) fn on_create_topics(
+        &mut self,
+        from: NodeId,
+        correlation_id: i32,
+        spec: &crate::scenario::TopicSpec,
+    ) -> Step {
+        let answer =
+            |error: Option<ErrorCode>, message: Option<String>| Message::CreateTopicsResponse {
+                correlation_id,
+                topic: spec.name.clone(),
+                error,
+                message,
+            };
+        if self.me().active.is_none() {
+            return self.not_controller(from, answer(Some(ErrorCode::NotController), None));
+        }
+        if self.me().image.topics.contains_key(&spec.name) {
+            let m = format!("Topic '{}' already exists.", spec.name);
+            return self.not_controller(from, answer(Some(ErrorCode::TopicAlreadyExists), Some(m)));
+        }
+        match self.create_topic(spec)? {
+            Ok(last) => self.answer_after_commit(last, from, answer(None, None)),
+            Err((code, m)) => self.not_controller(from, answer(Some(code), Some(m))),
+        }
+    }
+
+    /// `createTopic` (RCM:706-851): the records written (the offset of the
+    /// last), or Kafka's error.
+    fn create_topic(
+        &mut self,
+        spec: &crate::scenario::TopicSpec,
+    ) -> Step<Result<Option<i64>, (ErrorCode, String)>> {
         let cfg = &self.k.sc.cluster.config;
         let img = &self.me().image;
         let assignment: Result<Vec<Vec<i32>>, (ErrorCode, String)> =
@@ -522,18 +557,7 @@ impl ControllerCx<'_> {
             };
         let assignment = match assignment {
             Ok(a) => a,
-            Err((code, msg)) => {
-                return self
-                    .k
-                    .record(
-                        vec![NodeId::User],
-                        EventKind::TopicCreationFailed {
-                            topic: spec.name.clone(),
-                            error: format!("{}: {msg}", code.name()),
-                        },
-                    )
-                    .map(|_| ());
-            }
+            Err((code, msg)) => return self.creation_failed(spec, code, msg),
         };
         let topic_id = crate::admin::topic_id(&self.k.sc, &spec.name);
         let mut records = vec![MetadataRecord::TopicRecord {
@@ -563,21 +587,11 @@ impl ControllerCx<'_> {
                 .filter(|r| img.is_active(*r))
                 .collect();
             let Some(leader) = isr.first().copied() else {
-                let error = if spec.replica_assignment.is_some() {
-                    format!("INVALID_REPLICA_ASSIGNMENT: All brokers specified in the manual partition assignment for partition {i} are fenced or in controlled shutdown.")
-                } else {
-                    format!("INVALID_REPLICATION_FACTOR: Unable to replicate the partition {} time(s): All brokers are currently fenced or in controlled shutdown.", replicas.len())
-                };
-                return self
-                    .k
-                    .record(
-                        vec![NodeId::User],
-                        EventKind::TopicCreationFailed {
-                            topic: spec.name.clone(),
-                            error,
-                        },
-                    )
-                    .map(|_| ());
+                // (INVALID_REPLICA_ASSIGNMENT for a manual assignment: the
+                // scenario's setup creates its topics only once every
+                // broker is unfenced, so that one cannot happen here.)
+                let m = format!("Unable to replicate the partition {} time(s): All brokers are currently fenced or in controlled shutdown.", replicas.len());
+                return self.creation_failed(spec, ErrorCode::InvalidReplicationFactor, m);
             };
             records.push(MetadataRecord::PartitionRecord {
                 partition_id: i as i32,
@@ -590,8 +604,13 @@ impl ControllerCx<'_> {
                 partition_epoch: 0,
             });
         }
+        let by = if spec.name.starts_with("__") {
+            NodeId::Controller(self.me().id)
+        } else {
+            NodeId::User
+        };
         self.k.record(
-            vec![NodeId::User, NodeId::Controller(self.me().id)],
+            vec![by, NodeId::Controller(self.me().id)],
             EventKind::TopicCreated {
                 topic: spec.name.clone(),
                 assignment: assignment
@@ -600,9 +619,26 @@ impl ControllerCx<'_> {
                     .map(|(i, r)| (i as i32, r.iter().map(|b| BrokerId(*b)).collect()))
                     .collect(),
                 placement: None,
+                striped: spec.replica_assignment.is_none(),
             },
         )?;
-        self.write(records).map(|_| ())
+        Ok(Ok(self.write(records)?))
+    }
+
+    fn creation_failed(
+        &mut self,
+        spec: &crate::scenario::TopicSpec,
+        code: ErrorCode,
+        msg: String,
+    ) -> Step<Result<Option<i64>, (ErrorCode, String)>> {
+        self.k.record(
+            vec![NodeId::Controller(self.me().id)],
+            EventKind::TopicCreationFailed {
+                topic: spec.name.clone(),
+                error: format!("{}: {msg}", code.name()),
+            },
+        )?;
+        Ok(Err((code, msg)))
     }
 
     /// AlterPartition from a partition leader (RCM:1064-1160, 1230-1340).

@@ -416,9 +416,25 @@ impl ProducerCx<'_> {
             return Ok(());
         }
         let brokers = self.me().metadata.known_brokers(&self.k.sc);
+        let now = self.k.now;
+        let md = &self.me().metadata;
+        let next = self.me().next_correlation;
+        // A broker not waiting to reconnect (`leastLoadedNode`); when all
+        // are, ask again after `retry.backoff.ms`.
+        let pick = brokers[(next.wrapping_add(1) as usize) % brokers.len()];
+        let to = if md.ready(now, pick) {
+            pick
+        } else {
+            match md.least_loaded(&self.k.sc, now) {
+                Some(b) => b,
+                None => {
+                    let at = now + self.me().config.retry_backoff_ms;
+                    return self.k.set_timer(pnode(p), at, Timer::InitProducerIdRetry);
+                }
+            }
+        };
         self.k.gate()?;
         let cid = self.correlation();
-        let to = brokers[(cid as usize) % brokers.len()];
         self.me_mut().init_pid_in_flight = Some(cid);
         self.k.send(
             pnode(p),

@@ -307,9 +307,12 @@ impl ProducerCx<'_> {
             (Message::InitProducerId { correlation_id, .. }, _)
                 if self.me().init_pid_in_flight == Some(*correlation_id) =>
             {
+                // Asked again after `retry.backoff.ms`, as after an error.
                 self.k.gate()?;
                 self.me_mut().init_pid_in_flight = None;
-                self.init_pid()
+                let at = self.k.now + self.me().config.retry_backoff_ms;
+                self.k
+                    .set_timer(pnode(self.id), at, Timer::InitProducerIdRetry)
             }
             _ => Ok(()),
         }

@@ -130,9 +130,16 @@ impl Scenario {
         }
         // Kafka 4.1 parts the simulation does not model yet: refused by
         // name rather than run with 3.9's behaviour.
-        let later = "is not modelled yet in Kafka 4.1 mode; a 4.1 scenario runs the controller quorum, the brokers' registration, heartbeats and fencing, topics and their partitions, and idempotent producers";
-        if !self.consumers.is_empty() {
-            return Err(ConfigError::new("consumers", format!("a consumer {later}")));
+        let later = "is not modelled yet in Kafka 4.1 mode; a 4.1 scenario runs the controller quorum, the brokers' registration, heartbeats and fencing, topics and their partitions, idempotent producers and consumers of the classic group protocol";
+        for (i, c) in self.consumers.iter().enumerate() {
+            if c.pipeline.is_some() {
+                return Err(ConfigError::new(
+                    format!("consumers[{i}].pipeline"),
+                    format!(
+                        "a consume-transform-produce pipeline (transactions v2, KIP-890) {later}"
+                    ),
+                ));
+            }
         }
         for (i, p) in self.producers.iter().enumerate() {
             // Kafka 4: idempotence on (the default) and more than 5 in
@@ -178,6 +185,11 @@ impl Scenario {
                 | Command::Produce { .. }
                 | Command::CloseProducer { .. }
                 | Command::Lookup { .. }
+                | Command::StopConsumer { .. }
+                | Command::CrashConsumer { .. }
+                | Command::CommitSync { .. }
+                | Command::CommitAsync { .. }
+                | Command::PauseConsumer { .. }
                 | Command::CutLink { .. }
                 | Command::HealLink { .. }
                 | Command::SlowLink { .. } => {}

@@ -317,6 +317,24 @@ impl World {
         }
     }
 
+    /// Whether `to` accepts a request from `from` (answers come back over
+    /// connections it opened itself): a KRaft broker opens
+    /// its listeners (but the controller's) only once it was first
+    /// unfenced, RUNNING (`BrokerServer.startup`, 4.1.0 lines 640-660:
+    /// `enableRequestProcessing` after waiting to be unfenced).
+    fn listening(&self, to: NodeId, from: NodeId) -> bool {
+        let NodeId::Broker(b) = to else {
+            return true;
+        };
+        if matches!(from, NodeId::Controller(_)) {
+            return true;
+        }
+        self.brokers
+            .get(&b)
+            .and_then(|b| b.kraft.as_ref())
+            .is_none_or(|k| k.listening)
+    }
+
     /// Runs one work item. Returns false when nothing is left before
     /// `run_until_ms`. After `Frozen` the world is marked frozen.
     pub fn step(&mut self) -> bool {
@@ -448,7 +466,18 @@ impl World {
                 sent,
             } => {
                 self.k.cause = Some(sent);
-                if !self.node_alive(to) {
+                // A process that is down, a connection reset by a restart,
+                // a KRaft broker not listening yet: the sender learns at once.
+                let refused = if !self.node_alive(to) {
+                    Some(DropReason::DestinationDown)
+                } else if self.k.incarnation(to) != to_incarnation {
+                    Some(DropReason::ConnectionReset)
+                } else if !msg.is_response() && !self.listening(to, from) {
+                    Some(DropReason::NotListening)
+                } else {
+                    None
+                };
+                if let Some(reason) = refused {
                     self.k.record(
                         vec![from, to],
                         EventKind::MessageDropped {
@@ -456,20 +485,7 @@ impl World {
                             from,
                             to,
                             api: msg.api().to_string(),
-                            reason: DropReason::DestinationDown,
-                        },
-                    )?;
-                    return self.on_undeliverable(from, to, &msg);
-                }
-                if self.k.incarnation(to) != to_incarnation {
-                    self.k.record(
-                        vec![from, to],
-                        EventKind::MessageDropped {
-                            id,
-                            from,
-                            to,
-                            api: msg.api().to_string(),
-                            reason: DropReason::ConnectionReset,
+                            reason,
                         },
                     )?;
                     return self.on_undeliverable(from, to, &msg);
