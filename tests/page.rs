@@ -2082,3 +2082,81 @@ fn the_built_page_steps_through_a_kraft_controller_failover() {
         driver.screenshot(&shots.join(format!("kraft-failover-new-leader-{w}x{h}.png")));
     }
 }
+
+/// The failure of Leader failover on Kafka 4.1 (`kraft-leader-failover`),
+/// opened at three moments: the leader writing, the leader dead but not yet
+/// fenced, the new leader elected through a PartitionChangeRecord. At each,
+/// the partition's drawing agrees with the metadata the brokers replayed:
+/// broker 1 leads first; after its death it is drawn dead and still named
+/// leader by the survivors (no session has expired); then broker 0 leads
+/// in leader epoch 1 and the metadata log lists the PartitionChangeRecord.
+/// Screenshots `target/screenshots/kraft-leader-*.png`.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_draws_a_partition_failover_on_kraft() {
+    use kafka_sim::event::EventKind;
+    use kafka_visualiser::state::{links::share_fragment, View};
+    let text =
+        std::fs::read_to_string(root().join("scenarios/kraft-leader-failover.json")).unwrap();
+    let mut t = kafka_sim::Timeline::new(kafka_sim::Scenario::from_json(&text).unwrap()).unwrap();
+    t.run_to_end();
+    let id = |f: &dyn Fn(&EventKind) -> bool| t.events().iter().find(|e| f(&e.kind)).unwrap().id;
+    let acked = id(&|k| matches!(k, EventKind::RecordAcknowledged { .. }));
+    let killed = id(&|k| matches!(k, EventKind::BrokerStopped { .. }));
+    let elected = id(&|k| {
+        matches!(
+            k,
+            EventKind::BecameLeader {
+                broker: kafka_sim::ids::BrokerId(0),
+                ..
+            }
+        )
+    });
+    let (url, driver, _down) = built_page();
+    let shots = root().join("target/screenshots");
+    for (w, h) in [(1440, 900), (1024, 768), (768, 1024)] {
+        driver.viewport(w, h);
+        for (name, at) in [
+            ("acked", acked),
+            ("dead", killed + 2),
+            ("elected", elected + 1),
+        ] {
+            driver.open("about:blank");
+            driver.open(&format!(
+                "{url}#{}",
+                share_fragment(&text, at, View::Cluster)
+            ));
+            let r = driver.run(&format!(
+                r#"{JS_HELPERS}
+(async () => {{
+  await until('#broker-0');
+  await frame();
+  const b = id => {{ const g = document.querySelector('#broker-' + id); return g ? g.getAttribute('class') : null; }};
+  done({{ mode: document.querySelector('#kafka-mode').textContent,
+          b0: b(0), b1: b(1),
+          cluster: document.querySelector('#cluster').textContent,
+          log: document.querySelector('#metadata-log') ? document.querySelector('#metadata-log').textContent : '',
+          caption: document.querySelector('#caption').textContent }});
+}})();"#
+            ));
+            assert!(r["mode"].as_str().is_some_and(|m| m.contains("4.1")), "{r}");
+            let cluster = r["cluster"].as_str().unwrap_or_default();
+            assert!(cluster.contains("first-0"), "{name}: {r}");
+            if name == "dead" {
+                assert!(
+                    r["b1"].as_str().is_some_and(|c| c.contains("dead")),
+                    "{name}: {r}"
+                );
+            }
+            if name == "elected" {
+                assert!(
+                    r["log"]
+                        .as_str()
+                        .is_some_and(|l| l.contains("PartitionChangeRecord")),
+                    "{name}: {r}"
+                );
+            }
+            driver.screenshot(&shots.join(format!("kraft-leader-{name}-{w}x{h}.png")));
+        }
+    }
+}

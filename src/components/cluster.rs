@@ -18,6 +18,9 @@ const MIN_SLOT: i32 = 220;
 const BROKER_TOP: i32 = 120;
 const ROW_H: i32 = 52;
 const HEADER_H: i32 = 46;
+/// Kafka 4.1: the two lines of a broker's lifecycle under its name
+/// (state, broker epoch), above its replica rows.
+const LIFECYCLE_H: i32 = 40;
 /// The vertical gap between two rows of brokers (room for the arcs of the
 /// messages between them).
 const ROW_GAP: i32 = 70;
@@ -384,6 +387,9 @@ struct Layout {
     broker_xy: Vec<(i32, (i32, i32))>,
     broker_w: i32,
     broker_h: i32,
+    /// Where a box's replica rows start, below its name (and in 4.1 its
+    /// lifecycle lines).
+    head_h: i32,
     /// Replica rows drawn in each box.
     max_rows: usize,
     /// How many producers and consumers there are.
@@ -518,7 +524,12 @@ fn layout_in(m: &ClusterModel, fit: &Fit) -> Layout {
         .map(|b| b.replicas.len().min(max_rows + 1))
         .max()
         .unwrap_or(0) as i32;
-    let broker_h = HEADER_H + rows.max(1) * ROW_H + 10;
+    let head_h = if m.brokers.iter().any(|b| b.lifecycle.is_some()) {
+        HEADER_H + LIFECYCLE_H
+    } else {
+        HEADER_H
+    };
+    let broker_h = head_h + rows.max(1) * ROW_H + 10;
     // Tall enough for the clients' boxes too.
     let clients = (m.producers.len(), m.consumers.len());
     let slots = clients.0.max(clients.1).clamp(1, MAX_CLIENTS) as i32;
@@ -569,6 +580,7 @@ fn layout_in(m: &ClusterModel, fit: &Fit) -> Layout {
         broker_xy,
         broker_w,
         broker_h,
+        head_h,
         max_rows,
         clients,
         height: natural(top) + extra - (top - BROKER_TOP),
@@ -833,6 +845,7 @@ struct BrokerBoxProps {
     xy: (i32, i32),
     broker_w: i32,
     broker_h: i32,
+    head_h: i32,
     max_rows: usize,
     max_leo: i64,
     lang: Lang,
@@ -858,6 +871,7 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
         xy: (x, top),
         broker_w,
         broker_h,
+        head_h,
         max_rows,
         max_leo,
         lang,
@@ -865,8 +879,9 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
         highlight,
         ..
     } = p;
-    let (x, top, broker_w, broker_h, max_rows, max_leo, lang) =
-        (*x, *top, *broker_w, *broker_h, *max_rows, *max_leo, *lang);
+    let (x, top, broker_w, broker_h, head_h, max_rows, max_leo, lang) = (
+        *x, *top, *broker_w, *broker_h, *head_h, *max_rows, *max_leo, *lang,
+    );
     let highlight = highlight.as_deref();
     let mut class = classes!("broker");
     if marks.contains(&format!("b{}", b.id)) {
@@ -926,10 +941,10 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
             if let (Some(lc), true) = (&b.lifecycle, b.alive) {
                 { lifecycle_line(lc, (x, top + HEADER_H + 14), lang) }
             }
-            { for b.replicas.iter().take(max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + HEADER_H + i as i32 * ROW_H, broker_w), b.alive, max_leo, lang,
+            { for b.replicas.iter().take(max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + head_h + i as i32 * ROW_H, broker_w), b.alive, max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)), highlight.is_some_and(|h| h == r.tp))) }
             if let Some((head, counts)) = more {
-                <text class="more" x={(x + 12).to_string()} y={(top + HEADER_H + max_rows as i32 * ROW_H + 16).to_string()}>
+                <text class="more" x={(x + 12).to_string()} y={(top + head_h + max_rows as i32 * ROW_H + 16).to_string()}>
                     <tspan>{ head }</tspan>
                     <tspan class="detail" x={(x + 12).to_string()} dy="16">{ counts }</tspan>
                 </text>
@@ -1392,7 +1407,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
                     .cloned().collect();
                 let highlight = p.highlight.clone().filter(|h| b.replicas.iter().any(|r| r.tp == h.as_str()));
                 html! {
-                    <BrokerBox key={b.id} broker={b.clone()} {xy} broker_w={l.broker_w} broker_h={l.broker_h}
+                    <BrokerBox key={b.id} broker={b.clone()} {xy} broker_w={l.broker_w} broker_h={l.broker_h} head_h={l.head_h}
                         max_rows={l.max_rows} max_leo={m.max_leo} {lang} on_broker={p.on_broker.clone()} {marks} {highlight} />
                 }
             }) }
