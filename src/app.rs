@@ -1073,7 +1073,14 @@ pub fn App(props: &AppProps) -> Html {
             .collect();
         nodes.extend((0..w.producers().len()).map(|i| format!("producer-{i}")));
         nodes.extend((0..w.consumers().len()).map(|i| format!("consumer-{i}")));
-        nodes.push("zookeeper".into());
+        // 4.1: the controllers where 3.9 has ZooKeeper.
+        let controllers: Vec<(i32, bool)> =
+            w.controllers().values().map(|c| (c.id, c.alive)).collect();
+        if controllers.is_empty() {
+            nodes.push("zookeeper".into());
+        } else {
+            nodes.extend(controllers.iter().map(|(c, _)| format!("controller-{c}")));
+        }
         html! {
             <crate::components::act::Act lang={lang}
                 brokers={w.brokers().values().map(|b| (b.id.0, b.alive)).collect::<Vec<_>>()}
@@ -1082,6 +1089,7 @@ pub fn App(props: &AppProps) -> Html {
                 consumers={w.consumers().iter().map(|c| c.name.clone()).collect::<Vec<_>>()}
                 groups={w.consumers().iter().filter_map(|c| c.config.group_id.clone()).collect::<Vec<_>>()}
                 nodes={nodes}
+                {controllers}
                 on_command={on_command.clone()} />
         }
     };

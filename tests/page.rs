@@ -2159,4 +2159,41 @@ fn the_built_page_draws_a_partition_failover_on_kraft() {
             driver.screenshot(&shots.join(format!("kraft-leader-{name}-{w}x{h}.png")));
         }
     }
+    // The Tools panel offers what a 4.1 scenario runs: the controllers to
+    // act on and to cut links to, no ZooKeeper, no controlled shutdown of
+    // a broker, and KRaft's settings.
+    driver.viewport(1440, 900);
+    driver.open("about:blank");
+    driver.open(&format!(
+        "{url}#{}",
+        share_fragment(&text, acked, View::Cluster)
+    ));
+    let r = driver.run(&format!(
+        r#"{JS_HELPERS}
+(async () => {{
+  await until('#broker-0');
+  document.querySelector('#btn-tools').click();
+  await until('#act');
+  await frame();
+  const opts = [...document.querySelectorAll('#act-link-a option')].map(o => o.value);
+  done({{ controller: !!document.querySelector('#act-kill-controller'),
+          shutdown: !!document.querySelector('#act-shutdown'),
+          links: opts,
+          text: document.body.textContent }});
+}})();"#
+    ));
+    assert_eq!(r["controller"], true, "{}", r["links"]);
+    assert_eq!(r["shutdown"], false);
+    let links = r["links"].to_string();
+    assert!(
+        links.contains("controller-3000") && !links.contains("zookeeper"),
+        "{links}"
+    );
+    let body = r["text"].as_str().unwrap_or_default();
+    assert!(
+        body.contains("broker.session.timeout.ms"),
+        "KRaft settings listed"
+    );
+    assert!(!body.contains("zookeeper.session.timeout.ms"));
+    driver.screenshot(&shots.join("kraft-leader-tools-1440x900.png"));
 }

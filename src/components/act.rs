@@ -18,8 +18,14 @@ pub struct ActProps {
     pub consumers: Vec<String>,
     /// Group ids in use (the first is offered for a new consumer).
     pub groups: Vec<String>,
-    /// Node names for links: `broker-0`, `producer-0`, `zookeeper`, …
+    /// Node names for links: `broker-0`, `producer-0`, `zookeeper` (3.9)
+    /// or `controller-3000` (4.1), …
     pub nodes: Vec<String>,
+    /// Kafka 4.1: the controllers (node id, alive); empty in 3.9. With
+    /// them, the panel offers what a 4.1 scenario runs: no controlled
+    /// shutdown of a broker, no producer or consumer added later.
+    #[prop_or_default]
+    pub controllers: Vec<(i32, bool)>,
     pub on_command: Callback<Map<String, Value>>,
 }
 
@@ -37,6 +43,8 @@ fn input_value(e: &InputEvent) -> String {
 pub fn Act(p: &ActProps) -> Html {
     let lang = p.lang;
     let broker = use_state(|| p.brokers.first().map(|b| b.0).unwrap_or(0));
+    let controller = use_state(|| p.controllers.first().map(|c| c.0).unwrap_or(0));
+    let kraft = !p.controllers.is_empty();
     let producer = use_state(String::new);
     let topic = use_state(String::new);
     let key = use_state(String::new);
@@ -119,9 +127,28 @@ pub fn Act(p: &ActProps) -> Html {
                     }) }
                 </select>
                 <button id="act-kill" onclick={send("kill_broker", vec![("broker", b.into())])}>{ t(lang, "kill") }</button>
-                <button id="act-shutdown" onclick={send("shutdown_broker", vec![("broker", b.into())])}>{ t(lang, "shutdown") }</button>
+                if !kraft {
+                    <button id="act-shutdown" onclick={send("shutdown_broker", vec![("broker", b.into())])}>{ t(lang, "shutdown") }</button>
+                }
                 <button id="act-restart" onclick={send("restart_broker", vec![("broker", b.into())])}>{ t(lang, "restart") }</button>
             </span>
+            if kraft {
+                <span class="act-group">
+                    <select id="act-controller" aria-label={t(lang, "controller")} onchange={{
+                        let controller = controller.clone();
+                        Callback::from(move |e: Event| if let Ok(n) = select_value(&e).parse() { controller.set(n) })
+                    }}>
+                        { for p.controllers.iter().map(|(id, alive)| html! {
+                            <option value={id.to_string()} selected={*id == *controller}>
+                                { format!("controller {id}{}", if *alive { "" } else { " ✕" }) }
+                            </option>
+                        }) }
+                    </select>
+                    <button id="act-kill-controller" onclick={send("kill_controller", vec![("controller", (*controller).into())])}>{ t(lang, "kill") }</button>
+                    <button id="act-shutdown-controller" onclick={send("shutdown_controller", vec![("controller", (*controller).into())])}>{ t(lang, "shutdown") }</button>
+                    <button id="act-restart-controller" onclick={send("restart_controller", vec![("controller", (*controller).into())])}>{ t(lang, "restart") }</button>
+                </span>
+            }
             if !p.producers.is_empty() && !p.topics.is_empty() {
                 <span class="act-group">
                     <select id="act-producer" aria-label={t(lang, "producer")} onchange={set_sel(&producer)}>
@@ -150,11 +177,13 @@ pub fn Act(p: &ActProps) -> Html {
                 <button id="act-cut" onclick={send("cut_link", vec![("a", a.clone().into()), ("b", bb.clone().into())])}>{ t(lang, "cut") }</button>
                 <button id="act-heal" onclick={send("heal_link", vec![("a", a.into()), ("b", bb.into())])}>{ t(lang, "heal") }</button>
             </span>
-            <span class="act-group">
-                <button id="act-add-producer" title={t(lang, "new_producer_title")}
-                    onclick={send("add_producer", vec![("producer", serde_json::json!({ "name": new_producer }))])}>{ t(lang, "add_producer") }</button>
-            </span>
-            if !p.topics.is_empty() {
+            if !kraft {
+                <span class="act-group">
+                    <button id="act-add-producer" title={t(lang, "new_producer_title")}
+                        onclick={send("add_producer", vec![("producer", serde_json::json!({ "name": new_producer }))])}>{ t(lang, "add_producer") }</button>
+                </span>
+            }
+            if !p.topics.is_empty() && !kraft {
                 <span class="act-group">
                     <input id="act-group" type="text" size="9" aria-label="group.id" title="group.id" value={grp} oninput={set_input(&group)} />
                     <button id="act-add-consumer" title={format!("subscribe([{top}])")}

@@ -80,20 +80,41 @@ pub fn settings(source: &str) -> Vec<Group> {
     let l = LogConfig::default();
     let p = ProducerConfig::default();
     let c = ConsumerConfig::default();
-    let mut out = vec![group(
-        &v,
-        "cluster (server.properties)".into(),
-        "/cluster/config".into(),
-        &[
-            ("min.insync.replicas", b.min_insync_replicas.to_string()),
+    // Kafka 4.1: KRaft's settings where 3.9 has ZooKeeper's, and the
+    // producer's `linger.ms` default of 4.0 (KIP-1030).
+    let kraft = v.get("kafka_version").and_then(Value::as_str) == Some("4.1");
+    let mut cluster = vec![
+        ("min.insync.replicas", b.min_insync_replicas.to_string()),
+        (
+            "unclean.leader.election.enable",
+            b.unclean_leader_election_enable.to_string(),
+        ),
+        (
+            "replica.lag.time.max.ms",
+            b.replica_lag_time_max_ms.to_string(),
+        ),
+    ];
+    if kraft {
+        cluster.extend([
             (
-                "unclean.leader.election.enable",
-                b.unclean_leader_election_enable.to_string(),
+                "broker.session.timeout.ms",
+                b.broker_session_timeout_ms.to_string(),
             ),
             (
-                "replica.lag.time.max.ms",
-                b.replica_lag_time_max_ms.to_string(),
+                "broker.heartbeat.interval.ms",
+                b.broker_heartbeat_interval_ms.to_string(),
             ),
+            (
+                "controller.quorum.election.timeout.ms",
+                b.controller_quorum_election_timeout_ms.to_string(),
+            ),
+            (
+                "controller.quorum.fetch.timeout.ms",
+                b.controller_quorum_fetch_timeout_ms.to_string(),
+            ),
+        ]);
+    } else {
+        cluster.extend([
             (
                 "zookeeper.session.timeout.ms",
                 b.zookeeper_session_timeout_ms.to_string(),
@@ -102,7 +123,13 @@ pub fn settings(source: &str) -> Vec<Group> {
                 "auto.leader.rebalance.enable",
                 b.auto_leader_rebalance_enable.to_string(),
             ),
-        ],
+        ]);
+    }
+    let mut out = vec![group(
+        &v,
+        "cluster (server.properties)".into(),
+        "/cluster/config".into(),
+        &cluster,
     )];
     let list = |name: &str| {
         v.get(name)
@@ -148,7 +175,14 @@ pub fn settings(source: &str) -> Vec<Group> {
             &[
                 ("acks", p.acks.to_string()),
                 ("enable.idempotence", p.idempotence().to_string()),
-                ("linger.ms", p.linger_ms.to_string()),
+                (
+                    "linger.ms",
+                    if kraft {
+                        "5".into()
+                    } else {
+                        p.linger_ms.to_string()
+                    },
+                ),
                 ("batch.size", p.batch_size.to_string()),
                 (
                     "max.in.flight.requests.per.connection",
@@ -280,6 +314,29 @@ mod tests {
             find("consumer c", "partition.assignment.strategy").default,
             "range, cooperative-sticky"
         );
+    }
+
+    /// A 4.1 scenario lists KRaft's settings, not ZooKeeper's, and the
+    /// producer's `linger.ms` default of Kafka 4 (5).
+    #[test]
+    fn a_kraft_scenario_lists_kraft_settings() {
+        let text = include_str!("../../scenarios/kraft-leader-failover.json");
+        let g = settings(text);
+        let cluster = &g[0];
+        let keys: Vec<&str> = cluster.settings.iter().map(|s| s.key).collect();
+        assert!(keys.contains(&"broker.session.timeout.ms"), "{keys:?}");
+        assert!(!keys.contains(&"zookeeper.session.timeout.ms"), "{keys:?}");
+        let linger = g
+            .iter()
+            .find(|g| g.title == "producer p")
+            .and_then(|g| g.settings.iter().find(|s| s.key == "linger.ms"))
+            .unwrap();
+        assert_eq!(linger.default, "5");
+        let old = settings(SCENARIO);
+        assert!(old[0]
+            .settings
+            .iter()
+            .any(|s| s.key == "zookeeper.session.timeout.ms"));
     }
 
     #[test]
