@@ -51,6 +51,10 @@ const RULES: &[(&str, &str)] = &[
     ("HeartbeatResponse unfenced, caught up", "HeartbeatResponse 已解除隔离，已追上"),
     ("HeartbeatResponse unfenced", "HeartbeatResponse 已解除隔离"),
     ("HeartbeatResponse fenced", "HeartbeatResponse 仍被隔离"),
+    (
+        "AllocateProducerIdsResponse ids {}–{}",
+        "AllocateProducerIdsResponse：生产者 id {0}–{1}",
+    ),
     // Producer
     ("waiting for metadata of topic {}", "等待主题 {0} 的元数据"),
     ("earlier records are still waiting", "前面的消息仍在等待"),
