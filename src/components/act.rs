@@ -140,7 +140,7 @@ pub fn Act(p: &ActProps) -> Html {
                     }}>
                         { for p.controllers.iter().map(|(id, alive)| html! {
                             <option value={id.to_string()} selected={*id == *controller}>
-                                { format!("controller {id}{}", if *alive { "" } else { " ✕" }) }
+                                { format!("{} {id}{}", t(lang, "controller"), if *alive { "" } else { " ✕" }) }
                             </option>
                         }) }
                     </select>
