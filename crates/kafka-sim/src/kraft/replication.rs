@@ -359,21 +359,20 @@ impl ClusterImage {
 }
 
 impl ControllerCx<'_> {
-    /// `getTopicEffectiveMinIsr`: the topic's `min.insync.replicas` (else
-    /// the cluster's), at most its replication factor.
-    fn effective_min_isr(&self, topic: &str, rf: usize) -> usize {
+    /// The topic's `min.insync.replicas` (else the cluster's), from its
+    /// ConfigRecords; `getTopicEffectiveMinIsr` takes the smaller of it
+    /// and the replication factor.
+    fn topic_min_isr(&self, topic: &str) -> usize {
         let img = &self.me().image;
         let cluster = img
             .configs
             .get(&(4, String::new(), "min.insync.replicas".to_string()))
             .and_then(|v| v.parse::<usize>().ok())
             .unwrap_or(self.k.sc.cluster.config.min_insync_replicas.max(1) as usize);
-        let t = img
-            .topic_overrides(topic)
+        img.topic_overrides(topic)
             .min_insync_replicas
             .map(|v| v.max(1) as usize)
-            .unwrap_or(cluster);
-        t.min(rf.max(1))
+            .unwrap_or(cluster)
     }
 
     /// `generateLeaderAndIsrUpdates` over `partitions`: `remove` leaves the
@@ -389,9 +388,20 @@ impl ControllerCx<'_> {
         let img = &self.me().image;
         let acceptable = |r: i32| r != remove && r != unclean && (r == add || img.is_active(r));
         let mut out = Vec::new();
+        // The topic's min ISR, read from its configs once per topic (the
+        // partitions come sorted by topic).
+        let mut topic_min: Option<(&str, usize)> = None;
         for tp in partitions {
             let (Some(t), Some(p)) = (img.topics.get(&*tp.topic), img.partition(tp)) else {
                 continue;
+            };
+            let min = match topic_min {
+                Some((name, m)) if name == &*tp.topic => m,
+                _ => {
+                    let m = self.topic_min_isr(&tp.topic);
+                    topic_min = Some((&tp.topic, m));
+                    m
+                }
             };
             let target_isr: Vec<i32> = p
                 .isr
@@ -406,7 +416,7 @@ impl ControllerCx<'_> {
                 partition_id: tp.partition,
                 target_isr,
                 unclean_shutdown: (unclean >= 0).then_some(unclean),
-                min_isr: self.effective_min_isr(&tp.topic, p.replicas.len()),
+                min_isr: min.min(p.replicas.len().max(1)),
                 elr_enabled: img.elr_enabled(),
             };
             out.extend(build_change(req, &acceptable));
@@ -459,8 +469,10 @@ impl ControllerCx<'_> {
         if self.me().image.elr_enabled() {
             let isr = self.partitions_where(|p| p.isr.contains(&broker));
             let mut r = self.partition_updates(-1, -1, broker, &isr);
-            // The ISR changes above are written before the ELR ones are
-            // looked at; Kafka computes both from the image before either.
+            // Both lists come from the image before either change, as in
+            // Kafka; the ISR's first, then the ELR's. (A replica is never
+            // in both, joining the ISR takes it out of the ELR; the second
+            // test only keeps one partition from getting two records.)
             let elr =
                 self.partitions_where(|p| p.elr.contains(&broker) && !p.isr.contains(&broker));
             r.extend(self.partition_updates(-1, -1, broker, &elr));
@@ -692,7 +704,7 @@ impl ControllerCx<'_> {
             partition_id: tp.partition,
             target_isr: new_isr,
             unclean_shutdown: None,
-            min_isr: self.effective_min_isr(&tp.topic, p.replicas.len()),
+            min_isr: self.topic_min_isr(&tp.topic).min(p.replicas.len().max(1)),
             elr_enabled: img.elr_enabled(),
         };
         let acceptable = |r: i32| img.is_active(r);
