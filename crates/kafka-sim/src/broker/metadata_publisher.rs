@@ -38,17 +38,8 @@ impl BrokerCx<'_> {
             if !reg.replicas.contains(&b.0) {
                 continue;
             }
-            let ps = PartitionState {
-                tp: tp.clone(),
-                controller_epoch: -1,
-                leader: reg.leader,
-                leader_epoch: reg.leader_epoch,
-                isr: reg.isr.iter().map(|r| BrokerId(*r)).collect(),
-                partition_epoch: reg.partition_epoch,
-                replicas: reg.replicas.iter().map(|r| BrokerId(*r)).collect(),
-                adding_replicas: Vec::new(),
-                is_new: !self.me().logs.contains_key(&tp),
-            };
+            let is_new = !self.me().logs.contains_key(&tp);
+            let ps = partition_state(tp.clone(), &reg, is_new);
             let local = self
                 .me()
                 .partitions
@@ -119,17 +110,11 @@ impl BrokerCx<'_> {
         let mut states = Vec::new();
         for (name, t) in img.topics.iter() {
             for (i, p) in t.partitions.iter() {
-                states.push(PartitionState {
-                    tp: TopicPartition::new(name.as_str(), *i),
-                    controller_epoch: -1,
-                    leader: p.leader,
-                    leader_epoch: p.leader_epoch,
-                    isr: p.isr.iter().map(|r| BrokerId(*r)).collect(),
-                    partition_epoch: p.partition_epoch,
-                    replicas: p.replicas.iter().map(|r| BrokerId(*r)).collect(),
-                    adding_replicas: Vec::new(),
-                    is_new: false,
-                });
+                states.push(partition_state(
+                    TopicPartition::new(name.as_str(), *i),
+                    p,
+                    false,
+                ));
             }
         }
         let changed = {
@@ -287,6 +272,27 @@ impl BrokerCx<'_> {
             .creating
             .remove(&correlation_id);
         Ok(())
+    }
+}
+
+/// A partition's registration as the state the replica manager and the
+/// metadata cache take (the shape of a LeaderAndIsr partition; KRaft has
+/// no controller epoch).
+fn partition_state(
+    tp: TopicPartition,
+    reg: &crate::kraft::PartitionRegistration,
+    is_new: bool,
+) -> PartitionState {
+    PartitionState {
+        tp,
+        controller_epoch: -1,
+        leader: reg.leader,
+        leader_epoch: reg.leader_epoch,
+        isr: reg.isr.iter().map(|r| BrokerId(*r)).collect(),
+        partition_epoch: reg.partition_epoch,
+        replicas: reg.replicas.iter().map(|r| BrokerId(*r)).collect(),
+        adding_replicas: Vec::new(),
+        is_new,
     }
 }
 
