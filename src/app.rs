@@ -838,20 +838,25 @@ pub fn App(props: &AppProps) -> Html {
             });
         })
     };
-    // A counterexample opens as a new timeline at its violating event.
-    let on_explore_open = {
+    // A scenario text opens as a new timeline at an event, then `then`.
+    let open_at = |file: &'static str, then: fn() -> Action| {
         let dispatcher = state.dispatcher();
-        Callback::from(move |(text, event): (String, u64)| {
-            match load_scenario("counterexample.json", &text) {
+        Callback::from(
+            move |(text, event): (String, u64)| match load_scenario(file, &text) {
                 Ok(p) => {
                     dispatcher.dispatch(Action::Loaded(Rc::new(RefCell::new(p))));
                     dispatcher.dispatch(Action::Seek(event));
-                    dispatcher.dispatch(Action::ToggleDrawer);
+                    dispatcher.dispatch(then());
                 }
                 Err(m) => dispatcher.dispatch(Action::LoadFailed(m)),
-            }
-        })
+            },
+        )
     };
+    // A run of the control-plane comparison opens at its failure, on the
+    // cluster view.
+    let on_planes_open = open_at("control-planes.json", || Action::SetView(View::Cluster));
+    // A counterexample opens at its violating event.
+    let on_explore_open = open_at("counterexample.json", || Action::ToggleDrawer);
     // Faults and broken guarantees on the time axis; not in a lesson,
     // where a mark ahead of the cursor would answer a question.
     let timeline_marks = use_memo(
@@ -1019,11 +1024,14 @@ pub fn App(props: &AppProps) -> Html {
                 { tab(View::Groups, "tab-groups", "view_groups") }
                 { tab(View::Metrics, "tab-metrics", "view_metrics") }
                 { tab(View::Practice, "tab-practice", "view_practice") }
+                { tab(View::Planes, "tab-planes", "view_planes") }
             </div>
-            if view != View::Practice {
+            if view != View::Practice && view != View::Planes {
                 <p class="caption" id="caption" aria-live="polite">{ caption }</p>
             }
-            if view == View::Practice {
+            if view == View::Planes {
+                <crate::components::planes::PlanesView lang={lang} on_open={on_planes_open} />
+            } else if view == View::Practice {
                 <crate::components::practice::PracticeView lang={lang}
                     score={(state.progress.practice_answered, state.progress.practice_right)}
                     first_seed={state.progress.practice_answered as u64}

@@ -11,6 +11,7 @@ pub mod explore;
 pub mod groups;
 pub mod metrics;
 pub mod placement;
+pub mod planes;
 pub mod practice;
 pub mod producer;
 pub mod sequence;

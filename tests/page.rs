@@ -2197,3 +2197,170 @@ fn the_built_page_draws_a_partition_failover_on_kraft() {
     assert!(!body.contains("zookeeper.session.timeout.ms"));
     driver.screenshot(&shots.join("kraft-leader-tools-1440x900.png"));
 }
+
+/// ZooKeeper against KRaft (issue 49): the same failure in both modes, two
+/// timelines in lock-step. When the view opens, neither side's figures
+/// are shown (the learner predicts first) and only the failure's row is;
+/// the next moment is 4.1's pre-vote at +1.98 s with nothing yet on the
+/// 3.9 side; at the end both sides' figures and the explanation are
+/// there. Then a broker cut off from the controller: 3.9 moves nothing,
+/// 4.1 fences it. In 中文 too, at three sizes; the large cluster's
+/// figures are read once.
+#[test]
+#[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
+fn the_built_page_compares_the_two_control_planes() {
+    let (url, driver, _down) = built_page();
+    let shots = root().join("target/screenshots");
+    for (w, h) in [(1440, 900), (1024, 768), (768, 1024)] {
+        driver.viewport(w, h);
+        for lang in ["en", "zh"] {
+            driver.open("about:blank");
+            driver.open(&format!("{url}?planes{w}{lang}#play&view=planes"));
+            let r = driver.run(&format!(
+                r#"{JS_HELPERS}
+(async () => {{
+  await until('#tab-planes');
+  /* The language is kept between visits: set the one wanted. */
+  const zh = () => document.querySelector('#tab-planes').textContent.includes('与');
+  if (zh() !== ('{lang}' === 'zh')) {{ document.querySelector('#btn-lang').click(); await sleep(300); }}
+  await until('#pl-setup');
+  const q = s => document.querySelector(s);
+  const text = s => q(s) ? q(s).textContent : null;
+  const rows = () => document.querySelectorAll('#pl-timelines tbody tr').length;
+  const opened = {{ figures: text('#pl-figures'), rows: rows(), why: !!q('#pl-why'),
+                    held: !!q('#pl-held'), all: text('#planes') }};
+  q('#pl-next').click(); await turn(); await frame();
+  const next = {{ now: text('#pl-now'), rows: rows(), timelines: text('#pl-timelines'),
+                  zk: text('#pl-status-zk'), kraft: text('#pl-status-kraft') }};
+  done({{ opened, next }});
+}})();"#
+            ));
+            let o = &r["opened"];
+            assert!(
+                o["figures"].is_null(),
+                "the figures show before the end: {r}"
+            );
+            let all = o["all"].as_str().unwrap_or_default();
+            assert!(
+                !all.contains("18.004") && !all.contains("3.988"),
+                "the answer is on screen: {r}"
+            );
+            assert_eq!(o["rows"], 1, "only the failure's moment: {r}");
+            assert_eq!(
+                (&o["why"], &o["held"]),
+                (&false.into(), &true.into()),
+                "{r}"
+            );
+            let n = &r["next"];
+            assert!(
+                n["now"].as_str().is_some_and(|s| s.contains("1.98 s")),
+                "{r}"
+            );
+            assert_eq!(n["rows"], 2, "{r}");
+            let zh = lang == "zh";
+            let prevote = if zh { "预投票" } else { "pre-vote" };
+            assert!(
+                n["timelines"].as_str().is_some_and(|s| s.contains(prevote)),
+                "{r}"
+            );
+            driver.screenshot(&shots.join(format!("planes-next-{lang}-{w}x{h}.png")));
+            let r = driver.run(&format!(
+                r#"{JS_HELPERS}
+(async () => {{
+  const q = s => document.querySelector(s);
+  const text = s => q(s) ? q(s).textContent : null;
+  q('#pl-end').click(); await turn(); await frame();
+  done({{ end: {{ figures: text('#pl-figures'), why: text('#pl-why'), zk: text('#pl-status-zk'),
+                 kraft: text('#pl-status-kraft'),
+                 rows: document.querySelectorAll('#pl-timelines tbody tr').length }} }});
+}})();"#
+            ));
+            let e = &r["end"];
+            let figures = e["figures"].as_str().unwrap_or_default();
+            assert!(
+                figures.contains("18.004 s") && figures.contains("3.988 s"),
+                "{r}"
+            );
+            assert!(
+                figures.contains("UpdateMetadata") && figures.contains("Vote"),
+                "{r}"
+            );
+            assert!(
+                e["why"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("zookeeper.session.timeout.ms")),
+                "{r}"
+            );
+            assert!(e["rows"].as_u64().unwrap_or(0) > 10, "{r}");
+            driver.screenshot(&shots.join(format!("planes-end-{lang}-{w}x{h}.png")));
+        }
+    }
+    // A broker cut off from the controller, then the large cluster.
+    driver.viewport(1440, 900);
+    driver.open("about:blank");
+    driver.open(&format!("{url}?planes-cut#play&view=planes"));
+    let r = driver.run(&format!(
+        r#"{JS_HELPERS}
+(async () => {{
+  await until('#pl-setup');
+  if (document.querySelector('#tab-planes').textContent.includes('与')) {{ document.querySelector('#btn-lang').click(); await sleep(300); }}
+  const q = s => document.querySelector(s);
+  const text = s => q(s) ? q(s).textContent : null;
+  q('#pl-broker-cut-off').click(); await turn();
+  await until('#pl-end');
+  for (let i = 0; i < 100 && !text('#pl-setup').includes('cut'); i++) await sleep(50);
+  q('#pl-end').click(); await turn(); await frame();
+  const cut = {{ setup: text('#pl-setup'), zk: text('#pl-status-zk'), kraft: text('#pl-status-kraft'),
+                 figures: text('#pl-figures') }};
+  const t0 = performance.now();
+  q('#pl-large').click(); await turn();
+  for (let i = 0; i < 600 && (q('#pl-running') || !q('#pl-end')); i++) await sleep(50);
+  const ms = performance.now() - t0;
+  q('#pl-end').click(); await turn(); await frame();
+  done({{ cut, ms, large: text('#pl-figures'), open: !!q('#pl-open-zk') }});
+}})();"#
+    ));
+    let cut = &r["cut"];
+    assert!(
+        cut["zk"]
+            .as_str()
+            .is_some_and(|s| s.contains("nothing noticed")),
+        "{r}"
+    );
+    assert!(
+        cut["kraft"]
+            .as_str()
+            .is_some_and(|s| s.contains("recovered after 8.98 s")),
+        "{r}"
+    );
+    let large = r["large"].as_str().unwrap_or_default();
+    assert!(large.contains("100 / 100"), "{r}");
+    assert_eq!(
+        r["open"], false,
+        "the large runs are not offered in the timeline: {r}"
+    );
+    println!(
+        "control planes: the large comparison took {:.0} ms in the page",
+        r["ms"].as_f64().unwrap_or(0.0)
+    );
+    driver.screenshot(&shots.join("planes-cut-large-1440x900.png"));
+    // A run opens in the timeline, at its failure, on the cluster view.
+    driver.open("about:blank");
+    driver.open(&format!("{url}?planes-open#play&view=planes"));
+    let r = driver.run(&format!(
+        r#"{JS_HELPERS}
+(async () => {{
+  await until('#pl-open-kraft');
+  document.querySelector('#pl-open-kraft').click();
+  await until('#broker-0'); await sleep(200); await frame();
+  done({{ mode: document.querySelector('#kafka-mode').textContent,
+          caption: document.querySelector('#caption').textContent }});
+}})();"#
+    ));
+    assert!(r["mode"].as_str().is_some_and(|m| m.contains("4.1")), "{r}");
+    assert!(
+        r["caption"].as_str().is_some_and(|c| c.contains("3001")),
+        "{r}"
+    );
+    driver.screenshot(&shots.join("planes-opened-1440x900.png"));
+}

@@ -61,6 +61,7 @@ pub fn action_for(key: &str) -> Option<Action> {
         "4" => Action::SetView(crate::state::View::Groups),
         "5" => Action::SetView(crate::state::View::Metrics),
         "6" => Action::SetView(crate::state::View::Practice),
+        "7" => Action::SetView(crate::state::View::Planes),
         "?" => Action::ToggleHelp,
         "Escape" => Action::CloseHelp,
         "g" => Action::NextOfKind("guarantee_broken"),

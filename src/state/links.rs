@@ -67,6 +67,7 @@ impl View {
             View::Groups => "groups",
             View::Metrics => "metrics",
             View::Practice => "practice",
+            View::Planes => "planes",
         }
     }
 
@@ -79,6 +80,7 @@ impl View {
             View::Groups,
             View::Metrics,
             View::Practice,
+            View::Planes,
         ]
         .into_iter()
         .find(|v| v.slug() == s)

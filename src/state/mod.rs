@@ -51,6 +51,8 @@ pub enum View {
     Groups,
     Metrics,
     Practice,
+    /// The same failure in Kafka 3.9 and Kafka 4.1, side by side.
+    Planes,
 }
 
 /// Playback speeds (multipliers ×4, to stay in integers): 0.25× … 8×.

@@ -65,8 +65,31 @@ pub enum Cmd {
     /// guarantee breaks, shrink it, and print it as a scenario (one JSON
     /// object).
     Explore(ExploreArgs),
+    /// One failure in Kafka 3.9 (ZooKeeper) and Kafka 4.1 (KRaft) from the
+    /// same seed: when each noticed and recovered, the control-plane
+    /// messages, the partition states sent to brokers.
+    ComparePlanes(ComparePlanesArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),
+}
+
+#[derive(Args)]
+pub struct ComparePlanesArgs {
+    /// controller-dies, broker-cut-off or leader-dies.
+    #[arg(long, value_name = "FAILURE")]
+    pub failure: String,
+    /// Brokers (3 to 50).
+    #[arg(long, value_name = "N", default_value = "3", value_parser = number::<i32>)]
+    pub brokers: i32,
+    /// Partitions of the one topic (replication factor 3).
+    #[arg(long, value_name = "N", default_value = "6", value_parser = number::<i32>)]
+    pub partitions: i32,
+    /// The seed of both runs.
+    #[arg(long, value_name = "N", default_value = "11", value_parser = number::<u64>)]
+    pub seed: u64,
+    /// Also print each run's events from the failure on, in lock-step.
+    #[arg(long)]
+    pub events: bool,
 }
 
 #[derive(Args)]

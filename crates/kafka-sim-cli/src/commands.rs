@@ -40,6 +40,7 @@ pub fn dispatch(cmd: Cmd) -> Res {
         Cmd::Describe(a) => describe(a),
         Cmd::Metrics(a) => metrics(a),
         Cmd::Explore(a) => crate::explore_cmd::explore(a),
+        Cmd::ComparePlanes(a) => compare_planes(a),
         Cmd::Completions(a) => {
             use clap::CommandFactory;
             let mut out = Vec::new();
@@ -424,4 +425,68 @@ pub fn read_stdin() -> Result<String, String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// `kafka-sim compare-planes --failure F [--brokers N --partitions N]`:
+/// the same failure in both control planes (`kafka_sim::planes`).
+fn compare_planes(a: crate::cli::ComparePlanesArgs) -> Res {
+    use kafka_sim::planes::{compare, Failure, Run, Size, FAILURE_AT_MS};
+    let f = Failure::from_name(&a.failure)?;
+    let size = Size {
+        brokers: a.brokers,
+        partitions: a.partitions,
+    };
+    let c = compare(f, size, a.seed)?;
+    let ms = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| format!("{v} ms"));
+    let run = |r: &Run| -> Res {
+        let name = if r.version == "3.9" {
+            "Kafka 3.9 (ZooKeeper)"
+        } else {
+            "Kafka 4.1 (KRaft)"
+        };
+        outln!("{name}: {} struck at {FAILURE_AT_MS} ms", r.victim);
+        outln!("  noticed after     {}", ms(r.noticed_ms));
+        match r.recovered_ms {
+            Some(v) => outln!("  recovered after   {v} ms"),
+            None => outln!("  recovered after   - (not within {} ms)", r.watched_ms),
+        }
+        outln!(
+            "  partitions led    {} of {} led elsewhere since",
+            r.moved,
+            r.to_move
+        );
+        let by: Vec<String> = r.messages.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        outln!(
+            "  messages          {} ({})",
+            r.total_messages(),
+            by.join(", ")
+        );
+        outln!("  partition states  {} sent to brokers", r.partition_states);
+        Ok(())
+    };
+    outln!(
+        "{} on {} brokers / {} partitions (seed {})",
+        f.name(),
+        size.brokers,
+        size.partitions,
+        a.seed
+    );
+    run(&c.zk)?;
+    run(&c.kraft)?;
+    if a.events {
+        for r in [&c.zk, &c.kraft] {
+            outln!("\nKafka {} events from the failure on:", r.version);
+            for e in &r.shown {
+                outln!(
+                    "  +{:>6} ms  {}",
+                    e.time_ms - FAILURE_AT_MS,
+                    e.caption(Lang::En)
+                );
+            }
+            if r.not_shown > 0 {
+                outln!("  ... and {} more", r.not_shown);
+            }
+        }
+    }
+    Ok(())
 }

@@ -98,6 +98,7 @@ pub mod msg;
 pub mod names;
 pub mod partitioner;
 pub mod placement;
+pub mod planes;
 pub mod producer;
 pub mod producer_state;
 pub mod regex;
