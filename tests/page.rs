@@ -2221,14 +2221,17 @@ fn the_built_page_compares_the_two_control_planes() {
 (async () => {{
   await until('#tab-planes');
   /* The language is kept between visits: set the one wanted. */
-  const zh = () => document.querySelector('#tab-planes').textContent.includes('与');
+  const zh = () => document.querySelector('#tab-planes').textContent.includes('对比');
   if (zh() !== ('{lang}' === 'zh')) {{ document.querySelector('#btn-lang').click(); await sleep(300); }}
   await until('#pl-setup');
   const q = s => document.querySelector(s);
   const text = s => q(s) ? q(s).textContent : null;
   const rows = () => document.querySelectorAll('#pl-timelines tbody tr').length;
   const opened = {{ figures: text('#pl-figures'), rows: rows(), why: !!q('#pl-why'),
-                    held: !!q('#pl-held'), all: text('#planes') }};
+                    held: !!q('#pl-held'), all: text('#planes'), locked: q('#pl-next').disabled }};
+  /* Predict: 4.1 has a controller again first. */
+  q('#pl-choice-1').click(); await turn(); await frame();
+  opened.feedback = text('#pl-feedback');
   q('#pl-next').click(); await turn(); await frame();
   const next = {{ now: text('#pl-now'), rows: rows(), timelines: text('#pl-timelines'),
                   zk: text('#pl-status-zk'), kraft: text('#pl-status-kraft') }};
@@ -2249,6 +2252,15 @@ fn the_built_page_compares_the_two_control_planes() {
             assert_eq!(
                 (&o["why"], &o["held"]),
                 (&false.into(), &true.into()),
+                "{r}"
+            );
+            assert_eq!(
+                o["locked"], true,
+                "the clock runs before the prediction: {r}"
+            );
+            let right = if lang == "zh" { "正确" } else { "Right" };
+            assert!(
+                o["feedback"].as_str().is_some_and(|f| f.contains(right)),
                 "{r}"
             );
             let n = &r["next"];
@@ -2303,19 +2315,23 @@ fn the_built_page_compares_the_two_control_planes() {
         r#"{JS_HELPERS}
 (async () => {{
   await until('#pl-setup');
-  if (document.querySelector('#tab-planes').textContent.includes('与')) {{ document.querySelector('#btn-lang').click(); await sleep(300); }}
+  if (document.querySelector('#tab-planes').textContent.includes('对比')) {{ document.querySelector('#btn-lang').click(); await sleep(300); }}
   const q = s => document.querySelector(s);
   const text = s => q(s) ? q(s).textContent : null;
   q('#pl-broker-cut-off').click(); await turn();
   await until('#pl-end');
   for (let i = 0; i < 100 && !text('#pl-setup').includes('cut'); i++) await sleep(50);
+  /* Predict wrongly: both move. */
+  q('#pl-choice-2').click(); await turn(); await frame();
+  const feedback = text('#pl-feedback');
   q('#pl-end').click(); await turn(); await frame();
   const cut = {{ setup: text('#pl-setup'), zk: text('#pl-status-zk'), kraft: text('#pl-status-kraft'),
-                 figures: text('#pl-figures') }};
+                 figures: text('#pl-figures'), feedback }};
   const t0 = performance.now();
   q('#pl-large').click(); await turn();
   for (let i = 0; i < 600 && (q('#pl-running') || !q('#pl-end')); i++) await sleep(50);
   const ms = performance.now() - t0;
+  q('#pl-choice-1').click(); await turn();
   q('#pl-end').click(); await turn(); await frame();
   done({{ cut, ms, large: text('#pl-figures'), open: !!q('#pl-open-zk') }});
 }})();"#
@@ -2326,6 +2342,12 @@ fn the_built_page_compares_the_two_control_planes() {
             .as_str()
             .is_some_and(|s| s.contains("nothing noticed")),
         "{r}"
+    );
+    assert!(
+        cut["feedback"]
+            .as_str()
+            .is_some_and(|s| s.contains("only Kafka 4.1")),
+        "the engine's answer is named: {r}"
     );
     assert!(
         cut["kraft"]

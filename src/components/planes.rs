@@ -136,7 +136,10 @@ fn cell(r: &Run, m: u64, lang: Lang) -> Html {
         <td>
             { for at.iter().take(PER_CELL).map(|e| html! { <div class="pl-event">{ e.caption(lang) }</div> }) }
             if more > 0 {
-                <div class="pl-more">{ format!("{} {}", t(lang, "pl_more"), grouped(more as u64)) }</div>
+                <div class="pl-more">{ match lang {
+                    Lang::En => format!("… and {} more", grouped(more as u64)),
+                    Lang::Zh => format!("……另有 {} 条", grouped(more as u64)),
+                } }</div>
             }
         </td>
     }
@@ -199,11 +202,13 @@ pub fn planes_view(p: &PlanesProps) -> Html {
     let large = use_state(|| false);
     let done = use_state(|| None::<Done>);
     let clock = use_state(|| 0u64);
+    let answer = use_state(|| None::<usize>);
     {
-        let (done, clock) = (done.clone(), clock.clone());
+        let (done, clock, answer) = (done.clone(), clock.clone(), answer.clone());
         use_effect_with((*failure, *large), move |&(f, large)| {
             done.set(None);
             clock.set(0);
+            answer.set(None);
             // A frame first, so "running" is drawn before the engine works.
             let t = gloo_timers::callback::Timeout::new(20, move || {
                 let size = if large { Size::LARGE } else { Size::SMALL };
@@ -212,6 +217,21 @@ pub fn planes_view(p: &PlanesProps) -> Html {
             move || drop(t)
         });
     }
+    // Once the learner has predicted, the clock and both timelines come
+    // into view (at 1024×768 the setup fills the first screen), and stay
+    // there as the clock moves.
+    use_effect_with((answer.is_some(), *clock), |&(answered, clock)| {
+        // The prediction's feedback first, then the clock.
+        let id = if clock > 0 { "pl-clock" } else { "pl-predict" };
+        if let (true, Some(el)) = (
+            answered,
+            web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id(id)),
+        ) {
+            el.scroll_into_view_with_bool(true);
+        }
+    });
     let pick_failure = |f: Failure| {
         let failure = failure.clone();
         let checked = *failure == f;
@@ -238,7 +258,7 @@ pub fn planes_view(p: &PlanesProps) -> Html {
         None => html! { <p class="pl-running" id="pl-running">{ t(lang, "pl_running") }</p> },
         Some(r) => match &*r {
             Err(e) => html! { <p class="problem" role="alert">{ e.clone() }</p> },
-            Ok(c) => comparison(c, *clock, &clock, *large, lang, &p.on_open),
+            Ok(c) => comparison(c, &clock, &answer, *large, lang, &p.on_open),
         },
     };
     html! {
@@ -259,14 +279,91 @@ pub fn planes_view(p: &PlanesProps) -> Html {
     }
 }
 
+/// The prediction asked before the clock starts: its question's key, the
+/// choices' keys, and the engine's answer (an index into them).
+fn question(c: &Comparison) -> (&'static str, &'static [&'static str], usize) {
+    const WHO_FIRST: &[&str] = &["pl_c_zk", "pl_c_kraft", "pl_c_same"];
+    const WHO_MOVES: &[&str] = &[
+        "pl_c_only_zk",
+        "pl_c_only_kraft",
+        "pl_c_both",
+        "pl_c_neither",
+    ];
+    let first = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (Some(a), Some(b)) if a < b => 0,
+        (Some(a), Some(b)) if b < a => 1,
+        (Some(_), None) => 0,
+        (None, Some(_)) => 1,
+        _ => 2,
+    };
+    match c.failure {
+        Failure::ControllerDies => (
+            "pl_q_controller",
+            WHO_FIRST,
+            first(c.zk.recovered_ms, c.kraft.recovered_ms),
+        ),
+        Failure::LeaderDies => (
+            "pl_q_leader",
+            WHO_FIRST,
+            first(c.zk.recovered_ms, c.kraft.recovered_ms),
+        ),
+        Failure::BrokerCutOff => (
+            "pl_q_cut",
+            WHO_MOVES,
+            match (c.zk.moved > 0, c.kraft.moved > 0) {
+                (true, false) => 0,
+                (false, true) => 1,
+                (true, true) => 2,
+                (false, false) => 3,
+            },
+        ),
+    }
+}
+
+/// The prediction: choices until answered, then right or wrong, graded by
+/// the engine's runs.
+fn predict(c: &Comparison, answer: &UseStateHandle<Option<usize>>, lang: Lang) -> Html {
+    let (q, choices, right) = question(c);
+    let chosen = **answer;
+    html! {
+        <div class="pl-predict" id="pl-predict" role="group" aria-label={t(lang, q)}>
+            <p class="pl-question">{ t(lang, q) }</p>
+            <p class="pl-choices">
+                { for choices.iter().enumerate().map(|(i, key)| {
+                    let answer = answer.clone();
+                    let class = classes!(
+                        "choice",
+                        (chosen.is_some() && i == right).then_some("is-answer"),
+                        (chosen == Some(i) && i != right).then_some("is-wrong"),
+                    );
+                    html! {
+                        <button id={format!("pl-choice-{i}")} class={class} disabled={chosen.is_some()}
+                            onclick={Callback::from(move |_: MouseEvent| answer.set(Some(i)))}>
+                            { t(lang, key) }
+                        </button>
+                    }
+                }) }
+            </p>
+            if let Some(i) = chosen {
+                <p class={classes!("pl-feedback", if i == right { "right" } else { "wrong" })} id="pl-feedback" aria-live="polite">
+                    { if i == right { t(lang, "pl_right").to_string() } else { format!("{} {}", t(lang, "pl_wrong"), t(lang, choices[right])) } }
+                </p>
+            } else {
+                <p class="facts held">{ t(lang, "pl_predict_first") }</p>
+            }
+        </div>
+    }
+}
+
 fn comparison(
     c: &Comparison,
-    now: u64,
     clock: &UseStateHandle<u64>,
+    answer: &UseStateHandle<Option<usize>>,
     large: bool,
     lang: Lang,
     on_open: &Callback<(String, u64)>,
 ) -> Html {
+    let now = **clock;
     let ms = moments(c);
     let end = ms.last().copied().unwrap_or(0);
     // The figures table appears once one side has finished.
@@ -290,6 +387,8 @@ fn comparison(
             }
         })
     };
+    // The clock starts once the learner has predicted.
+    let locked = answer.is_none();
     let rows: Vec<u64> = ms.iter().copied().filter(|m| *m <= now).collect();
     let labels = [
         "pl_fig_noticed",
@@ -311,13 +410,14 @@ fn comparison(
     html! {
         <>
             <p class="pl-setup" id="pl-setup">{ setup(c, lang) }</p>
-            <div class="pl-clock" role="group" aria-label={t(lang, "pl_clock")}>
-                <button id="pl-prev" disabled={prev.is_none()} onclick={go(prev)}>{ t(lang, "pl_prev") }</button>
-                <button id="pl-next" disabled={next.is_none()} onclick={go(next)}>{ t(lang, "pl_next") }</button>
-                <button id="pl-end" disabled={now >= end} onclick={go(Some(end))}>{ t(lang, "pl_end") }</button>
+            { predict(c, answer, lang) }
+            <div class="pl-clock" id="pl-clock" role="group" aria-label={t(lang, "pl_clock")}>
+                <button id="pl-prev" disabled={locked || prev.is_none()} onclick={go(prev)}>{ t(lang, "pl_prev") }</button>
+                <button id="pl-next" disabled={locked || next.is_none()} onclick={go(next)}>{ t(lang, "pl_next") }</button>
+                <button id="pl-end" disabled={locked || now >= end} onclick={go(Some(end))}>{ t(lang, "pl_end") }</button>
                 <label class="pl-slider">
                     { t(lang, "pl_clock") }
-                    <input id="pl-slider" type="range" min="0" max={end.to_string()} step="1"
+                    <input id="pl-slider" type="range" min="0" max={end.to_string()} step="1" disabled={locked}
                         value={now.to_string()} oninput={on_slide} />
                 </label>
                 <span class="pl-now" id="pl-now">{ format!("{} +{}", t(lang, "pl_after_failure"), secs(now)) }</span>

@@ -33,9 +33,9 @@ pub const SHORTCUTS: [(&str, &str, &str); 14] = [
     ("Home", "back to the start", "回到开头"),
     ("s", "next speed (0.25× … 8×)", "切换速度（0.25× … 8×）"),
     (
-        "1 / 2 / 3 / 4 / 5 / 6",
-        "cluster / producer / storage / consumer groups / metrics / practice view",
-        "集群 / 生产者 / 存储 / 消费者组 / 指标 / 练习视图",
+        "1 / 2 / 3 / 4 / 5 / 6 / 7",
+        "cluster / producer / storage / consumer groups / metrics / practice / 3.9 vs 4.1 view",
+        "集群 / 生产者 / 存储 / 消费者组 / 指标 / 练习 / 3.9 对比 4.1 视图",
     ),
     ("e", "next leader election", "下一次 leader 选举"),
     ("r", "next rebalance", "下一次重平衡"),
