@@ -2096,7 +2096,7 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 25] = [
+const LESSON_TEXTS: [(&str, &str); 26] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2193,6 +2193,10 @@ const LESSON_TEXTS: [(&str, &str); 25] = [
     (
         "kraft-quorum.json",
         include_str!("../static/lessons/kraft-quorum.json"),
+    ),
+    (
+        "kraft-fencing-elr.json",
+        include_str!("../static/lessons/kraft-fencing-elr.json"),
     ),
 ];
 

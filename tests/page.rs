@@ -2373,12 +2373,15 @@ fn the_built_page_compares_the_two_control_planes() {
         r#"{JS_HELPERS}
 (async () => {{
   await until('#pl-open-kraft');
+  const locked = document.querySelector('#pl-open-kraft').disabled;
+  document.querySelector('#pl-choice-1').click(); await turn(); await frame();
   document.querySelector('#pl-open-kraft').click();
   await until('#broker-0'); await sleep(200); await frame();
-  done({{ mode: document.querySelector('#kafka-mode').textContent,
+  done({{ mode: document.querySelector('#kafka-mode').textContent, locked,
           caption: document.querySelector('#caption').textContent }});
 }})();"#
     ));
+    assert_eq!(r["locked"], true, "a run opens before the prediction: {r}");
     assert!(r["mode"].as_str().is_some_and(|m| m.contains("4.1")), "{r}");
     assert!(
         r["caption"].as_str().is_some_and(|c| c.contains("3001")),

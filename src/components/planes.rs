@@ -84,13 +84,13 @@ fn setup(c: &Comparison, lang: Lang) -> String {
             "The active controller's node dies. In 3.9 the controller is one of the brokers, {zk}, which also leads partitions; in 4.1 it is {kraft}, a process of its own that leads none. Which cluster has a working controller again first, and what must the new controller send the brokers?"
         ),
         (Failure::ControllerDies, Lang::Zh) => format!(
-            "活跃控制器所在的节点宕机。在 3.9 中控制器是某个 broker（这里是 {zk}），它同时还是一些分区的 leader；在 4.1 中它是 {kraft}，一个独立的进程，不当任何分区的 leader。哪个集群先重新有可用的控制器？新控制器又必须向各 broker 发送什么？"
+            "活跃控制器所在的节点宕机。在 3.9 中控制器是某个 broker（这里是 {zk}），它同时还是一些分区的 leader；在 4.1 中它是{kraft}，一个独立的进程，不当任何分区的 leader。哪个集群先重新有可用的控制器？新控制器又必须向各 broker 发送什么？"
         ),
         (Failure::BrokerCutOff, Lang::En) => format!(
             "Every link between {zk} and the controller is cut (in 4.1, all three controllers); the broker itself keeps running, and so does its link to ZooKeeper. Does either cluster move its leaderships away, and when?"
         ),
         (Failure::BrokerCutOff, Lang::Zh) => format!(
-            "{zk} 与控制器之间的链路全部被切断（在 4.1 中是与三个控制器之间）；这个 broker 本身仍在运行，它与 ZooKeeper 的连接也还在。哪个集群会把它的 leader 职责转走？什么时候？"
+            "{zk} 与控制器之间的链路全部被切断（在 4.1 中是与三个控制器之间）；这个 broker 本身仍在运行，它与 ZooKeeper 的连接也还在。有没有集群会把它的 leader 职责转走？如果有，是哪个，在什么时候？"
         ),
         (Failure::LeaderDies, Lang::En) => format!(
             "{zk}, which leads some partitions and is not the 3.9 controller, dies. When does each cluster notice, and what does each send the brokers so that every partition has a leader again?"
@@ -104,10 +104,10 @@ fn setup(c: &Comparison, lang: Lang) -> String {
 /// Why the figures came out as they did (shown with the figures).
 fn why(f: Failure, lang: Lang) -> &'static str {
     match (f, lang) {
-        (Failure::ControllerDies, Lang::En) => "3.9 learns of the death only when the dead broker's ZooKeeper session expires (zookeeper.session.timeout.ms, 18 s). The broker that then wins /controller reads every partition back from ZooKeeper and sends every live broker an UpdateMetadata holding all of them: the work grows with the cluster. In 4.1 the other voters' fetches go unanswered for controller.quorum.fetch.timeout.ms (2 s); one runs a pre-vote, then a vote, and the winner already holds the whole __cluster_metadata log. The brokers simply fetch its next records: no partition state is sent again.",
-        (Failure::ControllerDies, Lang::Zh) => "3.9 只有在宕机 broker 的 ZooKeeper 会话过期后（zookeeper.session.timeout.ms，18 秒）才知道它死了。随后抢到 /controller 的 broker 要从 ZooKeeper 读回所有分区，并向每个存活的 broker 发送一个包含全部分区的 UpdateMetadata：工作量随集群规模增长。在 4.1 中，其他投票者的拉取在 controller.quorum.fetch.timeout.ms（2 秒）内得不到回复；其中一个先预投票、再正式投票，胜者本来就持有完整的 __cluster_metadata 日志。各 broker 只需继续拉取它的后续记录：不必重新发送任何分区状态。",
+        (Failure::ControllerDies, Lang::En) => "3.9 learns of the death only when the dead broker's ZooKeeper session expires (zookeeper.session.timeout.ms, 18 s). The broker that then wins /controller reads every partition back from ZooKeeper and sends every live broker an UpdateMetadata holding all of them: the work grows with the cluster. Here that takes no time at any size (reading ZooKeeper is not timed in this model), so the growth shows in the partition states sent. In 4.1 the other voters' fetches go unanswered for controller.quorum.fetch.timeout.ms (2 s); they run a pre-vote, then a vote (when two stand at once and split the vote, a new round follows after a random election timeout), and the winner already holds the whole __cluster_metadata log. The brokers, observers of the quorum, keep asking for the old leader until their own fetch timeout, then find the new one and fetch its next records: no partition state is sent again.",
+        (Failure::ControllerDies, Lang::Zh) => "3.9 只有在宕机 broker 的 ZooKeeper 会话过期后（zookeeper.session.timeout.ms，18 秒）才知道它死了。随后抢到 /controller 的 broker 要从 ZooKeeper 读回所有分区，并向每个存活的 broker 发送一个包含全部分区的 UpdateMetadata：工作量随集群规模增长。在这个模型中读取 ZooKeeper 不计时间，所以增长体现在发送的分区状态数上。在 4.1 中，其他投票者的拉取在 controller.quorum.fetch.timeout.ms（2 秒）内得不到回复；它们先预投票、再正式投票（如果两个同时参选、票数被瓜分，会在一个随机的选举超时后再来一轮），胜者本来就持有完整的 __cluster_metadata 日志。各 broker 作为仲裁的观察者，在自己的拉取超时之前仍在找旧 leader，之后找到新 leader 并拉取它的后续记录：不必重新发送任何分区状态。",
         (Failure::BrokerCutOff, Lang::En) => "In 3.9 a broker is alive as long as its ZooKeeper session is, and the session does not go through the controller: nothing moves, and whatever the controller would send the cut-off broker is lost. In 4.1 the active controller is the failure detector: with no heartbeat for broker.session.timeout.ms (9 s) it fences the broker and moves its leaderships in the same batch of records, which the other brokers replay.",
-        (Failure::BrokerCutOff, Lang::Zh) => "在 3.9 中，只要 broker 的 ZooKeeper 会话还在，它就算存活，而会话并不经过控制器：什么都不会转移，控制器发给这个被隔离 broker 的请求都会丢失。在 4.1 中，活跃控制器就是故障检测者：超过 broker.session.timeout.ms（9 秒）收不到心跳，它就隔离（fence）该 broker，并在同一批记录里把它的 leader 职责转走，其他 broker 重放这些记录。",
+        (Failure::BrokerCutOff, Lang::Zh) => "在 3.9 中，只要 broker 的 ZooKeeper 会话还在，它就算存活，而会话并不经过控制器：什么都不会转移，控制器发给这个被隔离 broker 的请求都会丢失。在 4.1 中，活跃控制器就是故障检测者：超过 broker.session.timeout.ms（9 秒）收不到心跳，它就隔离该 broker，并在同一批记录里把它的 leader 职责转走，其他 broker 重放这些记录。",
         (Failure::LeaderDies, Lang::En) => "3.9 notices when the dead broker's ZooKeeper session expires (18 s); the controller writes each new leader to its partition's znode, then sends LeaderAndIsr to the replicas and UpdateMetadata to every broker. 4.1 notices when the heartbeats stop (broker.session.timeout.ms, 9 s) and writes one batch: the fencing record and a PartitionChangeRecord per partition. It acts once the batch is committed; the brokers learn it by fetching the log.",
         (Failure::LeaderDies, Lang::Zh) => "3.9 在宕机 broker 的 ZooKeeper 会话过期时察觉（18 秒）；控制器把每个新 leader 写进该分区的 znode，然后向副本发送 LeaderAndIsr、向每个 broker 发送 UpdateMetadata。4.1 在心跳停止 broker.session.timeout.ms（9 秒）后察觉，写下一批记录：隔离记录，以及每个分区一条 PartitionChangeRecord。这批记录提交后才生效；各 broker 通过拉取日志得知。",
     }
@@ -128,13 +128,29 @@ fn since(e: &SimEvent) -> u64 {
     e.time_ms.saturating_sub(FAILURE_AT_MS)
 }
 
+/// A caption that may wrap after the dots of Kafka's setting names
+/// (`controller.quorum.fetch.timeout.ms`) in a narrow column, rather than
+/// inside a word.
+fn breakable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut prev = ' ';
+    for c in s.chars() {
+        out.push(c);
+        if c == '.' && prev.is_ascii_alphabetic() {
+            out.push('\u{200B}');
+        }
+        prev = c;
+    }
+    out
+}
+
 /// What one side did at moment `m`.
 fn cell(r: &Run, m: u64, lang: Lang) -> Html {
     let at: Vec<&SimEvent> = r.shown.iter().filter(|e| since(e) == m).collect();
     let more = at.len().saturating_sub(PER_CELL);
     html! {
         <td>
-            { for at.iter().take(PER_CELL).map(|e| html! { <div class="pl-event">{ e.caption(lang) }</div> }) }
+            { for at.iter().take(PER_CELL).map(|e| html! { <div class="pl-event">{ breakable(&e.caption(lang)) }</div> }) }
             if more > 0 {
                 <div class="pl-more">{ match lang {
                     Lang::En => format!("… and {} more", grouped(more as u64)),
@@ -389,7 +405,18 @@ fn comparison(
     };
     // The clock starts once the learner has predicted.
     let locked = answer.is_none();
-    let rows: Vec<u64> = ms.iter().copied().filter(|m| *m <= now).collect();
+    // The moments so far that have events (the end of a quiet watch is
+    // in the status line, not an empty row).
+    let has = |m: u64| {
+        [&c.zk, &c.kraft]
+            .iter()
+            .any(|r| r.shown.iter().any(|e| since(e) == m))
+    };
+    let rows: Vec<u64> = ms
+        .iter()
+        .copied()
+        .filter(|m| *m <= now && has(*m))
+        .collect();
     let labels = [
         "pl_fig_noticed",
         "pl_fig_recovered",
@@ -402,7 +429,7 @@ fn comparison(
         let first = r.shown.first().map(|e| e.id).unwrap_or(0);
         let (text, on_open) = (r.scenario_json.clone(), on_open.clone());
         html! {
-            <button id={id} onclick={Callback::from(move |_: MouseEvent| on_open.emit((text.clone(), first)))}>
+            <button id={id} disabled={locked} onclick={Callback::from(move |_: MouseEvent| on_open.emit((text.clone(), first)))}>
                 { t(lang, key) }
             </button>
         }

@@ -345,6 +345,8 @@ fn run(
     // has nothing to recover, and the run watches the whole window to show
     // what does (or does not) move.
     let nothing_to_do = failure == Failure::BrokerCutOff && version == "3.9";
+    // The quorum leader: its appends are shown, not each follower's copy.
+    let mut writer: Option<NodeId> = w.active_controller().map(NodeId::Controller);
     while w.step() {
         let mut done = false;
         for e in w.drain_events() {
@@ -367,9 +369,12 @@ fn run(
                     node: node @ NodeId::Controller(c),
                     state: QuorumRole::Leader,
                     ..
-                } if *node != victim && failure == Failure::ControllerDies => {
-                    new_leader = Some(*c);
-                    unaware = brokers.clone();
+                } if *node != victim => {
+                    writer = Some(*node);
+                    if failure == Failure::ControllerDies {
+                        new_leader = Some(*c);
+                        unaware = brokers.clone();
+                    }
                 }
                 EventKind::QuorumStateChanged {
                     node: NodeId::Broker(b),
@@ -392,7 +397,7 @@ fn run(
                 }
                 _ => {}
             }
-            if shown(&e.kind) {
+            if shown(&e.kind, writer) {
                 if r.shown.len() < MAX_SHOWN {
                     r.shown.push(e);
                 } else {
@@ -433,8 +438,9 @@ fn noticed(k: &EventKind, victim: NodeId) -> bool {
 }
 
 /// The events a comparison shows: the failure, what the control plane
-/// noticed and decided, and the brokers acting on it.
-fn shown(k: &EventKind) -> bool {
+/// noticed and decided (the quorum leader's appends, not its followers'
+/// copies), and the brokers acting on it.
+fn shown(k: &EventKind, writer: Option<NodeId>) -> bool {
     match k {
         EventKind::CommandIssued { .. }
         | EventKind::ZkSessionExpired { .. }
@@ -447,9 +453,10 @@ fn shown(k: &EventKind) -> bool {
         | EventKind::NoLeaderElected { .. }
         | EventKind::QuorumStateChanged { .. }
         | EventKind::BrokerLifecycleChanged { .. }
-        | EventKind::BecameLeader { .. } => true,
+        | EventKind::BecameLeader { .. }
+        | EventKind::IsrChangeApplied { .. } => true,
         EventKind::MetadataAppended { node, records, .. } => {
-            matches!(node, NodeId::Controller(_)) && records.iter().any(|r| meaningful(&r.record))
+            Some(*node) == writer && records.iter().any(|r| meaningful(&r.record))
         }
         EventKind::MessageSent { message, .. } => matches!(
             &**message,

@@ -167,6 +167,34 @@ impl EventKind {
             (QuorumStateChanged { leader, .. }, "leader") => leader.map(|l| l.to_string()),
             (QuorumStateChanged { voted_for, .. }, "voted_for") => voted_for.map(|v| v.to_string()),
             (QuorumCommitted { high_watermark, .. }, "high_watermark") => s(high_watermark),
+            (MetadataAppended { node, .. }, "node") => s(node),
+            // The batch's first PartitionChangeRecord (KRaft's decision on
+            // a partition): which partition, and its ISR, ELR and leader
+            // ("none" for -1, "unchanged" for -2).
+            (MetadataAppended { records, .. }, "partition_changed" | "isr" | "elr" | "leader") => {
+                records.iter().find_map(|e| match &e.record {
+                    crate::kraft::records::MetadataRecord::PartitionChangeRecord {
+                        topic,
+                        partition_id,
+                        isr,
+                        eligible_leader_replicas,
+                        leader,
+                        ..
+                    } => match name {
+                        "partition_changed" => Some(format!("{topic}-{partition_id}")),
+                        "isr" => isr.as_deref().and_then(list),
+                        "elr" => eligible_leader_replicas.as_deref().and_then(list),
+                        _ => Some(match leader {
+                            -1 => "none".to_string(),
+                            -2 => "unchanged".to_string(),
+                            l => l.to_string(),
+                        }),
+                    },
+                    _ => None,
+                })
+            }
+            (BecameLeader { broker, .. }, "broker") => s(broker.0),
+            (BecameLeader { tp, .. }, "tp") => s(tp),
             (BrokerLifecycleChanged { broker, .. }, "broker") => s(broker.0),
             (BrokerLifecycleChanged { state, .. }, "state") => serde_json::to_value(state)
                 .ok()
