@@ -281,7 +281,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("quorum_candidate", "candidate", "候选者"),
     ("quorum_down", "process down", "进程已停止"),
     ("quorum_follower", "follower", "follower"),
-    ("quorum_leader", "leader (active)", "活跃 leader"),
+    ("quorum_leader", "leader (active)", "leader（活跃）"),
     ("quorum_prospective", "pre-vote", "预投票中"),
     ("quorum_resigned", "resigned", "已卸任"),
     ("quorum_unattached", "unattached", "无主"),

@@ -12,6 +12,10 @@
 const RULES: &[(&str, &str)] = &[
     // KRaft (Kafka 4.1): quorum requests and broker lifecycle
     (
+        "Fetch __cluster_metadata-0 from {} (last epoch {}, leader epoch {})",
+        "Fetch __cluster_metadata-0 从位移 {0} 起（最后的 epoch {1}，leader epoch {2}）",
+    ),
+    (
         "PreVote epoch {} for {} (log end {}, last epoch {})",
         "PreVote epoch {0}，候选者 {1}（日志末端 {2}，最后的 epoch {3}）",
     ),
