@@ -2096,7 +2096,7 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 26] = [
+const LESSON_TEXTS: [(&str, &str); 27] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2112,6 +2112,10 @@ const LESSON_TEXTS: [(&str, &str); 26] = [
     (
         "leader-failure-hw.json",
         include_str!("../static/lessons/leader-failure-hw.json"),
+    ),
+    (
+        "kraft-leader-failure-hw.json",
+        include_str!("../static/lessons/kraft-leader-failure-hw.json"),
     ),
     (
         "follower-failure-hw.json",
