@@ -1331,14 +1331,22 @@ pub fn App(props: &AppProps) -> Html {
                 <crate::components::start::StartScreen lang={lang} library={state.library.clone()}
                     progress={state.progress.clone()} on_open={on_open} />
             } else {
-                { controls }
+                // The 3.9 vs 4.1 view runs its own two clusters: the
+                // timeline's controls, lesson, changes and log are not about
+                // it, so it has the page to itself.
+                if view != View::Planes {
+                    { controls }
+                }
                 if let Some(why) = player.at_end().then(|| player.stopped_early()).flatten() {
                     <p class="notice" role="status" id="stopped-early">{ t(lang, "stopped_early") }{ crate::i18n::engine_text(lang, &why) }</p>
                 }
                 // The lesson beside the drawing on a wide screen, above it on
                 // a narrower one (the grid's areas in style.css); in this
                 // order for the keyboard either way.
-                <main>
+                <main class={classes!((view == View::Planes).then_some("solo"))}>
+                    if view == View::Planes {
+                        { stage }
+                    } else {
                     if let Some(l) = &state.lesson {
                         { lesson_panel(&LessonPanel {
                             l, lang, cursor: player.cursor(), at_end: player.at_end(),
@@ -1357,6 +1365,7 @@ pub fn App(props: &AppProps) -> Html {
                     }
                     { stage }
                     <EventLog lang={lang} lines={lines} current={current} on_seek={on_seek} />
+                    }
                 </main>
                 { drawer }
                 { menu.unwrap_or_default() }

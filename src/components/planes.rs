@@ -237,14 +237,18 @@ pub fn planes_view(p: &PlanesProps) -> Html {
     // into view (at 1024×768 the setup fills the first screen), and stay
     // there as the clock moves.
     use_effect_with((answer.is_some(), *clock), |&(answered, clock)| {
-        // The prediction's feedback first, then the clock.
-        let id = if clock > 0 { "pl-clock" } else { "pl-predict" };
-        if let (true, Some(el)) = (
-            answered,
-            web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id(id)),
-        ) {
+        // The prediction's feedback first, then the clock, and at the end
+        // the figures with the explanation.
+        let doc = web_sys::window().and_then(|w| w.document());
+        let Some(doc) = doc.filter(|_| answered) else {
+            return;
+        };
+        let id = match (clock > 0, doc.get_element_by_id("pl-why").is_some()) {
+            (_, true) => "pl-figures",
+            (true, false) => "pl-clock",
+            (false, false) => "pl-predict",
+        };
+        if let Some(el) = doc.get_element_by_id(id) {
             el.scroll_into_view_with_bool(true);
         }
     });
