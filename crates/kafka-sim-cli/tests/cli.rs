@@ -1616,3 +1616,68 @@ fn explore_finds_shrinks_and_prints_a_replayable_counterexample() {
         "nope.json",
     );
 }
+
+/// `compare-planes` runs one failure in both control planes and prints
+/// each side's figures; with `--events`, each side's events from the
+/// failure on. A bad failure name or size is one line naming it.
+#[test]
+fn compare_planes_prints_both_control_planes() {
+    let o = kafka_sim(
+        &["compare-planes", "--failure", "controller-dies", "--events"],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "controller-dies on 3 brokers / 6 partitions (seed 11)",
+        "Kafka 3.9 (ZooKeeper): broker-0 struck at 6000 ms",
+        "recovered after   18004 ms",
+        "Kafka 4.1 (KRaft): controller-3001 struck at 6000 ms",
+        "recovered after   3988 ms",
+        "partition states  0 sent to brokers",
+        "Kafka 4.1 events from the failure on:",
+        "Controller 3000 is leader in epoch 3",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    let o = kafka_sim(&["compare-planes", "--failure", "broker-cut-off"], None);
+    let out = stdout(&o);
+    assert!(
+        out.contains("recovered after   - (not within 40000 ms)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("partitions led    2 of 2 led elsewhere since"),
+        "{out}"
+    );
+    assert_clean_error(
+        &kafka_sim(&["compare-planes", "--failure", "meteor"], None),
+        "unknown failure `meteor`",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &[
+                "compare-planes",
+                "--failure",
+                "leader-dies",
+                "--brokers",
+                "2",
+            ],
+            None,
+        ),
+        "brokers: 2 is outside 3..=50",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &[
+                "compare-planes",
+                "--failure",
+                "leader-dies",
+                "--partitions",
+                "x",
+            ],
+            None,
+        ),
+        "`x` is not a valid number",
+    );
+}
