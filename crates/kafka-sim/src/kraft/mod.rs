@@ -732,7 +732,9 @@ impl ControllerCx<'_> {
         )
     }
 
-    pub(crate) fn not_controller(&mut self, to: NodeId, msg: Message) -> Step {
+    /// Answers at once, with nothing to wait for (an error, or a request
+    /// refused before anything is written).
+    pub(crate) fn reply_now(&mut self, to: NodeId, msg: Message) -> Step {
         let id = self.me().id;
         self.k.send(cnode(id), to, msg).map(|_| ())
     }
@@ -754,7 +756,7 @@ impl ControllerCx<'_> {
             broker_epoch: -1,
         };
         let Some(a) = self.me().active.as_ref() else {
-            return self.not_controller(from, refuse(ErrorCode::NotController));
+            return self.reply_now(from, refuse(ErrorCode::NotController));
         };
         let session = self.k.sc.cluster.config.broker_session_timeout_ms;
         if let Some(existing) = self.me().image.brokers.get(&broker) {
@@ -763,7 +765,7 @@ impl ControllerCx<'_> {
                 .get(&broker)
                 .is_some_and(|t| t + session >= self.k.now);
             if live && existing.incarnation != incarnation {
-                return self.not_controller(from, refuse(ErrorCode::DuplicateBrokerRegistration));
+                return self.reply_now(from, refuse(ErrorCode::DuplicateBrokerRegistration));
             }
             if existing.incarnation == incarnation {
                 // The same process asking again keeps its epoch (CCM:450-457).
@@ -825,13 +827,13 @@ impl ControllerCx<'_> {
             should_shut_down: false,
         };
         if self.me().active.is_none() {
-            return self.not_controller(from, refuse(ErrorCode::NotController));
+            return self.reply_now(from, refuse(ErrorCode::NotController));
         }
         let Some(reg) = self.me().image.brokers.get(&broker).cloned() else {
-            return self.not_controller(from, refuse(ErrorCode::BrokerIdNotRegistered));
+            return self.reply_now(from, refuse(ErrorCode::BrokerIdNotRegistered));
         };
         if reg.epoch != broker_epoch {
-            return self.not_controller(from, refuse(ErrorCode::StaleBrokerEpoch));
+            return self.reply_now(from, refuse(ErrorCode::StaleBrokerEpoch));
         }
         let now = self.k.now;
         self.k.gate()?;

@@ -522,15 +522,15 @@ impl ControllerCx<'_> {
                 message,
             };
         if self.me().active.is_none() {
-            return self.not_controller(from, answer(Some(ErrorCode::NotController), None));
+            return self.reply_now(from, answer(Some(ErrorCode::NotController), None));
         }
         if self.me().image.topics.contains_key(&spec.name) {
             let m = format!("Topic '{}' already exists.", spec.name);
-            return self.not_controller(from, answer(Some(ErrorCode::TopicAlreadyExists), Some(m)));
+            return self.reply_now(from, answer(Some(ErrorCode::TopicAlreadyExists), Some(m)));
         }
         match self.create_topic(spec)? {
             Ok(last) => self.answer_after_commit(last, from, answer(None, None)),
-            Err((code, m)) => self.not_controller(from, answer(Some(code), Some(m))),
+            Err((code, m)) => self.reply_now(from, answer(Some(code), Some(m))),
         }
     }
 
@@ -672,11 +672,11 @@ impl ControllerCx<'_> {
             partition_epoch: -1,
         };
         if self.me().active.is_none() {
-            return self.not_controller(from, fail(ErrorCode::NotController));
+            return self.reply_now(from, fail(ErrorCode::NotController));
         }
         let img = &self.me().image;
         let Some(p) = img.partition(&tp).cloned() else {
-            return self.not_controller(from, fail(ErrorCode::UnknownTopicOrPartition));
+            return self.reply_now(from, fail(ErrorCode::UnknownTopicOrPartition));
         };
         let error = if leader_epoch > p.leader_epoch || partition_epoch > p.partition_epoch {
             Some(ErrorCode::NotController)
@@ -694,7 +694,7 @@ impl ControllerCx<'_> {
             None
         };
         if let Some(e) = error {
-            return self.not_controller(from, fail(e));
+            return self.reply_now(from, fail(e));
         }
         let topic_id = img.topics[&*tp.topic].id.clone();
         let req = ChangeRequest {
@@ -741,12 +741,12 @@ impl ControllerCx<'_> {
             length: 0,
         };
         if self.me().active.is_none() {
-            return self.not_controller(from, fail(ErrorCode::NotController));
+            return self.reply_now(from, fail(ErrorCode::NotController));
         }
         match self.me().image.brokers.get(&broker) {
-            None => return self.not_controller(from, fail(ErrorCode::BrokerIdNotRegistered)),
+            None => return self.reply_now(from, fail(ErrorCode::BrokerIdNotRegistered)),
             Some(r) if r.epoch != broker_epoch => {
-                return self.not_controller(from, fail(ErrorCode::StaleBrokerEpoch))
+                return self.reply_now(from, fail(ErrorCode::StaleBrokerEpoch))
             }
             _ => {}
         }
