@@ -133,6 +133,8 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("kill_hint", "Kill it (kill -9: no controlled shutdown)", "强制停止（kill -9：不做受控关闭）"),
     ("lag", "lag", "滞后"),
     ("lang", "中文", "English"),
+    ("lc_dead_fenced", "fenced by the controller", "已被控制器隔离"),
+    ("lc_dead_unfenced", "not fenced yet (session open)", "尚未被隔离（会话未过期）"),
     ("lc_fenced", "fenced", "已隔离"),
     ("lc_unregistered", "registering", "正在注册"),
     ("leader", "leader", "leader"),

@@ -2147,8 +2147,11 @@ fn the_built_page_draws_a_partition_failover_on_kraft() {
                     r["b1"].as_str().is_some_and(|c| c.contains("dead")),
                     "{name}: {r}"
                 );
+                // Dead, but unfenced until its session runs out.
+                assert!(cluster.contains("not fenced yet"), "{name}: {r}");
             }
             if name == "elected" {
+                assert!(cluster.contains("fenced by the controller"), "{name}: {r}");
                 assert!(
                     r["log"]
                         .as_str()

@@ -941,6 +941,9 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
             if let (Some(lc), true) = (&b.lifecycle, b.alive) {
                 { lifecycle_line(lc, (x, top + HEADER_H + 14), lang) }
             }
+            if let (Some(lc), false) = (&b.lifecycle, b.alive) {
+                { dead_lifecycle_line(lc, (x, top + HEADER_H + 14), lang) }
+            }
             { for b.replicas.iter().take(max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + head_h + i as i32 * ROW_H, broker_w), b.alive, max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)), highlight.is_some_and(|h| h == r.tp))) }
             if let Some((head, counts)) = more {
@@ -977,6 +980,30 @@ fn lifecycle_line(
     html! {
         <text class={classes!("lifecycle", fenced.then_some("fenced"))} x={(x + 12).to_string()} y={y.to_string()}>
             <tspan>{ first }</tspan>
+            if lc.broker_epoch >= 0 {
+                <tspan class="detail" x={(x + 12).to_string()} dy="17">{ format!("broker epoch {}", lc.broker_epoch) }</tspan>
+            }
+        </text>
+    }
+}
+
+/// Kafka 4.1: a dead broker as the active controller sees it. Until its
+/// session (`broker.session.timeout.ms`) runs out it is still unfenced,
+/// and it still leads what it led; then the controller fences it.
+fn dead_lifecycle_line(
+    lc: &crate::model::cluster::LifecycleView,
+    (x, y): (i32, i32),
+    lang: Lang,
+) -> Html {
+    let key = match lc.fenced {
+        Some(true) => "lc_dead_fenced",
+        Some(false) => "lc_dead_unfenced",
+        None => return Html::default(),
+    };
+    html! {
+        <text class={classes!("lifecycle", "dead-lifecycle", (lc.fenced == Some(true)).then_some("fenced"))}
+            x={(x + 12).to_string()} y={y.to_string()}>
+            <tspan>{ t(lang, key) }</tspan>
             if lc.broker_epoch >= 0 {
                 <tspan class="detail" x={(x + 12).to_string()} dy="17">{ format!("broker epoch {}", lc.broker_epoch) }</tspan>
             }
