@@ -938,11 +938,8 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
                     { if b.started { format!("✕ {}", t(lang, "down")) } else { t(lang, "not_started").to_string() } }
                 </text>
             }
-            if let (Some(lc), true) = (&b.lifecycle, b.alive) {
-                { lifecycle_line(lc, (x, top + HEADER_H + 14), lang) }
-            }
-            if let (Some(lc), false) = (&b.lifecycle, b.alive) {
-                { dead_lifecycle_line(lc, (x, top + HEADER_H + 14), lang) }
+            if let Some(lc) = &b.lifecycle {
+                { lifecycle_line(lc, b.alive, (x, top + HEADER_H + 14), lang) }
             }
             { for b.replicas.iter().take(max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + head_h + i as i32 * ROW_H, broker_w), b.alive, max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)), highlight.is_some_and(|h| h == r.tp))) }
@@ -957,53 +954,39 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
 }
 
 /// Kafka 4.1: a broker's lifecycle (Kafka's state names) and whether the
-/// active controller has it fenced.
+/// active controller has it fenced. A dead broker is shown as the
+/// controller sees it: still unfenced until its session
+/// (`broker.session.timeout.ms`) runs out, then fenced.
 fn lifecycle_line(
     lc: &crate::model::cluster::LifecycleView,
+    alive: bool,
     (x, y): (i32, i32),
     lang: Lang,
 ) -> Html {
     use kafka_sim::event::BrokerLifecycle;
-    // Its own state first (Kafka's names); "fenced" only while the active
-    // controller has it fenced and it has heard it registered.
-    let (state, fenced) = match lc.state {
-        None => (t(lang, "lc_unregistered").to_string(), false),
-        Some(BrokerLifecycle::Starting) => ("STARTING".into(), lc.fenced == Some(true)),
-        Some(BrokerLifecycle::Recovery) => ("RECOVERY".into(), lc.fenced == Some(true)),
-        Some(BrokerLifecycle::Running) => ("RUNNING".into(), lc.fenced == Some(true)),
-    };
-    let first = if fenced {
-        format!("{state} · {}", t(lang, "lc_fenced"))
-    } else {
-        state
+    // A live broker: its own state first (Kafka's names); "fenced" only
+    // while the active controller has it fenced and it has heard it
+    // registered.
+    let (first, fenced) = match (alive, lc.state, lc.fenced) {
+        (true, None, _) => (t(lang, "lc_unregistered").to_string(), false),
+        (true, Some(state), f) => {
+            let state = match state {
+                BrokerLifecycle::Starting => "STARTING",
+                BrokerLifecycle::Recovery => "RECOVERY",
+                BrokerLifecycle::Running => "RUNNING",
+            };
+            match f {
+                Some(true) => (format!("{state} · {}", t(lang, "lc_fenced")), true),
+                _ => (state.to_string(), false),
+            }
+        }
+        (false, _, Some(true)) => (t(lang, "lc_dead_fenced").to_string(), true),
+        (false, _, Some(false)) => (t(lang, "lc_dead_unfenced").to_string(), false),
+        (false, _, None) => return Html::default(),
     };
     html! {
         <text class={classes!("lifecycle", fenced.then_some("fenced"))} x={(x + 12).to_string()} y={y.to_string()}>
             <tspan>{ first }</tspan>
-            if lc.broker_epoch >= 0 {
-                <tspan class="detail" x={(x + 12).to_string()} dy="17">{ format!("broker epoch {}", lc.broker_epoch) }</tspan>
-            }
-        </text>
-    }
-}
-
-/// Kafka 4.1: a dead broker as the active controller sees it. Until its
-/// session (`broker.session.timeout.ms`) runs out it is still unfenced,
-/// and it still leads what it led; then the controller fences it.
-fn dead_lifecycle_line(
-    lc: &crate::model::cluster::LifecycleView,
-    (x, y): (i32, i32),
-    lang: Lang,
-) -> Html {
-    let key = match lc.fenced {
-        Some(true) => "lc_dead_fenced",
-        Some(false) => "lc_dead_unfenced",
-        None => return Html::default(),
-    };
-    html! {
-        <text class={classes!("lifecycle", "dead-lifecycle", (lc.fenced == Some(true)).then_some("fenced"))}
-            x={(x + 12).to_string()} y={y.to_string()}>
-            <tspan>{ t(lang, key) }</tspan>
             if lc.broker_epoch >= 0 {
                 <tspan class="detail" x={(x + 12).to_string()} dy="17">{ format!("broker epoch {}", lc.broker_epoch) }</tspan>
             }

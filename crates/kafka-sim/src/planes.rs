@@ -226,10 +226,11 @@ pub fn compare(failure: Failure, size: Size, seed: u64) -> Result<Comparison, St
                     r#"{{"at_ms": {at}, "type": "kill_broker", "broker": {b}}}"#
                 )]
             }
-            (_, c) => vec![format!(
-                r#"{{"at_ms": {at}, "type": "kill_controller", "controller": {}}}"#,
-                c.to_string().trim_start_matches("controller-")
+            (_, NodeId::Controller(c)) => vec![format!(
+                r#"{{"at_ms": {at}, "type": "kill_controller", "controller": {c}}}"#
             )],
+            // Only brokers and controllers are struck.
+            _ => Vec::new(),
         }
     };
     let zk_cmds = strike(zk_victim, &[NodeId::Broker(zk_controller)]);
@@ -305,21 +306,17 @@ fn run(
     victim: NodeId,
     json: String,
 ) -> Result<Run, String> {
-    let mut w = world(&json)?;
+    let mut w = settle(&json)?;
     // What the victim leads just before the failure.
-    let mut waiting: BTreeSet<TopicPartition> = BTreeSet::new();
-    while w.next_time().is_some_and(|t| t < FAILURE_AT_MS) {
-        w.step();
-        w.drain_events();
-    }
-    if let NodeId::Broker(b) = victim {
-        waiting = w.brokers()[&b]
+    let mut waiting: BTreeSet<TopicPartition> = match victim {
+        NodeId::Broker(b) => w.brokers()[&b]
             .partitions
             .iter()
             .filter(|(_, p)| p.is_leader)
             .map(|(tp, _)| tp.clone())
-            .collect();
-    }
+            .collect(),
+        _ => BTreeSet::new(),
+    };
     let to_move = waiting.len();
     let mut need_controller = failure == Failure::ControllerDies;
     // In 4.1, the brokers that do not yet follow the new quorum leader
