@@ -974,6 +974,8 @@ fn lifecycle_line(
                 BrokerLifecycle::Starting => "STARTING",
                 BrokerLifecycle::Recovery => "RECOVERY",
                 BrokerLifecycle::Running => "RUNNING",
+                BrokerLifecycle::PendingControlledShutdown => "PENDING_CONTROLLED_SHUTDOWN",
+                BrokerLifecycle::ShuttingDown => "SHUTTING_DOWN",
             };
             match f {
                 Some(true) => (format!("{state} · {}", t(lang, "lc_fenced")), true),

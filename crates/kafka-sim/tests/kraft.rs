@@ -440,9 +440,14 @@ fn scenarios_keep_3_9_and_4_1_apart() {
         "must be set to at most 5",
     );
     bad(
-        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9], "config": {"unclean.leader.election.enable": true}}}"#,
-        "cluster.config.unclean.leader.election.enable",
-        "not modelled yet",
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9], "config": {"controlled.shutdown.max.retries": 1}}}"#,
+        "cluster.config.controlled.shutdown.max.retries",
+        "removed in 4.0 with ZooKeeper",
+    );
+    bad(
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9], "config": {"controlled.shutdown.retry.backoff.ms": 1000}}}"#,
+        "cluster.config.controlled.shutdown.retry.backoff.ms",
+        "removed in 4.0 with ZooKeeper",
     );
     bad(
         r#"{"seed": 1, "cluster": {"brokers": [0]}, "commands": [{"at_ms": 1, "type": "kill_controller", "controller": 3000}]}"#,

@@ -363,3 +363,170 @@ fn a_kraft_broker_accepts_clients_only_once_unfenced() {
     let assigned = common::find(&t, |k| matches!(k, EventKind::ProducerIdAssigned { .. }));
     assert_eq!(assigned.len(), 1);
 }
+
+/// Controlled shutdown through heartbeats (BrokerLifecycleManager,
+/// BrokerHeartbeatManager, RCM.handleBrokerInControlledShutdown): the
+/// broker enters PENDING_CONTROLLED_SHUTDOWN; the controller records it in
+/// controlled shutdown, takes it out of the ISR and moves its leadership in
+/// one batch; once it leads nothing and the other brokers have replayed
+/// that, it is fenced and told to shut down, and it stops cleanly. No
+/// session timeout passes: the partition has a leader throughout.
+#[test]
+fn a_controlled_shutdown_moves_leaderships_through_heartbeats() {
+    use kafka_sim::event::BrokerLifecycle;
+    let cmds = r#"{"at_ms": 3000, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v"},
+                  {"at_ms": 4000, "type": "shutdown_broker", "broker": 0},
+                  {"at_ms": 9000, "type": "restart_broker", "broker": 0}"#;
+    let t = common::run(&scenario(25000, TOPIC, PRODUCER, cmds));
+    let recs = records(&t);
+    let ics = recs
+        .iter()
+        .position(|r| {
+            matches!(
+                r,
+                MetadataRecord::BrokerRegistrationChangeRecord {
+                    broker_id: 0,
+                    in_controlled_shutdown: 1,
+                    ..
+                }
+            )
+        })
+        .expect("the in-controlled-shutdown record");
+    assert!(
+        matches!(
+            &recs[ics + 1],
+            MetadataRecord::PartitionChangeRecord { isr: Some(isr), leader: 1, .. } if isr == &vec![1, 2]
+        ),
+        "{:?}",
+        recs[ics + 1]
+    );
+    let states: Vec<(u64, BrokerLifecycle)> = common::find(&t, |k| {
+        matches!(
+            k,
+            EventKind::BrokerLifecycleChanged {
+                broker: BrokerId(0),
+                ..
+            }
+        )
+    })
+    .iter()
+    .filter_map(|e| match &e.kind {
+        EventKind::BrokerLifecycleChanged { state, .. } => Some((e.time_ms, *state)),
+        _ => None,
+    })
+    .collect();
+    let pending = states
+        .iter()
+        .find(|(_, s)| *s == BrokerLifecycle::PendingControlledShutdown)
+        .expect("pending")
+        .0;
+    let down = states
+        .iter()
+        .find(|(_, s)| *s == BrokerLifecycle::ShuttingDown)
+        .expect("shutting down")
+        .0;
+    assert_eq!(pending, 4000);
+    // The other brokers' next heartbeats (every 2 s) report the offset.
+    assert!(down > pending && down <= pending + 2500, "{down}");
+    let stopped = common::find(&t, |k| {
+        matches!(
+            k,
+            EventKind::BrokerStopped {
+                broker: BrokerId(0),
+                controlled: true
+            }
+        )
+    });
+    assert_eq!(stopped.len(), 1);
+    let became = common::find(&t, |k| {
+        matches!(
+            k,
+            EventKind::BecameLeader {
+                broker: BrokerId(1),
+                ..
+            }
+        )
+    });
+    assert!(
+        became[0].time_ms < down,
+        "the leadership moved before it stopped"
+    );
+    // Its session lives on after the shutdown: the new process is refused
+    // (DUPLICATE_BROKER_REGISTRATION) until it expires, then registers and
+    // is back in the ISR.
+    let tp = TopicPartition::new("t", 0);
+    let w = t.head();
+    let isr = &w.brokers()[&BrokerId(1)].partitions[&tp].isr;
+    assert_eq!(isr.len(), 3, "{isr:?}");
+    assert_eq!(common::log_values(&t, 0, &tp), vec!["v"]);
+}
+
+/// KIP-966 keeps a replica that shut down cleanly in the ELR when it comes
+/// back (its previousBrokerEpoch matches, CCM:432-437); one that crashed
+/// may have lost unflushed records, so its registration takes it out of
+/// the ELR first (RCM.handleBrokerShutdown, 1445-1456).
+#[test]
+fn a_clean_restart_stays_eligible_an_unclean_one_does_not() {
+    for (stop, clean) in [("shutdown_broker", true), ("kill_broker", false)] {
+        // 2 dies (fenced after its session): ISR [0, 1], still ≥ min ISR 2.
+        // Then 1 stops: ISR [0] < 2, so 1 goes to the ELR.
+        let cmds = format!(
+            r#"{{"at_ms": 3000, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "v"}},
+               {{"at_ms": 4000, "type": "kill_broker", "broker": 2}},
+               {{"at_ms": 16000, "type": "{stop}", "broker": 1}},
+               {{"at_ms": 30000, "type": "restart_broker", "broker": 1}}"#
+        );
+        let t = common::run(&scenario(36000, TOPIC, PRODUCER, &cmds));
+        let ch = changes(&t);
+        assert!(
+            ch.iter()
+                .any(|(isr, _, elr)| isr.as_deref() == Some(&[0][..])
+                    && elr.as_deref() == Some(&[1][..])),
+            "{stop}: ISR [0], ELR [1]: {ch:?}"
+        );
+        let recs = records(&t);
+        let register = recs
+            .iter()
+            .rposition(|r| matches!(r, MetadataRecord::RegisterBrokerRecord { broker_id: 1, .. }))
+            .expect("registered again");
+        let cleaned = matches!(
+            &recs[register - 1],
+            MetadataRecord::PartitionChangeRecord { eligible_leader_replicas: Some(e), .. } if e.is_empty()
+        );
+        assert_eq!(cleaned, !clean, "{stop}: {:?}", &recs[register - 1]);
+    }
+}
+
+/// `unclean.leader.election.enable` on KRaft (Election.UNCLEAN): when the
+/// only ISR member goes, the controller elects the first live replica
+/// outside the ISR in the same batch, marks the partition RECOVERING, and
+/// the acknowledged record only the old leader had is lost. Here the
+/// departure is a controlled shutdown, which in 3.9 never elects outside
+/// the ISR.
+#[test]
+fn an_unclean_election_on_kraft_marks_the_partition_recovering() {
+    let topic = r#"{"name": "r", "replica.assignment": {"0": [0, 2]},
+                    "config": {"unclean.leader.election.enable": true}}"#;
+    let cmds = r#"{"at_ms": 2500, "type": "cut_link", "a": "broker-0", "b": "broker-2"},
+                  {"at_ms": 3000, "type": "produce", "producer": "p", "topic": "r", "key": "k", "value": "only-on-0"},
+                  {"at_ms": 50000, "type": "shutdown_broker", "broker": 0}"#;
+    let producer = r#"{"name": "p", "config": {"acks": "1", "enable.idempotence": false}}"#;
+    let t = common::run(&scenario(60000, topic, producer, cmds));
+    let recs = records(&t);
+    let unclean = recs
+        .iter()
+        .find_map(|r| match r {
+            MetadataRecord::PartitionChangeRecord {
+                leader: 2,
+                isr,
+                leader_recovery_state,
+                ..
+            } => Some((isr.clone(), *leader_recovery_state)),
+            _ => None,
+        })
+        .expect("broker 2 elected");
+    assert_eq!(unclean, (Some(vec![2]), Some(1)));
+    let lost = common::find(&t, |k| matches!(k, EventKind::GuaranteeBroken { .. }));
+    assert_eq!(lost.len(), 1, "the acknowledged record is gone");
+    assert!(lost[0].time_ms >= 50000);
+}

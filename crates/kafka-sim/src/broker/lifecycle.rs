@@ -60,6 +60,11 @@ pub struct BrokerKraft {
     /// CreateTopics in flight: correlation id → topic
     /// (`AutoTopicCreationManager.inflightTopics`).
     pub creating: crate::collections::SortedMap<i32, String>,
+    /// The broker epoch its clean-shutdown files hold (-1: its last stop
+    /// was not clean), sent as `previousBrokerEpoch` when it registers.
+    pub clean_shutdown_epoch: i64,
+    /// It had an answer while PENDING_CONTROLLED_SHUTDOWN.
+    pub got_shutdown_response: bool,
 }
 
 impl BrokerKraft {
@@ -77,6 +82,8 @@ impl BrokerKraft {
             pid_request: None,
             listening: false,
             creating: Default::default(),
+            clean_shutdown_epoch: -1,
+            got_shutdown_response: false,
         }
     }
 
@@ -93,6 +100,8 @@ impl BrokerKraft {
         self.pid_request = None;
         self.listening = false;
         self.creating.clear();
+        self.clean_shutdown_epoch = -1;
+        self.got_shutdown_response = false;
     }
 }
 
@@ -214,7 +223,7 @@ impl BrokerCx<'_> {
                 correlation_id,
                 broker: b.0,
                 incarnation: self.me().incarnation,
-                previous_broker_epoch: -1,
+                previous_broker_epoch: kr.clean_shutdown_epoch,
                 rack: self.k.sc.cluster.broker_rack.get(&b.0).cloned(),
             },
             Some(_) => Message::BrokerHeartbeat {
@@ -223,7 +232,7 @@ impl BrokerCx<'_> {
                 broker_epoch: kr.broker_epoch,
                 current_metadata_offset: kr.applied - 1,
                 want_fence: !kr.ready_to_unfence,
-                want_shut_down: false,
+                want_shut_down: kr.state == Some(BrokerLifecycle::PendingControlledShutdown),
             },
         };
         self.k
@@ -288,6 +297,18 @@ impl BrokerCx<'_> {
         Ok(true)
     }
 
+    /// `BrokerServer.shutdown` with `controlled.shutdown.enable`: a RUNNING
+    /// broker enters PENDING_CONTROLLED_SHUTDOWN and heartbeats at once
+    /// with `wantShutDown` (BLM:266-280); one not yet running stops at once.
+    pub(crate) fn kraft_begin_controlled_shutdown(&mut self) -> Step {
+        let running = self.kraft().state == Some(BrokerLifecycle::Running);
+        if !self.k.sc.cluster.config.controlled_shutdown_enable || !running {
+            return self.broker_kill(true);
+        }
+        self.lifecycle_state(BrokerLifecycle::PendingControlledShutdown)?;
+        self.lifecycle_schedule(0)
+    }
+
     /// A KRaft message for this broker.
     pub(crate) fn kraft_on_message(&mut self, from: NodeId, msg: Message) -> Step {
         match msg {
@@ -318,13 +339,25 @@ impl BrokerCx<'_> {
                 error,
                 is_caught_up,
                 is_fenced,
-                ..
+                should_shut_down,
             } => {
                 if !self.lifecycle_answer(correlation_id, error)? {
                     return Ok(());
                 }
                 let interval = self.k.sc.cluster.config.broker_heartbeat_interval_ms;
                 match self.kraft().state {
+                    // BLM:529-546: told to go, it stops (cleanly); else the
+                    // next heartbeat after 50 ms the first time, then at the
+                    // usual interval.
+                    Some(BrokerLifecycle::PendingControlledShutdown) if should_shut_down => {
+                        self.lifecycle_state(BrokerLifecycle::ShuttingDown)?;
+                        self.broker_kill(true)
+                    }
+                    Some(BrokerLifecycle::PendingControlledShutdown) => {
+                        let first = !self.kraft().got_shutdown_response;
+                        self.kraft_mut().got_shutdown_response = true;
+                        self.lifecycle_schedule(if first { 50 } else { interval })
+                    }
                     Some(BrokerLifecycle::Starting) if is_caught_up => {
                         // Caught up: RECOVERY, and (its logs recovered at
                         // once here) ready to be unfenced.

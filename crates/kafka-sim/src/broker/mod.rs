@@ -968,7 +968,13 @@ impl BrokerCx<'_> {
     pub(crate) fn broker_kill(&mut self, controlled: bool) -> Step {
         let b = self.id;
         self.k.gate()?;
+        let epoch = self.me().kraft.as_ref().map(|k| k.broker_epoch);
         self.broker_forget();
+        if let (true, Some(epoch), Some(k)) = (controlled, epoch, self.me_mut().kraft.as_mut()) {
+            // A clean stop writes the broker epoch to the clean-shutdown
+            // files (`LogManager.shutdown(brokerEpoch)`).
+            k.clean_shutdown_epoch = epoch;
+        }
         self.k.emit(
             vec![bnode(b)],
             EventKind::BrokerStopped {

@@ -76,14 +76,27 @@ pub fn record_text(record: &MetadataRecord, l: Lang) -> String {
             format!("RegisterBrokerRecord (broker {broker_id})")
         }
         MetadataRecord::BrokerRegistrationChangeRecord {
-            broker_id, fenced, ..
-        } => match (en, *fenced > 0) {
-            (true, true) => format!("BrokerRegistrationChangeRecord (fence broker {broker_id})"),
-            (true, false) => {
+            broker_id,
+            fenced,
+            in_controlled_shutdown,
+            ..
+        } => match (en, *fenced, *in_controlled_shutdown > 0) {
+            (true, 0, true) => format!(
+                "BrokerRegistrationChangeRecord (broker {broker_id} in controlled shutdown)"
+            ),
+            (false, 0, true) => {
+                format!("BrokerRegistrationChangeRecord（broker {broker_id} 进入受控关闭）")
+            }
+            (true, f, _) if f > 0 => {
+                format!("BrokerRegistrationChangeRecord (fence broker {broker_id})")
+            }
+            (true, _, _) => {
                 format!("BrokerRegistrationChangeRecord (unfence broker {broker_id})")
             }
-            (false, true) => format!("BrokerRegistrationChangeRecord（隔离 broker {broker_id}）"),
-            (false, false) => {
+            (false, f, _) if f > 0 => {
+                format!("BrokerRegistrationChangeRecord（隔离 broker {broker_id}）")
+            }
+            (false, _, _) => {
                 format!("BrokerRegistrationChangeRecord（解除隔离 broker {broker_id}）")
             }
         },
@@ -111,6 +124,7 @@ pub fn record_text(record: &MetadataRecord, l: Lang) -> String {
             isr,
             leader,
             eligible_leader_replicas,
+            leader_recovery_state,
             ..
         } => {
             let mut parts = Vec::new();
@@ -128,6 +142,12 @@ pub fn record_text(record: &MetadataRecord, l: Lang) -> String {
             }
             if let Some(elr) = eligible_leader_replicas {
                 parts.push(format!("ELR {}", ids(elr)));
+            }
+            match (leader_recovery_state, en) {
+                (Some(1), true) => parts.push("unclean election, RECOVERING".to_string()),
+                (Some(1), false) => parts.push("unclean 选举，RECOVERING".to_string()),
+                (Some(_), _) => parts.push("RECOVERED".to_string()),
+                (None, _) => {}
             }
             let sep = if en { ", " } else { "，" };
             if en {
@@ -194,6 +214,16 @@ fn lifecycle(s: BrokerLifecycle, l: Lang) -> &'static str {
         }
         (BrokerLifecycle::Recovery, Lang::Zh) => "RECOVERY：已追上元数据日志，等待解除隔离",
         (BrokerLifecycle::Running, Lang::Zh) => "RUNNING：控制器已解除对它的隔离",
+        (BrokerLifecycle::PendingControlledShutdown, Lang::En) => {
+            "PENDING_CONTROLLED_SHUTDOWN: its heartbeats ask the controller to move its leaderships before it stops"
+        }
+        (BrokerLifecycle::PendingControlledShutdown, Lang::Zh) => {
+            "PENDING_CONTROLLED_SHUTDOWN：它的心跳请求控制器在它停止前迁走它的 leader"
+        }
+        (BrokerLifecycle::ShuttingDown, Lang::En) => {
+            "SHUTTING_DOWN: the controller told it to shut down"
+        }
+        (BrokerLifecycle::ShuttingDown, Lang::Zh) => "SHUTTING_DOWN：控制器通知它可以关闭了",
     }
 }
 

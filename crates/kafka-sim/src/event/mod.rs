@@ -194,6 +194,11 @@ pub enum BrokerLifecycle {
     Recovery,
     /// Unfenced: it may lead partitions.
     Running,
+    /// Asked to shut down: heartbeats ask the controller to move its
+    /// leaderships first (`wantShutDown`).
+    PendingControlledShutdown,
+    /// The controller let it go: it stops.
+    ShuttingDown,
 }
 
 /// A fact about the simulation, in the past tense.

@@ -43,6 +43,8 @@ pub struct BrokerRegistration {
     pub incarnation: u32,
     /// Fenced: it may not lead or join an ISR.
     pub fenced: bool,
+    /// In controlled shutdown: it may not lead either (CCM `isActive`).
+    pub in_controlled_shutdown: bool,
     /// Its rack.
     pub rack: Option<String>,
 }
@@ -92,6 +94,9 @@ pub struct PartitionRegistration {
     pub leader_epoch: i32,
     /// The partition epoch: bumped by every change.
     pub partition_epoch: i32,
+    /// `LeaderRecoveryState.RECOVERING` (KIP-704): elected uncleanly, and
+    /// its leader has not yet said it recovered.
+    pub recovering: bool,
 }
 
 impl ClusterImage {
@@ -120,7 +125,9 @@ impl ClusterImage {
     /// Whether broker `b` is registered and unfenced (`isActive`; controlled
     /// shutdown is not modelled in 4.1 mode yet).
     pub fn is_active(&self, b: i32) -> bool {
-        self.brokers.get(&b).is_some_and(|r| !r.fenced)
+        self.brokers
+            .get(&b)
+            .is_some_and(|r| !r.fenced && !r.in_controlled_shutdown)
     }
 
     /// Replays one record; returns the partition it changed, if any.
@@ -155,6 +162,7 @@ impl ClusterImage {
                         isr: isr.clone(),
                         elr: Vec::new(),
                         last_known_elr: Vec::new(),
+                        recovering: false,
                         leader: *leader,
                         leader_epoch: *leader_epoch,
                         partition_epoch: *partition_epoch,
@@ -169,6 +177,7 @@ impl ClusterImage {
                 leader,
                 eligible_leader_replicas,
                 last_known_elr,
+                leader_recovery_state,
                 ..
             } => {
                 // `PartitionRegistration.merge`.
@@ -190,6 +199,9 @@ impl ClusterImage {
                 }
                 if let Some(l) = last_known_elr {
                     p.last_known_elr = l.clone();
+                }
+                if let Some(r) = leader_recovery_state {
+                    p.recovering = *r == 1;
                 }
                 p.partition_epoch += 1;
                 return Some(TopicPartition::new(name.as_str(), *partition_id));
@@ -229,6 +241,7 @@ impl ClusterImage {
                         epoch: *broker_epoch,
                         incarnation: *incarnation_id,
                         fenced: *fenced,
+                        in_controlled_shutdown: false,
                         rack: rack.clone(),
                     },
                 );
@@ -237,10 +250,14 @@ impl ClusterImage {
                 broker_id,
                 broker_epoch,
                 fenced,
+                in_controlled_shutdown,
             } => {
                 if let Some(b) = self.brokers.get_mut(broker_id) {
                     if b.epoch == *broker_epoch && *fenced != 0 {
                         b.fenced = *fenced > 0;
+                    }
+                    if b.epoch == *broker_epoch && *in_controlled_shutdown > 0 {
+                        b.in_controlled_shutdown = true;
                     }
                 }
             }
@@ -261,9 +278,24 @@ pub struct Active {
     pub epoch: i32,
     /// Each registered broker's last contact (`BrokerHeartbeatTracker`).
     pub contact: SortedMap<i32, Millis>,
+    /// `BrokerHeartbeatManager.active`: each unfenced broker not shutting
+    /// down, with the metadata offset its last heartbeat reported.
+    pub metadata_offsets: SortedMap<i32, i64>,
+    /// `controlledShutdownOffset` of each broker in controlled shutdown: it
+    /// may stop once every active broker has replayed this far.
+    pub shutdown_offsets: SortedMap<i32, i64>,
     /// Answers sent once the record at their offset commits
     /// (`deferredEventQueue`): (offset, to, message).
     pub deferred: Vec<(i64, NodeId, Message)>,
+}
+
+/// `BrokerControlState`: where a broker stands in the heartbeat manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HeartbeatState {
+    Fenced,
+    Unfenced,
+    ControlledShutdown,
+    ShutdownNow,
 }
 
 /// A controller process (`process.roles=controller`).
@@ -458,16 +490,23 @@ impl ControllerCx<'_> {
                 correlation_id,
                 broker,
                 incarnation,
+                previous_broker_epoch,
                 rack,
-                ..
-            } => self.on_registration(from, correlation_id, broker, incarnation, rack),
+            } => self.on_registration(
+                from,
+                correlation_id,
+                broker,
+                incarnation,
+                previous_broker_epoch,
+                rack,
+            ),
             Message::BrokerHeartbeat {
                 correlation_id,
                 broker,
                 broker_epoch,
                 current_metadata_offset,
                 want_fence,
-                ..
+                want_shut_down,
             } => self.on_heartbeat(
                 from,
                 correlation_id,
@@ -475,6 +514,7 @@ impl ControllerCx<'_> {
                 broker_epoch,
                 current_metadata_offset,
                 want_fence,
+                want_shut_down,
             ),
             Message::AlterPartition {
                 broker,
@@ -540,9 +580,21 @@ impl ControllerCx<'_> {
             .filter(|(_, r)| !r.fenced)
             .map(|(b, _)| (*b, now))
             .collect();
+        // A new BrokerHeartbeatManager (`ClusterControlManager.activate`):
+        // every unfenced broker active at offset -1 until it heartbeats.
+        let metadata_offsets = self
+            .me()
+            .image
+            .brokers
+            .iter()
+            .filter(|(_, r)| !r.fenced)
+            .map(|(b, _)| (*b, -1))
+            .collect();
         self.me_mut().active = Some(Active {
             epoch,
             contact,
+            metadata_offsets,
+            shutdown_offsets: Default::default(),
             deferred: Vec::new(),
         });
         if !self.me().image.features.contains_key("metadata.version") {
@@ -720,6 +772,8 @@ impl ControllerCx<'_> {
             self.k.gate()?;
             if let Some(a) = self.me_mut().active.as_mut() {
                 a.contact.remove(&broker_id);
+                a.metadata_offsets.remove(&broker_id);
+                a.shutdown_offsets.remove(&broker_id);
             }
             let records = self.broker_fenced_records(broker_id, broker_epoch);
             self.write(records)?;
@@ -748,6 +802,7 @@ impl ControllerCx<'_> {
         correlation_id: i32,
         broker: i32,
         incarnation: u32,
+        previous_broker_epoch: i64,
         rack: Option<String>,
     ) -> Step {
         let refuse = |error| Message::BrokerRegistrationResponse {
@@ -781,10 +836,11 @@ impl ControllerCx<'_> {
         // a new incarnation's records first clean up after the last one,
         // which shut down uncleanly (CCM:432-437).
         let broker_epoch = self.me().raft.next_offset();
-        let mut records = if self.me().image.brokers.contains_key(&broker) {
-            self.broker_restarted_records(broker)
-        } else {
-            Vec::new()
+        // A clean shutdown is one whose broker epoch the broker read back
+        // from its clean-shutdown files (CCM:361-365, 432-437).
+        let mut records = match self.me().image.brokers.get(&broker) {
+            Some(r) => self.broker_restarted_records(broker, r.epoch == previous_broker_epoch),
+            None => Vec::new(),
         };
         records.push(MetadataRecord::RegisterBrokerRecord {
             broker_id: broker,
@@ -796,7 +852,10 @@ impl ControllerCx<'_> {
         let last = self.write(records)?;
         let now = self.k.now;
         if let Some(a) = self.me_mut().active.as_mut() {
+            // `BrokerHeartbeatManager.register`: a new state, not active.
             a.contact.insert(broker, now);
+            a.metadata_offsets.remove(&broker);
+            a.shutdown_offsets.remove(&broker);
         }
         let msg = Message::BrokerRegistrationResponse {
             correlation_id,
@@ -807,9 +866,14 @@ impl ControllerCx<'_> {
     }
 
     /// BrokerHeartbeat: the contact time first, then the state machine of
-    /// `BrokerHeartbeatManager` (BHM:399-476): a fenced broker that is
-    /// caught up with its own registration and does not ask to stay fenced
-    /// is unfenced.
+    /// `BrokerHeartbeatManager.calculateNextBrokerState` (BHM:399-476) and
+    /// `ReplicationControlManager.processBrokerHeartbeat` (RCM:1603-1640):
+    /// a fenced broker caught up with its own registration and not asking
+    /// to stay fenced is unfenced; a running broker asking to shut down with
+    /// leaderships enters controlled shutdown (its leaderships move, it
+    /// leaves every ISR), and is told to shut down once it leads nothing
+    /// and every active broker has replayed those changes.
+    #[allow(clippy::too_many_arguments)]
     fn on_heartbeat(
         &mut self,
         from: NodeId,
@@ -818,7 +882,9 @@ impl ControllerCx<'_> {
         broker_epoch: i64,
         current_metadata_offset: i64,
         want_fence: bool,
+        want_shut_down: bool,
     ) -> Step {
+        use HeartbeatState::*;
         let refuse = |error| Message::BrokerHeartbeatResponse {
             correlation_id,
             error: Some(error),
@@ -826,9 +892,16 @@ impl ControllerCx<'_> {
             is_fenced: true,
             should_shut_down: false,
         };
-        if self.me().active.is_none() {
+        let Some(a) = self.me().active.as_ref() else {
             return self.reply_now(from, refuse(ErrorCode::NotController));
-        }
+        };
+        let shutdown_offset = a.shutdown_offsets.get(&broker).copied();
+        let lowest_active = a
+            .metadata_offsets
+            .values()
+            .copied()
+            .min()
+            .unwrap_or(i64::MAX);
         let Some(reg) = self.me().image.brokers.get(&broker).cloned() else {
             return self.reply_now(from, refuse(ErrorCode::BrokerIdNotRegistered));
         };
@@ -841,24 +914,69 @@ impl ControllerCx<'_> {
             a.contact.insert(broker, now);
         }
         let caught_up = current_metadata_offset >= reg.epoch;
-        let mut fenced = reg.fenced;
+        let leads = self
+            .me()
+            .image
+            .topics
+            .values()
+            .any(|t| t.partitions.values().any(|p| p.leader == broker));
+        let current = if shutdown_offset.is_some() {
+            ControlledShutdown
+        } else if reg.fenced {
+            Fenced
+        } else {
+            Unfenced
+        };
+        let next = match current {
+            Fenced if want_shut_down => ShutdownNow,
+            Fenced if !want_fence && caught_up => Unfenced,
+            Fenced => Fenced,
+            Unfenced if want_fence && want_shut_down => ShutdownNow,
+            Unfenced if want_fence => Fenced,
+            Unfenced if want_shut_down && leads => ControlledShutdown,
+            Unfenced if want_shut_down => ShutdownNow,
+            Unfenced => Unfenced,
+            ControlledShutdown if leads => ControlledShutdown,
+            ControlledShutdown if shutdown_offset.unwrap_or(0) <= lowest_active => ShutdownNow,
+            ControlledShutdown | ShutdownNow => current,
+        };
         let mut last = None;
-        if reg.fenced && !want_fence && caught_up {
-            let records = self.broker_unfenced_records(broker, broker_epoch);
+        if current != next {
+            let records = match next {
+                Fenced | ShutdownNow => self.broker_fenced_records(broker, broker_epoch),
+                Unfenced => self.broker_unfenced_records(broker, broker_epoch),
+                ControlledShutdown => {
+                    self.broker_in_controlled_shutdown_records(broker, broker_epoch, &reg)
+                }
+            };
             last = self.write(records)?;
-            fenced = false;
-            self.maybe_create_scenario_topics()?;
-        } else if !reg.fenced && want_fence {
-            let records = self.broker_fenced_records(broker, broker_epoch);
-            last = self.write(records)?;
-            fenced = true;
+            if next == Unfenced {
+                self.maybe_create_scenario_topics()?;
+            }
+        }
+        // `touch`, then (in controlled shutdown) the offset this batch ends
+        // at (`maybeUpdateControlledShutdownOffset`, QC:1961-1965).
+        let end = last.unwrap_or_else(|| self.me().raft.next_offset() - 1);
+        if let Some(a) = self.me_mut().active.as_mut() {
+            a.metadata_offsets.remove(&broker);
+            match next {
+                Fenced | ShutdownNow => {
+                    a.shutdown_offsets.remove(&broker);
+                }
+                Unfenced => {
+                    a.metadata_offsets.insert(broker, current_metadata_offset);
+                }
+                ControlledShutdown => {
+                    a.shutdown_offsets.entry(broker).or_insert(end);
+                }
+            }
         }
         let msg = Message::BrokerHeartbeatResponse {
             correlation_id,
             error: None,
             is_caught_up: caught_up,
-            is_fenced: fenced,
-            should_shut_down: false,
+            is_fenced: matches!(next, Fenced | ShutdownNow),
+            should_shut_down: next == ShutdownNow,
         };
         self.answer_after_commit(last, from, msg)
     }

@@ -75,6 +75,10 @@ pub enum MetadataRecord {
         broker_epoch: i64,
         /// `fenced`: 1 fence, -1 unfence, 0 unchanged.
         fenced: i8,
+        /// `inControlledShutdown`: 1 the broker entered controlled shutdown
+        /// (record version 1), 0 unchanged.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        in_controlled_shutdown: i8,
     },
     /// Nothing: the active controller writes one every
     /// `metadata.max.idle.interval.ms`.
@@ -123,6 +127,10 @@ pub enum MetadataRecord {
         eligible_leader_replicas: Option<Vec<i32>>,
         /// `lastKnownElr` (None: unchanged).
         last_known_elr: Option<Vec<i32>>,
+        /// `leaderRecoveryState` (KIP-704; None: unchanged, 1: RECOVERING
+        /// after an unclean election, 0: RECOVERED).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        leader_recovery_state: Option<i8>,
     },
     /// A block of producer ids was handed to a broker (`ProducerIdsRecord.json`,
     /// apiKey 15): the next block starts at `next_producer_id`.
@@ -134,6 +142,10 @@ pub enum MetadataRecord {
         /// `nextProducerId`.
         next_producer_id: i64,
     },
+}
+
+fn is_zero(v: &i8) -> bool {
+    *v == 0
 }
 
 /// `PartitionChangeRecord.leader` when the leader does not change.
@@ -250,6 +262,7 @@ impl MetadataRecord {
                 broker_id,
                 broker_epoch,
                 fenced,
+                in_controlled_shutdown,
             } => {
                 let mut f = vec![
                     ("brokerId", broker_id.to_string()),
@@ -258,7 +271,11 @@ impl MetadataRecord {
                 if *fenced != 0 {
                     f.push(("fenced", fenced.to_string()));
                 }
-                (0, obj(&f))
+                if *in_controlled_shutdown != 0 {
+                    f.push(("inControlledShutdown", in_controlled_shutdown.to_string()));
+                }
+                // RCM:1432 writes the controlled-shutdown change as version 1.
+                (i32::from(*in_controlled_shutdown != 0), obj(&f))
             }
             MetadataRecord::TopicRecord { name, topic_id } => {
                 (0, obj(&[("name", text(name)), ("topicId", text(topic_id))]))
@@ -298,6 +315,7 @@ impl MetadataRecord {
                 leader,
                 eligible_leader_replicas,
                 last_known_elr,
+                leader_recovery_state,
             } => {
                 let mut f = vec![
                     ("partitionId", partition_id.to_string()),
@@ -314,6 +332,9 @@ impl MetadataRecord {
                 }
                 if let Some(l) = last_known_elr {
                     f.push(("lastKnownElr", list(l)));
+                }
+                if let Some(r) = leader_recovery_state {
+                    f.push(("leaderRecoveryState", r.to_string()));
                 }
                 (2, obj(&f))
             }
@@ -442,12 +463,14 @@ mod tests {
             broker_id: 2,
             broker_epoch: 123,
             fenced: 1,
+            in_controlled_shutdown: 0,
         };
         assert!(fence.dump().contains(r#""fenced":1"#), "{}", fence.dump());
         let same = MetadataRecord::BrokerRegistrationChangeRecord {
             broker_id: 2,
             broker_epoch: 123,
             fenced: 0,
+            in_controlled_shutdown: 0,
         };
         assert!(!same.dump().contains("fenced"), "{}", same.dump());
         let lc = MetadataRecord::LeaderChange {

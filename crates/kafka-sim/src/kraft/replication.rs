@@ -20,9 +20,20 @@
 //!   does. Only what changes is written, and nothing when nothing does.
 //! * **Broker events**: fenced → it leaves every ISR, its leaderships move
 //!   (RCM:1362-1373); unfenced → leaderless partitions may elect it
-//!   (RCM:1407-1414); registered again after a crash (an unclean shutdown:
-//!   our brokers send no previous broker epoch) → it leaves every ISR and
-//!   ELR (RCM:1445-1456, CCM:432-437).
+//!   (RCM:1407-1414); in controlled shutdown (its heartbeat asks to shut
+//!   down while it leads) → a BrokerRegistrationChangeRecord marks it, it
+//!   leaves every ISR and its leaderships move (RCM:1427-1437); registered
+//!   again after a crash or power failure (an unclean shutdown: no
+//!   previous broker epoch from clean-shutdown files) → it leaves every ISR
+//!   and ELR; after a clean stop, as if fenced (RCM:1445-1456, CCM:432-437).
+//! * **Unclean election** (`unclean.leader.election.enable`, RCM:2023-2025,
+//!   PCB:275-283, 348-355): when no ISR member, ELR member or last known
+//!   leader can lead, the first live replica does, whatever the reason for
+//!   the change (a fenced broker, a controlled shutdown: unlike 3.9's
+//!   controlled-shutdown election); the ISR becomes just it and the
+//!   partition is RECOVERING until its leader's AlterPartition says
+//!   RECOVERED. (The periodic `electUnclean` task, for a setting turned on
+//!   later, is not modelled: settings do not change during a run.)
 //! * **AlterPartition** (RCM:1064-1160, validation 1230-1340): checked
 //!   against the partition and leader epochs and the brokers' registrations
 //!   (INELIGIBLE_REPLICA for a fenced one), written, answered once committed.
@@ -31,8 +42,8 @@
 //! topic name and partition. Java's `HashSet` of broker ids (the ELR) is
 //! ordered as Java orders it ([`java_hash_order`]). The placer draws from the
 //! simulation's random numbers, not `java.util.Random`, and walks racks in
-//! name order. Unclean leader election and reassignment are not modelled in
-//! 4.1 mode yet (refused by the scenario checks).
+//! name order. Reassignment is not modelled in 4.1 mode yet (refused by
+//! the scenario checks).
 
 use super::records::{MetadataRecord, NO_LEADER_CHANGE};
 use super::{ClusterImage, ControllerCx, PartitionRegistration};
@@ -83,6 +94,13 @@ pub struct ChangeRequest<'a> {
     pub min_isr: usize,
     /// `eligible.leader.replicas.version` ≥ 1.
     pub elr_enabled: bool,
+    /// The topic's `unclean.leader.election.enable` (`Election.UNCLEAN`,
+    /// RCM:2023-2025): with no ISR, ELR or last known leader to elect, any
+    /// live replica may lead.
+    pub unclean_election: bool,
+    /// The leader says it recovered (AlterPartition's `leaderRecoveryState`
+    /// RECOVERED, `setTargetLeaderRecoveryState`, RCM:1132).
+    pub recovered: bool,
 }
 
 /// `PartitionChangeBuilder.build` for an ONLINE election: the record to
@@ -116,6 +134,7 @@ pub fn build_change(
     }
     let mut isr_set: Option<Vec<i32>> = None;
     let mut leader = NO_LEADER_CHANGE;
+    let mut recovery = None;
     // tryElection / electAnyLeader (PCB:243-265, 306-340).
     let valid = |r: i32, isr: &[i32], elr: &[i32]| {
         (isr.contains(&r) || (isr.is_empty() && elr.contains(&r))) && acceptable(r)
@@ -137,6 +156,16 @@ pub fn build_change(
     {
         // canElectLastKnownLeader: the last leader, though not in the ISR.
         (p.last_known_elr[0], true)
+    } else if let Some(r) = p
+        .replicas
+        .iter()
+        .copied()
+        .filter(|_| req.unclean_election)
+        .find(|r| acceptable(*r))
+    {
+        // Election.UNCLEAN (PCB:275-283): the first acceptable replica in
+        // replica order, in the ISR or not. The ISR becomes just it.
+        (r, true)
     } else {
         (-1, false)
     };
@@ -147,8 +176,16 @@ pub fn build_change(
         }
         leader = node;
         if unclean {
+            // PCB:348-355: the ISR is forced to the new leader, and the
+            // partition is marked RECOVERING.
             isr_set = Some(vec![node]);
+            if !p.recovering {
+                recovery = Some(1);
+            }
         }
+    }
+    if recovery.is_none() && req.recovered && p.recovering {
+        recovery = Some(0);
     }
     // maybeUpdateRecordElr (PCB:505-539).
     let mut elr_set = None;
@@ -177,7 +214,12 @@ pub fn build_change(
             lke_set = Some(Vec::new());
         }
     }
-    if isr_set.is_none() && leader == NO_LEADER_CHANGE && elr_set.is_none() && lke_set.is_none() {
+    if isr_set.is_none()
+        && leader == NO_LEADER_CHANGE
+        && elr_set.is_none()
+        && lke_set.is_none()
+        && recovery.is_none()
+    {
         return None;
     }
     Some(MetadataRecord::PartitionChangeRecord {
@@ -188,6 +230,7 @@ pub fn build_change(
         leader,
         eligible_leader_replicas: elr_set,
         last_known_elr: lke_set,
+        leader_recovery_state: recovery,
     })
 }
 
@@ -375,6 +418,24 @@ impl ControllerCx<'_> {
             .unwrap_or(cluster)
     }
 
+    /// `ConfigurationControlManager.uncleanLeaderElectionEnabledForTopic`:
+    /// the topic's `unclean.leader.election.enable`, else the cluster's.
+    fn topic_unclean(&self, topic: &str) -> bool {
+        let img = &self.me().image;
+        let cluster = img
+            .configs
+            .get(&(
+                4,
+                String::new(),
+                "unclean.leader.election.enable".to_string(),
+            ))
+            .and_then(|v| v.parse::<bool>().ok())
+            .unwrap_or(self.k.sc.cluster.config.unclean_leader_election_enable);
+        img.topic_overrides(topic)
+            .unclean_leader_election_enable
+            .unwrap_or(cluster)
+    }
+
     /// `generateLeaderAndIsrUpdates` over `partitions`: `remove` leaves the
     /// ISR and may not lead, `add` may lead though still fenced, `unclean`
     /// leaves ISR and ELR.
@@ -418,6 +479,8 @@ impl ControllerCx<'_> {
                 unclean_shutdown: (unclean >= 0).then_some(unclean),
                 min_isr: min.min(p.replicas.len().max(1)),
                 elr_enabled: img.elr_enabled(),
+                unclean_election: self.topic_unclean(&tp.topic),
+                recovered: false,
             };
             out.extend(build_change(req, &acceptable));
         }
@@ -446,6 +509,7 @@ impl ControllerCx<'_> {
             broker_id: broker,
             broker_epoch: epoch,
             fenced: 1,
+            in_controlled_shutdown: 0,
         });
         r
     }
@@ -457,16 +521,41 @@ impl ControllerCx<'_> {
             broker_id: broker,
             broker_epoch: epoch,
             fenced: -1,
+            in_controlled_shutdown: 0,
         }];
         let parts = self.partitions_where(|p| p.leader == -1);
         r.extend(self.partition_updates(-1, broker, -1, &parts));
         r
     }
 
-    /// `handleBrokerShutdown` for an unclean shutdown (ELR on): out of every
-    /// ISR and ELR. Without ELR, as if fenced.
-    pub(super) fn broker_restarted_records(&self, broker: i32) -> Vec<MetadataRecord> {
-        if self.me().image.elr_enabled() {
+    /// `handleBrokerInControlledShutdown` (RCM:1427-1437): the record that
+    /// it is shutting down (once), then it leaves every ISR and its
+    /// leaderships move.
+    pub(super) fn broker_in_controlled_shutdown_records(
+        &self,
+        broker: i32,
+        epoch: i64,
+        reg: &super::BrokerRegistration,
+    ) -> Vec<MetadataRecord> {
+        let mut r = Vec::new();
+        if !reg.in_controlled_shutdown {
+            r.push(MetadataRecord::BrokerRegistrationChangeRecord {
+                broker_id: broker,
+                broker_epoch: epoch,
+                fenced: 0,
+                in_controlled_shutdown: 1,
+            });
+        }
+        let parts = self.partitions_where(|p| p.isr.contains(&broker));
+        r.extend(self.partition_updates(broker, -1, -1, &parts));
+        r
+    }
+
+    /// `handleBrokerShutdown` (RCM:1445-1456): after an unclean shutdown
+    /// with ELR on, out of every ISR and ELR; after a clean one, or without
+    /// ELR, as if fenced.
+    pub(super) fn broker_restarted_records(&self, broker: i32, clean: bool) -> Vec<MetadataRecord> {
+        if self.me().image.elr_enabled() && !clean {
             let isr = self.partitions_where(|p| p.isr.contains(&broker));
             let mut r = self.partition_updates(-1, -1, broker, &isr);
             // Both lists come from the image before either change, as in
@@ -706,6 +795,8 @@ impl ControllerCx<'_> {
             unclean_shutdown: None,
             min_isr: self.topic_min_isr(&tp.topic).min(p.replicas.len().max(1)),
             elr_enabled: img.elr_enabled(),
+            unclean_election: self.topic_unclean(&tp.topic),
+            recovered: true,
         };
         let acceptable = |r: i32| img.is_active(r);
         let change = build_change(req, &acceptable);
@@ -804,6 +895,8 @@ mod tests {
             unclean_shutdown: None,
             min_isr,
             elr_enabled: true,
+            unclean_election: false,
+            recovered: false,
         };
         build_change(req, &|r| alive.contains(&r))
     }
@@ -888,6 +981,78 @@ mod tests {
         assert_eq!(isr.clone(), Some(vec![1]));
         assert_eq!(eligible_leader_replicas.clone(), Some(vec![2]));
         assert_eq!(last_known_elr.clone(), Some(vec![]));
+    }
+
+    /// `Election.UNCLEAN` (the topic's unclean.leader.election.enable): with
+    /// no live ISR member, no ELR and no last known leader to take, the first
+    /// live replica leads, the ISR is just it, and the partition is marked
+    /// RECOVERING until its leader's AlterPartition says RECOVERED. Without
+    /// the setting nobody leads.
+    #[test]
+    fn an_unclean_election_takes_any_live_replica_and_marks_recovering() {
+        // AR [0, 2], ISR [0], min ISR 1: 0 goes; the ISR would be empty, so
+        // 0 goes to the ELR, where it cannot lead.
+        let p = reg(&[0, 2], &[0], 0);
+        let req = |unclean: bool| ChangeRequest {
+            partition: &p,
+            topic_id: "id",
+            topic: "t",
+            partition_id: 0,
+            target_isr: vec![],
+            unclean_shutdown: None,
+            min_isr: 1,
+            elr_enabled: true,
+            unclean_election: unclean,
+            recovered: false,
+        };
+        let alive = |r: i32| r == 2;
+        let Some(MetadataRecord::PartitionChangeRecord {
+            isr,
+            leader,
+            eligible_leader_replicas,
+            leader_recovery_state,
+            ..
+        }) = build_change(req(true), &alive)
+        else {
+            panic!("a change")
+        };
+        assert_eq!(leader, 2, "the first live replica, outside the ISR");
+        assert_eq!(isr, Some(vec![2]));
+        assert_eq!(
+            eligible_leader_replicas, None,
+            "an unclean election clears the ELR (already empty)"
+        );
+        assert_eq!(leader_recovery_state, Some(1));
+        let Some(MetadataRecord::PartitionChangeRecord { leader, isr, .. }) =
+            build_change(req(false), &alive)
+        else {
+            panic!("a change")
+        };
+        assert_eq!((leader, isr), (-1, Some(vec![])), "clean only: no leader");
+        // The new leader's AlterPartition (RECOVERED) clears the mark.
+        let mut p2 = reg(&[0, 2], &[2], 2);
+        p2.recovering = true;
+        let req2 = ChangeRequest {
+            partition: &p2,
+            topic_id: "id",
+            topic: "t",
+            partition_id: 0,
+            target_isr: vec![2, 0],
+            unclean_shutdown: None,
+            min_isr: 1,
+            elr_enabled: true,
+            unclean_election: true,
+            recovered: true,
+        };
+        let Some(MetadataRecord::PartitionChangeRecord {
+            leader_recovery_state,
+            leader,
+            ..
+        }) = build_change(req2, &|_| true)
+        else {
+            panic!("a change")
+        };
+        assert_eq!((leader_recovery_state, leader), (Some(0), NO_LEADER_CHANGE));
     }
 
     /// An ISR shrink that keeps the leader writes the ISR only: no leader

@@ -128,6 +128,21 @@ impl Scenario {
                 "Kafka 4.1 has no ZooKeeper (removed in 4.0), so this setting does nothing",
             ));
         }
+        // Removed with ZooKeeper in Kafka 4.0: a KRaft broker's controlled
+        // shutdown goes through its heartbeats and has no retries.
+        if cfg.controlled_shutdown_max_retries != defaults.controlled_shutdown_max_retries {
+            return Err(ConfigError::new(
+                "cluster.config.controlled.shutdown.max.retries",
+                "Kafka 4.1 has no such setting (removed in 4.0 with ZooKeeper): a KRaft broker's controlled shutdown goes through its heartbeats, with no retries",
+            ));
+        }
+        if cfg.controlled_shutdown_retry_backoff_ms != defaults.controlled_shutdown_retry_backoff_ms
+        {
+            return Err(ConfigError::new(
+                "cluster.config.controlled.shutdown.retry.backoff.ms",
+                "Kafka 4.1 has no such setting (removed in 4.0 with ZooKeeper): a KRaft broker's controlled shutdown goes through its heartbeats, with no retries",
+            ));
+        }
         // Kafka 4.1 parts the simulation does not model yet: refused by
         // name rather than run with 3.9's behaviour.
         let later = "is not modelled yet in Kafka 4.1 mode; a 4.1 scenario runs the controller quorum, the brokers' registration, heartbeats and fencing, topics and their partitions, idempotent producers and consumers of the classic group protocol";
@@ -160,27 +175,11 @@ impl Scenario {
                 ));
             }
         }
-        if cfg.unclean_leader_election_enable {
-            return Err(ConfigError::new(
-                "cluster.config.unclean.leader.election.enable",
-                format!("an unclean leader election by the quorum controller {later}"),
-            ));
-        }
-        for (i, t) in self.topics.iter().enumerate() {
-            if t.config.unclean_leader_election_enable == Some(true) {
-                return Err(ConfigError::new(
-                    format!("topics[{i}].config.unclean.leader.election.enable"),
-                    format!("an unclean leader election by the quorum controller {later}"),
-                ));
-            }
-        }
         for (i, tc) in self.commands.iter().enumerate() {
             let at = format!("commands[{i}]");
             match &tc.command {
-                Command::KillBroker {
-                    power_failure: false,
-                    ..
-                }
+                Command::KillBroker { .. }
+                | Command::ShutdownBroker { .. }
                 | Command::RestartBroker { .. }
                 | Command::Produce { .. }
                 | Command::CloseProducer { .. }
@@ -199,21 +198,11 @@ impl Scenario {
                     if !controllers.contains(controller) {
                         return Err(ConfigError::new(
                             format!("{at}.controller"),
-                            format!("no controller {controller} in cluster.controllers {controllers:?}"),
+                            format!(
+                                "no controller {controller} in cluster.controllers {controllers:?}"
+                            ),
                         ));
                     }
-                }
-                Command::KillBroker { .. } => {
-                    return Err(ConfigError::new(
-                        format!("{at}.power_failure"),
-                        format!("a power failure {later}"),
-                    ))
-                }
-                Command::ShutdownBroker { .. } => {
-                    return Err(ConfigError::new(
-                        at,
-                        "a broker's controlled shutdown through BrokerHeartbeat is not modelled yet in Kafka 4.1 mode; kill_broker stops it",
-                    ))
                 }
                 other => {
                     let name = serde_json::to_value(other)

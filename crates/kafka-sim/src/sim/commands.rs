@@ -81,6 +81,9 @@ impl World {
                 if !self.brokers[&b].alive {
                     return self.reject(index, format!("broker {broker} is already down"));
                 }
+                if self.brokers[&b].kraft.is_some() {
+                    return self.bcx(b).kraft_begin_controlled_shutdown();
+                }
                 let controller = self.brokers[&b].metadata.controller_id;
                 if !self.k.sc.cluster.config.controlled_shutdown_enable || controller < 0 {
                     return self.bcx(b).broker_kill(true);
