@@ -2096,7 +2096,7 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 27] = [
+const LESSON_TEXTS: [(&str, &str); 28] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2104,6 +2104,10 @@ const LESSON_TEXTS: [(&str, &str); 27] = [
     (
         "leader-election.json",
         include_str!("../static/lessons/leader-election.json"),
+    ),
+    (
+        "kraft-leader-election.json",
+        include_str!("../static/lessons/kraft-leader-election.json"),
     ),
     (
         "replication-isr-hw.json",
