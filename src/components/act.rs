@@ -127,9 +127,7 @@ pub fn Act(p: &ActProps) -> Html {
                     }) }
                 </select>
                 <button id="act-kill" onclick={send("kill_broker", vec![("broker", b.into())])}>{ t(lang, "kill") }</button>
-                if !kraft {
-                    <button id="act-shutdown" onclick={send("shutdown_broker", vec![("broker", b.into())])}>{ t(lang, "shutdown") }</button>
-                }
+                <button id="act-shutdown" onclick={send("shutdown_broker", vec![("broker", b.into())])}>{ t(lang, "shutdown") }</button>
                 <button id="act-restart" onclick={send("restart_broker", vec![("broker", b.into())])}>{ t(lang, "restart") }</button>
             </span>
             if kraft {

@@ -939,7 +939,7 @@ fn broker_box(p: &BrokerBoxProps, marks: &SortedSet<String>) -> Html {
                 </text>
             }
             if let Some(lc) = &b.lifecycle {
-                { lifecycle_line(lc, b.alive, (x, top + HEADER_H + 14), lang) }
+                { lifecycle_line(lc, b.alive, (x, top + HEADER_H + 14), broker_w - 24, lang) }
             }
             { for b.replicas.iter().take(max_rows).enumerate().map(|(i, r)| replica_row(r, (x, top + head_h + i as i32 * ROW_H, broker_w), b.alive, max_leo, lang,
                 marks.contains(&format!("b{}:{}", b.id, r.tp)), highlight.is_some_and(|h| h == r.tp))) }
@@ -961,6 +961,7 @@ fn lifecycle_line(
     lc: &crate::model::cluster::LifecycleView,
     alive: bool,
     (x, y): (i32, i32),
+    width: i32,
     lang: Lang,
 ) -> Html {
     use kafka_sim::event::BrokerLifecycle;
@@ -988,7 +989,13 @@ fn lifecycle_line(
     };
     html! {
         <text class={classes!("lifecycle", fenced.then_some("fenced"))} x={(x + 12).to_string()} y={y.to_string()}>
-            <tspan>{ first }</tspan>
+            // Kafka's longest state name, PENDING_CONTROLLED_SHUTDOWN, is
+            // squeezed to the box rather than cut off.
+            if first.starts_with("PENDING_CONTROLLED_SHUTDOWN") && first.chars().count() as i32 * 8 > width {
+                <tspan textLength={width.to_string()} lengthAdjust="spacingAndGlyphs">{ first }</tspan>
+            } else {
+                <tspan>{ first }</tspan>
+            }
             if lc.broker_epoch >= 0 {
                 <tspan class="detail" x={(x + 12).to_string()} dy="17">{ format!("broker epoch {}", lc.broker_epoch) }</tspan>
             }
