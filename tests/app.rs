@@ -2096,7 +2096,7 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 28] = [
+const LESSON_TEXTS: [(&str, &str); 29] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2124,6 +2124,10 @@ const LESSON_TEXTS: [(&str, &str); 28] = [
     (
         "follower-failure-hw.json",
         include_str!("../static/lessons/follower-failure-hw.json"),
+    ),
+    (
+        "kraft-follower-failure-hw.json",
+        include_str!("../static/lessons/kraft-follower-failure-hw.json"),
     ),
     (
         "epochs-and-divergence.json",

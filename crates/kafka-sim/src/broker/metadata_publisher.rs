@@ -22,6 +22,12 @@ impl BrokerCx<'_> {
             return Ok(());
         }
         let b = self.id;
+        // The metadata cache takes the new image first, then the replica
+        // manager applies the delta (`BrokerMetadataPublisher.onMetadataUpdate`):
+        // a leader whose ISR shrank because a broker was fenced in the same
+        // batch sees that broker as no longer alive when it recomputes the
+        // high watermark.
+        self.kraft_refresh_metadata_cache()?;
         let mut seen = SortedSet::new();
         for tp in changed {
             if !seen.insert(tp.clone()) {
@@ -83,7 +89,6 @@ impl BrokerCx<'_> {
                 }
             }
         }
-        self.kraft_refresh_metadata_cache()?;
         if !self.me().hw_checkpoint_started && !self.me().partitions.is_empty() {
             self.k.gate()?;
             self.me_mut().hw_checkpoint_started = true;
