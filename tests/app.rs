@@ -2096,7 +2096,7 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 29] = [
+const LESSON_TEXTS: [(&str, &str); 30] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2112,6 +2112,10 @@ const LESSON_TEXTS: [(&str, &str); 29] = [
     (
         "replication-isr-hw.json",
         include_str!("../static/lessons/replication-isr-hw.json"),
+    ),
+    (
+        "kraft-replication-isr-hw.json",
+        include_str!("../static/lessons/kraft-replication-isr-hw.json"),
     ),
     (
         "leader-failure-hw.json",
