@@ -362,6 +362,7 @@ impl BrokerCx<'_> {
                         // Caught up: RECOVERY, and (its logs recovered at
                         // once here) ready to be unfenced.
                         self.lifecycle_state(BrokerLifecycle::Recovery)?;
+                        self.kraft_publish_all()?;
                         self.kraft_mut().ready_to_unfence = true;
                         self.lifecycle_schedule(0)
                     }

@@ -21,6 +21,20 @@ impl BrokerCx<'_> {
         if !any {
             return Ok(());
         }
+        // Nothing is published before the controller has said the broker
+        // caught up with the metadata log (`BrokerServer.startup` waits for
+        // `initialCatchUpFuture`, then the first publish): a broker still
+        // registering (or refused, DUPLICATE_BROKER_REGISTRATION) neither
+        // leads nor follows. RECOVERY publishes everything at once.
+        let published = self.me().kraft.as_ref().is_some_and(|k| {
+            !matches!(
+                k.state,
+                None | Some(crate::event::BrokerLifecycle::Starting)
+            )
+        });
+        if !published {
+            return Ok(());
+        }
         let b = self.id;
         // The metadata cache takes the new image first, then the replica
         // manager applies the delta (`BrokerMetadataPublisher.onMetadataUpdate`):
@@ -101,6 +115,27 @@ impl BrokerCx<'_> {
 
     /// The metadata cache from the image: unfenced brokers live, every
     /// partition's leader, ISR and replicas.
+    /// The first publish, once caught up: every partition of the image.
+    pub(super) fn kraft_publish_all(&mut self) -> Step {
+        let all: Vec<TopicPartition> = self
+            .me()
+            .kraft
+            .as_ref()
+            .map(|k| {
+                k.image
+                    .topics
+                    .iter()
+                    .flat_map(|(name, t)| {
+                        t.partitions
+                            .keys()
+                            .map(move |i| TopicPartition::new(name.as_str(), *i))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.kraft_apply(all, true)
+    }
+
     fn kraft_refresh_metadata_cache(&mut self) -> Step {
         let Some(kr) = self.me().kraft.as_ref() else {
             return Ok(());
