@@ -2096,7 +2096,7 @@ async fn the_previous_election_and_the_transaction_diagram_wait_for_the_answer()
 }
 
 /// Every lesson of the library (`static/lessons/index.json`), in its order.
-const LESSON_TEXTS: [(&str, &str); 30] = [
+const LESSON_TEXTS: [(&str, &str); 31] = [
     (
         "controller-and-placement.json",
         include_str!("../static/lessons/controller-and-placement.json"),
@@ -2136,6 +2136,10 @@ const LESSON_TEXTS: [(&str, &str); 30] = [
     (
         "epochs-and-divergence.json",
         include_str!("../static/lessons/epochs-and-divergence.json"),
+    ),
+    (
+        "kraft-power-failure.json",
+        include_str!("../static/lessons/kraft-power-failure.json"),
     ),
     (
         "storage-lookup.json",
