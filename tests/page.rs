@@ -2164,7 +2164,8 @@ fn the_built_page_draws_a_partition_failover_on_kraft() {
     }
     // The Tools panel offers what a 4.1 scenario runs: the controllers to
     // act on and to cut links to, no ZooKeeper, a broker's controlled
-    // shutdown (through its heartbeats), and KRaft's settings.
+    // shutdown (through its heartbeats), clients to add, and KRaft's
+    // settings.
     driver.viewport(1440, 900);
     driver.open("about:blank");
     driver.open(&format!(
@@ -2181,12 +2182,18 @@ fn the_built_page_draws_a_partition_failover_on_kraft() {
   const opts = [...document.querySelectorAll('#act-link-a option')].map(o => o.value);
   done({{ controller: !!document.querySelector('#act-kill-controller'),
           shutdown: !!document.querySelector('#act-shutdown'),
+          addConsumer: !!document.querySelector('#act-add-consumer'),
+          addProducer: !!document.querySelector('#act-add-producer'),
           links: opts,
           text: document.body.textContent }});
 }})();"#
     ));
     assert_eq!(r["controller"], true, "{}", r["links"]);
     assert_eq!(r["shutdown"], true);
+    assert_eq!(
+        (&r["addConsumer"], &r["addProducer"]),
+        (&serde_json::json!(true), &serde_json::json!(true))
+    );
     let links = r["links"].to_string();
     assert!(
         links.contains("controller-3000") && !links.contains("zookeeper"),

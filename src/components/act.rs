@@ -175,13 +175,11 @@ pub fn Act(p: &ActProps) -> Html {
                 <button id="act-cut" onclick={send("cut_link", vec![("a", a.clone().into()), ("b", bb.clone().into())])}>{ t(lang, "cut") }</button>
                 <button id="act-heal" onclick={send("heal_link", vec![("a", a.into()), ("b", bb.into())])}>{ t(lang, "heal") }</button>
             </span>
-            if !kraft {
-                <span class="act-group">
-                    <button id="act-add-producer" title={t(lang, "new_producer_title")}
-                        onclick={send("add_producer", vec![("producer", serde_json::json!({ "name": new_producer }))])}>{ t(lang, "add_producer") }</button>
-                </span>
-            }
-            if !p.topics.is_empty() && !kraft {
+            <span class="act-group">
+                <button id="act-add-producer" title={t(lang, "new_producer_title")}
+                    onclick={send("add_producer", vec![("producer", serde_json::json!({ "name": new_producer }))])}>{ t(lang, "add_producer") }</button>
+            </span>
+            if !p.topics.is_empty() {
                 <span class="act-group">
                     <input id="act-group" type="text" size="9" aria-label="group.id" title="group.id" value={grp} oninput={set_input(&group)} />
                     <button id="act-add-consumer" title={format!("subscribe([{top}])")}

@@ -425,7 +425,12 @@ fn scenarios_keep_3_9_and_4_1_apart() {
         "no ZooKeeper",
     );
     bad(
-        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "commands": [{"at_ms": 1, "type": "add_consumer", "consumer": {"name": "c", "subscribe": ["t"]}}]}"#,
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "commands": [{"at_ms": 1, "type": "add_producer", "producer": {"name": "q", "config": {"transactional.id": "t"}}}]}"#,
+        "commands[0].producer.config.transactional.id",
+        "transactions v2",
+    );
+    bad(
+        r#"{"seed": 1, "kafka_version": "4.1", "cluster": {"brokers": [0], "controllers": [9]}, "commands": [{"at_ms": 1, "type": "create_topic", "topic": {"name": "t"}}]}"#,
         "commands[0].type",
         "not modelled yet in Kafka 4.1 mode",
     );

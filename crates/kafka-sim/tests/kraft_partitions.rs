@@ -497,6 +497,23 @@ fn a_clean_restart_stays_eligible_an_unclean_one_does_not() {
     }
 }
 
+/// Clients added during a 4.1 run: a consumer started later joins its
+/// group through the same classic protocol, and a producer started later
+/// writes.
+#[test]
+fn clients_added_during_a_kraft_run_join_and_write() {
+    let cmds = r#"{"at_ms": 3000, "type": "add_producer", "producer": {"name": "late", "config": {"acks": "all"}}},
+                  {"at_ms": 3500, "type": "produce", "producer": "late", "topic": "t", "key": "k", "value": "v"},
+                  {"at_ms": 4000, "type": "add_consumer", "consumer": {"name": "c", "subscribe": ["t"],
+                     "config": {"group.id": "g", "auto.offset.reset": "earliest"}}}"#;
+    let t = common::run(&scenario(12000, TOPIC, PRODUCER, cmds));
+    let acked = common::find(&t, |k| matches!(k, EventKind::RecordAcknowledged { .. }));
+    assert_eq!(acked.len(), 1);
+    let joined = common::find(&t, |k| matches!(k, EventKind::JoinedGroup { .. }));
+    assert!(!joined.is_empty(), "the added consumer joined its group");
+    assert!(joined[0].time_ms >= 4000);
+}
+
 /// `unclean.leader.election.enable` on KRaft (Election.UNCLEAN): when the
 /// only ISR member goes, the controller elects the first live replica
 /// outside the ISR in the same batch, marks the partition RECOVERING, and

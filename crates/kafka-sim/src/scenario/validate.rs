@@ -156,7 +156,37 @@ impl Scenario {
                 ));
             }
         }
-        for (i, p) in self.producers.iter().enumerate() {
+        // Declared producers, then those a command adds, under the same
+        // 4.1 rules (and likewise consumers).
+        let added = self
+            .commands
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match &c.command {
+                Command::AddProducer { producer } => {
+                    Some((format!("commands[{i}].producer"), producer))
+                }
+                _ => None,
+            });
+        let producers = self
+            .producers
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (format!("producers[{i}]"), p))
+            .chain(added);
+        for (i, c) in self.commands.iter().enumerate() {
+            if let Command::AddConsumer { consumer } = &c.command {
+                if consumer.pipeline.is_some() {
+                    return Err(ConfigError::new(
+                        format!("commands[{i}].consumer.pipeline"),
+                        format!(
+                            "a consume-transform-produce pipeline (transactions v2, KIP-890) {later}"
+                        ),
+                    ));
+                }
+            }
+        }
+        for (at, p) in producers {
             // Kafka 4: idempotence on (the default) and more than 5 in
             // flight is a ConfigException, no longer a quiet switch-off
             // (ProducerConfig.postProcessAndValidateIdempotenceConfigs,
@@ -164,13 +194,13 @@ impl Scenario {
             let in_flight = p.config.max_in_flight_requests_per_connection;
             if p.config.enable_idempotence != Some(false) && in_flight > 5 {
                 return Err(ConfigError::new(
-                    format!("producers[{i}].config.max.in.flight.requests.per.connection"),
+                    format!("{at}.config.max.in.flight.requests.per.connection"),
                     format!("To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is {in_flight}. (Kafka 3.9 turned idempotence off quietly; Kafka 4 refuses: set enable.idempotence=false to send more)"),
                 ));
             }
             if p.config.transactional_id.is_some() {
                 return Err(ConfigError::new(
-                    format!("producers[{i}].config.transactional.id"),
+                    format!("{at}.config.transactional.id"),
                     format!("a transactional producer (transactions v2, KIP-890, the 4.1 default) {later}"),
                 ));
             }
@@ -180,6 +210,8 @@ impl Scenario {
             match &tc.command {
                 Command::KillBroker { .. }
                 | Command::ShutdownBroker { .. }
+                | Command::AddProducer { .. }
+                | Command::AddConsumer { .. }
                 | Command::RestartBroker { .. }
                 | Command::Produce { .. }
                 | Command::CloseProducer { .. }
