@@ -425,8 +425,8 @@ fn leaders_isr(w: &World) -> std::collections::BTreeMap<String, (i32, Vec<i32>)>
 }
 
 /// Broker `b`'s replica rows with `in_isr` as the leader holds it (as the
-/// controller's partition state in ZooKeeper has it while no leader is
-/// alive), marking where the broker's own copy lags. The cached rows are
+/// controller's partition state in ZooKeeper, or in KRaft the active
+/// controller's metadata, has it while no leader is alive), marking where the broker's own copy lags. The cached rows are
 /// kept when nothing differs (the usual case).
 fn as_the_leader_holds_it(
     w: &World,
@@ -443,6 +443,12 @@ fn as_the_leader_holds_it(
             return Some(isr.contains(&id));
         }
         let (topic, p) = r.tp.rsplit_once('-')?;
+        if let Some(c) = w.active_controller() {
+            // KRaft: the partition as the active controller's metadata has it.
+            let tp = kafka_sim::ids::TopicPartition::new(topic, p.parse().ok()?);
+            let reg = w.controllers().get(&c)?.image.partition(&tp)?;
+            return Some(reg.isr.contains(&id));
+        }
         let state = w
             .zookeeper()
             .data_json(&kafka_sim::zk::partition_state_path(topic, p.parse().ok()?))?;
