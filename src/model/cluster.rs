@@ -426,8 +426,9 @@ fn leaders_isr(w: &World) -> std::collections::BTreeMap<String, (i32, Vec<i32>)>
 
 /// Broker `b`'s replica rows with `in_isr` as the leader holds it (as the
 /// controller's partition state in ZooKeeper, or in KRaft the active
-/// controller's metadata, has it while no leader is alive), marking where the broker's own copy lags. The cached rows are
-/// kept when nothing differs (the usual case).
+/// controller's metadata, has it while no leader is alive), marking where
+/// the broker's own copy lags. The cached rows are kept when nothing
+/// differs (the usual case).
 fn as_the_leader_holds_it(
     w: &World,
     leaders: &std::collections::BTreeMap<String, (i32, Vec<i32>)>,

@@ -113,8 +113,6 @@ impl BrokerCx<'_> {
         Ok(())
     }
 
-    /// The metadata cache from the image: unfenced brokers live, every
-    /// partition's leader, ISR and replicas.
     /// The first publish, once caught up: every partition of the image.
     pub(super) fn kraft_publish_all(&mut self) -> Step {
         let all: Vec<TopicPartition> = self
@@ -136,6 +134,8 @@ impl BrokerCx<'_> {
         self.kraft_apply(all, true)
     }
 
+    /// The metadata cache from the image: unfenced brokers live, every
+    /// partition's leader, ISR and replicas.
     fn kraft_refresh_metadata_cache(&mut self) -> Step {
         let Some(kr) = self.me().kraft.as_ref() else {
             return Ok(());

@@ -122,8 +122,8 @@ impl ClusterImage {
         self.topics.get(&*tp.topic)?.partitions.get(&tp.partition)
     }
 
-    /// Whether broker `b` is registered and unfenced (`isActive`; controlled
-    /// shutdown is not modelled in 4.1 mode yet).
+    /// Whether broker `b` is registered, unfenced and not in controlled
+    /// shutdown (`ClusterControlManager.isActive`).
     pub fn is_active(&self, b: i32) -> bool {
         self.brokers
             .get(&b)
@@ -570,26 +570,20 @@ impl ControllerCx<'_> {
         // Replay what the log holds beyond what was applied (this node's
         // own uncommitted tail included: the leader replays before commit).
         self.replay_to(self.me().raft.log_end_offset());
-        // `ClusterControlManager.activate` (CCM:312-324): a session from
-        // now for every unfenced broker; a fenced one has none.
-        let contact = self
+        // `ClusterControlManager.activate` (CCM:312-324): a new
+        // BrokerHeartbeatManager, with a session from now for every
+        // unfenced broker (a fenced one has none), each active at metadata
+        // offset -1 until it heartbeats.
+        let unfenced: Vec<i32> = self
             .me()
             .image
             .brokers
             .iter()
             .filter(|(_, r)| !r.fenced)
-            .map(|(b, _)| (*b, now))
+            .map(|(b, _)| *b)
             .collect();
-        // A new BrokerHeartbeatManager (`ClusterControlManager.activate`):
-        // every unfenced broker active at offset -1 until it heartbeats.
-        let metadata_offsets = self
-            .me()
-            .image
-            .brokers
-            .iter()
-            .filter(|(_, r)| !r.fenced)
-            .map(|(b, _)| (*b, -1))
-            .collect();
+        let contact = unfenced.iter().map(|b| (*b, now)).collect();
+        let metadata_offsets = unfenced.iter().map(|b| (*b, -1)).collect();
         self.me_mut().active = Some(Active {
             epoch,
             contact,
@@ -914,12 +908,16 @@ impl ControllerCx<'_> {
             a.contact.insert(broker, now);
         }
         let caught_up = current_metadata_offset >= reg.epoch;
-        let leads = self
-            .me()
-            .image
-            .topics
-            .values()
-            .any(|t| t.partitions.values().any(|p| p.leader == broker));
+        // `hasLeaderships`, asked only of a broker that wants to shut down
+        // or is shutting down (a scan of every partition, kept off the
+        // ordinary heartbeat).
+        let leads = || {
+            self.me()
+                .image
+                .topics
+                .values()
+                .any(|t| t.partitions.values().any(|p| p.leader == broker))
+        };
         let current = if shutdown_offset.is_some() {
             ControlledShutdown
         } else if reg.fenced {
@@ -933,10 +931,10 @@ impl ControllerCx<'_> {
             Fenced => Fenced,
             Unfenced if want_fence && want_shut_down => ShutdownNow,
             Unfenced if want_fence => Fenced,
-            Unfenced if want_shut_down && leads => ControlledShutdown,
+            Unfenced if want_shut_down && leads() => ControlledShutdown,
             Unfenced if want_shut_down => ShutdownNow,
             Unfenced => Unfenced,
-            ControlledShutdown if leads => ControlledShutdown,
+            ControlledShutdown if leads() => ControlledShutdown,
             ControlledShutdown if shutdown_offset.unwrap_or(0) <= lowest_active => ShutdownNow,
             ControlledShutdown | ShutdownNow => current,
         };
