@@ -188,10 +188,17 @@ struct Figures {
 fn check_seed(seed: u64) -> Result<Figures, String> {
     let json = scenario(seed);
     let mut f = Figures::default();
+    let mut oosn: Vec<u64> = Vec::new();
+    let mut answered = 0usize;
     let (w, _) = common::run_checked(
         seed,
         &json,
         |e| match &e.kind {
+            EventKind::ProduceRejected {
+                error: kafka_sim::msg::ErrorCode::OutOfOrderSequenceNumber,
+                ..
+            } => oosn.push(e.time_ms),
+            EventKind::RecordAcknowledged { .. } | EventKind::RecordFailed { .. } => answered += 1,
             EventKind::QuorumStateChanged {
                 state: QuorumRole::Leader,
                 ..
@@ -234,6 +241,18 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
         |_, _| Ok(()),
     )?;
     let fail = |m: String| Err(format!("seed {seed}: {m}\n{json}"));
+    // The producer is not stuck: every record it sent is answered, and no
+    // batch keeps being refused as out of order once everything healed.
+    if let Some(t) = oosn.last().filter(|t| **t + 15_000 > w.now()) {
+        return fail(format!(
+            "OUT_OF_ORDER_SEQUENCE_NUMBER {} times, the last at {t} ms",
+            oosn.len()
+        ));
+    }
+    let sent = 2 * json.matches(r#""type": "produce""#).count();
+    if answered != sent {
+        return fail(format!("{answered} of {sent} records answered at the end"));
+    }
     // One leader of the highest epoch, followed by every running voter.
     let running: Vec<_> = w.controllers().values().filter(|c| c.alive).collect();
     let top = running.iter().map(|c| c.raft.epoch).max().unwrap_or(0);

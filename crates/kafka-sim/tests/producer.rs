@@ -345,6 +345,50 @@ fn with_idempotence_the_broker_drops_the_duplicate() {
     );
 }
 
+/// A record sent while a batch waits to be retried opens a new batch: a
+/// drained batch is closed (`RecordAccumulator.drain` closes it), so the
+/// retry carries exactly the records and sequence numbers of its first send.
+/// (Had it taken the new record, the idempotent leader would refuse it as
+/// out of order for ever: it holds sequence 1 already.)
+#[test]
+fn a_batch_waiting_for_its_retry_takes_no_new_record() {
+    let t = run(&scenario(
+        "0",
+        ONE,
+        r#"{"request.timeout.ms": 1000, "delivery.timeout.ms": 10000}"#,
+        &format!(
+            r#"{WARM}{{"at_ms": 500, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "once"}},
+           {{"at_ms": 507, "type": "cut_link", "a": "producer-0", "b": "broker-0"}},
+           {{"at_ms": 900, "type": "heal_link", "a": "producer-0", "b": "broker-0"}},
+           {{"at_ms": 1560, "type": "produce", "producer": "p", "topic": "t", "key": "k", "value": "later"}}"#
+        ),
+        4000,
+        "",
+    ));
+    let retried = find(&t, |k| matches!(k, EventKind::ProduceRetried { .. }));
+    assert_eq!(retried.len(), 1);
+    assert!(retried[0].time_ms < 1560, "the retry waits at 1,560 ms");
+    let later = find(&t, |k| {
+        matches!(k, EventKind::RecordAccumulated { record: 3, .. })
+    });
+    assert!(
+        matches!(
+            later[0].kind,
+            EventKind::RecordAccumulated {
+                new_batch: true,
+                ..
+            }
+        ),
+        "{:?}",
+        later[0].kind
+    );
+    assert!(find(&t, |k| matches!(k, EventKind::ProduceRejected { .. })).is_empty());
+    assert_eq!(
+        log_values(&t, 0, &TopicPartition::new("t", 0)),
+        vec!["once", "later"]
+    );
+}
+
 /// Two batches sent to the old leader just after a controlled shutdown moved
 /// leadership away: both fail and are put back, once.
 fn two_in_flight(idempotence: bool) -> Timeline {

@@ -135,8 +135,12 @@ impl ProducerCx<'_> {
         let tp = TopicPartition::new(rec.topic.as_str(), choice.partition());
         // Borrow the open batch: cloning it here made appends quadratic.
         let last = self.me().accumulator.get(&tp).and_then(|d| d.back());
+        // A batch once drained is closed (`RecordAccumulator.drain` calls
+        // `batch.close()`, and a closed `MemoryRecordsBuilder` has no room):
+        // a retried batch put back at the tail takes no new record.
         let fits = last.is_some_and(|b| {
             !b.full
+                && b.attempts == 0
                 && b.bytes + Producer::record_size(Some(b), &rec.key, &rec.value, ts)
                     <= cfg.batch_size.max(b.reserved)
         });
