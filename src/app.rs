@@ -183,15 +183,13 @@ fn lesson_panel(p: &LessonPanel, dispatcher: &UseReducerDispatcher<AppState>) ->
         .or((!chapters.is_empty()).then_some(0));
     let asked = steps.iter().filter(|s| s.ask.is_some()).count();
     let right = l.answers.values().filter(|(_, r, _)| *r).count();
-    let score = match lang {
-        Lang::En => format!(
-            "{right} of {} answered right · {asked} question(s)",
-            l.answers.len()
-        ),
-        Lang::Zh => format!(
-            "已答 {} 题，答对 {right} 题 · 共 {asked} 题",
-            l.answers.len()
-        ),
+    // Before the first answer, only how many questions there are (not
+    // "0 of 0 answered right").
+    let score = match (lang, l.answers.len()) {
+        (Lang::En, 0) => format!("{asked} question(s) · none answered yet"),
+        (Lang::Zh, 0) => format!("共 {asked} 题 · 尚未作答"),
+        (Lang::En, n) => format!("{right} of {n} answered right · {asked} question(s)"),
+        (Lang::Zh, n) => format!("已答 {n} 题，答对 {right} 题 · 共 {asked} 题"),
     };
     let setup = l
         .lesson

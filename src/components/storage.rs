@@ -254,6 +254,11 @@ pub fn StorageView(p: &StorageProps) -> Html {
 
 fn lookup_block(p: &StorageProps, s: &crate::model::inspect::PartitionFiles) -> Html {
     let lang = p.lang;
+    // The metadata log is read by the Raft client, not looked up by a
+    // consumer's offset: say what its records are instead.
+    if s.metadata {
+        return html! { <p class="hint" id="metadata-log-note">{ t(lang, "metadata_log_note") }</p> };
+    }
     let submit = {
         let cb = p.on_lookup.clone();
         let (broker, topic, partition) = (s.broker, s.topic.clone(), s.partition);

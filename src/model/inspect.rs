@@ -73,6 +73,8 @@ pub struct PartitionFiles {
     pub log_end: i64,
     pub high_watermark: Option<i64>,
     pub cleanup: String,
+    /// KRaft's `__cluster_metadata-0` (no lookups; records decoded).
+    pub metadata: bool,
     pub files: Vec<FileRow>,
     pub batches: Vec<BatchRow>,
     pub batches_total: usize,
@@ -275,8 +277,8 @@ pub fn lookup_view(
 /// The batch at `position` of segment `segment`'s `.log`, laid out field by
 /// field by the engine's decoder.
 pub fn hex_view(w: &World, broker: i32, dir: &str, segment: i64, position: u64) -> Option<HexView> {
-    let br = w.brokers().get(&BrokerId(broker))?;
-    let bytes = br.disk.read_all(&format!("{dir}/{segment:020}.log")).ok()?;
+    let at = on_disk(w, broker, dir)?;
+    let bytes = at.disk.read_all(&format!("{dir}/{segment:020}.log")).ok()?;
     let at = bytes.get(position as usize..)?;
     let fields = kafka_sim::storage::record::batch_layout(at).ok()?;
     let size = fields.last().map(|f| f.start + f.len).unwrap_or(0);
@@ -322,6 +324,18 @@ impl StorageModel {
                 let label = format!("broker {} · {}", id.0, log.dir);
                 choices.push((key, label));
             }
+            // KRaft: the broker's copy of the metadata log.
+            if let Some(k) = &b.kraft {
+                let dir = &k.raft.files.log.dir;
+                choices.push((storage_key(id.0, dir), format!("broker {} · {dir}", id.0)));
+            }
+        }
+        for c in w.controllers().values() {
+            let dir = &c.raft.files.log.dir;
+            choices.push((
+                storage_key(c.id, dir),
+                format!("controller {} · {dir}", c.id),
+            ));
         }
         // User topics first, internal ones after.
         choices.sort_by(|(a, _), (b, _)| {
@@ -382,18 +396,79 @@ impl StorageModel {
     }
 }
 
+/// The metadata log's directory (KRaft).
+pub const METADATA_DIR: &str = "__cluster_metadata-0";
+
+/// A log directory on a node's disk: a broker's partition, or a KRaft
+/// node's `__cluster_metadata-0` (brokers and controllers have distinct
+/// ids). With the high watermark the node holds for it.
+struct OnDisk<'a> {
+    disk: &'a kafka_sim::storage::paged::MemStorage,
+    log: &'a kafka_sim::storage::log::Log,
+    high_watermark: Option<i64>,
+}
+
+fn on_disk<'a>(w: &'a World, node: i32, dir: &str) -> Option<OnDisk<'a>> {
+    let raft = |r: &'a kafka_sim::kraft::raft::RaftClient| OnDisk {
+        disk: &r.files.disk,
+        log: &r.files.log,
+        high_watermark: (r.high_watermark >= 0).then_some(r.high_watermark),
+    };
+    if let Some(br) = w.brokers().get(&BrokerId(node)) {
+        if dir == METADATA_DIR {
+            return br.kraft.as_ref().map(|k| raft(&k.raft));
+        }
+        let log = br.logs.values().find(|l| l.dir == dir)?;
+        return Some(OnDisk {
+            disk: &br.disk,
+            log,
+            high_watermark: br.partitions.get(&log.tp).map(|p| p.high_watermark),
+        });
+    }
+    let c = w.controllers().get(&node)?;
+    (dir == METADATA_DIR).then(|| raft(&c.raft))
+}
+
+/// What a metadata log's record holds, as `kafka-dump-log
+/// --cluster-metadata-decoder` prints it, shortened.
+fn metadata_preview(r: &kafka_sim::storage::record::Record, control: bool) -> String {
+    let v = r.value.as_deref().unwrap_or_default();
+    let full = if control {
+        kafka_sim::kraft::codec::decode_leader_change(v)
+    } else {
+        kafka_sim::kraft::codec::decode_value(v)
+    }
+    .unwrap_or_else(|e| e);
+    // `payload: {"type":"X","version":N,"data":{…}}` → `X vN {…}`.
+    let s = full
+        .strip_prefix("payload: {\"type\":\"")
+        .and_then(|rest| rest.strip_suffix('}'))
+        .and_then(|rest| {
+            let (name, rest) = rest.split_once("\",\"version\":")?;
+            let (version, data) = rest.split_once(",\"data\":")?;
+            Some(format!("{name} v{version} {data}"))
+        })
+        .unwrap_or_else(|| full.trim_start().to_string());
+    if s.chars().count() > 72 {
+        let cut: String = s.chars().take(71).collect();
+        format!("{cut}…")
+    } else {
+        s
+    }
+}
+
 fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
     let (b, dir) = key.split_once(':')?;
     let id = BrokerId(b.parse().ok()?);
-    let br = w.brokers().get(&id)?;
-    let log = br.logs.values().find(|l| l.dir == dir)?;
-    let files: Vec<FileRow> = br
-        .disk
+    let at = on_disk(w, id.0, dir)?;
+    let (disk, log) = (at.disk, at.log);
+    let metadata = dir == METADATA_DIR;
+    let files: Vec<FileRow> = disk
         .list(&format!("{dir}/"))
         .into_iter()
         .map(|path| FileRow {
-            bytes: br.disk.len(&path).unwrap_or(0),
-            pages: br.disk.pages(&path).map(|p| p.len()).unwrap_or(0),
+            bytes: disk.len(&path).unwrap_or(0),
+            pages: disk.pages(&path).map(|p| p.len()).unwrap_or(0),
             path,
         })
         .collect();
@@ -404,7 +479,7 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
     for seg in &log.segments {
         let base = seg.base_offset;
         let stem = format!("{dir}/{base:020}");
-        if let Ok(bytes) = br.disk.read_all(&format!("{stem}.log")) {
+        if let Ok(bytes) = disk.read_all(&format!("{stem}.log")) {
             let mut pos = 0usize;
             while pos < bytes.len() {
                 let Ok(d) = decode_batch(&bytes[pos..], pos as u64) else {
@@ -439,6 +514,16 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
                         transactional: d.header.is_transactional(),
                         control: d.header.is_control(),
                         preview: match d.records.first() {
+                            Some(r) if metadata => {
+                                let control = d.header.is_control();
+                                let more = d.records.len() - 1;
+                                let first = metadata_preview(r, control);
+                                if more > 0 {
+                                    format!("{first} (+{more})")
+                                } else {
+                                    first
+                                }
+                            }
                             Some(r) if d.header.is_control() => {
                                 kafka_sim::storage::record::describe_control(r)
                             }
@@ -449,7 +534,7 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
                 pos += size as usize;
             }
         }
-        if let Ok(bytes) = br.disk.read_all(&format!("{stem}.txnindex")) {
+        if let Ok(bytes) = disk.read_all(&format!("{stem}.txnindex")) {
             let entries =
                 kafka_sim::storage::txn_index::decode_txn_index(&bytes).unwrap_or_default();
             txn_index.extend(entries.into_iter().take(MAX_ROWS).map(|a| TxnIndexRow {
@@ -464,7 +549,7 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
             ("index", IndexKind::Offset, false),
             ("timeindex", IndexKind::Time, true),
         ] {
-            let Ok(bytes) = br.disk.read_all(&format!("{stem}.{ext}")) else {
+            let Ok(bytes) = disk.read_all(&format!("{stem}.{ext}")) else {
                 continue;
             };
             // Only the entries written (Kafka preallocates index files).
@@ -497,8 +582,9 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
         partition: log.tp.partition,
         log_start: log.log_start_offset,
         log_end: log.log_end_offset,
-        high_watermark: br.partitions.get(&log.tp).map(|p| p.high_watermark),
+        high_watermark: at.high_watermark,
         cleanup: log.config.cleanup_policy.to_string(),
+        metadata,
         files,
         batches,
         batches_total,
@@ -507,9 +593,10 @@ fn partition_files(w: &World, key: &str) -> Option<PartitionFiles> {
     })
 }
 
-/// The bytes of a file on a broker's disk, for a download.
+/// The bytes of a file on a node's disk, for a download.
 pub fn file_bytes(w: &World, broker: i32, path: &str) -> Option<Vec<u8>> {
-    w.brokers().get(&BrokerId(broker))?.disk.read_all(path).ok()
+    let dir = path.split('/').next()?;
+    on_disk(w, broker, dir)?.disk.read_all(path).ok()
 }
 
 // ---- consumer groups --------------------------------------------------------
@@ -1219,5 +1306,53 @@ mod tests {
 
     fn rows_pid(s: &PartitionFiles) -> i64 {
         s.batches[0].producer_id
+    }
+
+    /// KRaft: every node's `__cluster_metadata-0` is a choice; its batches
+    /// are the leader's, their records decoded (no lookup form).
+    #[test]
+    fn the_inspector_opens_each_nodes_metadata_log() {
+        let text = include_str!("../../scenarios/kraft-controller-failover.json");
+        let mut p = Player::from_json(text).unwrap();
+        p.seek(5_000);
+        let keys = |m: &StorageModel| m.choices.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+        let m = StorageModel::from_world(
+            p.world(),
+            Some("3000:__cluster_metadata-0"),
+            None,
+            None,
+            p.past(),
+            Lang::En,
+        );
+        for k in [
+            "0:__cluster_metadata-0",
+            "3000:__cluster_metadata-0",
+            "3002:__cluster_metadata-0",
+        ] {
+            assert!(keys(&m).iter().any(|x| x == k), "{k} not in {:?}", keys(&m));
+        }
+        let s = m.selected.as_ref().expect("the controller's metadata log");
+        assert!(s.metadata && s.dir == METADATA_DIR);
+        assert!(s.batches[0].control);
+        assert!(
+            s.batches[0]
+                .preview
+                .starts_with("LeaderChange: {\"version\":0,\"leaderId\":"),
+            "{}",
+            s.batches[0].preview
+        );
+        assert!(
+            s.batches.iter().any(|b| b
+                .preview
+                .starts_with("REGISTER_BROKER_RECORD v3 {\"brokerId\":0")),
+            "{:?}",
+            s.batches.iter().map(|b| &b.preview).collect::<Vec<_>>()
+        );
+        assert!(m.hex.is_some(), "the first batch in hex");
+        let log = format!("{METADATA_DIR}/00000000000000000000.log");
+        let mine = file_bytes(p.world(), 3000, &log).unwrap();
+        let brokers = file_bytes(p.world(), 0, &log).unwrap();
+        let n = mine.len().min(brokers.len());
+        assert!(n > 0 && mine[..n] == brokers[..n]);
     }
 }

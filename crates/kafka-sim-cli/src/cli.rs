@@ -151,6 +151,11 @@ pub struct RunArgs {
     /// Show routine events too (idle fetch cycles).
     #[arg(long)]
     pub all: bool,
+    /// Kafka 4.1 scenarios: at the end, write each node's
+    /// __cluster_metadata-0/ files (record batches, .index, .timeindex)
+    /// under DIR/<node>/, for `dump-log --cluster-metadata-decoder`.
+    #[arg(long, value_name = "DIR")]
+    pub write_metadata_log: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -182,6 +187,10 @@ pub struct DumpLogArgs {
     /// The files (their names start with the 20-digit base offset).
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
+    /// Decode the records as cluster metadata records (a KRaft
+    /// __cluster_metadata-0 log), as kafka-dump-log does.
+    #[arg(long)]
+    pub cluster_metadata_decoder: bool,
 }
 
 #[derive(Args)]

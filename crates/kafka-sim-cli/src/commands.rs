@@ -29,7 +29,7 @@ pub fn dispatch(cmd: Cmd) -> Res {
         Cmd::Run(a) => run(a),
         Cmd::Digest(a) => digest(&a.scenario),
         Cmd::Segments(a) => crate::storage_cmds::segments(a),
-        Cmd::DumpLog(a) => crate::storage_cmds::dump_log(&a.files),
+        Cmd::DumpLog(a) => crate::storage_cmds::dump_log(&a.files, a.cluster_metadata_decoder),
         Cmd::Lookup(a) => crate::storage_cmds::lookup(a),
         Cmd::Place(a) => crate::cluster_cmds::place(a.json),
         Cmd::Elect(a) => crate::cluster_cmds::elect(a.json),
@@ -317,6 +317,7 @@ fn run(a: RunArgs) -> Res {
         json,
         lang,
         all,
+        write_metadata_log,
     } = a;
     let path = path.as_str();
     let lang = match lang {
@@ -342,7 +343,12 @@ fn run(a: RunArgs) -> Res {
     let mut names = kafka_sim::names::ClientNames::default();
     // Streamed: each event is printed as it is recorded and then dropped,
     // so a day-long run takes the memory of one world, not of its trace.
-    let stopped = kafka_sim::timeline::stream(sc, |e, w| {
+    if write_metadata_log.is_some() && !sc.kafka_version.is_kraft() {
+        return Err(format!(
+            "{path}: --write-metadata-log needs a Kafka 4.1 scenario (\"kafka_version\": \"4.1\"): Kafka 3.9 keeps its metadata in ZooKeeper"
+        ));
+    }
+    let (stopped, world) = kafka_sim::timeline::stream_to_end(sc, |e, w| {
         names.update(w);
         if let Some(a) = answers.as_mut() {
             if let Err(why) = a.see(e, w) {
@@ -376,6 +382,9 @@ fn run(a: RunArgs) -> Res {
     .map_err(|e| format!("{path}: {e}"))?;
     if let Some(why) = lesson_error {
         return Err(format!("{path}: {why}"));
+    }
+    if let Some(dir) = write_metadata_log {
+        crate::storage_cmds::write_metadata_logs(&world, &dir)?;
     }
     match stopped {
         Some(why) => Err(format!("{path}: {why}")),

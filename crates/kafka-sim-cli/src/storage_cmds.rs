@@ -289,7 +289,37 @@ fn text(b: &Option<Vec<u8>>) -> String {
     }
 }
 
-pub fn dump_log(paths: &[String]) -> Res {
+/// Writes every KRaft node's `__cluster_metadata-0/` files under
+/// `dir/<node>/` (`controller-3000`, `broker-0`, …).
+pub fn write_metadata_logs(w: &kafka_sim::World, dir: &str) -> Res {
+    let mut nodes: Vec<(String, &kafka_sim::kraft::raft::MetadataLogFiles)> = Vec::new();
+    for c in w.controllers().values() {
+        nodes.push((format!("controller-{}", c.id), &c.raft.files));
+    }
+    for b in w.brokers().values() {
+        if let Some(k) = &b.kraft {
+            nodes.push((format!("broker-{}", b.id.0), &k.raft.files));
+        }
+    }
+    for (node, files) in nodes {
+        let folder = Path::new(dir).join(&node).join(&files.log.dir);
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| format!("{}: cannot create: {e}", folder.display()))?;
+        for name in files.disk.list(&format!("{}/", files.log.dir)) {
+            let bytes = files
+                .disk
+                .read_all(&name)
+                .map_err(|e| format!("{name}: cannot read the simulated disk: {e:?}"))?;
+            let file = Path::new(dir).join(&node).join(&name);
+            std::fs::write(&file, bytes)
+                .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
+        }
+        outln!("{}", folder.display());
+    }
+    Ok(())
+}
+
+pub fn dump_log(paths: &[String], cluster_metadata: bool) -> Res {
     if paths.is_empty() {
         return Err("give at least one .log, .index, .timeindex or .txnindex file".into());
     }
@@ -335,8 +365,27 @@ pub fn dump_log(paths: &[String]) -> Res {
                             let hk: Vec<&str> = r.headers.iter().map(|x| x.key.as_str()).collect();
                             // A control record: its marker instead of its key
                             // and payload (DumpLogSegments, Kafka 3.9).
-                            let contents = if h.is_control() {
+                            let leader_change = h.is_control()
+                                && r.key
+                                    .as_deref()
+                                    .is_some_and(|k| k.len() == 4 && k[2..] == [0, 2]);
+                            let contents = if leader_change {
+                                // DumpLogSegments.printControlRecord decodes
+                                // a KRaft leader change with or without
+                                // --cluster-metadata-decoder.
+                                let v = r.value.as_deref().unwrap_or_default();
+                                match kafka_sim::kraft::codec::decode_leader_change(v) {
+                                    Ok(s) => s.trim_start().to_string(),
+                                    Err(e) => format!("invalid control record: {e}"),
+                                }
+                            } else if h.is_control() {
                                 kafka_sim::storage::record::describe_control(r)
+                            } else if cluster_metadata {
+                                // ClusterMetadataLogMessageParser: no key.
+                                let v = r.value.as_deref().unwrap_or_default();
+                                kafka_sim::kraft::codec::decode_value(v).unwrap_or_else(|e| {
+                                    format!("payload: Error at {}, skipping. {e}", b.offset_of(r))
+                                })
                             } else {
                                 format!("key: {} payload: {}", text(&r.key), text(&r.value))
                             };

@@ -568,23 +568,34 @@ impl std::io::Write for Digest {
 /// [`Timeline::stopped_early`] says it.
 pub fn stream(
     scenario: Scenario,
-    mut each: impl FnMut(&Event, &World) -> bool,
+    each: impl FnMut(&Event, &World) -> bool,
 ) -> Result<Option<String>, ConfigError> {
+    stream_to_end(scenario, each).map(|(why, _)| why)
+}
+
+/// [`stream`], also giving back the world where the run stopped (to read
+/// what is on its disks).
+pub fn stream_to_end(
+    scenario: Scenario,
+    mut each: impl FnMut(&Event, &World) -> bool,
+) -> Result<(Option<String>, World), ConfigError> {
     scenario.validate()?;
     let mut w = World::new(Arc::new(scenario));
     w.set_budget(Some(STREAM_MAX_EVENTS));
     while w.step() {
         for e in w.drain_events() {
             if !each(&e, &w) {
-                return Ok(None);
+                return Ok((None, w));
             }
         }
         if w.is_frozen() {
-            return Ok(Some(cap_reached(w.now(), STREAM_MAX_EVENTS)));
+            let why = cap_reached(w.now(), STREAM_MAX_EVENTS);
+            return Ok((Some(why), w));
         }
     }
     // A step that returns false ran nothing: every event was drained above.
-    Ok(w.halted().map(str::to_string))
+    let why = w.halted().map(str::to_string);
+    Ok((why, w))
 }
 
 /// Why a run stopped at its event cap, in a sentence.

@@ -20,7 +20,9 @@
 //! * every running node's committed metadata is a prefix of the leader's
 //!   log, and reaches close to the leader's high watermark;
 //! * every running broker is registered and unfenced in the leader's
-//!   metadata, and RUNNING.
+//!   metadata, and RUNNING;
+//! * every node's `__cluster_metadata-0` files hold its log, batch by
+//!   batch, byte for byte.
 //!
 //! Half the seeds also carry a topic of 2 partitions on the 3 brokers
 //! (`min.insync.replicas` 2) and an `acks=all` producer writing through the
@@ -175,6 +177,52 @@ fn scenario(seed: u64) -> String {
     )
 }
 
+/// The node's files decode to its log: same offsets, epochs and record
+/// bytes, one batch per leader batch mark.
+fn files_hold_the_log(r: &kafka_sim::kraft::raft::RaftClient) -> Result<(), String> {
+    use kafka_sim::storage::paged::Storage;
+    let f = &r.files;
+    let mut offset = 0i64;
+    let mut batches = 0usize;
+    for name in f.disk.list(&format!("{}/", f.log.dir)) {
+        if !name.ends_with(".log") {
+            continue;
+        }
+        let bytes = f
+            .disk
+            .read_all(&name)
+            .map_err(|e| format!("{name}: {e:?}"))?;
+        for (pos, _) in kafka_sim::storage::record::split_batches(&bytes)
+            .map_err(|e| format!("{name}: {e:?}"))?
+        {
+            let b = kafka_sim::storage::record::decode_batch(&bytes[pos..], pos as u64)
+                .map_err(|e| format!("{name}@{pos}: {e:?}"))?;
+            batches += 1;
+            for rec in &b.records {
+                let e = r
+                    .log
+                    .get(offset as usize)
+                    .ok_or(format!("the files hold offset {offset} past the log's end"))?;
+                if b.offset_of(rec) != offset || b.header.partition_leader_epoch != e.epoch {
+                    return Err(format!("offset {offset}: the files and the log differ"));
+                }
+                if rec.value.as_deref() != Some(&e.record.value_bytes()[..]) {
+                    return Err(format!("offset {offset}: other bytes than {:?}", e.record));
+                }
+                offset += 1;
+            }
+        }
+    }
+    let marks = r.log.iter().filter(|e| e.batch.is_some()).count();
+    if offset != r.log.len() as i64 || batches != marks {
+        return Err(format!(
+            "the files hold {offset} records in {batches} batches; the log {} in {marks}",
+            r.log.len()
+        ));
+    }
+    Ok(())
+}
+
 #[derive(Default)]
 struct Figures {
     elections: u64,
@@ -296,6 +344,20 @@ fn check_seed(seed: u64) -> Result<Figures, String> {
     for c in &running {
         if let Err(m) = check_log(format!("controller {}", c.id), &c.raft) {
             return fail(m);
+        }
+    }
+    // Every node's `__cluster_metadata-0` files hold its log, record by
+    // record, in the batches the leader wrote (crashed nodes too: the log
+    // is flushed at every append).
+    for c in w.controllers().values() {
+        if let Err(m) = files_hold_the_log(&c.raft) {
+            return fail(format!("controller {}: {m}", c.id));
+        }
+    }
+    for b in w.brokers().values() {
+        let k = b.kraft.as_ref().expect("a KRaft broker");
+        if let Err(m) = files_hold_the_log(&k.raft) {
+            return fail(format!("broker {}: {m}", b.id));
         }
     }
     for b in w.brokers().values().filter(|b| b.alive) {

@@ -18,6 +18,7 @@
 //! `ClusterControlManager.java`, `RCM` = `ReplicationControlManager.java`,
 //! `BHM` = `BrokerHeartbeatManager.java`; see docs/research/kraft-4.1.md.
 
+pub mod codec;
 pub mod raft;
 pub mod records;
 pub mod replication;

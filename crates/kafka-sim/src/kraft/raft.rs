@@ -41,12 +41,17 @@
 //! `controller.quorum.retry.backoff.ms`; observers find the leader by
 //! asking the voters in turn.
 
+use super::codec::build_metadata_batch;
 use super::records::{MetadataEntry, MetadataRecord};
 use crate::collections::{SortedMap, SortedSet};
+use crate::config::LogConfig;
 use crate::event::{EventKind, Guarantee, QuorumReason, QuorumRole};
+use crate::ids::TopicPartition;
 use crate::ids::{Millis, NodeId};
 use crate::kernel::{Kernel, Step, Timer};
 use crate::msg::{ErrorCode, Message};
+use crate::storage::log::Log;
+use crate::storage::paged::MemStorage;
 
 /// How long the leader holds a Fetch with nothing to return (KRC:173).
 pub const FETCH_MAX_WAIT_MS: u64 = 500;
@@ -192,8 +197,10 @@ pub struct RaftClient {
     /// and the leader it knew.
     pub stored_leader: Option<i32>,
     /// The `__cluster_metadata-0` log (durable: Kafka flushes it before it
-    /// acknowledges or fetches again, KRC:1843-1849).
+    /// acknowledges or fetches again, KRC:1843-1849), decoded,
     pub log: Vec<MetadataEntry>,
+    /// and its files: the same records in Kafka's record batches.
+    pub files: MetadataLogFiles,
     /// In memory from here on.
     pub role: Role,
     /// The high watermark (-1: unknown).
@@ -221,6 +228,95 @@ pub struct RaftClient {
     next_bootstrap: usize,
 }
 
+/// `__cluster_metadata-0` on a node's disk (`KafkaMetadataLog`): a log of
+/// Kafka's record batches in the paged store, one per batch the leader
+/// wrote, so followers hold the same bytes. Its settings are
+/// `metadata.log.segment.bytes` (1 GiB) and `metadata.log.segment.ms`
+/// (7 days), with no retention of its own: in Kafka snapshots decide what
+/// is deleted (`MetadataLogConfig`, `KafkaMetadataLog.apply`); snapshots are
+/// not modelled, so nothing is.
+#[derive(Clone, Debug)]
+pub struct MetadataLogFiles {
+    /// The node's disk (its `metadata.log.dir`).
+    pub disk: MemStorage,
+    /// The log on it.
+    pub log: Log,
+}
+
+/// `metadata.log.segment.bytes`'s default.
+pub const METADATA_LOG_SEGMENT_BYTES: u64 = 1024 * 1024 * 1024;
+/// `metadata.log.segment.ms`'s default.
+pub const METADATA_LOG_SEGMENT_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+
+impl MetadataLogFiles {
+    /// An empty `__cluster_metadata-0/` (what `kafka-storage format` leaves).
+    pub fn new() -> MetadataLogFiles {
+        let config = LogConfig {
+            segment_bytes: METADATA_LOG_SEGMENT_BYTES,
+            segment_ms: METADATA_LOG_SEGMENT_MS,
+            retention_ms: -1,
+            retention_bytes: -1,
+            ..LogConfig::default()
+        };
+        let mut disk = MemStorage::default();
+        let tp = TopicPartition::new("__cluster_metadata", 0);
+        let log = Log::create(&mut disk, tp, std::sync::Arc::new(config), 0)
+            .expect("an empty in-memory disk takes a new log");
+        MetadataLogFiles { disk, log }
+    }
+
+    /// Writes `entries` (consecutive, from the log end) as the batches their
+    /// marks say, flushed at once. A record without a mark where a batch
+    /// should start (never, as fetches return whole batches) starts one
+    /// that runs to the next mark.
+    fn append(&mut self, entries: &[MetadataEntry], now_ms: i64) {
+        let mut i = 0;
+        while i < entries.len() {
+            let (n, ts) = entries[i].batch.unwrap_or_else(|| {
+                let run = entries[i..]
+                    .iter()
+                    .skip(1)
+                    .take_while(|e| e.batch.is_none());
+                (1 + run.count() as u32, now_ms)
+            });
+            let end = (i + n as usize).min(entries.len());
+            let bytes = build_metadata_batch(&entries[i..end], ts);
+            let p = self
+                .log
+                .prepare_follower_append(bytes)
+                .expect("a metadata batch continues the log");
+            self.log
+                .roll_and_append(&mut self.disk, &p, now_ms)
+                .expect("an in-memory disk takes the append");
+            self.log.flushed_offset = self.log.log_end_offset;
+            i = end;
+        }
+    }
+
+    /// Cuts the files back to `to` (a batch boundary).
+    fn truncate(&mut self, to: i64) {
+        self.log
+            .truncate_to(&mut self.disk, to.max(0))
+            .expect("an in-memory disk takes the truncation");
+        self.log.flushed_offset = self.log.flushed_offset.min(self.log.log_end_offset);
+    }
+}
+
+impl Default for MetadataLogFiles {
+    fn default() -> Self {
+        MetadataLogFiles::new()
+    }
+}
+
+/// Two nodes' files are alike when they hold the same offsets (the bytes
+/// follow from the records, which `RaftClient::log` compares).
+impl PartialEq for MetadataLogFiles {
+    fn eq(&self, o: &Self) -> bool {
+        self.log.log_start_offset == o.log.log_start_offset
+            && self.log.log_end_offset == o.log.log_end_offset
+    }
+}
+
 impl RaftClient {
     /// A node that has never run: epoch 0, an empty log.
     pub fn new(id: i32, voters: Vec<i32>, correlation_base: i32) -> RaftClient {
@@ -231,6 +327,7 @@ impl RaftClient {
             voted_for: None,
             stored_leader: None,
             log: Vec::new(),
+            files: MetadataLogFiles::new(),
             role: Role::Unattached { leader: None },
             high_watermark: -1,
             timer_generation: 0,
@@ -261,6 +358,7 @@ impl RaftClient {
         fresh.voted_for = self.voted_for;
         fresh.stored_leader = self.stored_leader;
         fresh.log = std::mem::take(&mut self.log);
+        fresh.files = std::mem::take(&mut self.files);
         // Timers of the dead process must not match the new one's.
         fresh.timer_generation = self.timer_generation + 1;
         fresh.check_generation = self.check_generation + 1;
@@ -892,6 +990,8 @@ impl RaftCx<'_> {
         self.k.gate()?;
         let epoch = self.r.epoch;
         let first = self.r.log_end_offset();
+        let append_ms = self.k.wall_ms();
+        let n = records.len() as u32;
         let entries: Vec<MetadataEntry> = records
             .into_iter()
             .enumerate()
@@ -899,9 +999,11 @@ impl RaftCx<'_> {
                 offset: first + i as i64,
                 epoch,
                 record,
+                batch: (i == 0).then_some((n, append_ms)),
             })
             .collect();
         self.r.log.extend(entries.iter().cloned());
+        self.r.files.append(&entries, append_ms);
         let leo = self.r.log_end_offset();
         let id = self.r.id;
         if let Role::Leader(ls) = &mut self.r.role {
@@ -1490,7 +1592,11 @@ impl RaftCx<'_> {
 
     fn send_records(&mut self, to: NodeId, correlation_id: i32, from_offset: i64) -> Step {
         let start = from_offset.max(0) as usize;
-        let end = (start + MAX_FETCH_RECORDS).min(self.r.log.len());
+        let mut end = (start + MAX_FETCH_RECORDS).min(self.r.log.len());
+        // Whole batches only, as Kafka's fetch returns them.
+        while end < self.r.log.len() && self.r.log[end].batch.is_none() {
+            end += 1;
+        }
         let records = self.r.log[start.min(end)..end].to_vec();
         let msg = Message::RaftFetchResponse {
             correlation_id,
@@ -1579,6 +1685,8 @@ impl RaftCx<'_> {
             let from = self.r.high_watermark.max(0);
             let epoch_of = fresh[0].epoch;
             self.r.log.extend(fresh.iter().cloned());
+            let now = self.k.wall_ms();
+            self.r.files.append(&fresh, now);
             if hw_moves {
                 self.r.high_watermark = new_hw;
             }
@@ -1613,6 +1721,7 @@ impl RaftCx<'_> {
         }
         self.k.gate()?;
         let removed: Vec<MetadataEntry> = self.r.log.split_off(to.max(0) as usize);
+        self.r.files.truncate(to);
         self.k.emit(
             vec![self.node],
             EventKind::MetadataTruncated {

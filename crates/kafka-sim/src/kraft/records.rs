@@ -11,8 +11,7 @@
 //! JSON follows `DumpLogSegments`' `{"type", "version", "data"}` shape, with
 //! the fields in camelCase and defaults left out (tagged fields).
 //!
-//! The log is kept as a list of entries, not yet as record batches in the
-//! paged store; that, snapshots and `FetchSnapshot` are still to come.
+//! Their bytes, and the batches of the log on disk, are in `codec.rs`.
 
 use serde::{Deserialize, Serialize};
 
@@ -176,209 +175,6 @@ impl MetadataRecord {
             MetadataRecord::ProducerIdsRecord { .. } => "PRODUCER_IDS_RECORD",
         }
     }
-
-    /// What `kafka-dump-log --cluster-metadata-decoder` prints for it: a
-    /// control record's ` LeaderChange: {…}`, or a data record's
-    /// `payload: {"type":…,"version":…,"data":{…}}`. Fields at their
-    /// default are left out, as for Kafka's tagged fields.
-    pub fn dump(&self) -> String {
-        let ids = |v: &[i32]| {
-            let items: Vec<String> = v
-                .iter()
-                .map(|i| obj(&[("voterId", i.to_string())]))
-                .collect();
-            format!("[{}]", items.join(","))
-        };
-        let (version, data): (i32, String) = match self {
-            MetadataRecord::LeaderChange {
-                leader_id,
-                voters,
-                granting_voters,
-            } => {
-                let v = obj(&[
-                    ("version", "0".into()),
-                    ("leaderId", leader_id.to_string()),
-                    ("voters", ids(voters)),
-                    ("grantingVoters", ids(granting_voters)),
-                ]);
-                return format!(" LeaderChange: {v}");
-            }
-            MetadataRecord::BeginTransactionRecord { name } => (0, obj(&[("name", text(name))])),
-            MetadataRecord::EndTransactionRecord | MetadataRecord::NoOpRecord => (0, obj(&[])),
-            MetadataRecord::FeatureLevelRecord {
-                name,
-                feature_level,
-            } => (
-                0,
-                obj(&[
-                    ("name", text(name)),
-                    ("featureLevel", feature_level.to_string()),
-                ]),
-            ),
-            MetadataRecord::ConfigRecord {
-                resource_type,
-                resource_name,
-                name,
-                value,
-            } => (
-                0,
-                obj(&[
-                    ("resourceType", resource_type.to_string()),
-                    ("resourceName", text(resource_name)),
-                    ("name", text(name)),
-                    ("value", text(value)),
-                ]),
-            ),
-            MetadataRecord::RegisterBrokerRecord {
-                broker_id,
-                incarnation_id,
-                broker_epoch,
-                rack,
-                fenced,
-            } => {
-                let endpoint = obj(&[
-                    ("name", text("PLAINTEXT")),
-                    ("host", text(&format!("broker-{broker_id}"))),
-                    ("port", "9092".into()),
-                    ("securityProtocol", "0".into()),
-                ]);
-                (
-                    3,
-                    obj(&[
-                        ("brokerId", broker_id.to_string()),
-                        ("isMigratingZkBroker", "false".into()),
-                        (
-                            "incarnationId",
-                            text(&incarnation_uuid(*broker_id, *incarnation_id)),
-                        ),
-                        ("brokerEpoch", broker_epoch.to_string()),
-                        ("endPoints", format!("[{endpoint}]")),
-                        ("rack", rack.as_deref().map_or("null".into(), text)),
-                        ("fenced", fenced.to_string()),
-                    ]),
-                )
-            }
-            MetadataRecord::BrokerRegistrationChangeRecord {
-                broker_id,
-                broker_epoch,
-                fenced,
-                in_controlled_shutdown,
-            } => {
-                let mut f = vec![
-                    ("brokerId", broker_id.to_string()),
-                    ("brokerEpoch", broker_epoch.to_string()),
-                ];
-                if *fenced != 0 {
-                    f.push(("fenced", fenced.to_string()));
-                }
-                if *in_controlled_shutdown != 0 {
-                    f.push(("inControlledShutdown", in_controlled_shutdown.to_string()));
-                }
-                // RCM:1432 writes the controlled-shutdown change as version 1.
-                (i32::from(*in_controlled_shutdown != 0), obj(&f))
-            }
-            MetadataRecord::TopicRecord { name, topic_id } => {
-                (0, obj(&[("name", text(name)), ("topicId", text(topic_id))]))
-            }
-            MetadataRecord::PartitionRecord {
-                partition_id,
-                topic_id,
-                topic: _,
-                replicas,
-                isr,
-                leader,
-                leader_epoch,
-                partition_epoch,
-            } => {
-                let dirs: Vec<String> = replicas.iter().map(|r| text(&directory_id(*r))).collect();
-                (
-                    2,
-                    obj(&[
-                        ("partitionId", partition_id.to_string()),
-                        ("topicId", text(topic_id)),
-                        ("replicas", list(replicas)),
-                        ("isr", list(isr)),
-                        ("removingReplicas", "[]".into()),
-                        ("addingReplicas", "[]".into()),
-                        ("leader", leader.to_string()),
-                        ("leaderEpoch", leader_epoch.to_string()),
-                        ("partitionEpoch", partition_epoch.to_string()),
-                        ("directories", format!("[{}]", dirs.join(","))),
-                    ]),
-                )
-            }
-            MetadataRecord::PartitionChangeRecord {
-                partition_id,
-                topic_id,
-                topic: _,
-                isr,
-                leader,
-                eligible_leader_replicas,
-                last_known_elr,
-                leader_recovery_state,
-            } => {
-                let mut f = vec![
-                    ("partitionId", partition_id.to_string()),
-                    ("topicId", text(topic_id)),
-                ];
-                if let Some(isr) = isr {
-                    f.push(("isr", list(isr)));
-                }
-                if *leader != NO_LEADER_CHANGE {
-                    f.push(("leader", leader.to_string()));
-                }
-                if let Some(elr) = eligible_leader_replicas {
-                    f.push(("eligibleLeaderReplicas", list(elr)));
-                }
-                if let Some(l) = last_known_elr {
-                    f.push(("lastKnownElr", list(l)));
-                }
-                if let Some(r) = leader_recovery_state {
-                    f.push(("leaderRecoveryState", r.to_string()));
-                }
-                (2, obj(&f))
-            }
-            MetadataRecord::ProducerIdsRecord {
-                broker_id,
-                broker_epoch,
-                next_producer_id,
-            } => (
-                0,
-                obj(&[
-                    ("brokerId", broker_id.to_string()),
-                    ("brokerEpoch", broker_epoch.to_string()),
-                    ("nextProducerId", next_producer_id.to_string()),
-                ]),
-            ),
-        };
-        let v = obj(&[
-            ("type", text(self.type_name())),
-            ("version", version.to_string()),
-            ("data", data),
-        ]);
-        format!("payload: {v}")
-    }
-}
-
-/// A JSON object with its fields in the order given (Kafka's generated
-/// JSON converters write them in schema order).
-fn obj(fields: &[(&str, String)]) -> String {
-    let f: Vec<String> = fields
-        .iter()
-        .map(|(k, v)| format!("{}:{v}", text(k)))
-        .collect();
-    format!("{{{}}}", f.join(","))
-}
-
-/// A JSON list of ids.
-fn list(v: &[i32]) -> String {
-    let items: Vec<String> = v.iter().map(i32::to_string).collect();
-    format!("[{}]", items.join(","))
-}
-
-/// A JSON string.
-fn text(s: &str) -> String {
-    serde_json::Value::from(s).to_string()
 }
 
 /// A process's `IncarnationId` as Kafka prints a `Uuid` (URL-safe base64 of
@@ -420,7 +216,7 @@ pub fn directory_id(node: i32) -> String {
     incarnation_uuid(node, 0xD1D1)
 }
 
-fn base64_url(b: &[u8]) -> String {
+pub(crate) fn base64_url(b: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::new();
     for chunk in b.chunks(3) {
@@ -445,6 +241,11 @@ pub struct MetadataEntry {
     pub epoch: i32,
     /// The record.
     pub record: MetadataRecord,
+    /// On the first record of each batch the leader wrote: how many records
+    /// the batch holds and its timestamp (the leader's append time).
+    /// Followers copy batches whole, so they write the same bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<(u32, i64)>,
 }
 
 #[cfg(test)]

@@ -255,7 +255,10 @@ impl PreparedAppend {
         let mut batches = Vec::with_capacity(headers.len());
         for (pos, h) in headers {
             let mut info = BatchInfo::from_header(h);
-            if h.is_control() {
+            // Only a producer's control batch is a transaction marker
+            // (`UnifiedLog.analyzeAndValidateProducerState` looks at batches
+            // with a producer id); KRaft's LeaderChange has none.
+            if h.is_control() && h.has_producer_id() {
                 let end = *pos + h.size_in_bytes() as usize;
                 let decoded = record::decode_batch(&bytes[*pos..end], *pos as u64)?;
                 info.marker =
