@@ -231,7 +231,10 @@ pub struct PartitionArgs {
 
 #[derive(Args)]
 pub struct AssignArgs {
-    /// The assignor: range, roundrobin, sticky or cooperative-sticky.
+    /// The assignor: range, roundrobin, sticky or cooperative-sticky (the
+    /// consumer's, classic protocol); server-range or uniform (the
+    /// broker's, group.protocol=consumer, with a request of "topics",
+    /// "members" [{"member_id", "subscribed_topics", ...}]).
     #[arg(long, value_name = "NAME")]
     pub strategy: String,
     /// The answer as JSON.

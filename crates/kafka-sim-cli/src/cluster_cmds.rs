@@ -381,8 +381,11 @@ struct AssignRequest {
 pub fn assign(a: AssignArgs) -> Res {
     use kafka_sim::client_config::AssignorName;
     let AssignArgs { strategy, json } = a;
+    if matches!(strategy.as_str(), "server-range" | "uniform") {
+        return assign_on_the_broker(&strategy, json);
+    }
     let strategy = AssignorName::parse(&strategy).ok_or_else(|| {
-        format!("--strategy: `{strategy}` is not an assignor (range, roundrobin, sticky, cooperative-sticky)")
+        format!("--strategy: `{strategy}` is not an assignor (range, roundrobin, sticky, cooperative-sticky; on the broker, KIP-848: uniform, server-range)")
     })?;
     let req: AssignRequest = parse_request(&read_stdin()?)?;
     if req.members.is_empty() {
@@ -456,6 +459,29 @@ pub fn assign(a: AssignArgs) -> Res {
         }
         if strategy.is_cooperative() && r.revoke.values().any(|v| !v.is_empty()) {
             outln!("  (cooperative: revoked partitions are assigned in the next rebalance round)");
+        }
+    }
+    Ok(())
+}
+
+/// `kafka-sim assign --strategy server-range|uniform`: the group
+/// coordinator's assignor of the consumer group protocol (KIP-848).
+fn assign_on_the_broker(strategy: &str, json: bool) -> Res {
+    use kafka_sim::assignor::server;
+    let req: server::ServerRequest = parse_request(&read_stdin()?)?;
+    server::check_request(&req, MAX_MEMBERS, MAX_ASSIGN_PARTITIONS)
+        .map_err(|e| format!("bad request: {e}"))?;
+    let a = server::assign(strategy, &req)?;
+    if json {
+        outln!("{}", server::answer_json(&a));
+    } else {
+        outln!("{strategy} (group coordinator, group.protocol=consumer) assignment:");
+        for (m, topics) in &a {
+            let parts: Vec<String> = topics
+                .iter()
+                .flat_map(|(t, ps)| ps.iter().map(move |p| format!("{t}-{p}")))
+                .collect();
+            outln!("  {m}: [{}]", parts.join(", "));
         }
     }
     Ok(())

@@ -1775,3 +1775,43 @@ fn the_metadata_log_is_written_and_decoded_like_kafka_dump_log() {
     assert!(!stderr(&o).contains("panicked"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The broker's range assignor (KIP-848) answers the issue's request
+/// format; the uniform assignor is refused by name until it is modelled;
+/// a bad request gets one line naming the field.
+#[test]
+fn assign_on_the_broker_runs_the_server_range_assignor() {
+    let req = r#"{"topics":{"topic1":3,"topic2":3,"topic3":2},"members":[
+        {"member_id":"C","subscribed_topics":["topic2","topic3"]},
+        {"member_id":"A","subscribed_topics":["topic1","topic2"]},
+        {"member_id":"B","subscribed_topics":["topic3"]}]}"#;
+    let o = kafka_sim(
+        &["assign", "--strategy", "server-range", "--json"],
+        Some(req),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        r#"{"assignment":{"C":{"topic2":[2],"topic3":[1]},"A":{"topic1":[0,1,2],"topic2":[0,1]},"B":{"topic3":[0]}}}"#
+    );
+    assert_clean_error(
+        &kafka_sim(&["assign", "--strategy", "uniform", "--json"], Some(req)),
+        "not modelled yet",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["assign", "--strategy", "server-range"],
+            Some(
+                r#"{"topics":{"t":1},"members":[{"member_id":"A","subscribed_topics":["nope"]}]}"#,
+            ),
+        ),
+        "Member is subscribed to a non-existent topic",
+    );
+    assert_clean_error(
+        &kafka_sim(
+            &["assign", "--strategy", "server-range"],
+            Some(r#"{"topics":{"t":-2},"members":[]}"#),
+        ),
+        "bad request: topics.t: -2 partitions",
+    );
+}

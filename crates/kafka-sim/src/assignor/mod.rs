@@ -42,6 +42,7 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
+pub mod server;
 mod sticky;
 use sticky::*;
 
