@@ -1795,7 +1795,12 @@ fn assign_on_the_broker_runs_the_server_range_assignor() {
         r#"{"assignment":{"C":{"topic2":[2],"topic3":[1]},"A":{"topic1":[0,1,2],"topic2":[0,1]},"B":{"topic3":[0]}}}"#
     );
     assert_clean_error(
-        &kafka_sim(&["assign", "--strategy", "uniform", "--json"], Some(req)),
+        &kafka_sim(
+            &["assign", "--strategy", "uniform", "--json"],
+            Some(
+                r#"{"topics":{"t":1,"u":1},"members":[{"member_id":"A","subscribed_topics":["t"]},{"member_id":"B","subscribed_topics":["u"]}]}"#,
+            ),
+        ),
         "not modelled yet",
     );
     assert_clean_error(
@@ -1813,5 +1818,27 @@ fn assign_on_the_broker_runs_the_server_range_assignor() {
             Some(r#"{"topics":{"t":-2},"members":[]}"#),
         ),
         "bad request: topics.t: -2 partitions",
+    );
+}
+
+/// The uniform assignor's homogeneous builder through the CLI, with the
+/// topic ids of Kafka's test (their HashSet order decides who gets which
+/// topic); a heterogeneous group is refused by name.
+#[test]
+fn assign_on_the_broker_runs_the_uniform_homogeneous_builder() {
+    let req = r#"{"topics":{"topic1":3,"topic3":2},
+        "topic_ids":{"topic1":"T1-A4s3VTwiI5CTbEp6POw","topic3":"T3-CU8fVTLCz5YMkLoDQsa"},
+        "members":[{"member_id":"A","subscribed_topics":["topic1","topic3"]},
+                   {"member_id":"B","subscribed_topics":["topic1","topic3"]}]}"#;
+    let o = kafka_sim(&["assign", "--strategy", "uniform", "--json"], Some(req));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        r#"{"assignment":{"A":{"topic3":[0,1]},"B":{"topic1":[0,1,2]}}}"#
+    );
+    let het = r#"{"topics":{"t":1,"u":1},"members":[{"member_id":"A","subscribed_topics":["t"]},{"member_id":"B","subscribed_topics":["u"]}]}"#;
+    assert_clean_error(
+        &kafka_sim(&["assign", "--strategy", "uniform"], Some(het)),
+        "heterogeneous builder",
     );
 }

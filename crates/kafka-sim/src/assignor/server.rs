@@ -20,8 +20,15 @@
 //! `ModernGroup.subscriptionType`: HOMOGENEOUS when no topic is subscribed
 //! or every subscribed topic has every member as subscriber.
 //!
-//! Not yet: the uniform assignor (`group.remote.assignor`'s default; its
-//! homogeneous and heterogeneous builders).
+//! And the **uniform** assignor's homogeneous builder
+//! (`UniformHomogeneousAssignmentBuilder`, see [`uniform_homogeneous`]),
+//! whose result depends on the iteration order of a Java `HashSet` of
+//! topic ids (reproduced from `Uuid.hashCode` and `HashMap`'s buckets) and
+//! on the order members and their current assignments are iterated (the
+//! request's order). Its tests are ported from
+//! `OptimizedUniformAssignmentBuilderTest`.
+//!
+//! Not yet: the uniform assignor's heterogeneous builder.
 
 use super::java_cmp;
 use crate::collections::SortedMap;
@@ -324,6 +331,162 @@ pub fn range(
     Ok(out)
 }
 
+/// `Uuid.hashCode`: the high and low halves of `msb ^ lsb`, XORed.
+pub fn uuid_hash(id: &str) -> i32 {
+    let b = crate::kraft::codec::uuid_bytes(id);
+    let msb = i64::from_be_bytes(b[..8].try_into().expect("8 bytes"));
+    let lsb = i64::from_be_bytes(b[8..].try_into().expect("8 bytes"));
+    let x = msb ^ lsb;
+    ((x >> 32) as i32) ^ (x as i32)
+}
+
+/// The id of a topic the request gives no id for: a version-4 `Uuid` drawn
+/// from the simulation's random numbers seeded with the name's 64-bit
+/// FNV-1a hash.
+pub fn derived_topic_id(name: &str) -> String {
+    let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    crate::kraft::records::topic_id(&mut crate::rng::Rng::new(seed))
+}
+
+/// The order `new HashSet<>(c)` iterates `ids` (given in `c`'s order):
+/// by bucket of the spread hash in a table of
+/// `tableSizeFor(max(n / 0.75 + 1, 16))`, then insertion order.
+fn java_hash_set_order(ids: &[String]) -> Vec<usize> {
+    let n = ids.len();
+    let wanted = ((n as f32 / 0.75) as usize + 1).max(16);
+    let cap = wanted.next_power_of_two();
+    let mask = (cap - 1) as u32;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| {
+        let h = uuid_hash(&ids[i]) as u32;
+        ((h ^ (h >> 16)) & mask, i)
+    });
+    order
+}
+
+/// The uniform assignor's homogeneous builder
+/// (`UniformHomogeneousAssignmentBuilder`): the first member's topics, in
+/// `HashSet` order of their ids; each member keeps what it has up to its
+/// quota (the first `total % members` members that can use one get an
+/// extra partition), the rest and every partition nobody holds go, in
+/// order, to the members still below their quota. Members are iterated in
+/// the request's order, a member's current assignment in its order.
+pub fn uniform_homogeneous(
+    topics: &SortedMap<String, i32>,
+    ids: &SortedMap<String, String>,
+    members: &[ServerMember],
+) -> Result<ServerAssignment, String> {
+    let Some(first) = members.first() else {
+        return Ok(Vec::new());
+    };
+    let mut subscribed: Vec<String> = Vec::new();
+    for t in &first.subscribed_topics {
+        if !subscribed.contains(t) {
+            subscribed.push(t.clone());
+        }
+    }
+    if subscribed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let id_of = |t: &str| ids.get(t).cloned().unwrap_or_else(|| derived_topic_id(t));
+    let subscribed_ids: Vec<String> = subscribed.iter().map(|t| id_of(t)).collect();
+    let order = java_hash_set_order(&subscribed_ids);
+    let held = |t: &str, p: i32| {
+        members.iter().any(|m| {
+            m.current_assignment
+                .0
+                .iter()
+                .any(|(n, ps)| n == t && ps.contains(&p))
+        })
+    };
+    let mut unassigned: Vec<(String, i32)> = Vec::new();
+    let mut total = 0i64;
+    for &i in &order {
+        let t = &subscribed[i];
+        let Some(n) = topics.get(t) else {
+            return Err(format!(
+                "Members are subscribed to topic {} which doesn't exist in the topic metadata.",
+                subscribed_ids[i]
+            ));
+        };
+        for p in 0..*n {
+            if !held(t, p) {
+                unassigned.push((t.clone(), p));
+            }
+        }
+        total += i64::from(*n);
+    }
+    let count = members.len() as i64;
+    let min_quota = total / count;
+    let mut extra_left = total % count;
+    let mut out: ServerAssignment = Vec::with_capacity(members.len());
+    let mut unfilled: Vec<(usize, i64)> = Vec::new();
+    for (index, m) in members.iter().enumerate() {
+        let mut quota = min_quota;
+        let mut has_extra = false;
+        if extra_left > 0 {
+            quota += 1;
+            has_extra = true;
+        }
+        let mut mine: SortedMap<String, Vec<i32>> = SortedMap::new();
+        for (t, parts) in &m.current_assignment.0 {
+            if !subscribed.contains(t) {
+                continue;
+            }
+            let mut kept = Vec::new();
+            if parts.len() as i64 <= quota {
+                quota -= parts.len() as i64;
+                kept.clone_from(parts);
+            } else {
+                for p in parts {
+                    if quota > 0 {
+                        quota -= 1;
+                        kept.push(*p);
+                    } else {
+                        unassigned.push((t.clone(), *p));
+                    }
+                }
+            }
+            if !kept.is_empty() {
+                mine.entry(t.clone()).or_default().extend(kept);
+            }
+        }
+        if quota > 0 && has_extra && count - index as i64 > extra_left {
+            quota -= 1;
+            has_extra = false;
+        }
+        if quota > 0 {
+            unfilled.push((index, quota));
+        }
+        if has_extra {
+            extra_left -= 1;
+        }
+        out.push((m.member_id.clone(), mine));
+    }
+    let mut next = 0;
+    for (index, quota) in unfilled {
+        for _ in 0..quota {
+            let Some((t, p)) = unassigned.get(next) else {
+                break;
+            };
+            next += 1;
+            out[index].1.entry(t.clone()).or_default().push(*p);
+        }
+    }
+    if next < unassigned.len() {
+        return Err("Partitions were left unassigned".into());
+    }
+    for (_, topics) in out.iter_mut() {
+        for ps in topics.values_mut() {
+            ps.sort_unstable();
+            ps.dedup();
+        }
+    }
+    Ok(out)
+}
+
 /// Answers a request for the server-side `strategy` (`server-range`).
 pub fn assign(strategy: &str, r: &ServerRequest) -> Result<ServerAssignment, String> {
     let subscription = r
@@ -332,8 +495,12 @@ pub fn assign(strategy: &str, r: &ServerRequest) -> Result<ServerAssignment, Str
     match strategy {
         "server-range" => range(&r.topics, &r.members, subscription)
             .map_err(|e| format!("PartitionAssignorException: {e}")),
+        "uniform" if subscription == SubscriptionType::Homogeneous => {
+            uniform_homogeneous(&r.topics, &r.topic_ids, &r.members)
+                .map_err(|e| format!("PartitionAssignorException: {e}"))
+        }
         "uniform" => Err(
-            "the uniform assignor (group.remote.assignor=uniform) is not modelled yet; --strategy server-range runs the broker's range assignor"
+            "the uniform assignor's heterogeneous builder (members subscribed to different topics) is not modelled yet; the homogeneous one and --strategy server-range are"
                 .into(),
         ),
         other => Err(format!(

@@ -322,3 +322,224 @@ fn the_subscription_type_is_derived_as_the_group_does() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+// ---- OptimizedUniformAssignmentBuilderTest (Kafka 4.1.0), ported -------
+// The Java test's fixed topic ids; members in a TreeMap (sorted); a member's
+// current assignment as `mkOrderedAssignment` lists it, or for
+// `mkAssignment` (a HashMap) in that map's order, which for these two ids
+// is topic2 before topic1 as the HashSet order below shows.
+
+const IDS: &str = r#""topic_ids":{"topic1":"T1-A4s3VTwiI5CTbEp6POw","topic2":"T2-B4s3VTwiI5YHbPp6YUe","topic3":"T3-CU8fVTLCz5YMkLoDQsa"}"#;
+
+fn uniform(topics: &str, members: &[String]) -> Result<String, String> {
+    let used: Vec<&str> = ["topic1", "topic2", "topic3"]
+        .into_iter()
+        .filter(|t| topics.contains(t))
+        .collect();
+    let ids: serde_json::Value = serde_json::from_str(&format!("{{{IDS}}}")).unwrap();
+    let ids: serde_json::Map<String, serde_json::Value> = used
+        .iter()
+        .map(|t| (t.to_string(), ids["topic_ids"][t].clone()))
+        .collect();
+    let req = format!(
+        r#"{{"topics":{topics},"topic_ids":{},"members":[{}],"subscription_type":"HOMOGENEOUS"}}"#,
+        serde_json::Value::Object(ids),
+        members.join(",")
+    );
+    let r: ServerRequest = serde_json::from_str(&req).map_err(|e| e.to_string())?;
+    check_request(&r, 1000, 100_000)?;
+    assign("uniform", &r).map(|a| answer_json(&a))
+}
+
+#[test]
+fn uuid_hashes_and_hash_set_order_follow_java() {
+    // The order the Java tests' expectations imply: topic3 before topic1
+    // (testFirstAssignmentTwoMembersTwoTopicsNoMemberRacks), topic2 before
+    // topic1 (testReassignmentWhenOneMemberRemoved…).
+    let ids = |names: &[&str]| -> Vec<String> {
+        let all: serde_json::Value = serde_json::from_str(&format!("{{{IDS}}}")).unwrap();
+        names
+            .iter()
+            .map(|n| all["topic_ids"][n].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(java_hash_set_order(&ids(&["topic1", "topic3"])), vec![1, 0]);
+    assert_eq!(java_hash_set_order(&ids(&["topic1", "topic2"])), vec![1, 0]);
+    assert_eq!(crate::kraft::codec::uuid_bytes("AAAAAAAAAAAAAAAAAAAAAQ"), {
+        let mut b = [0u8; 16];
+        b[15] = 1;
+        b
+    });
+    assert_eq!(uuid_hash("AAAAAAAAAAAAAAAAAAAAAQ"), 1);
+    assert_eq!(derived_topic_id("t").len(), 22);
+    assert_ne!(derived_topic_id("t"), derived_topic_id("u"));
+}
+
+#[test]
+fn uniform_test_one_member_no_topic_subscription() {
+    assert_eq!(
+        uniform(r#"{"topic1":3}"#, &[m("A", &[])]).unwrap(),
+        r#"{"assignment":{}}"#
+    );
+}
+
+#[test]
+fn uniform_test_one_member_subscribed_to_nonexistent_topic() {
+    let e = uniform(r#"{"topic1":3}"#, &[m("A", &["topic2"])]).unwrap_err();
+    assert!(
+        e.starts_with("PartitionAssignorException: Members are subscribed to topic"),
+        "{e}"
+    );
+    assert!(
+        e.ends_with("which doesn't exist in the topic metadata."),
+        "{e}"
+    );
+}
+
+#[test]
+fn uniform_test_first_assignment_two_members_two_topics_no_member_racks() {
+    let t = ["topic1", "topic3"];
+    assert_eq!(
+        uniform(r#"{"topic1":3,"topic3":2}"#, &[m("A", &t), m("B", &t)]).unwrap(),
+        r#"{"assignment":{"A":{"topic3":[0,1]},"B":{"topic1":[0,1,2]}}}"#
+    );
+}
+
+#[test]
+fn uniform_test_first_assignment_num_members_greater_than_total_num_partitions() {
+    let t = ["topic3"];
+    assert_eq!(
+        uniform(r#"{"topic3":2}"#, &[m("A", &t), m("B", &t), m("C", &t)]).unwrap(),
+        r#"{"assignment":{"A":{},"B":{"topic3":[0]},"C":{"topic3":[1]}}}"#
+    );
+}
+
+#[test]
+fn uniform_test_reassignment_for_two_members_two_topics_given_unbalanced_prev_assignment() {
+    let t = ["topic1", "topic2"];
+    assert_eq!(
+        uniform(
+            r#"{"topic1":3,"topic2":3}"#,
+            &[
+                mc("A", &t, r#"{"topic1":[0,1],"topic2":[0,1]}"#),
+                mc("B", &t, r#"{"topic1":[2],"topic2":[2]}"#),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,1],"topic2":[0]},"B":{"topic1":[2],"topic2":[1,2]}}}"#
+    );
+}
+
+#[test]
+fn uniform_test_reassignment_when_partitions_are_added_for_two_members_two_topics() {
+    let t = ["topic1", "topic2"];
+    assert_eq!(
+        uniform(
+            r#"{"topic1":6,"topic2":5}"#,
+            &[
+                mc("A", &t, r#"{"topic1":[0,2],"topic2":[0]}"#),
+                mc("B", &t, r#"{"topic1":[1],"topic2":[1,2]}"#),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,2],"topic2":[0,3,4]},"B":{"topic1":[1,3,4,5],"topic2":[1,2]}}}"#
+    );
+}
+
+#[test]
+fn uniform_test_reassignment_when_one_member_added_after_initial_assignment_with_two_members_two_topics(
+) {
+    let t = ["topic1", "topic2"];
+    assert_eq!(
+        uniform(
+            r#"{"topic1":3,"topic2":3}"#,
+            &[
+                mc("A", &t, r#"{"topic1":[0,2],"topic2":[0]}"#),
+                mc("B", &t, r#"{"topic1":[1],"topic2":[1,2]}"#),
+                m("C", &t),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,2]},"B":{"topic1":[1],"topic2":[1]},"C":{"topic2":[0,2]}}}"#
+    );
+}
+
+#[test]
+fn uniform_test_reassignment_when_one_member_removed_after_initial_assignment_with_three_members_two_topics(
+) {
+    let t = ["topic1", "topic2"];
+    assert_eq!(
+        uniform(
+            r#"{"topic1":3,"topic2":3}"#,
+            &[
+                mc("A", &t, r#"{"topic2":[0],"topic1":[0]}"#),
+                mc("B", &t, r#"{"topic2":[1],"topic1":[1]}"#),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0],"topic2":[0,2]},"B":{"topic1":[1,2],"topic2":[1]}}}"#
+    );
+}
+
+#[test]
+fn uniform_test_reassignment_when_one_subscription_removed_after_initial_assignment_with_two_members_two_topics(
+) {
+    let t = ["topic2"];
+    assert_eq!(
+        uniform(
+            r#"{"topic1":2,"topic2":2}"#,
+            &[
+                mc("A", &t, r#"{"topic2":[0],"topic1":[0]}"#),
+                mc("B", &t, r#"{"topic2":[1],"topic1":[1]}"#),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic2":[0]},"B":{"topic2":[1]}}}"#
+    );
+}
+
+#[test]
+fn uniform_test_reassignment_stickiness_when_already_balanced() {
+    assert_eq!(
+        uniform(
+            r#"{"topic1":5}"#,
+            &[
+                mc("A", &["topic1"], r#"{"topic1":[0,3]}"#),
+                mc("B", &["topic1", "topic2"], r#"{"topic1":[1]}"#),
+                mc("C", &["topic1", "topic2"], r#"{"topic1":[2,4]}"#),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,3]},"B":{"topic1":[1]},"C":{"topic1":[2,4]}}}"#
+    );
+}
+
+/// `testValidityAndBalanceForLargeSampleSet`: 100 topics of 3 partitions,
+/// 49 members: every partition once, sizes within one (checkValidityAndBalance).
+#[test]
+fn uniform_test_validity_and_balance_for_large_sample_set() {
+    let topics: Vec<String> = (1..101).map(|i| format!("topic-{i}")).collect();
+    let names: Vec<&str> = topics.iter().map(String::as_str).collect();
+    let counts: SortedMap<String, i32> = topics.iter().map(|t| (t.clone(), 3)).collect();
+    let members: Vec<ServerMember> = (1..50)
+        .map(|i| serde_json::from_str(&m(&format!("member{i}"), &names)).unwrap())
+        .collect();
+    let a = uniform_homogeneous(&counts, &SortedMap::new(), &members).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    let sizes: Vec<usize> = a
+        .iter()
+        .map(|(_, ts)| {
+            for (t, ps) in ts.iter() {
+                for p in ps {
+                    assert!(seen.insert((t.clone(), *p)), "{t}-{p} twice");
+                }
+            }
+            ts.values().map(Vec::len).sum()
+        })
+        .collect();
+    assert_eq!(seen.len(), 300);
+    assert!(
+        sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1,
+        "{sizes:?}"
+    );
+}

@@ -483,7 +483,7 @@ fn uuid_text(u: &[u8; 16]) -> String {
 }
 
 /// The 16 bytes of a `Uuid` printed as URL-safe base64 (22 characters).
-fn uuid_bytes(s: &str) -> [u8; 16] {
+pub(crate) fn uuid_bytes(s: &str) -> [u8; 16] {
     let mut bits: u32 = 0;
     let mut n = 0;
     let mut out = Vec::with_capacity(16);
