@@ -1850,7 +1850,7 @@ async fn in_chinese_every_visible_string_is_chinese_or_a_kept_term() {
             }
         }
         click(&root, "#tab-practice").await;
-        for kind in 0..9 {
+        for kind in 0..kafka_sim::exercises::Kind::ALL.len() {
             choose(&root, "#practice-kind", &kind.to_string()).await;
             look(&root, &format!("practice {kind}"));
             click(&root, "#practice-choice-0").await;

@@ -27,7 +27,7 @@ const LEVELS: [(Level, &str, &str); 3] = [
 ];
 
 /// Template labels: (kind, English, Chinese).
-const KINDS: [(Kind, &str, &str); 10] = [
+const KINDS: [(Kind, &str, &str); 11] = [
     (Kind::Partition, "partition for a key", "key 对应的分区"),
     (Kind::Coordinator, "group coordinator", "组协调者"),
     (Kind::Assignment, "partition assignment", "分区分配"),
@@ -41,6 +41,11 @@ const KINDS: [(Kind, &str, &str); 10] = [
         Kind::ReadCommitted,
         "read_committed and the LSO",
         "read_committed 与 LSO",
+    ),
+    (
+        Kind::ServerAssignment,
+        "broker-side assignment (KIP-848)",
+        "broker 端分配（KIP-848）",
     ),
 ];
 
@@ -129,6 +134,25 @@ fn figure(lang: Lang, ex: &Exercise, chosen: Option<&str>, on_choose: &Callback<
                     <tr><td>{ c(m.clone(), Some(m.clone()), None) }</td><td>{ subs.join(", ") }</td></tr>
                 }) }
             </table>
+        </> },
+        Instance::ServerAssignment {
+            topic,
+            partitions,
+            members,
+            joined,
+            partition,
+        } => html! { <>
+            <p class="fig-line">{ format!("group.protocol = consumer · group.remote.assignor = uniform · {topic}: {partitions}") }</p>
+            <table class="grid fig-table">
+                <tr><th>{ t(lang, "fig_member") }</th><th>{ t(lang, "fig_holds") }</th></tr>
+                { for members.iter().map(|(m, held)| html! {
+                    <tr>
+                        <td>{ c(m.clone(), Some(m.clone()), (m == joined).then_some("asked")) }</td>
+                        <td>{ if held.is_empty() { "—".to_string() } else { held.iter().map(|p| format!("{topic}-{p}")).collect::<Vec<_>>().join(", ") } }</td>
+                    </tr>
+                }) }
+            </table>
+            <p class="fig-line">{ format!("{} {topic}-{partition}", t(lang, "fig_asked")) }</p>
         </> },
         Instance::Election {
             replicas,

@@ -321,7 +321,7 @@ pub struct CoordinatorArgs {
 #[derive(Args)]
 pub struct ExerciseArgs {
     /// partition, coordinator, assignment, election, high-watermark,
-    /// placement, lookup, retention, compaction or read-committed.
+    /// placement, lookup, retention, compaction, read-committed or server-assignment.
     #[arg(long, value_name = "KIND")]
     pub kind: String,
     /// easy, medium or hard.

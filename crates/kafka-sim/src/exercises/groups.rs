@@ -185,3 +185,162 @@ pub(super) fn assignment(r: &mut Rng, size: u64) -> Drawn {
         },
     }
 }
+
+/// KIP-848: the broker computes the target assignment with the uniform
+/// assignor (homogeneous builder, one topic). Easy: three members, then a
+/// fourth joins. Medium: four, then a fifth. Hard: the topic also gained
+/// partitions.
+pub(super) fn server_assignment(r: &mut Rng, size: u64) -> Drawn {
+    use crate::assignor::server::{uniform_homogeneous, OrderedAssignment, ServerMember};
+    let topic = pick(r, &["orders", "clicks", "payments", "events"]).to_string();
+    let before = match size {
+        1 => r.between(6, 8),
+        2 => r.between(9, 12),
+        _ => r.between(8, 11),
+    } as i32;
+    let now = if size == 3 {
+        before + r.between(2, 4) as i32
+    } else {
+        before
+    };
+    let n_before = if size == 1 { 3 } else { 4 };
+    let names = ["A", "B", "C", "D", "E"];
+    let member = |id: &str, held: Vec<i32>| ServerMember {
+        member_id: id.to_string(),
+        instance_id: None,
+        rack_id: None,
+        subscribed_topics: vec![topic.clone()],
+        current_assignment: OrderedAssignment(if held.is_empty() {
+            Vec::new()
+        } else {
+            vec![(topic.clone(), held)]
+        }),
+    };
+    let counts = |n: i32| {
+        [(topic.clone(), n)]
+            .into_iter()
+            .collect::<SortedMap<String, i32>>()
+    };
+    let first: Vec<ServerMember> = names[..n_before]
+        .iter()
+        .map(|m| member(m, Vec::new()))
+        .collect();
+    let held = uniform_homogeneous(&counts(before), &SortedMap::new(), &first)
+        .expect("one topic, members subscribed");
+    let joined = names[n_before].to_string();
+    let mut members: Vec<ServerMember> = held
+        .iter()
+        .map(|(m, ts)| member(m, ts.get(&topic).cloned().unwrap_or_default()))
+        .collect();
+    members.push(member(&joined, Vec::new()));
+    let target = uniform_homogeneous(&counts(now), &SortedMap::new(), &members)
+        .expect("one topic, members subscribed");
+    let owner_of = |p: i32| {
+        target
+            .iter()
+            .find(|(_, ts)| ts.get(&topic).is_some_and(|v| v.contains(&p)))
+            .map(|(m, _)| m.clone())
+            .expect("every partition is assigned")
+    };
+    // Ask about a partition that moves (or is new) when there is one.
+    let moved: Vec<i32> = (0..now)
+        .filter(|p| {
+            let had = members
+                .iter()
+                .find(|m| m.current_assignment.0.iter().any(|(_, v)| v.contains(p)));
+            had.map(|m| m.member_id.clone()) != Some(owner_of(*p))
+        })
+        .collect();
+    let partition = if moved.is_empty() || r.chance(1, 4) {
+        r.below(now as u64) as i32
+    } else {
+        moved[r.below(moved.len() as u64) as usize]
+    };
+    let answer = owner_of(partition);
+    let show = |v: &[i32]| {
+        if v.is_empty() {
+            "—".to_string()
+        } else {
+            v.iter()
+                .map(|p| format!("{topic}-{p}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let holding: Vec<String> = members
+        .iter()
+        .map(|m| {
+            let v = m
+                .current_assignment
+                .0
+                .first()
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            format!("{} [{}]", m.member_id, show(&v))
+        })
+        .collect();
+    let result: Vec<String> = target
+        .iter()
+        .map(|(m, ts)| {
+            format!(
+                "{m}: {}",
+                show(ts.get(&topic).map(Vec::as_slice).unwrap_or(&[]))
+            )
+        })
+        .collect();
+    let k = members.len() as i32;
+    let (q, extra) = (now / k, now % k);
+    let grown_en = if now > before {
+        format!(" {topic} has just grown from {before} to {now} partitions.")
+    } else {
+        String::new()
+    };
+    let grown_zh = if now > before {
+        format!("{topic} 刚从 {before} 个分区扩到 {now} 个。")
+    } else {
+        String::new()
+    };
+    Drawn {
+        en: format!(
+            "A consumer group with group.protocol=consumer (KIP-848): the broker computes the assignment with the uniform assignor. Every member subscribes to {topic} ({now} partitions). Members, in the order the assignor visits them, and what they hold: {}. {joined} has just joined.{grown_en} In the new target assignment, which member gets {topic}-{partition}?",
+            holding.join("; ")
+        ),
+        zh: format!(
+            "一个 group.protocol=consumer（KIP-848）的消费者组：由 broker 用 uniform 分配器计算分配。每个成员都订阅 {topic}（{now} 个分区）。成员按分配器遍历的顺序及其当前持有的分区：{}。{joined} 刚刚加入。{grown_zh}在新的目标分配中，{topic}-{partition} 分给哪个成员？",
+            holding.join("；")
+        ),
+        pool: members.iter().map(|m| m.member_id.clone()).collect(),
+        answer,
+        why_en: format!(
+            "{now} partitions for {k} members: a quota of {q}{}. Each member keeps what it holds, in order, up to its quota; what it holds beyond is revoked. The revoked partitions and those nobody holds then go, in order, to the members still below their quota. The members not affected keep consuming meanwhile. Result: {}.",
+            if extra > 0 {
+                format!(", and {extra} member(s) get one more: a member already holding that many keeps its extra, one holding fewer gives it up while enough members after it remain to take the extras")
+            } else {
+                String::new()
+            },
+            result.join("; ")
+        ),
+        why_zh: format!(
+            "{now} 个分区、{k} 个成员：配额为 {q}{}。每个成员按顺序保留已持有的分区，直到配额为止，超出的被撤销。被撤销的和无人持有的分区再按顺序分给还没达到配额的成员；其间不受影响的成员照常消费。结果：{}。",
+            if extra > 0 {
+                format!("，有 {extra} 个成员各多一个：已持有这么多的成员保留这一个，持有较少的成员在其后还有足够成员可以接手时就让出")
+            } else {
+                String::new()
+            },
+            result.join("；")
+        ),
+        instance: Instance::ServerAssignment {
+            topic: topic.clone(),
+            partitions: now,
+            members: members
+                .iter()
+                .map(|m| {
+                    let v = m.current_assignment.0.first().map(|(_, v)| v.clone()).unwrap_or_default();
+                    (m.member_id.clone(), v)
+                })
+                .collect(),
+            joined,
+            partition,
+        },
+    }
+}

@@ -55,11 +55,14 @@ pub enum Kind {
     /// Which offsets does a read_committed consumer get (the LSO, aborted
     /// transactions, markers)?
     ReadCommitted,
+    /// Which member gets t-p in the broker's new target assignment
+    /// (KIP-848, the uniform assignor) after a member joins?
+    ServerAssignment,
 }
 
 impl Kind {
     /// Every template, in the order the page lists them.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Partition,
         Kind::Coordinator,
         Kind::Assignment,
@@ -70,6 +73,7 @@ impl Kind {
         Kind::Retention,
         Kind::Compaction,
         Kind::ReadCommitted,
+        Kind::ServerAssignment,
     ];
     /// The template named `s` (its [`Kind::name`]).
     pub fn parse(s: &str) -> Option<Kind> {
@@ -88,6 +92,7 @@ impl Kind {
             Kind::Retention => "retention",
             Kind::Compaction => "compaction",
             Kind::ReadCommitted => "read-committed",
+            Kind::ServerAssignment => "server-assignment",
         }
     }
 }
@@ -202,6 +207,21 @@ pub enum Instance {
         /// The partition asked about.
         topic: String,
         /// The partition number asked about.
+        partition: i32,
+    },
+    /// Which member the broker's uniform assignor (KIP-848) gives a
+    /// partition after members changed.
+    ServerAssignment {
+        /// The one topic.
+        topic: String,
+        /// Its partitions now.
+        partitions: i32,
+        /// (member id, partitions it holds now), in the order the assignor
+        /// iterates the members; a member that just joined holds none.
+        members: Vec<(String, Vec<i32>)>,
+        /// The member that joined.
+        joined: String,
+        /// The partition asked about.
         partition: i32,
     },
     /// Which replica the controller elects after the leader died.
@@ -389,6 +409,7 @@ pub fn generate(kind: Kind, level: Level, seed: u64) -> Exercise {
             Kind::Retention => retention(&mut r, size),
             Kind::Compaction => compaction(&mut r, size),
             Kind::ReadCommitted => read_committed(&mut r, size),
+            Kind::ServerAssignment => server_assignment(&mut r, size),
         };
         let choices = make_choices(&mut r, &d.answer, d.pool, MIN_CHOICES);
         let e = Exercise {

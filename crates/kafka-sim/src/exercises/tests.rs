@@ -410,3 +410,62 @@ fn the_roundrobin_explanation_lists_the_groups_own_partition_order() {
     }
     assert!(seen > 100, "{seen}");
 }
+
+/// The uniform assignor's homogeneous builder for one topic, from the
+/// rule (not the engine's code): quotas, keep up to quota in order, the
+/// extra kept by whoever can use it, the rest dealt in order.
+#[test]
+fn server_assignment_follows_the_uniform_rule() {
+    for e in all(Kind::ServerAssignment) {
+        let Instance::ServerAssignment {
+            partitions,
+            members,
+            joined,
+            partition,
+            ..
+        } = &e.instance
+        else {
+            panic!("{e:?}")
+        };
+        assert!(members
+            .last()
+            .is_some_and(|(m, v)| m == joined && v.is_empty()));
+        let k = members.len() as i32;
+        let (min, mut extra) = (partitions / k, partitions % k);
+        let held: Vec<i32> = members.iter().flat_map(|(_, v)| v.clone()).collect();
+        let mut free: Vec<i32> = (0..*partitions).filter(|p| !held.contains(p)).collect();
+        let mut owner: Vec<Option<usize>> = vec![None; *partitions as usize];
+        let mut want = Vec::new();
+        for (i, (_, v)) in members.iter().enumerate() {
+            let mut quota = min + i32::from(extra > 0);
+            let took_extra = extra > 0;
+            for p in v {
+                if quota > 0 {
+                    quota -= 1;
+                    owner[*p as usize] = Some(i);
+                } else {
+                    free.push(*p);
+                }
+            }
+            let mut keeps_extra = took_extra;
+            if quota > 0 && took_extra && k - i as i32 > extra {
+                quota -= 1;
+                keeps_extra = false;
+            }
+            if keeps_extra {
+                extra -= 1;
+            }
+            want.push((i, quota));
+        }
+        let mut next = free.into_iter();
+        for (i, q) in want {
+            for _ in 0..q {
+                if let Some(p) = next.next() {
+                    owner[p as usize] = Some(i);
+                }
+            }
+        }
+        let o = owner[*partition as usize].expect("every partition has an owner");
+        assert_eq!(members[o].0, e.answer, "{e:?}");
+    }
+}
