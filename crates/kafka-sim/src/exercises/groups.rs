@@ -192,7 +192,7 @@ pub(super) fn assignment(r: &mut Rng, size: u64) -> Drawn {
 /// partitions.
 pub(super) fn server_assignment(r: &mut Rng, size: u64) -> Drawn {
     use crate::assignor::server::{uniform_homogeneous, OrderedAssignment, ServerMember};
-    let topic = pick(r, &["orders", "clicks", "payments", "events"]).to_string();
+    let topic = pick(r, &["t0", "t1", "t2"]).to_string();
     let before = match size {
         1 => r.between(6, 8),
         2 => r.between(9, 12),
@@ -302,11 +302,11 @@ pub(super) fn server_assignment(r: &mut Rng, size: u64) -> Drawn {
     };
     Drawn {
         en: format!(
-            "A consumer group with group.protocol=consumer (KIP-848): the broker computes the assignment with the uniform assignor. Every member subscribes to {topic} ({now} partitions). Members, in the order the assignor visits them, and what they hold: {}. {joined} has just joined.{grown_en} In the new target assignment, which member gets {topic}-{partition}?",
+            "A consumer group with group.protocol=consumer (KIP-848): the broker computes the assignment with the uniform assignor (group.remote.assignor=uniform). Every member subscribes to {topic} ({now} partitions). Members, in the order the assignor visits them, and what they hold: {}. {joined} has just joined.{grown_en} In the new target assignment, which member gets {topic}-{partition}?",
             holding.join("; ")
         ),
         zh: format!(
-            "一个 group.protocol=consumer（KIP-848）的消费者组：由 broker 用 uniform 分配器计算分配。每个成员都订阅 {topic}（{now} 个分区）。成员按分配器遍历的顺序及其当前持有的分区：{}。{joined} 刚刚加入。{grown_zh}在新的目标分配中，{topic}-{partition} 分给哪个成员？",
+            "一个 group.protocol=consumer（KIP-848）的消费者组：由 broker 用 group.remote.assignor=uniform 分配器计算分配。每个成员都订阅 {topic}（{now} 个分区）。成员按分配器遍历的顺序及其当前持有的分区：{}。{joined} 刚刚加入。{grown_zh}在新的目标分配中，{topic}-{partition} 分给哪个成员？",
             holding.join("；")
         ),
         pool: members.iter().map(|m| m.member_id.clone()).collect(),
