@@ -142,7 +142,7 @@ fn figure(lang: Lang, ex: &Exercise, chosen: Option<&str>, on_choose: &Callback<
             joined,
             partition,
         } => html! { <>
-            <p class="fig-line">{ format!("group.protocol = consumer · group.remote.assignor = uniform · {topic}: {partitions}") }</p>
+            <p class="fig-line">{ format!("group.protocol=consumer · group.remote.assignor=uniform · {topic}: {partitions}") }</p>
             <table class="grid fig-table">
                 <tr><th>{ t(lang, "fig_member") }</th><th>{ t(lang, "fig_holds") }</th></tr>
                 { for members.iter().map(|(m, held)| html! {
