@@ -365,10 +365,9 @@ pub fn dump_log(paths: &[String], cluster_metadata: bool) -> Res {
                             let hk: Vec<&str> = r.headers.iter().map(|x| x.key.as_str()).collect();
                             // A control record: its marker instead of its key
                             // and payload (DumpLogSegments, Kafka 3.9).
-                            let leader_change = h.is_control()
-                                && r.key
-                                    .as_deref()
-                                    .is_some_and(|k| k.len() == 4 && k[2..] == [0, 2]);
+                            use kafka_sim::storage::record::ControlRecordType as Ct;
+                            let leader_change =
+                                h.is_control() && matches!(Ct::parse(r), Ok((Ct::LeaderChange, _)));
                             let contents = if leader_change {
                                 // DumpLogSegments.printControlRecord decodes
                                 // a KRaft leader change with or without

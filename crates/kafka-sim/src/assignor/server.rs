@@ -254,6 +254,18 @@ impl Ranges {
     }
 }
 
+/// A member's topics as a set (a name given twice counts once), in the
+/// order given.
+fn subs(m: &ServerMember) -> Vec<&str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for t in &m.subscribed_topics {
+        if !seen.contains(&t.as_str()) {
+            seen.push(t);
+        }
+    }
+    seen
+}
+
 /// The message of Kafka's `PartitionAssignorException` for a subscription
 /// to a topic the metadata does not have.
 pub const NON_EXISTENT_TOPIC: &str = "Member is subscribed to a non-existent topic";
@@ -282,16 +294,6 @@ pub fn range(
             next: 0,
         })
     };
-    // Each member's topics (a set: a name given twice counts once).
-    fn subs(m: &ServerMember) -> Vec<&str> {
-        let mut seen: Vec<&str> = Vec::new();
-        for t in &m.subscribed_topics {
-            if !seen.contains(&t.as_str()) {
-                seen.push(t);
-            }
-        }
-        seen
-    }
     let mut ranges: SortedMap<String, Ranges> = SortedMap::new();
     match subscription {
         SubscriptionType::Homogeneous => {
@@ -381,12 +383,7 @@ pub fn uniform_homogeneous(
     let Some(first) = members.first() else {
         return Ok(Vec::new());
     };
-    let mut subscribed: Vec<String> = Vec::new();
-    for t in &first.subscribed_topics {
-        if !subscribed.contains(t) {
-            subscribed.push(t.clone());
-        }
-    }
+    let subscribed = subs(first);
     if subscribed.is_empty() {
         return Ok(Vec::new());
     }
@@ -404,7 +401,7 @@ pub fn uniform_homogeneous(
     let mut unassigned: Vec<(String, i32)> = Vec::new();
     let mut total = 0i64;
     for &i in &order {
-        let t = &subscribed[i];
+        let t = subscribed[i];
         let Some(n) = topics.get(t) else {
             return Err(format!(
                 "Members are subscribed to topic {} which doesn't exist in the topic metadata.",
@@ -413,7 +410,7 @@ pub fn uniform_homogeneous(
         };
         for p in 0..*n {
             if !held(t, p) {
-                unassigned.push((t.clone(), p));
+                unassigned.push((t.to_string(), p));
             }
         }
         total += i64::from(*n);
@@ -432,7 +429,7 @@ pub fn uniform_homogeneous(
         }
         let mut mine: SortedMap<String, Vec<i32>> = SortedMap::new();
         for (t, parts) in &m.current_assignment.0 {
-            if !subscribed.contains(t) {
+            if !subscribed.contains(&t.as_str()) {
                 continue;
             }
             let mut kept = Vec::new();

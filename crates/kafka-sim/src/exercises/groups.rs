@@ -267,17 +267,17 @@ pub(super) fn server_assignment(r: &mut Rng, size: u64) -> Drawn {
                 .join(", ")
         }
     };
-    let holding: Vec<String> = members
+    // (member, what it holds now), in the assignor's order.
+    let now_held: Vec<(String, Vec<i32>)> = members
         .iter()
         .map(|m| {
-            let v = m
-                .current_assignment
-                .0
-                .first()
-                .map(|(_, v)| v.clone())
-                .unwrap_or_default();
-            format!("{} [{}]", m.member_id, show(&v))
+            let v = m.current_assignment.0.first().map(|(_, v)| v.clone());
+            (m.member_id.clone(), v.unwrap_or_default())
         })
+        .collect();
+    let holding: Vec<String> = now_held
+        .iter()
+        .map(|(m, v)| format!("{m} [{}]", show(v)))
         .collect();
     let result: Vec<String> = target
         .iter()
@@ -332,13 +332,7 @@ pub(super) fn server_assignment(r: &mut Rng, size: u64) -> Drawn {
         instance: Instance::ServerAssignment {
             topic: topic.clone(),
             partitions: now,
-            members: members
-                .iter()
-                .map(|m| {
-                    let v = m.current_assignment.0.first().map(|(_, v)| v.clone()).unwrap_or_default();
-                    (m.member_id.clone(), v)
-                })
-                .collect(),
+            members: now_held,
             joined,
             partition,
         },
