@@ -1777,8 +1777,8 @@ fn the_metadata_log_is_written_and_decoded_like_kafka_dump_log() {
 }
 
 /// The broker's range assignor (KIP-848) answers the issue's request
-/// format; the uniform assignor is refused by name until it is modelled;
-/// a bad request gets one line naming the field.
+/// format; a bad request (here a partition held by two members) gets one
+/// line naming the field.
 #[test]
 fn assign_on_the_broker_runs_the_server_range_assignor() {
     let req = r#"{"topics":{"topic1":3,"topic2":3,"topic3":2},"members":[
@@ -1796,12 +1796,12 @@ fn assign_on_the_broker_runs_the_server_range_assignor() {
     );
     assert_clean_error(
         &kafka_sim(
-            &["assign", "--strategy", "uniform", "--json"],
+            &["assign", "--strategy", "server-range", "--json"],
             Some(
-                r#"{"topics":{"t":1,"u":1},"members":[{"member_id":"A","subscribed_topics":["t"]},{"member_id":"B","subscribed_topics":["u"]}]}"#,
+                r#"{"topics":{"t":2},"members":[{"member_id":"A","subscribed_topics":["t"],"current_assignment":{"t":[1]}},{"member_id":"B","subscribed_topics":["t"],"current_assignment":{"t":[1]}}]}"#,
             ),
         ),
-        "not modelled yet",
+        "bad request: members[1].current_assignment.t: partition 1 is also held by `A`",
     );
     assert_clean_error(
         &kafka_sim(
@@ -1823,7 +1823,8 @@ fn assign_on_the_broker_runs_the_server_range_assignor() {
 
 /// The uniform assignor's homogeneous builder through the CLI, with the
 /// topic ids of Kafka's test (their HashSet order decides who gets which
-/// topic); a heterogeneous group is refused by name.
+/// topic); a group with different subscriptions takes the heterogeneous
+/// builder.
 #[test]
 fn assign_on_the_broker_runs_the_uniform_homogeneous_builder() {
     let req = r#"{"topics":{"topic1":3,"topic3":2},
@@ -1836,9 +1837,16 @@ fn assign_on_the_broker_runs_the_uniform_homogeneous_builder() {
         stdout(&o).trim(),
         r#"{"assignment":{"A":{"topic3":[0,1]},"B":{"topic1":[0,1,2]}}}"#
     );
-    let het = r#"{"topics":{"t":1,"u":1},"members":[{"member_id":"A","subscribed_topics":["t"]},{"member_id":"B","subscribed_topics":["u"]}]}"#;
-    assert_clean_error(
-        &kafka_sim(&["assign", "--strategy", "uniform"], Some(het)),
-        "heterogeneous builder",
+    // Different subscriptions: the heterogeneous builder
+    // (testFirstAssignmentTwoMembersTwoTopics of Kafka's test).
+    let het = r#"{"topics":{"topic1":3,"topic3":6},
+        "topic_ids":{"topic1":"T1-A4s3VTwiI5CTbEp6POw","topic3":"T3-CU8fVTLCz5YMkLoDQsa"},
+        "members":[{"member_id":"A","subscribed_topics":["topic1","topic3"]},
+                   {"member_id":"B","subscribed_topics":["topic3"]}]}"#;
+    let o = kafka_sim(&["assign", "--strategy", "uniform", "--json"], Some(het));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        r#"{"assignment":{"A":{"topic1":[0,1,2],"topic3":[4]},"B":{"topic3":[0,1,2,3,5]}}}"#
     );
 }

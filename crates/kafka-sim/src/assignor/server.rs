@@ -28,7 +28,11 @@
 //! request's order). Its tests are ported from
 //! `OptimizedUniformAssignmentBuilderTest`.
 //!
-//! Not yet: the uniform assignor's heterogeneous builder.
+//! And its heterogeneous builder (`UniformHeterogeneousAssignmentBuilder`,
+//! see [`uniform_heterogeneous`]), which sorts topics by partitions per
+//! subscriber and breaks ties by `Uuid.compareTo`, so it depends on the
+//! member order only. Its tests are ported from
+//! `UniformHeterogeneousAssignmentBuilderTest`.
 
 use super::java_cmp;
 use crate::collections::SortedMap;
@@ -184,6 +188,8 @@ pub fn check_request(
             ));
         }
     }
+    let mut holders: std::collections::HashMap<(&str, i32), usize> =
+        std::collections::HashMap::new();
     for (i, m) in r.members.iter().enumerate() {
         if m.member_id.is_empty() {
             return Err(format!("members[{i}].member_id: must not be empty"));
@@ -200,10 +206,31 @@ pub fn check_request(
             }
         }
         for (t, parts) in &m.current_assignment.0 {
-            if let Some(p) = parts.iter().find(|p| **p < 0) {
-                return Err(format!(
-                    "members[{i}].current_assignment.{t}: partition {p}"
-                ));
+            let n = r.topics.get(t).copied();
+            if let Some(p) = parts
+                .iter()
+                .find(|p| **p < 0 || n.is_some_and(|n| **p >= n))
+            {
+                return Err(match n {
+                    Some(n) if *p >= 0 => format!(
+                        "members[{i}].current_assignment.{t}: partition {p}, but {t} has {n} partition(s)"
+                    ),
+                    _ => format!("members[{i}].current_assignment.{t}: partition {p}"),
+                });
+            }
+            for p in parts {
+                match holders.insert((t.as_str(), *p), i) {
+                    Some(o) if o == i => {
+                        return Err(format!(
+                            "members[{i}].current_assignment.{t}: partition {p} twice"
+                        ))
+                    }
+                    Some(o) => return Err(format!(
+                        "members[{i}].current_assignment.{t}: partition {p} is also held by `{}`",
+                        r.members[o].member_id
+                    )),
+                    None => {}
+                }
             }
         }
     }
@@ -484,7 +511,339 @@ pub fn uniform_homogeneous(
     Ok(out)
 }
 
-/// Answers a request for the server-side `strategy` (`server-range`).
+/// `Uuid.compareTo`: the most significant half, then the least, each as a
+/// signed `long`.
+fn uuid_order(id: &str) -> (i64, i64) {
+    let b = crate::kraft::codec::uuid_bytes(id);
+    (
+        i64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
+        i64::from_be_bytes(b[8..].try_into().expect("8 bytes")),
+    )
+}
+
+/// `UniformHeterogeneousAssignmentBuilder.MAX_ITERATION_COUNT`.
+const MAX_ITERATION_COUNT: usize = 16;
+
+/// `UniformHeterogeneousAssignmentBuilder.MemberAssignmentBalancer`: two
+/// ranges over the members sorted by partition count, the least loaded
+/// growing rightwards and the most loaded leftwards. Sizes are read live,
+/// as Kafka's balancer reads the builder's array.
+struct Balancer {
+    sorted: Vec<usize>,
+    least_end: usize,
+    least_count: i64,
+    next_least: usize,
+    most_start: usize,
+    most_end: usize,
+    most_count: i64,
+    next_most: isize,
+}
+
+impl Balancer {
+    fn new() -> Self {
+        Balancer {
+            sorted: Vec::new(),
+            least_end: 0,
+            least_count: -1,
+            next_least: 0,
+            most_start: 0,
+            most_end: 0,
+            most_count: 1,
+            next_most: -1,
+        }
+    }
+
+    /// `initialize`: returns the spread between the most and least loaded.
+    fn initialize(&mut self, members: &[usize], sizes: &[i64]) -> i64 {
+        self.sorted.clear();
+        self.sorted.extend_from_slice(members);
+        self.sorted.sort_by_key(|&m| (sizes[m], m));
+        let n = self.sorted.len();
+        let (first, last) = (sizes[self.sorted[0]], sizes[self.sorted[n - 1]]);
+        self.least_end = 0;
+        self.least_count = first - 1;
+        self.next_least = 0;
+        self.most_start = n;
+        self.most_end = n;
+        self.most_count = last + 1;
+        self.next_most = n as isize - 1;
+        last - first
+    }
+
+    /// `nextLeastLoadedMember`.
+    fn next_least_loaded(&mut self, sizes: &[i64]) -> usize {
+        if self.next_least >= self.least_end {
+            self.least_count += 1;
+            while self.least_end < self.sorted.len()
+                && sizes[self.sorted[self.least_end]] == self.least_count
+            {
+                self.least_end += 1;
+            }
+            self.next_least = 0;
+        }
+        let m = self.sorted[self.next_least];
+        self.next_least += 1;
+        m
+    }
+
+    /// `nextMostLoadedMember`: `None` when no member can give one up.
+    fn next_most_loaded(&mut self, sizes: &[i64]) -> Option<usize> {
+        if self.next_most < self.most_start as isize {
+            if self.most_end <= self.most_start && self.most_start > 0 {
+                self.most_count = sizes[self.sorted[self.most_start - 1]];
+            } else {
+                self.most_count -= 1;
+            }
+            while self.most_start > 0 && sizes[self.sorted[self.most_start - 1]] == self.most_count
+            {
+                self.most_start -= 1;
+            }
+            self.next_most = self.most_end as isize - 1;
+        }
+        let at = usize::try_from(self.next_most).ok()?;
+        self.next_most -= 1;
+        Some(self.sorted[at])
+    }
+
+    /// `excludeMostLoadedMember`: the member last returned leaves the most
+    /// loaded range (swapped to its end, which contracts).
+    fn exclude_most_loaded(&mut self) {
+        let at = (self.next_most + 1) as usize;
+        self.sorted.swap(at, self.most_end - 1);
+        self.most_end -= 1;
+    }
+
+    fn is_balanced(&self) -> bool {
+        self.most_count - self.least_count <= 1
+    }
+}
+
+/// The state of `UniformHeterogeneousAssignmentBuilder`, topics by name.
+struct Heterogeneous<'a> {
+    topics: &'a SortedMap<String, i32>,
+    /// Each subscribed topic's subscribers, member indices ascending.
+    subscribers: SortedMap<&'a str, Vec<usize>>,
+    /// The `Uuid.compareTo` key of each subscribed topic.
+    order_key: SortedMap<&'a str, (i64, i64)>,
+    /// Member index → topic → partitions (`targetAssignment`).
+    target: Vec<SortedMap<String, std::collections::BTreeSet<i32>>>,
+    /// `memberTargetAssignmentSizes`.
+    sizes: Vec<i64>,
+    /// `targetAssignmentPartitionOwners`: -1 for none.
+    owners: SortedMap<&'a str, Vec<i64>>,
+}
+
+impl Heterogeneous<'_> {
+    fn partitions(&self, t: &str) -> i32 {
+        self.topics.get(t).copied().unwrap_or(0)
+    }
+
+    /// `topicComparator`: partitions per subscriber descending, then
+    /// subscriber count ascending, then topic id ascending.
+    fn sort_topics(&self, mut ts: Vec<&str>) -> Vec<String> {
+        ts.sort_by(|a, b| {
+            let (pa, pb) = (f64::from(self.partitions(a)), f64::from(self.partitions(b)));
+            let (sa, sb) = (self.subscribers[*a].len(), self.subscribers[*b].len());
+            (pb / sb as f64)
+                .total_cmp(&(pa / sa as f64))
+                .then(sa.cmp(&sb))
+                .then(self.order_key[*a].cmp(&self.order_key[*b]))
+        });
+        ts.into_iter().map(str::to_string).collect()
+    }
+
+    fn assign_partition(&mut self, t: &str, p: i32, member: usize) {
+        let old = self.owners[t][p as usize];
+        if let Ok(old) = usize::try_from(old) {
+            if let Some(set) = self.target[old].get_mut(t) {
+                set.remove(&p);
+                if set.is_empty() {
+                    self.target[old].remove(t);
+                }
+            }
+            self.sizes[old] -= 1;
+        }
+        self.target[member]
+            .entry(t.to_string())
+            .or_default()
+            .insert(p);
+        if let Some(o) = self.owners.get_mut(t) {
+            o[p as usize] = member as i64;
+        }
+        self.sizes[member] += 1;
+    }
+
+    /// `balanceTopic`: moves the topic's partitions from its most loaded
+    /// subscribers to its least loaded until they differ by at most one;
+    /// returns how many moved.
+    fn balance_topic(&mut self, t: &str, b: &mut Balancer) -> usize {
+        let mut moved = 0;
+        let subs = self.subscribers[t].clone();
+        if b.initialize(&subs, &self.sizes) <= 1 {
+            return moved;
+        }
+        let owners = self.owners[t].clone();
+        let mut parts: Vec<i32> = (0..self.partitions(t)).collect();
+        parts.sort_by_key(|&p| (owners[p as usize], p));
+        let mut start: SortedMap<i64, usize> = SortedMap::new();
+        let mut end: SortedMap<i64, usize> = SortedMap::new();
+        for (i, &p) in parts.iter().enumerate() {
+            let o = owners[p as usize];
+            start.entry(o).or_insert(i);
+            end.insert(o, i + 1);
+        }
+        while !b.is_balanced() {
+            let mut most = None;
+            while let Some(m) = b.next_most_loaded(&self.sizes) {
+                let key = m as i64;
+                let has = match (start.get(&key), end.get(&key)) {
+                    (Some(s), Some(e)) => e > s,
+                    _ => false,
+                };
+                if has {
+                    most = Some(m);
+                    break;
+                }
+                b.exclude_most_loaded();
+            }
+            let Some(most) = most else { break };
+            let e = end
+                .get_mut(&(most as i64))
+                .expect("a member with partitions");
+            *e -= 1;
+            let p = parts[*e];
+            let least = b.next_least_loaded(&self.sizes);
+            if b.is_balanced() {
+                break;
+            }
+            self.assign_partition(t, p, least);
+            moved += 1;
+        }
+        moved
+    }
+}
+
+/// The uniform assignor's heterogeneous builder
+/// (`UniformHeterogeneousAssignmentBuilder`, Kafka 4.1.0): every member
+/// keeps what it holds of the topics it still subscribes to; the
+/// partitions nobody holds go, topic by topic (most partitions per
+/// subscriber first, then fewest subscribers, then topic id), each to the
+/// topic's least loaded subscriber (fewest partitions, then first in
+/// member order); then, for at most `MAX_ITERATION_COUNT` rounds over the
+/// topics with two or more subscribers, a topic's last partitions move
+/// from its most loaded subscribers to its least loaded until they differ
+/// by at most one. Balance comes before stickiness. Members are numbered
+/// in the request's order (Kafka's tests sort them by id).
+pub fn uniform_heterogeneous(
+    topics: &SortedMap<String, i32>,
+    ids: &SortedMap<String, String>,
+    members: &[ServerMember],
+) -> Result<ServerAssignment, String> {
+    let id_of = |t: &str| ids.get(t).cloned().unwrap_or_else(|| derived_topic_id(t));
+    let member_subs: Vec<Vec<&str>> = members.iter().map(subs).collect();
+    let mut subscribers: SortedMap<&str, Vec<usize>> = SortedMap::new();
+    for (i, ts) in member_subs.iter().enumerate() {
+        for t in ts {
+            if !topics.contains_key(*t) {
+                return Err(format!(
+                    "Members are subscribed to topic {} which doesn't exist in the topic metadata.",
+                    id_of(t)
+                ));
+            }
+            subscribers.entry(*t).or_default().push(i);
+        }
+    }
+    if subscribers.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut h = Heterogeneous {
+        topics,
+        order_key: subscribers
+            .keys()
+            .map(|t| (*t, uuid_order(&id_of(t))))
+            .collect(),
+        owners: subscribers
+            .keys()
+            .map(|t| (*t, vec![-1; topics[*t].max(0) as usize]))
+            .collect(),
+        subscribers,
+        target: vec![SortedMap::new(); members.len()],
+        sizes: vec![0; members.len()],
+    };
+    // maybeRevokePartitions: keep what is still subscribed.
+    for (i, m) in members.iter().enumerate() {
+        for (t, parts) in &m.current_assignment.0 {
+            if !member_subs[i].contains(&t.as_str()) {
+                continue;
+            }
+            let owners = h.owners.get_mut(t.as_str()).expect("a subscribed topic");
+            for &p in parts {
+                let slot = owners.get_mut(p as usize).ok_or_else(|| {
+                    format!(
+                        "member {} holds {t}-{p}, but {t} has {} partitions",
+                        m.member_id, topics[t]
+                    )
+                })?;
+                *slot = i as i64;
+            }
+            h.sizes[i] += parts.len() as i64;
+            h.target[i].insert(t.clone(), parts.iter().copied().collect());
+        }
+    }
+    // computeUnassignedPartitions and assignRemainingPartitions.
+    let unassigned: Vec<&str> = h
+        .owners
+        .iter()
+        .filter(|(_, o)| o.contains(&-1))
+        .map(|(t, _)| *t)
+        .collect();
+    let mut b = Balancer::new();
+    for t in h.sort_topics(unassigned) {
+        let subs = h.subscribers[t.as_str()].clone();
+        b.initialize(&subs, &h.sizes);
+        let free: Vec<i32> = (0..h.partitions(&t))
+            .filter(|&p| h.owners[t.as_str()][p as usize] == -1)
+            .collect();
+        for p in free {
+            let least = b.next_least_loaded(&h.sizes);
+            h.assign_partition(&t, p, least);
+        }
+    }
+    // balance / balanceTopics.
+    let movable: Vec<&str> = h
+        .subscribers
+        .iter()
+        .filter(|(_, s)| s.len() >= 2)
+        .map(|(t, _)| *t)
+        .collect();
+    let sorted = h.sort_topics(movable);
+    let mut last: Option<usize> = None;
+    'rounds: for _ in 0..MAX_ITERATION_COUNT {
+        for (i, t) in sorted.iter().enumerate() {
+            if last == Some(i) {
+                break 'rounds;
+            }
+            if h.balance_topic(t, &mut b) > 0 || last.is_none() {
+                last = Some(i);
+            }
+        }
+    }
+    Ok(members
+        .iter()
+        .zip(h.target)
+        .map(|(m, ts)| {
+            let ts = ts
+                .into_iter()
+                .map(|(t, ps)| (t, ps.into_iter().collect()))
+                .collect();
+            (m.member_id.clone(), ts)
+        })
+        .collect())
+}
+
+/// Answers a request for the server-side `strategy` (`server-range` or
+/// `uniform`, which picks its builder by the group's subscription type as
+/// `UniformAssignor.assign` does).
 pub fn assign(strategy: &str, r: &ServerRequest) -> Result<ServerAssignment, String> {
     let subscription = r
         .subscription_type
@@ -496,10 +855,8 @@ pub fn assign(strategy: &str, r: &ServerRequest) -> Result<ServerAssignment, Str
             uniform_homogeneous(&r.topics, &r.topic_ids, &r.members)
                 .map_err(|e| format!("PartitionAssignorException: {e}"))
         }
-        "uniform" => Err(
-            "the uniform assignor's heterogeneous builder (members subscribed to different topics) is not modelled yet; the homogeneous one and --strategy server-range are"
-                .into(),
-        ),
+        "uniform" => uniform_heterogeneous(&r.topics, &r.topic_ids, &r.members)
+            .map_err(|e| format!("PartitionAssignorException: {e}")),
         other => Err(format!(
             "`{other}` is not a broker-side assignor (uniform, server-range)"
         )),

@@ -543,3 +543,271 @@ fn uniform_test_validity_and_balance_for_large_sample_set() {
         "{sizes:?}"
     );
 }
+
+// ---- UniformHeterogeneousAssignmentBuilderTest (Kafka 4.1.0), ported ---
+// The Java test's fixed topic ids; its `TestGroupSpecImpl` numbers members
+// in sorted order (A, B, C), as the requests list them; the subscription
+// type is HETEROGENEOUS in every test.
+
+const IDS4: &str = r#"{"topic1":"T1-A4s3VTwiI5CTbEp6POw","topic2":"T2-B4s3VTwiI5YHbPp6YUe","topic3":"T3-CU8fVTLCz5YMkLoDQsa","topic4":"T4-Tw9fVTLCz5HbPp6YQsa"}"#;
+
+fn hetero(topics: &str, members: &[String]) -> Result<String, String> {
+    let req = format!(
+        r#"{{"topics":{topics},"members":[{}],"subscription_type":"HETEROGENEOUS"}}"#,
+        members.join(",")
+    );
+    let mut r: ServerRequest = serde_json::from_str(&req).map_err(|e| e.to_string())?;
+    let all: SortedMap<String, String> = serde_json::from_str(IDS4).unwrap();
+    r.topic_ids = all
+        .into_iter()
+        .filter(|(t, _)| r.topics.contains_key(t))
+        .collect();
+    check_request(&r, 1000, 100_000)?;
+    assign("uniform", &r).map(|a| answer_json(&a))
+}
+
+#[test]
+fn hetero_test_two_members_no_topic_subscription() {
+    assert_eq!(
+        hetero(r#"{"topic1":3}"#, &[m("A", &[]), m("B", &[])]).unwrap(),
+        r#"{"assignment":{}}"#
+    );
+}
+
+#[test]
+fn hetero_test_two_members_subscribed_to_nonexistent_topics() {
+    let e = hetero(
+        r#"{"topic1":3}"#,
+        &[m("A", &["topic3"]), m("B", &["topic2"])],
+    )
+    .unwrap_err();
+    assert!(
+        e.starts_with("PartitionAssignorException: Members are subscribed to topic "),
+        "{e}"
+    );
+}
+
+#[test]
+fn hetero_test_first_assignment_two_members_two_topics() {
+    assert_eq!(
+        hetero(
+            r#"{"topic1":3,"topic3":6}"#,
+            &[m("A", &["topic1", "topic3"]), m("B", &["topic3"])]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,1,2],"topic3":[4]},"B":{"topic3":[0,1,2,3,5]}}}"#
+    );
+}
+
+#[test]
+fn hetero_test_first_assignment_num_members_greater_than_total_num_partitions() {
+    assert_eq!(
+        hetero(
+            r#"{"topic1":2,"topic3":1}"#,
+            &[
+                m("A", &["topic3"]),
+                m("B", &["topic3"]),
+                m("C", &["topic1"])
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic3":[0]},"B":{},"C":{"topic1":[0,1]}}}"#
+    );
+}
+
+#[test]
+fn hetero_test_reassignment_for_two_members_three_topics_given_unbalanced_prev_assignment() {
+    assert_eq!(
+        hetero(
+            r#"{"topic1":6,"topic2":4,"topic3":4}"#,
+            &[
+                mc("A", &["topic1"], r#"{"topic1":[0,1,2]}"#),
+                mc("B", &["topic1", "topic2"], r#"{"topic1":[3],"topic2":[0]}"#),
+                mc(
+                    "C",
+                    &["topic1", "topic2", "topic3"],
+                    r#"{"topic1":[4,5],"topic2":[1,2,3],"topic3":[0,1,2,3]}"#
+                ),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,1,2,5]},"B":{"topic1":[3],"topic2":[0,1,2,3]},"C":{"topic1":[4],"topic3":[0,1,2,3]}}}"#
+    );
+}
+
+#[test]
+fn hetero_test_reassignment_when_partitions_are_added_for_two_members() {
+    assert_eq!(
+        hetero(
+            r#"{"topic1":6,"topic2":5,"topic3":3,"topic4":3}"#,
+            &[
+                mc(
+                    "A",
+                    &["topic1", "topic3"],
+                    r#"{"topic1":[0,1,2,3],"topic3":[0,1]}"#
+                ),
+                mc(
+                    "B",
+                    &["topic1", "topic2", "topic3", "topic4"],
+                    r#"{"topic2":[0,1,2],"topic4":[0,1,2]}"#
+                ),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,1,2,3,4,5],"topic3":[0,1,2]},"B":{"topic2":[0,1,2,3,4],"topic4":[0,1,2]}}}"#
+    );
+}
+
+#[test]
+fn hetero_test_reassignment_when_one_member_added_and_partitions_added_two_members_two_topics() {
+    assert_eq!(
+        hetero(
+            r#"{"topic1":6,"topic2":7}"#,
+            &[
+                mc("A", &["topic1"], r#"{"topic1":[0,2],"topic2":[0]}"#),
+                mc(
+                    "B",
+                    &["topic1", "topic2"],
+                    r#"{"topic1":[1],"topic2":[1,2]}"#
+                ),
+                m("C", &["topic1", "topic2"]),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,2,3,4,5]},"B":{"topic1":[1],"topic2":[1,2,6]},"C":{"topic2":[0,3,4,5]}}}"#
+    );
+}
+
+#[test]
+fn hetero_test_reassignment_when_one_member_removed_after_initial_assignment_with_three_members_three_topics(
+) {
+    assert_eq!(
+        hetero(
+            r#"{"topic1":3,"topic2":8,"topic3":3}"#,
+            &[
+                mc(
+                    "A",
+                    &["topic1", "topic3"],
+                    r#"{"topic1":[0,1,2],"topic3":[0,1]}"#
+                ),
+                mc("B", &["topic2"], r#"{"topic2":[3,4,5,6]}"#),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,1,2],"topic3":[0,1,2]},"B":{"topic2":[0,1,2,3,4,5,6,7]}}}"#
+    );
+}
+
+#[test]
+fn hetero_test_reassignment_when_one_subscription_removed_after_initial_assignment_with_two_members_two_topics(
+) {
+    assert_eq!(
+        hetero(
+            r#"{"topic1":3,"topic2":5}"#,
+            &[
+                mc("A", &["topic1"], r#"{"topic1":[0,2],"topic2":[1,3]}"#),
+                mc(
+                    "B",
+                    &["topic1", "topic2"],
+                    r#"{"topic1":[1],"topic2":[0,2,4]}"#
+                ),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,1,2]},"B":{"topic2":[0,1,2,3,4]}}}"#
+    );
+}
+
+#[test]
+fn hetero_test_reassignment_when_topic_partitions_run_out_and_members_have_no_partitions() {
+    let t = ["topic1", "topic2", "topic3"];
+    assert_eq!(
+        hetero(
+            r#"{"topic1":2,"topic2":2,"topic3":2}"#,
+            &[
+                mc("A", &t, r#"{"topic1":[0,1],"topic2":[0,1],"topic3":[0,1]}"#),
+                m("B", &t),
+            ]
+        )
+        .unwrap(),
+        r#"{"assignment":{"A":{"topic2":[0],"topic3":[0,1]},"B":{"topic1":[0,1],"topic2":[1]}}}"#
+    );
+}
+
+#[test]
+fn hetero_test_first_assignment_with_two_members_including_one_without_subscriptions() {
+    assert_eq!(
+        hetero(r#"{"topic1":3}"#, &[m("A", &["topic1"]), m("B", &[])]).unwrap(),
+        r#"{"assignment":{"A":{"topic1":[0,1,2]},"B":{}}}"#
+    );
+}
+
+/// Not a Kafka test: over random groups (overlapping subscriptions, random
+/// current assignments), every subscribed partition goes to exactly one
+/// of its subscribers, and a group whose members all subscribe to the
+/// same topics ends within one partition of balance.
+#[test]
+fn hetero_assigns_every_partition_once_to_a_subscriber() {
+    let mut rng = crate::rng::Rng::new(848);
+    for round in 0..400 {
+        let n_topics = 1 + rng.below(5) as usize;
+        let topics: SortedMap<String, i32> = (0..n_topics)
+            .map(|t| (format!("t{t}"), rng.below(9) as i32))
+            .collect();
+        let n_members = 1 + rng.below(6) as usize;
+        let same = round % 4 == 0;
+        let all: Vec<String> = topics.keys().cloned().collect();
+        let mut members: Vec<ServerMember> = (0..n_members)
+            .map(|i| ServerMember {
+                member_id: format!("m{i}"),
+                instance_id: None,
+                rack_id: None,
+                subscribed_topics: if same {
+                    all.clone()
+                } else {
+                    all.iter().filter(|_| rng.below(2) == 0).cloned().collect()
+                },
+                current_assignment: OrderedAssignment::default(),
+            })
+            .collect();
+        for (t, n) in topics.iter() {
+            for p in 0..*n {
+                let holder = rng.below(n_members as u64 + 1) as usize;
+                if let Some(h) = members.get_mut(holder) {
+                    match h.current_assignment.0.iter_mut().find(|(x, _)| x == t) {
+                        Some((_, ps)) => ps.push(p),
+                        None => h.current_assignment.0.push((t.clone(), vec![p])),
+                    }
+                }
+            }
+        }
+        let a = uniform_heterogeneous(&topics, &SortedMap::new(), &members).unwrap();
+        let mut owner: SortedMap<(String, i32), usize> = SortedMap::new();
+        for (i, (_, ts)) in a.iter().enumerate() {
+            for (t, ps) in ts.iter() {
+                assert!(members[i].subscribed_topics.contains(t), "round {round}");
+                for p in ps {
+                    assert!(owner.insert((t.clone(), *p), i).is_none(), "round {round}");
+                }
+            }
+        }
+        for (t, n) in topics.iter() {
+            if members.iter().any(|m| m.subscribed_topics.contains(t)) {
+                for p in 0..*n {
+                    assert!(
+                        owner.contains_key(&(t.clone(), p)),
+                        "round {round}: {t}-{p}"
+                    );
+                }
+            }
+        }
+        if same && !a.is_empty() {
+            let sizes: Vec<usize> = a
+                .iter()
+                .map(|(_, ts)| ts.values().map(Vec::len).sum())
+                .collect();
+            let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(hi - lo <= 1, "round {round}: {sizes:?}");
+        }
+    }
+}
