@@ -25,8 +25,9 @@ cargo clippy -p kafka-visualiser --target wasm32-unknown-unknown --all-targets -
 step "native tests (engine, CLI, web app logic; transaction sweeps at 3,000 seeds)"
 # The transaction and exactly-once pipeline sweeps run 3,000 seeds here
 # (1,000 in a plain `cargo test`): about two more minutes. The KRaft
-# quorum sweep runs 5,000 (about 15 s).
-TXN_SEEDS="${TXN_SEEDS:-3000}" PIPELINE_SEEDS="${PIPELINE_SEEDS:-3000}" KRAFT_SEEDS="${KRAFT_SEEDS:-5000}" cargo test --workspace
+# quorum sweep runs 5,000 (about 15 s), the KIP-848 group churn sweep
+# 5,000 (about 15 s).
+TXN_SEEDS="${TXN_SEEDS:-3000}" PIPELINE_SEEDS="${PIPELINE_SEEDS:-3000}" KRAFT_SEEDS="${KRAFT_SEEDS:-5000}" KIP848_SEEDS="${KIP848_SEEDS:-5000}" cargo test --workspace
 
 step "interop: kafka-python reads the segment files kafka-sim writes"
 interop="$(mktemp -d)"

@@ -165,6 +165,19 @@ pub enum ErrorCode {
     InvalidReplicationFactor,
     /// `TOPIC_ALREADY_EXISTS` (36).
     TopicAlreadyExists,
+    /// `UNKNOWN_SERVER_ERROR` (-1): an unexpected exception on the broker.
+    UnknownServerError,
+    /// `FENCED_MEMBER_EPOCH` (110): KIP-848, the member epoch is not the
+    /// coordinator's; the member must rejoin without its partitions.
+    FencedMemberEpoch,
+    /// `UNRELEASED_INSTANCE_ID` (111): KIP-848, the static member's instance
+    /// id is still held by a member that has not left.
+    UnreleasedInstanceId,
+    /// `UNSUPPORTED_ASSIGNOR` (112): KIP-848, no such broker-side assignor.
+    UnsupportedAssignor,
+    /// `STALE_MEMBER_EPOCH` (113): KIP-848, an offset commit with an old
+    /// member epoch.
+    StaleMemberEpoch,
 }
 
 impl ErrorCode {
@@ -224,6 +237,11 @@ impl ErrorCode {
             ErrorCode::BrokerIdNotRegistered => "BROKER_ID_NOT_REGISTERED",
             ErrorCode::InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
             ErrorCode::TopicAlreadyExists => "TOPIC_ALREADY_EXISTS",
+            ErrorCode::UnknownServerError => "UNKNOWN_SERVER_ERROR",
+            ErrorCode::FencedMemberEpoch => "FENCED_MEMBER_EPOCH",
+            ErrorCode::UnreleasedInstanceId => "UNRELEASED_INSTANCE_ID",
+            ErrorCode::UnsupportedAssignor => "UNSUPPORTED_ASSIGNOR",
+            ErrorCode::StaleMemberEpoch => "STALE_MEMBER_EPOCH",
         }
     }
 

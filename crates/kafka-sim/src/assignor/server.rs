@@ -225,10 +225,12 @@ pub fn check_request(
                             "members[{i}].current_assignment.{t}: partition {p} twice"
                         ))
                     }
-                    Some(o) => return Err(format!(
+                    Some(o) => {
+                        return Err(format!(
                         "members[{i}].current_assignment.{t}: partition {p} is also held by `{}`",
                         r.members[o].member_id
-                    )),
+                    ))
+                    }
                     None => {}
                 }
             }

@@ -31,6 +31,7 @@ use std::collections::VecDeque;
 pub(crate) mod audit;
 mod fetcher;
 pub mod isolation;
+pub mod membership;
 
 mod coordinator;
 
