@@ -206,6 +206,7 @@ const WORDS: &[(&str, &str, &str)] = &[
     ("open_section", "Open", "打开"),
     ("out_of_isr", "out of the ISR", "不在 ISR 中"),
     ("own_view_lags", "not yet told: its own copy still says", "尚未收到更新：它自己的副本状态仍为"),
+    ("elr_mark", "eligible leader replica (KIP-966): out of the ISR, yet it holds every committed record, so it may lead when the ISR is empty", "合格 leader 副本（KIP-966）：已不在 ISR 中，但拥有全部已提交的记录，ISR 为空时可以成为 leader"),
     ("owns", "owns", "拥有分区"),
     ("pages", "4 KiB pages", "4 KiB 页"),
     ("partition", "partition", "分区"),

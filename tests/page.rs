@@ -1795,8 +1795,8 @@ fn the_built_page_draws_no_text_under_11_px_on_a_laptop_or_tablet() {
 }
 
 /// No drawn label over another, step after step, at the three sizes: the
-/// messages in flight (over ZooKeeper's epoch, over each other), a
-/// partition's name and its marks.
+/// messages in flight (over ZooKeeper's epoch, a controller's LEO · HW,
+/// each other), a partition's name and its marks.
 #[test]
 #[ignore = "needs dist/ from scripts/build_page.py; run by scripts/test.sh"]
 fn the_built_page_draws_no_label_over_another() {
@@ -1809,6 +1809,8 @@ fn the_built_page_draws_no_label_over_another() {
         ("#lesson=racks", 0, 400, 4),
         ("#lesson=transactions", 0, 600, 6),
         ("#lesson=controller-and-placement", 0, 400, 4),
+        // Kafka 4.1: messages to and from the controllers' boxes.
+        ("#lesson=kraft-quorum", 300, 700, 4),
     ];
     let mut bad = Vec::new();
     for (w, h) in SIZES {

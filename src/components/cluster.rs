@@ -779,7 +779,7 @@ fn replica_row(
             if taught {
                 <rect class="taught-frame" x={(x + 2).to_string()} y={(y - 1).to_string()} width={(w - 4).to_string()} height={(ROW_H - 2).to_string()} rx="6" />
             }
-            <title>{ format!("{} — {role} ({isr}{}), {} {}, LEO {}, HW {}, leader epoch {}", r.tp, lag.clone().unwrap_or_default(), t(lang, "log_start"), r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
+            <title>{ format!("{} — {role} ({isr}{}{}), {} {}, LEO {}, HW {}, leader epoch {}", r.tp, lag.clone().unwrap_or_default(), if r.in_elr { format!("; ELR: {}", t(lang, "elr_mark")) } else { String::new() }, t(lang, "log_start"), r.log_start, r.leo, r.hw, r.leader_epoch) }</title>
             <g class={class} data-isr={isr}>
                 <rect x={(x + 6).to_string()} y={(y + 2).to_string()} width="22" height="22" rx="4" />
                 <text x={(x + 17).to_string()} y={(y + 18).to_string()}>{ label }</text>
@@ -791,7 +791,11 @@ fn replica_row(
                     <circle cx={(x + 28).to_string()} cy={(y + 3).to_string()} r="5" />
                 </g>
             }
-            <text x={(x + 34).to_string()} y={(y + 18).to_string()} class="tp">{ r.tp.clone() }</text>
+            <text x={(x + 34).to_string()} y={(y + 18).to_string()} class="tp">{ r.tp.clone() }
+                if r.in_elr && !r.leader {
+                    <tspan class="elr-mark">{ " · ELR" }<title>{ t(lang, "elr_mark") }</title></tspan>
+                }
+            </text>
             <text class="marks" x={(x + w - 8).to_string()} y={(y + 18).to_string()}>
                 <tspan class="hw-label">{ format!("HW {}", r.hw) }</tspan>{" "}<tspan class="leo-label">{ format!("LEO {}", r.leo) }</tspan>
             </text>
@@ -1183,7 +1187,8 @@ fn label_places(
     crowded: bool,
 ) -> Vec<Option<(i32, i32, bool)>> {
     // What is drawn already: ZooKeeper, the clients' boxes, the brokers'
-    // boxes (with their rack's name above them), the cut links' ✕.
+    // boxes (with their rack's name above them), the controllers' boxes,
+    // the cut links' ✕.
     let racks = m.brokers.iter().any(|b| b.rack.is_some());
     let mut taken: Vec<Rect> = vec![(l.width / 2 - 80, 10, 160, 46)];
     for i in 0..clients_alone(l.clients.0) + usize::from(l.clients.0 > MAX_CLIENTS) {
@@ -1202,6 +1207,10 @@ fn label_places(
             l.broker_w + 20 * i32::from(racks),
             l.broker_h + above,
         ));
+    }
+    // Kafka 4.1: the controllers' boxes (their state and LEO · HW lines).
+    for (_, (x, y)) in &l.controller_xy {
+        taken.push((*x, *y, CONTROLLER_W, CONTROLLER_H));
     }
     for &(a, b) in &m.cut_links {
         let (p, q) = link_ends(l, a, b);
@@ -1470,6 +1479,7 @@ mod tests {
             epochs: Vec::new(),
             truncated: None,
             own_view_lags: false,
+            in_elr: false,
         };
         ClusterModel {
             brokers: (0..brokers)

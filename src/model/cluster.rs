@@ -28,6 +28,9 @@ pub struct ReplicaView {
     /// controller wrote it in ZooKeeper while no leader is alive); this
     /// live broker's own copy says otherwise: it has not heard yet.
     pub own_view_lags: bool,
+    /// Kafka 4.1: an eligible leader replica (KIP-966) in the active
+    /// controller's metadata.
+    pub in_elr: bool,
 }
 
 impl ReplicaView {
@@ -460,18 +463,41 @@ fn as_the_leader_holds_it(
                 .any(|x| x.as_i64() == Some(id as i64)),
         )
     };
-    let fixes: Vec<(usize, bool)> = rows
+    // KRaft: the eligible leader replicas, as the active controller's
+    // metadata has them.
+    let elr = |r: &ReplicaView| -> bool {
+        let Some(c) = w.active_controller() else {
+            return false;
+        };
+        let Some((topic, p)) = r.tp.rsplit_once('-') else {
+            return false;
+        };
+        let Ok(p) = p.parse() else { return false };
+        let tp = kafka_sim::ids::TopicPartition::new(topic, p);
+        w.controllers()
+            .get(&c)
+            .and_then(|c| c.image.partition(&tp))
+            .is_some_and(|reg| reg.elr.contains(&id))
+    };
+    let fixes: Vec<(usize, Option<bool>, bool)> = rows
         .iter()
         .enumerate()
-        .filter_map(|(i, r)| held(r).filter(|h| *h != r.in_isr).map(|h| (i, h)))
+        .filter_map(|(i, r)| {
+            let isr = held(r).filter(|h| *h != r.in_isr);
+            let e = elr(r);
+            (isr.is_some() || e != r.in_elr).then_some((i, isr, e))
+        })
         .collect();
     if fixes.is_empty() {
         return rows;
     }
     let mut rows = (*rows).clone();
-    for (i, h) in fixes {
-        rows[i].in_isr = h;
-        rows[i].own_view_lags = b.alive;
+    for (i, isr, e) in fixes {
+        if let Some(h) = isr {
+            rows[i].in_isr = h;
+            rows[i].own_view_lags = b.alive;
+        }
+        rows[i].in_elr = e;
     }
     Rc::new(rows)
 }
@@ -501,6 +527,7 @@ fn replica_rows(b: &kafka_sim::broker::Broker) -> Vec<ReplicaView> {
                     .collect(),
                 truncated: None,
                 own_view_lags: false,
+                in_elr: false,
             }
         })
         .collect();
