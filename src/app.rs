@@ -77,10 +77,13 @@ struct LessonPanel<'a> {
 /// The lesson: its setup and goal before it starts, then narration, the open
 /// question and the feedback, and a recap with the next lesson at its end.
 /// The verdict's first sentence: what the learner said, what the run did.
+/// When they agree, it says so once instead of naming the answer twice.
 fn verdict(lang: Lang, chosen: &str, truth: &str) -> String {
-    match lang {
-        Lang::En => format!("You said {chosen}; the simulation says {truth}."),
-        Lang::Zh => format!("你的答案：{chosen}；模拟结果：{truth}。"),
+    match (lang, chosen == truth) {
+        (Lang::En, false) => format!("You said {chosen}; the simulation says {truth}."),
+        (Lang::En, true) => format!("You said {chosen}, as the simulation did."),
+        (Lang::Zh, false) => format!("你的答案：{chosen}；模拟结果：{truth}。"),
+        (Lang::Zh, true) => format!("你的答案 {chosen} 与模拟结果一致。"),
     }
 }
 

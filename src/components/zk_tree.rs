@@ -73,7 +73,7 @@ pub fn MetadataLog(p: &MetadataLogProps) -> Html {
             <summary>{ format!("{} · {whose} · LEO {} · HW {hw}", t(lang, "metadata_log"), l.leo) }</summary>
             <ul role="list" aria-label={t(lang, "metadata_log")} tabindex="0">
                 if l.hidden > 0 {
-                    <li class="znode more">{ format!("… {} {}", l.hidden, t(lang, "metadata_earlier")) }</li>
+                    <li class="znode more">{ format!("… {} {}", l.hidden, t(lang, if l.hidden == 1 { "metadata_earlier_one" } else { "metadata_earlier" })) }</li>
                 }
                 { for l.rows.iter().map(|r| {
                     let class = classes!("znode", "mrec", r.changed.then_some("changed"), (!r.committed).then_some("uncommitted"));

@@ -308,7 +308,8 @@ pub fn journey(
                 .iter()
                 .find(|d| Some(d.batch) == batch)
                 .map(|d| {
-                    let (id, why, to) = (d.batch, &d.reason, broker.0);
+                    let (id, to) = (d.batch, broker.0);
+                    let why = crate::i18n::engine_text(lang, &d.reason);
                     let (seq, n, attempt) = (d.base_sequence, d.records, d.attempt);
                     (
                         "sender",
