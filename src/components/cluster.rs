@@ -1092,6 +1092,39 @@ fn link_ends(l: &Layout, a: NodeId, b: NodeId) -> ((i32, i32), (i32, i32)) {
     (p, q)
 }
 
+/// A link between two brokers of one row with a box between them arcs
+/// above the row (so it does not run behind that box): the quadratic
+/// curve's control point, and the point halfway along the curve where its
+/// mark goes. None: a straight line, marked at its middle.
+fn link_arc(l: &Layout, a: NodeId, b: NodeId) -> Option<((i32, i32), (i32, i32))> {
+    let (p, q) = link_ends(l, a, b);
+    let both = matches!((a, b), (NodeId::Broker(_), NodeId::Broker(_)));
+    if !both || p.1 != q.1 || (p.0 - q.0).abs() <= l.broker_w * 3 / 2 {
+        return None;
+    }
+    let mid_x = (p.0 + q.0) / 2;
+    Some(((mid_x, p.1 - 64), (mid_x, p.1 - 32)))
+}
+
+/// Where a link's mark (✕, extra latency) goes.
+fn link_mark(l: &Layout, a: NodeId, b: NodeId) -> (i32, i32) {
+    let (p, q) = link_ends(l, a, b);
+    link_arc(l, a, b).map_or(((p.0 + q.0) / 2, (p.1 + q.1) / 2), |(_, apex)| apex)
+}
+
+/// A link's line: straight, or arcing over the boxes between.
+fn link_line(l: &Layout, a: NodeId, b: NodeId) -> Html {
+    let (p, q) = link_ends(l, a, b);
+    match link_arc(l, a, b) {
+        Some((c, _)) => html! {
+            <path d={format!("M {} {} Q {} {} {} {}", p.0, p.1, c.0, c.1, q.0, q.1)} />
+        },
+        None => html! {
+            <line x1={p.0.to_string()} y1={p.1.to_string()} x2={q.0.to_string()} y2={q.1.to_string()} />
+        },
+    }
+}
+
 /// Each cut link, drawn as a broken line between its two nodes with a ✕
 /// whose menu heals it. (Links that are up are not drawn: a message on its
 /// way shows the link it uses, and has the menu that cuts it.)
@@ -1099,13 +1132,12 @@ fn cut_links(l: &Layout, m: &ClusterModel, lang: Lang, on_menu: &Callback<NodeMe
     html! {
         <g class="net-links">
             { for m.cut_links.iter().map(|&(a, b)| {
-                let (a_xy, b_xy) = link_ends(l, a, b);
-                let mid = ((a_xy.0 + b_xy.0) / 2, (a_xy.1 + b_xy.1) / 2);
+                let mid = link_mark(l, a, b);
                 let (oncontextmenu, onkeydown) = menu_handlers(on_menu, MenuNode::Link(a, b), false);
                 let label = format!("{} {} ↔ {}: {}", t(lang, "link_cut"), node_name(a, m, lang), node_name(b, m, lang), t(lang, "broker_menu_hint"));
                 html! {
                     <g class="net-link cut" id={format!("link-{a}-{b}")} {oncontextmenu}>
-                        <line x1={a_xy.0.to_string()} y1={a_xy.1.to_string()} x2={b_xy.0.to_string()} y2={b_xy.1.to_string()} />
+                        { link_line(l, a, b) }
                         <g class="handle" role="button" tabindex="0" aria-haspopup="menu" aria-label={label} {onkeydown}>
                             <circle cx={mid.0.to_string()} cy={mid.1.to_string()} r="13" />
                             <text x={mid.0.to_string()} y={(mid.1 + 6).to_string()}>{"✕"}</text>
@@ -1124,13 +1156,12 @@ fn slow_links(l: &Layout, m: &ClusterModel, lang: Lang) -> Html {
     html! {
         <g class="net-links">
             { for m.slow_links.iter().map(|&(a, b, extra)| {
-                let (a_xy, b_xy) = link_ends(l, a, b);
-                let mid = ((a_xy.0 + b_xy.0) / 2, (a_xy.1 + b_xy.1) / 2);
+                let mid = link_mark(l, a, b);
                 let label = format!("{} {} ↔ {}: +{extra} ms", t(lang, "link_slow"), node_name(a, m, lang), node_name(b, m, lang));
                 html! {
                     <g class="net-link slow" id={format!("slow-{a}-{b}")} role="img" aria-label={label.clone()}>
                         <title>{ label }</title>
-                        <line x1={a_xy.0.to_string()} y1={a_xy.1.to_string()} x2={b_xy.0.to_string()} y2={b_xy.1.to_string()} />
+                        { link_line(l, a, b) }
                         <text x={mid.0.to_string()} y={(mid.1 + 5).to_string()}>{ format!("+{extra} ms") }</text>
                     </g>
                 }
@@ -1213,8 +1244,8 @@ fn label_places(
         taken.push((*x, *y, CONTROLLER_W, CONTROLLER_H));
     }
     for &(a, b) in &m.cut_links {
-        let (p, q) = link_ends(l, a, b);
-        taken.push(((p.0 + q.0) / 2 - 14, (p.1 + q.1) / 2 - 14, 28, 28));
+        let mid = link_mark(l, a, b);
+        taken.push((mid.0 - 14, mid.1 - 14, 28, 28));
     }
     let mut places = vec![None; dots.len()];
     let order = (0..dots.len())
