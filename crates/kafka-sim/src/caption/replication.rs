@@ -29,10 +29,12 @@ pub(super) fn words(e: &EventKind, l: Lang) -> Option<String> {
             log_end_offset,
             high_watermark,
         } => {
-            if en {
-                format!("Broker {broker} became a follower of {tp}, fetching from leader {leader} (epoch {leader_epoch}, LEO {log_end_offset}, HW {high_watermark})")
-            } else {
-                format!("Broker {broker} 成为 {tp} 的 follower，从 leader {leader} 拉取（epoch {leader_epoch}，LEO {log_end_offset}，HW {high_watermark}）")
+            // A partition without a leader (-1) has nobody to fetch from.
+            match (en, *leader < 0) {
+                (true, false) => format!("Broker {broker} became a follower of {tp}, fetching from leader {leader} (epoch {leader_epoch}, LEO {log_end_offset}, HW {high_watermark})"),
+                (true, true) => format!("Broker {broker} became a follower of {tp}, which has no leader to fetch from yet (epoch {leader_epoch}, LEO {log_end_offset}, HW {high_watermark})"),
+                (false, false) => format!("Broker {broker} 成为 {tp} 的 follower，从 leader {leader} 拉取（epoch {leader_epoch}，LEO {log_end_offset}，HW {high_watermark}）"),
+                (false, true) => format!("Broker {broker} 成为 {tp} 的 follower，但该分区还没有可拉取的 leader（epoch {leader_epoch}，LEO {log_end_offset}，HW {high_watermark}）"),
             }
         }
         ReplicaStopped {
