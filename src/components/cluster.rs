@@ -1174,6 +1174,8 @@ fn slow_links(l: &Layout, m: &ClusterModel, lang: Lang) -> Html {
 struct MessageDotProps {
     id: u64,
     api: &'static str,
+    /// The name drawn beside the dot.
+    name: &'static str,
     summary: String,
     from: NodeId,
     to: NodeId,
@@ -1255,7 +1257,7 @@ fn label_places(
         let (x, y) = dots[i];
         // A generous width for 14 px capitals and lower case; the glyph
         // box runs 13 above the baseline and 4 below.
-        let w = m.messages[i].api.len() as i32 * 9 + 4;
+        let w = m.messages[i].name.len() as i32 * 9 + 4;
         let boxed = |(dx, dy, end): (i32, i32, bool)| -> Rect {
             let left = if end { x + dx - w } else { x + dx };
             (left - 2, y + dy - 14, w + 4, 20)
@@ -1311,7 +1313,7 @@ fn MessageDot(p: &MessageDotProps) -> Html {
             <title>{ format!("{summary} ({} → {} ms)", p.sent_ms, p.arrives_ms) }</title>
             <circle cx={x.to_string()} cy={y.to_string()} r="7" />
             if let Some((dx, dy, end)) = p.label {
-                <text x={(x + dx).to_string()} y={(y + dy).to_string()} text-anchor={end.then_some("end")}>{ p.api }</text>
+                <text x={(x + dx).to_string()} y={(y + dy).to_string()} text-anchor={end.then_some("end")}>{ p.name }</text>
             }
         </g>
     }
@@ -1473,7 +1475,7 @@ pub fn ClusterView(p: &ClusterProps) -> Html {
             }) }
             <g class="messages" ref={group}>
                 { for m.messages.iter().zip(routes.iter()).zip(labels.iter()).map(|((msg, &(_, (x, y))), &label)| html! {
-                    <MessageDot key={msg.id} id={msg.id} api={msg.api} summary={msg.summary.clone()}
+                    <MessageDot key={msg.id} id={msg.id} api={msg.api} name={msg.name} summary={msg.summary.clone()}
                         from={msg.from} to={msg.to} sent_ms={msg.sent_ms} arrives_ms={msg.arrives_ms}
                         {x} {y} selected={selected == Some(msg.id)} {label}
                         up={!crate::state::menu::is_cut(&m.cut_links, msg.from, msg.to)} {lang}
@@ -1731,6 +1733,7 @@ mod tests {
             from: NodeId::Producer(0),
             to: NodeId::broker(1),
             api: "Produce",
+            name: "Produce",
             summary: String::new(),
             progress_permille: (now_ms.saturating_sub(sent_ms).min(span) * 1000 / span) as u32,
             sent_ms,

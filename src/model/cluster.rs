@@ -77,11 +77,23 @@ pub struct MessageView {
     pub from: NodeId,
     pub to: NodeId,
     pub api: &'static str,
+    /// The name drawn beside its dot: the API, or PreVote / PreVoteResponse
+    /// for the pre-vote of KIP-996 (the Vote API with `PreVote` set).
+    pub name: &'static str,
     pub summary: String,
     /// 0.0 just sent … 1.0 arriving (display only).
     pub progress_permille: u32,
     pub sent_ms: u64,
     pub arrives_ms: u64,
+}
+
+/// The name drawn beside a message's dot.
+fn drawn_name(msg: &Message) -> &'static str {
+    match msg {
+        Message::Vote { pre_vote: true, .. } => "PreVote",
+        Message::VoteResponse { pre_vote: true, .. } => "PreVoteResponse",
+        m => m.api(),
+    }
 }
 
 /// The message the learner clicked, in full.
@@ -304,6 +316,7 @@ impl ClusterModel {
                 from: *from,
                 to: *to,
                 api: msg.api(),
+                name: drawn_name(msg),
                 summary: cache.summary(*id, msg),
                 progress_permille: (done * 1000 / span) as u32,
                 sent_ms: t0,
@@ -743,6 +756,31 @@ fn short(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use kafka_sim::{Scenario, Timeline};
+
+    /// A pre-vote is drawn as PreVote (KIP-996), the vote as Vote.
+    #[test]
+    fn a_pre_vote_is_named_as_such_beside_its_dot() {
+        let vote = |pre_vote| Message::Vote {
+            correlation_id: 0,
+            epoch: 0,
+            candidate: 3001,
+            last_epoch: 0,
+            last_offset: 0,
+            pre_vote,
+        };
+        let answer = |pre_vote| Message::VoteResponse {
+            correlation_id: 0,
+            error: None,
+            epoch: 0,
+            leader: -1,
+            granted: true,
+            pre_vote,
+        };
+        assert_eq!(drawn_name(&vote(true)), "PreVote");
+        assert_eq!(drawn_name(&vote(false)), "Vote");
+        assert_eq!(drawn_name(&answer(true)), "PreVoteResponse");
+        assert_eq!(drawn_name(&answer(false)), "VoteResponse");
+    }
 
     /// Every follower's badge says what the partition's live leader holds
     /// (else what the controller wrote in ZooKeeper), at every step of the
